@@ -1,0 +1,1 @@
+//! Adapters: tool output -> the result model.

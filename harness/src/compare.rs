@@ -1,0 +1,1 @@
+//! Comparisons and verdicts (pure).

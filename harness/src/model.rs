@@ -1,0 +1,640 @@
+//! The result model: what one benchmark run produced, independent of the tool that produced it.
+//!
+//! Adapters turn tool output (criterion, cargo-criterion, BMF, hyperfine) into [`Measurement`]s;
+//! the ledger stores them with a [`RunProvenance`]; comparisons read them back.
+//!
+//! Every enum that is persisted carries an explicit, permanent integer code (`code()` /
+//! `from_code()`); the codes are pinned by a test so a refactor cannot silently change what is
+//! already stored.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which way is better for a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Smaller values are better (time, bytes, latency).
+    LowerIsBetter,
+    /// Larger values are better (throughput, ops/s).
+    HigherIsBetter,
+}
+
+impl Direction {
+    /// Permanent storage code.
+    #[must_use]
+    pub const fn code(self) -> i64 {
+        match self {
+            Self::LowerIsBetter => 1,
+            Self::HigherIsBetter => 2,
+        }
+    }
+
+    /// Inverse of [`Direction::code`].
+    #[must_use]
+    pub const fn from_code(code: i64) -> Option<Self> {
+        match code {
+            1 => Some(Self::LowerIsBetter),
+            2 => Some(Self::HigherIsBetter),
+            _ => None,
+        }
+    }
+}
+
+/// A summary statistic of a benchmark's measured times, as criterion reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// Arithmetic mean of per-iteration times.
+    Mean,
+    /// Median of per-iteration times.
+    Median,
+    /// Slope of the linear regression of total time on iteration count (linear sampling only).
+    Slope,
+    /// Standard deviation of per-iteration times.
+    StdDev,
+    /// Median absolute deviation of per-iteration times.
+    MedianAbsDev,
+}
+
+impl Statistic {
+    /// All statistics, in display order.
+    pub const ALL: [Self; 5] = [
+        Self::Mean,
+        Self::Median,
+        Self::Slope,
+        Self::StdDev,
+        Self::MedianAbsDev,
+    ];
+
+    /// Permanent storage code.
+    #[must_use]
+    pub const fn code(self) -> i64 {
+        match self {
+            Self::Mean => 1,
+            Self::Median => 2,
+            Self::Slope => 3,
+            Self::StdDev => 4,
+            Self::MedianAbsDev => 5,
+        }
+    }
+
+    /// Inverse of [`Statistic::code`].
+    #[must_use]
+    pub const fn from_code(code: i64) -> Option<Self> {
+        match code {
+            1 => Some(Self::Mean),
+            2 => Some(Self::Median),
+            3 => Some(Self::Slope),
+            4 => Some(Self::StdDev),
+            5 => Some(Self::MedianAbsDev),
+            _ => None,
+        }
+    }
+
+    /// Stable name used in JSON output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::Median => "median",
+            Self::Slope => "slope",
+            Self::StdDev => "std_dev",
+            Self::MedianAbsDev => "median_abs_dev",
+        }
+    }
+}
+
+/// What one iteration of a benchmark processes, as declared by the benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThroughputKind {
+    /// Bytes, reported in binary multiples (KiB/s).
+    Bytes,
+    /// Bytes, reported in decimal multiples (KB/s).
+    BytesDecimal,
+    /// Abstract elements (items, rows, operations).
+    Elements,
+    /// Bits.
+    Bits,
+}
+
+impl ThroughputKind {
+    /// Permanent storage code.
+    #[must_use]
+    pub const fn code(self) -> i64 {
+        match self {
+            Self::Bytes => 1,
+            Self::BytesDecimal => 2,
+            Self::Elements => 3,
+            Self::Bits => 4,
+        }
+    }
+
+    /// Inverse of [`ThroughputKind::code`].
+    #[must_use]
+    pub const fn from_code(code: i64) -> Option<Self> {
+        match code {
+            1 => Some(Self::Bytes),
+            2 => Some(Self::BytesDecimal),
+            3 => Some(Self::Elements),
+            4 => Some(Self::Bits),
+            _ => None,
+        }
+    }
+
+    /// Unit of the per-second rate derived from this kind.
+    #[must_use]
+    pub const fn rate_unit(self) -> &'static str {
+        match self {
+            Self::Bytes | Self::BytesDecimal => "bytes/s",
+            Self::Elements => "elements/s",
+            Self::Bits => "bits/s",
+        }
+    }
+}
+
+/// Throughput declared per iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throughput {
+    /// What is counted.
+    pub kind: ThroughputKind,
+    /// How many of them one iteration processes.
+    pub per_iteration: u64,
+}
+
+/// How criterion chose iteration counts for its samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplingMode {
+    /// Iteration counts grow linearly (d, 2d, 3d, ...); a slope can be fitted.
+    Linear,
+    /// Every sample runs the same number of iterations.
+    Flat,
+    /// One iteration per sample (hyperfine runs, cargo-criterion without a mode).
+    Single,
+}
+
+impl SamplingMode {
+    /// Permanent storage code.
+    #[must_use]
+    pub const fn code(self) -> i64 {
+        match self {
+            Self::Linear => 1,
+            Self::Flat => 2,
+            Self::Single => 3,
+        }
+    }
+
+    /// Inverse of [`SamplingMode::code`].
+    #[must_use]
+    pub const fn from_code(code: i64) -> Option<Self> {
+        match code {
+            1 => Some(Self::Linear),
+            2 => Some(Self::Flat),
+            3 => Some(Self::Single),
+            _ => None,
+        }
+    }
+}
+
+/// A point estimate with optional confidence bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// The point estimate.
+    pub point: f64,
+    /// Lower confidence bound.
+    pub lower: Option<f64>,
+    /// Upper confidence bound.
+    pub upper: Option<f64>,
+    /// Confidence level of the bounds, e.g. 0.95.
+    pub confidence_level: Option<f64>,
+    /// Standard error of the estimate, when the tool reports it.
+    pub standard_error: Option<f64>,
+}
+
+impl Estimate {
+    /// An estimate with no bounds.
+    #[must_use]
+    pub const fn point(point: f64) -> Self {
+        Self {
+            point,
+            lower: None,
+            upper: None,
+            confidence_level: None,
+            standard_error: None,
+        }
+    }
+}
+
+/// Errors raised when raw samples break their invariants.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplesError {
+    /// `iters` and `times` differ in length.
+    #[error("sample arrays differ in length: {iters} iteration counts, {times} times")]
+    LengthMismatch {
+        /// Number of iteration counts.
+        iters: usize,
+        /// Number of times.
+        times: usize,
+    },
+    /// No samples at all.
+    #[error("no samples")]
+    Empty,
+    /// A value is NaN, infinite, negative, or an iteration count is zero.
+    #[error("sample {index} is invalid: iters={iters}, time={time}")]
+    InvalidValue {
+        /// Index of the offending sample.
+        index: usize,
+        /// Its iteration count.
+        iters: f64,
+        /// Its measured time.
+        time: f64,
+    },
+}
+
+/// Raw samples: for each sample, how many iterations ran and how long they took in total.
+///
+/// Invariants (checked by [`Samples::new`]): equal lengths, at least one sample, every iteration
+/// count finite and positive, every time finite and non-negative.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Samples {
+    mode: SamplingMode,
+    iters: Vec<f64>,
+    times_ns: Vec<f64>,
+}
+
+impl Samples {
+    /// Validates and wraps raw samples (times in nanoseconds).
+    ///
+    /// # Errors
+    /// See [`SamplesError`].
+    pub fn new(mode: SamplingMode, iters: Vec<f64>, times_ns: Vec<f64>) -> Result<Self, SamplesError> {
+        if iters.len() != times_ns.len() {
+            return Err(SamplesError::LengthMismatch {
+                iters: iters.len(),
+                times: times_ns.len(),
+            });
+        }
+        if iters.is_empty() {
+            return Err(SamplesError::Empty);
+        }
+        for (index, (&n, &t)) in iters.iter().zip(&times_ns).enumerate() {
+            if !(n.is_finite() && n > 0.0 && t.is_finite() && t >= 0.0) {
+                return Err(SamplesError::InvalidValue {
+                    index,
+                    iters: n,
+                    time: t,
+                });
+            }
+        }
+        Ok(Self {
+            mode,
+            iters,
+            times_ns,
+        })
+    }
+
+    /// How iteration counts were chosen.
+    #[must_use]
+    pub const fn mode(&self) -> SamplingMode {
+        self.mode
+    }
+
+    /// Iteration count of each sample.
+    #[must_use]
+    pub fn iters(&self) -> &[f64] {
+        &self.iters
+    }
+
+    /// Total measured time of each sample, in nanoseconds.
+    #[must_use]
+    pub fn times_ns(&self) -> &[f64] {
+        &self.times_ns
+    }
+
+    /// Number of samples.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.iters.len()
+    }
+
+    /// Always false: a `Samples` holds at least one sample.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.iters.is_empty()
+    }
+
+    /// Time per iteration of each sample, in nanoseconds.
+    #[must_use]
+    pub fn per_iteration_ns(&self) -> Vec<f64> {
+        self.iters
+            .iter()
+            .zip(&self.times_ns)
+            .map(|(n, t)| t / n)
+            .collect()
+    }
+}
+
+/// The identity of a benchmark: criterion's `group/function/value`, or a free-form name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BenchmarkId {
+    /// Full id as the tool prints it, e.g. `rows=2000/encode_plain_ws` or `decode/100000`.
+    pub full: String,
+    /// Group part, when the tool reports one.
+    pub group: Option<String>,
+    /// Function part, when the tool reports one.
+    pub function: Option<String>,
+    /// Parameter part, when the tool reports one.
+    pub value: Option<String>,
+}
+
+impl BenchmarkId {
+    /// A benchmark known only by its full name.
+    #[must_use]
+    pub fn named(full: impl Into<String>) -> Self {
+        Self {
+            full: full.into(),
+            group: None,
+            function: None,
+            value: None,
+        }
+    }
+}
+
+/// Well-known metric names.
+pub mod metric {
+    /// Wall-clock time per iteration, in nanoseconds (criterion's measurement).
+    pub const TIME: &str = "time";
+}
+
+/// One measured quantity of one benchmark in one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Which benchmark.
+    pub benchmark: BenchmarkId,
+    /// What was measured: [`metric::TIME`] for criterion times, or a BMF measure name.
+    pub metric: String,
+    /// Unit of `estimate`: `ns` for times, otherwise as imported (`bytes`, `ops/s`, ...).
+    pub unit: String,
+    /// Which way is better.
+    pub direction: Direction,
+    /// The headline estimate (the median for criterion times).
+    pub estimate: Estimate,
+    /// Further statistics, when the tool reports them (criterion: mean, median, slope, ...).
+    pub statistics: BTreeMap<Statistic, Estimate>,
+    /// Declared throughput per iteration, when set.
+    pub throughput: Option<Throughput>,
+    /// Raw samples, when the tool keeps them.
+    pub samples: Option<Samples>,
+}
+
+/// Where a run's results came from. Persisted: codes are permanent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunSource {
+    /// `bench-run --suite` ran criterion itself.
+    BenchRun,
+    /// `bench-run calibrate` ran the suite repeatedly to learn its noise.
+    Calibration,
+    /// `import criterion DIR`.
+    ImportCriterion,
+    /// `import bmf FILE`.
+    ImportBmf,
+    /// `import hyperfine FILE`.
+    ImportHyperfine,
+    /// `import cargo-criterion FILE`.
+    ImportCargoCriterion,
+}
+
+impl RunSource {
+    /// Permanent storage code.
+    #[must_use]
+    pub const fn code(self) -> i64 {
+        match self {
+            Self::BenchRun => 1,
+            Self::Calibration => 2,
+            Self::ImportCriterion => 3,
+            Self::ImportBmf => 4,
+            Self::ImportHyperfine => 5,
+            Self::ImportCargoCriterion => 6,
+        }
+    }
+
+    /// Inverse of [`RunSource::code`].
+    #[must_use]
+    pub const fn from_code(code: i64) -> Option<Self> {
+        match code {
+            1 => Some(Self::BenchRun),
+            2 => Some(Self::Calibration),
+            3 => Some(Self::ImportCriterion),
+            4 => Some(Self::ImportBmf),
+            5 => Some(Self::ImportHyperfine),
+            6 => Some(Self::ImportCargoCriterion),
+            _ => None,
+        }
+    }
+
+    /// Stable name used in output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::BenchRun => "bench-run",
+            Self::Calibration => "calibration",
+            Self::ImportCriterion => "import-criterion",
+            Self::ImportBmf => "import-bmf",
+            Self::ImportHyperfine => "import-hyperfine",
+            Self::ImportCargoCriterion => "import-cargo-criterion",
+        }
+    }
+}
+
+/// The machine a run was measured on. Deduplicated in the ledger by `fingerprint`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Machine {
+    /// Stable hash of the hardware identity (see `provenance`).
+    pub fingerprint: String,
+    /// Host name.
+    pub hostname: String,
+    /// CPU model name.
+    pub cpu_model: String,
+    /// Physical cores, where readable.
+    pub physical_cores: Option<u32>,
+    /// Logical CPUs.
+    pub logical_cores: u32,
+    /// Installed memory in bytes, where readable.
+    pub memory_bytes: Option<u64>,
+    /// Operating system name and version.
+    pub os: String,
+    /// Kernel release.
+    pub kernel: String,
+    /// CPU architecture.
+    pub arch: String,
+}
+
+/// The toolchain that built the benchmarks. Deduplicated in the ledger by `fingerprint`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Toolchain {
+    /// Hash of `rustc_verbose` and `cargo_version`.
+    pub fingerprint: String,
+    /// `release:` line of `rustc -vV`, e.g. `1.95.0`.
+    pub rustc_version: String,
+    /// `commit-hash:` of `rustc -vV`.
+    pub rustc_commit: Option<String>,
+    /// `host:` of `rustc -vV`.
+    pub host: String,
+    /// `LLVM version:` of `rustc -vV`.
+    pub llvm_version: Option<String>,
+    /// Full output of `rustc -vV`.
+    pub rustc_verbose: String,
+    /// Output of `cargo -V`.
+    pub cargo_version: String,
+}
+
+/// Git state of the measured workspace. All empty outside a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GitInfo {
+    /// Full commit hash of HEAD.
+    pub commit: Option<String>,
+    /// Branch name, if HEAD is on a branch.
+    pub branch: Option<String>,
+    /// Whether tracked files differ from HEAD.
+    pub dirty: bool,
+    /// Commit time of HEAD, seconds since the Unix epoch.
+    pub commit_time: Option<i64>,
+    /// First line of the commit message.
+    pub summary: Option<String>,
+}
+
+/// How the benchmarks were built.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BuildConfig {
+    /// Cargo profile (`bench` for `cargo bench`).
+    pub profile: String,
+    /// Features enabled on the command line, sorted.
+    pub features: Vec<String>,
+    /// Whether `--all-features` / `--no-default-features` were given.
+    pub feature_flags: Vec<String>,
+    /// `RUSTFLAGS`, if set.
+    pub rustflags: Option<String>,
+}
+
+/// Everything recorded about where a run's numbers came from.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunProvenance {
+    /// Suite (bench target) name.
+    pub suite: String,
+    /// Cargo package of the suite, when known.
+    pub package: Option<String>,
+    /// The exact command line of this invocation.
+    pub command: Vec<String>,
+    /// The cargo command that built and ran the benchmarks, when bench-run ran them.
+    pub cargo_command: Option<Vec<String>>,
+    /// Working directory of the invocation.
+    pub cwd: String,
+    /// The machine.
+    pub machine: Machine,
+    /// The toolchain, when known.
+    pub toolchain: Option<Toolchain>,
+    /// The build configuration.
+    pub build: BuildConfig,
+    /// Allow-listed environment variables.
+    pub env: BTreeMap<String, String>,
+    /// Git state.
+    pub git: GitInfo,
+    /// CPU frequency governor, where readable.
+    pub cpu_governor: Option<String>,
+    /// Turbo/boost state, where readable (`on`/`off`).
+    pub turbo: Option<String>,
+    /// Whether `--quick` shortened the measurement.
+    pub quick: bool,
+    /// How long the benchmarks ran, in milliseconds.
+    pub duration_ms: Option<i64>,
+}
+
+/// A run about to be recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRun {
+    /// Where the results came from.
+    pub source: RunSource,
+    /// Provenance.
+    pub provenance: RunProvenance,
+    /// The results.
+    pub measurements: Vec<Measurement>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // These codes are stored in ledgers: changing one corrupts history. Add, never renumber.
+    #[test]
+    fn persisted_codes_are_permanent() {
+        let direction = [(Direction::LowerIsBetter, 1), (Direction::HigherIsBetter, 2)];
+        for (value, code) in direction {
+            assert_eq!(value.code(), code);
+            assert_eq!(Direction::from_code(code), Some(value));
+        }
+        let stats = [
+            (Statistic::Mean, 1),
+            (Statistic::Median, 2),
+            (Statistic::Slope, 3),
+            (Statistic::StdDev, 4),
+            (Statistic::MedianAbsDev, 5),
+        ];
+        for (value, code) in stats {
+            assert_eq!(value.code(), code);
+            assert_eq!(Statistic::from_code(code), Some(value));
+        }
+        let kinds = [
+            (ThroughputKind::Bytes, 1),
+            (ThroughputKind::BytesDecimal, 2),
+            (ThroughputKind::Elements, 3),
+            (ThroughputKind::Bits, 4),
+        ];
+        for (value, code) in kinds {
+            assert_eq!(value.code(), code);
+            assert_eq!(ThroughputKind::from_code(code), Some(value));
+        }
+        let modes = [
+            (SamplingMode::Linear, 1),
+            (SamplingMode::Flat, 2),
+            (SamplingMode::Single, 3),
+        ];
+        for (value, code) in modes {
+            assert_eq!(value.code(), code);
+            assert_eq!(SamplingMode::from_code(code), Some(value));
+        }
+        let sources = [
+            (RunSource::BenchRun, 1),
+            (RunSource::Calibration, 2),
+            (RunSource::ImportCriterion, 3),
+            (RunSource::ImportBmf, 4),
+            (RunSource::ImportHyperfine, 5),
+            (RunSource::ImportCargoCriterion, 6),
+        ];
+        for (value, code) in sources {
+            assert_eq!(value.code(), code);
+            assert_eq!(RunSource::from_code(code), Some(value));
+        }
+        assert_eq!(Direction::from_code(0), None);
+        assert_eq!(RunSource::from_code(7), None);
+    }
+
+    #[test]
+    fn samples_reject_broken_invariants() {
+        assert_eq!(
+            Samples::new(SamplingMode::Flat, vec![1.0], vec![]),
+            Err(SamplesError::LengthMismatch { iters: 1, times: 0 })
+        );
+        assert_eq!(
+            Samples::new(SamplingMode::Flat, vec![], vec![]),
+            Err(SamplesError::Empty)
+        );
+        assert!(Samples::new(SamplingMode::Flat, vec![0.0], vec![1.0]).is_err());
+        assert!(Samples::new(SamplingMode::Flat, vec![1.0], vec![f64::NAN]).is_err());
+        assert!(Samples::new(SamplingMode::Flat, vec![1.0], vec![-1.0]).is_err());
+        let ok = Samples::new(SamplingMode::Linear, vec![1.0, 2.0], vec![10.0, 30.0]);
+        assert_eq!(ok.map(|s| s.per_iteration_ns()), Ok(vec![10.0, 15.0]));
+    }
+}
