@@ -17,4 +17,6 @@
 pub mod adapter;
 pub mod compare;
 pub mod model;
+pub mod provenance;
 pub mod stats;
+pub mod suite;

@@ -1,0 +1,709 @@
+//! Suites: finding criterion bench targets in any cargo workspace, building and running them.
+//!
+//! The flow for one suite:
+//!
+//! 1. `cargo metadata --no-deps` lists the bench targets of every workspace member
+//!    ([`parse_metadata`], [`Workspace::find`]).
+//! 2. `cargo bench --no-run --message-format=json` builds the target and names its executable
+//!    ([`parse_build_messages`]).
+//! 3. `<exe> --bench --list` names the benchmarks this run will execute, so progress can say
+//!    "n of m" ([`parse_list`]).
+//! 4. `<exe> --bench <criterion args>` runs them with `CRITERION_HOME` pointing at a fresh
+//!    directory, so this run's output is read in isolation and the user's own
+//!    `target/criterion` reports are left intact. Criterion's progress lines drive the
+//!    progress bar ([`ProgressTracker`]).
+//!
+//! Running the executable directly (as cargo-criterion does) instead of a second `cargo bench`
+//! keeps cargo's freshness check out of the measured overhead; the environment cargo would set
+//! for a bench (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, working directory) is set the same way.
+
+use serde::Deserialize;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Errors raised while finding, building or running a suite.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// `cargo metadata` or `cargo bench` could not be started or failed.
+    #[error("`{command}` failed: {reason}")]
+    Cargo {
+        /// The command line.
+        command: String,
+        /// What went wrong (cargo's own message when there is one).
+        reason: String,
+    },
+    /// `cargo metadata` printed something unexpected.
+    #[error("cannot read `cargo metadata` output: {0}")]
+    Metadata(String),
+    /// No bench target of that name.
+    #[error("no bench target named `{name}` in workspace {root}\n{}", list_suites(.available))]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The workspace root.
+        root: PathBuf,
+        /// Every bench target, as `package/suite`.
+        available: Vec<String>,
+    },
+    /// More than one package has a bench target of that name.
+    #[error(
+        "bench target `{name}` exists in several packages: {}; choose one with -p PACKAGE",
+        .packages.join(", ")
+    )]
+    Ambiguous {
+        /// The name asked for.
+        name: String,
+        /// Packages that have it.
+        packages: Vec<String>,
+    },
+    /// The build succeeded but named no executable for the suite.
+    #[error("cargo built no executable for bench target `{0}`")]
+    NoExecutable(String),
+    /// The benchmark executable failed.
+    #[error("benchmark `{suite}` exited with {status}; last output:\n{tail}")]
+    BenchFailed {
+        /// Suite name.
+        suite: String,
+        /// Exit status.
+        status: String,
+        /// The last lines it printed.
+        tail: String,
+    },
+    /// An I/O error around a child process.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+fn list_suites(available: &[String]) -> String {
+    if available.is_empty() {
+        "the workspace has no bench targets".to_owned()
+    } else {
+        format!("available suites:\n  {}", available.join("\n  "))
+    }
+}
+
+/// A bench target of a workspace member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteTarget {
+    /// Bench target name (the suite name).
+    pub name: String,
+    /// Package name.
+    pub package: String,
+    /// Package version.
+    pub package_version: String,
+    /// Cargo's package id.
+    pub package_id: String,
+    /// The package's `Cargo.toml`.
+    pub manifest_path: PathBuf,
+    /// Features the target requires.
+    pub required_features: Vec<String>,
+}
+
+impl SuiteTarget {
+    /// The package directory (where cargo runs benches).
+    #[must_use]
+    pub fn package_dir(&self) -> &Path {
+        self.manifest_path.parent().unwrap_or_else(|| Path::new("."))
+    }
+}
+
+/// A cargo workspace and its bench targets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    /// Workspace root directory.
+    pub root: PathBuf,
+    /// Target directory.
+    pub target_dir: PathBuf,
+    /// Every bench target of every member, sorted by package then name.
+    pub suites: Vec<SuiteTarget>,
+}
+
+#[derive(Deserialize)]
+struct RawMetadata {
+    packages: Vec<RawPackage>,
+    workspace_root: PathBuf,
+    target_directory: PathBuf,
+    #[serde(default)]
+    workspace_members: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct RawPackage {
+    name: String,
+    version: String,
+    id: String,
+    manifest_path: PathBuf,
+    targets: Vec<RawTarget>,
+}
+
+#[derive(Deserialize)]
+struct RawTarget {
+    name: String,
+    kind: Vec<String>,
+    #[serde(default, rename = "required-features")]
+    required_features: Vec<String>,
+}
+
+/// Parses `cargo metadata --format-version 1` output.
+///
+/// # Errors
+/// When the JSON does not have the documented shape.
+pub fn parse_metadata(json: &[u8]) -> Result<Workspace, SuiteError> {
+    let raw: RawMetadata =
+        serde_json::from_slice(json).map_err(|e| SuiteError::Metadata(e.to_string()))?;
+    let mut suites: Vec<SuiteTarget> = raw
+        .packages
+        .iter()
+        .filter(|p| raw.workspace_members.is_empty() || raw.workspace_members.contains(&p.id))
+        .flat_map(|p| {
+            p.targets
+                .iter()
+                .filter(|t| t.kind.iter().any(|k| k == "bench"))
+                .map(move |t| SuiteTarget {
+                    name: t.name.clone(),
+                    package: p.name.clone(),
+                    package_version: p.version.clone(),
+                    package_id: p.id.clone(),
+                    manifest_path: p.manifest_path.clone(),
+                    required_features: t.required_features.clone(),
+                })
+        })
+        .collect();
+    suites.sort_by(|a, b| (&a.package, &a.name).cmp(&(&b.package, &b.name)));
+    Ok(Workspace {
+        root: raw.workspace_root,
+        target_dir: raw.target_directory,
+        suites,
+    })
+}
+
+impl Workspace {
+    /// Reads the workspace containing `dir` with `cargo metadata`.
+    ///
+    /// # Errors
+    /// When cargo fails (e.g. `dir` is not in a cargo project) or prints unexpected output.
+    pub fn discover(dir: &Path) -> Result<Self, SuiteError> {
+        let cargo = cargo_program();
+        let args = ["metadata", "--format-version", "1", "--no-deps"];
+        let output = Command::new(&cargo)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| SuiteError::Io {
+                what: format!("cannot run {cargo}"),
+                source,
+            })?;
+        if !output.status.success() {
+            return Err(SuiteError::Cargo {
+                command: format!("cargo {}", args.join(" ")),
+                reason: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            });
+        }
+        parse_metadata(&output.stdout)
+    }
+
+    /// Finds suite `name`, optionally in `package`.
+    ///
+    /// # Errors
+    /// [`SuiteError::Unknown`] listing the suites, or [`SuiteError::Ambiguous`].
+    pub fn find(&self, name: &str, package: Option<&str>) -> Result<&SuiteTarget, SuiteError> {
+        let matches: Vec<&SuiteTarget> = self
+            .suites
+            .iter()
+            .filter(|s| s.name == name && package.is_none_or(|p| s.package == p))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(SuiteError::Unknown {
+                name: match package {
+                    Some(p) => format!("{name}` in package `{p}"),
+                    None => name.to_owned(),
+                },
+                root: self.root.clone(),
+                available: self
+                    .suites
+                    .iter()
+                    .map(|s| format!("{} (package {})", s.name, s.package))
+                    .collect(),
+            }),
+            many => Err(SuiteError::Ambiguous {
+                name: name.to_owned(),
+                packages: many.iter().map(|s| s.package.clone()).collect(),
+            }),
+        }
+    }
+}
+
+/// The cargo program: `$CARGO` when set (as inside `cargo run`), else `cargo`.
+#[must_use]
+pub fn cargo_program() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// How to build a suite.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// `--features`.
+    pub features: Vec<String>,
+    /// `--all-features`.
+    pub all_features: bool,
+    /// `--no-default-features`.
+    pub no_default_features: bool,
+    /// `--profile`, when not the default `bench`.
+    pub profile: Option<String>,
+}
+
+impl BuildOptions {
+    /// Cargo arguments selecting features and profile.
+    #[must_use]
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if !self.features.is_empty() {
+            args.push("--features".to_owned());
+            args.push(self.features.join(","));
+        }
+        if self.all_features {
+            args.push("--all-features".to_owned());
+        }
+        if self.no_default_features {
+            args.push("--no-default-features".to_owned());
+        }
+        if let Some(profile) = &self.profile {
+            args.push("--profile".to_owned());
+            args.push(profile.clone());
+        }
+        args
+    }
+
+    /// Cargo profile name that `cargo bench` will use.
+    #[must_use]
+    pub fn profile_name(&self) -> String {
+        self.profile.clone().unwrap_or_else(|| "bench".to_owned())
+    }
+}
+
+/// The `cargo bench` command equivalent to running `suite` with `criterion_args`.
+#[must_use]
+pub fn cargo_bench_command(
+    suite: &SuiteTarget,
+    build: &BuildOptions,
+    criterion_args: &[String],
+) -> Vec<String> {
+    let mut command = vec![
+        "cargo".to_owned(),
+        "bench".to_owned(),
+        "-p".to_owned(),
+        suite.package.clone(),
+        "--bench".to_owned(),
+        suite.name.clone(),
+    ];
+    command.extend(build.cargo_args());
+    if !criterion_args.is_empty() {
+        command.push("--".to_owned());
+        command.extend(criterion_args.iter().cloned());
+    }
+    command
+}
+
+#[derive(Deserialize)]
+struct BuildMessage {
+    reason: String,
+    #[serde(default)]
+    package_id: Option<String>,
+    #[serde(default)]
+    target: Option<RawTarget>,
+    #[serde(default)]
+    executable: Option<PathBuf>,
+}
+
+/// Finds the executable of bench target `suite` of `package_id` in cargo's JSON messages.
+#[must_use]
+pub fn parse_build_messages(text: &str, package_id: &str, suite: &str) -> Option<PathBuf> {
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<BuildMessage>(line).ok())
+        .filter(|m| m.reason == "compiler-artifact" && m.package_id.as_deref() == Some(package_id))
+        .filter(|m| {
+            m.target
+                .as_ref()
+                .is_some_and(|t| t.name == suite && t.kind.iter().any(|k| k == "bench"))
+        })
+        .find_map(|m| m.executable)
+}
+
+/// Builds the suite and returns its executable. Cargo's own progress goes to stderr.
+///
+/// # Errors
+/// When cargo fails or names no executable.
+pub fn build(suite: &SuiteTarget, options: &BuildOptions, workspace_root: &Path) -> Result<PathBuf, SuiteError> {
+    let cargo = cargo_program();
+    let mut args = vec![
+        "bench".to_owned(),
+        "--no-run".to_owned(),
+        "--message-format=json-render-diagnostics".to_owned(),
+        "-p".to_owned(),
+        format!("{}@{}", suite.package, suite.package_version),
+        "--bench".to_owned(),
+        suite.name.clone(),
+    ];
+    args.extend(options.cargo_args());
+    let output = Command::new(&cargo)
+        .args(&args)
+        .current_dir(workspace_root)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|source| SuiteError::Io {
+            what: format!("cannot run {cargo}"),
+            source,
+        })?;
+    if !output.status.success() {
+        return Err(SuiteError::Cargo {
+            command: format!("cargo {}", args.join(" ")),
+            reason: format!("exit status {} (cargo's messages are above)", output.status),
+        });
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    parse_build_messages(&text, &suite.package_id, &suite.name)
+        .ok_or_else(|| SuiteError::NoExecutable(suite.name.clone()))
+}
+
+/// Parses the output of `<criterion bench> --list`: one `name: benchmark` line per benchmark.
+#[must_use]
+pub fn parse_list(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.strip_suffix(": benchmark").or_else(|| line.strip_suffix(": bench")))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Criterion arguments for `--quick` smoke runs: short warm-up and measurement, few samples.
+/// An argument the user gave explicitly is not repeated (criterion rejects duplicates).
+#[must_use]
+pub fn quick_args(user_args: &[String]) -> Vec<String> {
+    let defaults = [
+        ("--warm-up-time", "0.3"),
+        ("--measurement-time", "1"),
+        ("--sample-size", "20"),
+    ];
+    defaults
+        .iter()
+        .filter(|(flag, _)| {
+            !user_args
+                .iter()
+                .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+        })
+        .flat_map(|(flag, value)| [(*flag).to_owned(), (*value).to_owned()])
+        .collect()
+}
+
+/// Turns criterion's progress lines into "benchmark n of m" events.
+#[derive(Debug, Clone)]
+pub struct ProgressTracker {
+    expected: Vec<String>,
+    started: usize,
+    current: Option<String>,
+}
+
+impl ProgressTracker {
+    /// A tracker expecting the benchmarks named by `--list`.
+    #[must_use]
+    pub fn new(expected: Vec<String>) -> Self {
+        Self {
+            expected,
+            started: 0,
+            current: None,
+        }
+    }
+
+    /// Number of benchmarks expected.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.expected.len()
+    }
+
+    /// Feeds one output line; returns `Some((n, id))` when it starts benchmark number `n`
+    /// (1-based).
+    pub fn feed(&mut self, line: &str) -> Option<(usize, String)> {
+        let rest = line.trim_start_matches('\r').strip_prefix("Benchmarking ")?;
+        // Ids may contain ": ", so prefer the longest expected id the line starts with.
+        let id = self
+            .expected
+            .iter()
+            .filter(|id| rest == id.as_str() || rest.starts_with(&format!("{id}:")))
+            .max_by_key(|id| id.len())
+            .cloned()
+            .unwrap_or_else(|| rest.split(": ").next().unwrap_or(rest).to_owned());
+        if self.current.as_deref() == Some(id.as_str()) {
+            return None;
+        }
+        self.current = Some(id.clone());
+        self.started += 1;
+        Some((self.started, id))
+    }
+}
+
+/// What a finished suite run produced.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// Wall time of the benchmark executable.
+    pub elapsed: Duration,
+}
+
+/// Runs a criterion bench executable, calling `on_progress(n, total, id)` whenever a new
+/// benchmark starts. `criterion_home` receives criterion's output.
+///
+/// # Errors
+/// When the executable cannot be started or exits unsuccessfully.
+pub fn run_bench(
+    exe: &Path,
+    suite: &SuiteTarget,
+    criterion_args: &[String],
+    criterion_home: &Path,
+    tracker: &mut ProgressTracker,
+    mut on_progress: impl FnMut(usize, usize, &str),
+) -> Result<RunOutput, SuiteError> {
+    let start = Instant::now();
+    let mut child = bench_command(exe, suite, criterion_home)
+        .arg("--bench")
+        .args(criterion_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| SuiteError::Io {
+            what: format!("cannot start {}", exe.display()),
+            source,
+        })?;
+    // Criterion writes progress to stderr (0.6+) or stdout (0.5): merge both into one channel.
+    let (sender, receiver) = std::sync::mpsc::channel::<String>();
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        readers.push(spawn_line_reader(out, sender.clone()));
+    }
+    if let Some(err) = child.stderr.take() {
+        readers.push(spawn_line_reader(err, sender.clone()));
+    }
+    drop(sender);
+    let mut tail = std::collections::VecDeque::with_capacity(TAIL_LINES);
+    for line in receiver {
+        if let Some((n, id)) = tracker.feed(&line) {
+            on_progress(n, tracker.total(), &id);
+        }
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+    for reader in readers {
+        let _ = reader.join();
+    }
+    let status = child.wait().map_err(|source| SuiteError::Io {
+        what: format!("waiting for {}", exe.display()),
+        source,
+    })?;
+    if !status.success() {
+        return Err(SuiteError::BenchFailed {
+            suite: suite.name.clone(),
+            status: status.to_string(),
+            tail: tail.into_iter().collect::<Vec<_>>().join("\n"),
+        });
+    }
+    Ok(RunOutput {
+        elapsed: start.elapsed(),
+    })
+}
+
+const TAIL_LINES: usize = 40;
+
+fn spawn_line_reader(
+    stream: impl std::io::Read + Send + 'static,
+    sender: std::sync::mpsc::Sender<String>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let reader = BufReader::new(stream);
+        // Split on '\r' too: criterion redraws progress in place on terminals.
+        for line in reader.split(b'\n') {
+            let Ok(line) = line else { break };
+            for part in String::from_utf8_lossy(&line).split('\r') {
+                if !part.trim().is_empty() && sender.send(part.to_owned()).is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
+fn bench_command(exe: &Path, suite: &SuiteTarget, criterion_home: &Path) -> Command {
+    let mut command = Command::new(exe);
+    command
+        .current_dir(suite.package_dir())
+        .env("CRITERION_HOME", criterion_home)
+        .env("CARGO_MANIFEST_DIR", suite.package_dir())
+        .env("CARGO_PKG_NAME", &suite.package)
+        .env("CARGO_PKG_VERSION", &suite.package_version)
+        .env("CARGO_CRATE_NAME", suite.name.replace('-', "_"));
+    command
+}
+
+/// Lists the benchmarks `criterion_args` select (`<exe> --bench --list ...`).
+///
+/// # Errors
+/// When the executable cannot be run or fails.
+pub fn list_benchmarks(
+    exe: &Path,
+    suite: &SuiteTarget,
+    criterion_args: &[String],
+    criterion_home: &Path,
+) -> Result<Vec<String>, SuiteError> {
+    let output = bench_command(exe, suite, criterion_home)
+        .arg("--bench")
+        .arg("--list")
+        .args(filter_args(criterion_args))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| SuiteError::Io {
+            what: format!("cannot start {}", exe.display()),
+            source,
+        })?;
+    if !output.status.success() {
+        return Err(SuiteError::BenchFailed {
+            suite: suite.name.clone(),
+            status: output.status.to_string(),
+            tail: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
+    }
+    Ok(parse_list(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// The criterion arguments that select benchmarks (the positional filter and `--exact`,
+/// `--ignored`), dropping measurement settings that `--list` has no use for.
+#[must_use]
+pub fn filter_args(criterion_args: &[String]) -> Vec<String> {
+    const WITH_VALUE: &[&str] = &[
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--save-baseline",
+        "-s",
+        "--baseline",
+        "-b",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--profile-time",
+        "--plotting-backend",
+        "--output-format",
+        "--color",
+        "-c",
+        "--format",
+    ];
+    let mut kept = Vec::new();
+    let mut args = criterion_args.iter();
+    while let Some(arg) = args.next() {
+        if WITH_VALUE.contains(&arg.as_str()) {
+            args.next();
+        } else if arg == "--exact" || arg == "--ignored" || !arg.starts_with('-') {
+            kept.push(arg.clone());
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const METADATA: &str = r#"{"packages":[
+      {"name":"a","version":"0.1.0","id":"path+file:///w/a#0.1.0","manifest_path":"/w/a/Cargo.toml",
+       "targets":[{"name":"a","kind":["lib"]},{"name":"speed","kind":["bench"],"required-features":["x"]}]},
+      {"name":"b","version":"0.2.0","id":"path+file:///w/b#0.2.0","manifest_path":"/w/b/Cargo.toml",
+       "targets":[{"name":"speed","kind":["bench"]},{"name":"other","kind":["bench"]},{"name":"t","kind":["test"]}]}],
+      "workspace_members":["path+file:///w/a#0.1.0","path+file:///w/b#0.2.0"],
+      "workspace_root":"/w","target_directory":"/w/target","version":1}"#;
+
+    #[test]
+    fn metadata_lists_bench_targets_of_members() {
+        let ws = parse_metadata(METADATA.as_bytes()).unwrap();
+        let names: Vec<_> = ws.suites.iter().map(|s| format!("{}/{}", s.package, s.name)).collect();
+        assert_eq!(names, ["a/speed", "b/other", "b/speed"]);
+        assert_eq!(ws.suites[0].required_features, ["x"]);
+        assert_eq!(ws.suites[0].package_dir(), Path::new("/w/a"));
+    }
+
+    #[test]
+    fn find_reports_unknown_and_ambiguous_names() {
+        let ws = parse_metadata(METADATA.as_bytes()).unwrap();
+        assert_eq!(ws.find("other", None).unwrap().package, "b");
+        assert_eq!(ws.find("speed", Some("a")).unwrap().package, "a");
+        let ambiguous = ws.find("speed", None).unwrap_err().to_string();
+        assert!(ambiguous.contains("a, b") && ambiguous.contains("-p"), "{ambiguous}");
+        let unknown = ws.find("nope", None).unwrap_err().to_string();
+        assert!(unknown.contains("nope") && unknown.contains("other (package b)"), "{unknown}");
+        assert!(parse_metadata(b"{}").is_err());
+        assert!(parse_metadata(b"\x00garbage").is_err());
+    }
+
+    #[test]
+    fn build_messages_name_the_executable() {
+        let text = concat!(
+            r#"{"reason":"compiler-artifact","package_id":"p#1","target":{"name":"speed","kind":["lib"]},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"p#1","target":{"name":"speed","kind":["bench"]},"executable":"/t/speed-abc"}"#,
+            "\nnot json\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        assert_eq!(parse_build_messages(text, "p#1", "speed"), Some(PathBuf::from("/t/speed-abc")));
+        assert_eq!(parse_build_messages(text, "p#2", "speed"), None);
+    }
+
+    #[test]
+    fn list_output_and_progress_lines() {
+        let list = parse_list("g/f/1: benchmark\ng/f/2: benchmark\n\nnoise\n");
+        assert_eq!(list, ["g/f/1", "g/f/2"]);
+        let mut tracker = ProgressTracker::new(vec!["a: b".into(), "a".into()]);
+        assert_eq!(tracker.feed("Benchmarking a: b"), Some((1, "a: b".into())));
+        assert_eq!(tracker.feed("Benchmarking a: b: Warming up for 3.0000 s"), None);
+        assert_eq!(tracker.feed("a: b   time: [1 ns 2 ns 3 ns]"), None);
+        assert_eq!(tracker.feed("Benchmarking a"), Some((2, "a".into())));
+        assert_eq!(tracker.feed("Benchmarking a: Analyzing"), None);
+        assert_eq!(tracker.total(), 2);
+    }
+
+    #[test]
+    fn quick_args_respect_user_choices_and_filters_drop_settings() {
+        let quick = quick_args(&["--sample-size".into(), "50".into()]);
+        assert!(!quick.contains(&"--sample-size".to_owned()));
+        assert!(quick.contains(&"--measurement-time".to_owned()));
+        let args: Vec<String> = ["--sample-size", "10", "encode", "--exact", "--noplot"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(filter_args(&args), ["encode", "--exact"]);
+    }
+
+    #[test]
+    fn cargo_command_is_reproducible() {
+        let ws = parse_metadata(METADATA.as_bytes()).unwrap();
+        let suite = ws.find("other", None).unwrap();
+        let build = BuildOptions {
+            features: vec!["x".into(), "y".into()],
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            cargo_bench_command(suite, &build, &["--quick".into()]).join(" "),
+            "cargo bench -p b --bench other --features x,y -- --quick"
+        );
+    }
+}
