@@ -1,0 +1,669 @@
+//! The decoder: [`Decoder`] (reusable workspace, `decode_into`) and
+//! [`decode`] (one shot).
+//!
+//! Decoding runs in three phases, so that nothing is allocated before the
+//! input has shown it is large enough to justify it:
+//!
+//! 1. header: magic, version, flags; the checksum is verified over the
+//!    whole body before anything else is parsed;
+//! 2. descriptors: every field is range-checked, every buffer length is
+//!    checked against what the row count and encoding require, the buffer
+//!    lengths must add up to exactly the bytes that follow, and the decoded
+//!    size is checked against [`DecodeOptions::max_decoded_bytes`];
+//! 3. columns: each buffer is validated while it is copied (offsets in one
+//!    pass, UTF-8 once per buffer, dictionary indices, varints).
+//!
+//! The only allocation not bounded by the input size is dictionary
+//! expansion, which is computed exactly before allocating and charged to
+//! `max_decoded_bytes`.
+
+use crate::bits;
+use crate::dict::Interner;
+use crate::error::DecodeError;
+use crate::format::{Descriptor, HEADER_LEN, MAX_BUFFERS, MIN_DESCRIPTOR_LEN, Reader};
+use crate::model::{Bitmap, ColumnValues, ColumnarBatch, Field, offset_pairs};
+use crate::types::Encoding;
+
+/// Limits and checks applied while decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct DecodeOptions {
+    /// Verify the checksum trailer when the message has one (default on).
+    /// Turning it off skips one pass over the input; every structural check
+    /// still runs.
+    pub verify_checksum: bool,
+    /// Upper bound on the memory of the decoded batch: values, offsets,
+    /// bitmaps and expanded dictionary text (default 4 GiB).
+    pub max_decoded_bytes: u64,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        Self {
+            verify_checksum: true,
+            max_decoded_bytes: Self::DEFAULT_MAX_DECODED_BYTES,
+        }
+    }
+}
+
+impl DecodeOptions {
+    /// Default [`DecodeOptions::max_decoded_bytes`]: 4 GiB.
+    pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 32;
+
+    /// Sets `verify_checksum`.
+    #[must_use]
+    pub const fn with_verify_checksum(mut self, on: bool) -> Self {
+        self.verify_checksum = on;
+        self
+    }
+
+    /// Sets `max_decoded_bytes`.
+    #[must_use]
+    pub const fn with_max_decoded_bytes(mut self, limit: u64) -> Self {
+        self.max_decoded_bytes = limit;
+        self
+    }
+}
+
+/// Reusable scratch space of a decoder.
+#[derive(Debug, Default)]
+pub(crate) struct DecodeScratch {
+    descs: Vec<Descriptor>,
+    interner: Interner,
+    indices: Vec<u32>,
+    dict_offsets: Vec<u32>,
+}
+
+/// Decodes messages, reusing its scratch space; [`Decoder::decode_into`]
+/// also reuses the target batch's buffers, so repeated decoding of
+/// similarly shaped messages does not allocate.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    pub(crate) options: DecodeOptions,
+    pub(crate) scratch: DecodeScratch,
+    pub(crate) decompress_state: crate::compression::DecompressState,
+}
+
+impl Decoder {
+    /// A decoder with `options`.
+    #[must_use]
+    pub fn new(options: DecodeOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> &DecodeOptions {
+        &self.options
+    }
+
+    /// Replaces the options.
+    pub fn set_options(&mut self, options: DecodeOptions) {
+        self.options = options;
+    }
+
+    /// Decodes a message into a new batch.
+    ///
+    /// # Errors
+    /// Any [`DecodeError`]: the input is not a valid MATHLDBT v1 message or
+    /// breaks a limit.
+    pub fn decode(&mut self, bytes: &[u8]) -> Result<ColumnarBatch, DecodeError> {
+        let mut batch = ColumnarBatch::default();
+        self.decode_into(bytes, &mut batch)?;
+        Ok(batch)
+    }
+
+    /// Decodes a message into `batch`, reusing its column buffers where the
+    /// column types line up.
+    ///
+    /// # Errors
+    /// As [`Decoder::decode`]; on error `batch` is left empty.
+    pub fn decode_into(&mut self, bytes: &[u8], batch: &mut ColumnarBatch) -> Result<(), DecodeError> {
+        decode_message(bytes, &self.options, &mut self.scratch, batch)
+    }
+}
+
+/// Decodes a message with default options into a new batch.
+///
+/// # Errors
+/// As [`Decoder::decode`].
+pub fn decode(bytes: &[u8]) -> Result<ColumnarBatch, DecodeError> {
+    Decoder::default().decode(bytes)
+}
+
+pub(crate) fn decode_message(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    scratch: &mut DecodeScratch,
+    batch: &mut ColumnarBatch,
+) -> Result<(), DecodeError> {
+    let r = decode_inner(bytes, options, scratch, batch);
+    if r.is_err() {
+        batch.reset();
+    }
+    r
+}
+
+/// Parses the header and all descriptors into `descs`, checking that the
+/// buffers exactly fill the rest of the body. Returns the header's row
+/// count, the body, and the offset of the first buffer.
+pub(crate) fn read_layout<'a>(
+    bytes: &'a [u8],
+    verify_checksum: bool,
+    descs: &mut Vec<Descriptor>,
+) -> Result<(crate::format::Header, &'a [u8], usize), DecodeError> {
+    let (header, body) = crate::format::read_header(bytes, verify_checksum)?;
+    let mut r = Reader::new(body, HEADER_LEN);
+    let ncols = header.num_columns as usize;
+    if ncols > r.remaining() / MIN_DESCRIPTOR_LEN {
+        return Err(DecodeError::TooManyColumns {
+            columns: header.num_columns,
+            available: r.remaining(),
+        });
+    }
+    descs.clear();
+    descs.reserve(ncols);
+    for c in 0..ncols {
+        descs.push(crate::format::read_descriptor(&mut r, c, header.num_rows)?);
+    }
+    let declared = descs
+        .iter()
+        .flat_map(|d| d.buffer_lens.iter().take(d.buffer_count))
+        .fold(0u64, |acc, &l| acc.saturating_add(l));
+    if declared != r.remaining() as u64 {
+        return Err(DecodeError::BufferTotal {
+            declared,
+            available: r.remaining(),
+        });
+    }
+    Ok((header, body, r.pos()))
+}
+
+fn decode_inner(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    scratch: &mut DecodeScratch,
+    batch: &mut ColumnarBatch,
+) -> Result<(), DecodeError> {
+    let mut descs = std::mem::take(&mut scratch.descs);
+    let result = decode_with_descs(bytes, options, scratch, &mut descs, batch);
+    scratch.descs = descs;
+    result
+}
+
+fn decode_with_descs(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    scratch: &mut DecodeScratch,
+    descs: &mut Vec<Descriptor>,
+    batch: &mut ColumnarBatch,
+) -> Result<(), DecodeError> {
+    let (header, body, buffers_start) = read_layout(bytes, options.verify_checksum, descs)?;
+    let rows = header.num_rows as usize;
+    let rows64 = u64::from(header.num_rows);
+
+    let mut used = descs
+        .iter()
+        .fold(0u64, |acc, d| acc.saturating_add(d.decoded_size(rows64)));
+    if used > options.max_decoded_bytes {
+        return Err(DecodeError::LimitExceeded {
+            needed: used,
+            limit: options.max_decoded_bytes,
+        });
+    }
+
+    let (schema, columns, num_rows) = batch.raw_parts_mut();
+    *num_rows = 0;
+    let fields = schema.fields_mut();
+    fields.truncate(descs.len());
+    columns.truncate(descs.len());
+
+    let mut r = Reader::new(body, buffers_start);
+    for (c, d) in descs.iter().enumerate() {
+        let (name_start, name_len) = d.name;
+        let name = body
+            .get(name_start..name_start + name_len)
+            .and_then(|n| std::str::from_utf8(n).ok())
+            .ok_or(DecodeError::InvalidName { column: c })?;
+        match fields.get_mut(c) {
+            Some(f) => f.set(name, d.data_type, d.nullable()),
+            None => fields.push(Field::new(name, d.data_type, d.nullable())),
+        }
+
+        let mut bufs: [&[u8]; MAX_BUFFERS] = [&[]; MAX_BUFFERS];
+        for (slot, &len) in bufs.iter_mut().zip(d.buffer_lens.iter()).take(d.buffer_count) {
+            // The lengths add up to the remaining input, so each fits.
+            let len = usize::try_from(len).map_err(|_| DecodeError::BufferTotal {
+                declared: len,
+                available: r.remaining(),
+            })?;
+            *slot = r.take(len, "column buffer")?;
+        }
+
+        if columns.len() <= c {
+            columns.push(crate::model::Column::new_empty(d.data_type));
+        }
+        let Some(col) = columns.get_mut(c) else {
+            return Err(DecodeError::InvalidDescriptor {
+                column: c,
+                reason: "internal: column slot missing",
+            });
+        };
+        let (values, validity, null_count) = col.parts_mut();
+
+        let (validity_bytes, value_bufs): (Option<&[u8]>, &[&[u8]]) = match bufs.split_first() {
+            Some((v, rest)) if d.has_validity() => (Some(*v), rest),
+            _ => (None, bufs.as_slice()),
+        };
+        match validity_bytes {
+            Some(vb) => {
+                if !bits::padding_is_zero(vb, rows) {
+                    return Err(DecodeError::NonZeroPadding {
+                        column: c,
+                        buffer: "validity",
+                    });
+                }
+                let nulls = rows - bits::count_set(vb, rows);
+                if nulls != d.null_count as usize {
+                    return Err(DecodeError::NullCount {
+                        column: c,
+                        declared: u64::from(d.null_count),
+                        actual: nulls as u64,
+                    });
+                }
+                let bm = validity.get_or_insert_with(Bitmap::new);
+                bm.bytes_mut().clear();
+                bm.bytes_mut().extend_from_slice(vb);
+                bm.set_len(rows);
+            }
+            None => *validity = None,
+        }
+        *null_count = d.null_count as usize;
+
+        if values.data_type() != d.data_type {
+            *values = ColumnValues::new_empty(d.data_type);
+        }
+        let b = |i: usize| value_bufs.get(i).copied().unwrap_or_default();
+        match (d.encoding, values) {
+            (Encoding::Plain, ColumnValues::Bool(v)) => {
+                if !bits::padding_is_zero(b(0), rows) {
+                    return Err(DecodeError::NonZeroPadding {
+                        column: c,
+                        buffer: "values",
+                    });
+                }
+                bits::unpack_bools(b(0), rows, v);
+            }
+            (Encoding::Plain, ColumnValues::I32(v) | ColumnValues::Date32(v)) => get_i32s(b(0), v),
+            (Encoding::Plain, ColumnValues::I64(v) | ColumnValues::TimestampTzMicros(v)) => {
+                get_i64s(b(0), v);
+            }
+            (Encoding::Plain, ColumnValues::F32(v)) => get_f32s(b(0), v),
+            (Encoding::Plain, ColumnValues::F64(v)) => get_f64s(b(0), v),
+            (Encoding::Plain, ColumnValues::Utf8(v) | ColumnValues::JsonbText(v)) => {
+                let text = utf8(c, "data", b(1))?;
+                let (offsets, data) = v.parts_mut();
+                read_offsets(c, "offsets", b(0), text.len(), offsets)?;
+                check_boundaries(c, "offsets", text, offsets)?;
+                data.clear();
+                data.push_str(text);
+            }
+            (Encoding::Plain, ColumnValues::Binary(v)) => {
+                let (offsets, data) = v.parts_mut();
+                read_offsets(c, "offsets", b(0), b(1).len(), offsets)?;
+                data.clear();
+                data.extend_from_slice(b(1));
+            }
+            (Encoding::DictUtf8, ColumnValues::Utf8(v) | ColumnValues::JsonbText(v)) => {
+                let dict = DictBuffers {
+                    offsets: b(0),
+                    data: b(1),
+                    indices: b(2),
+                    width: d.param,
+                };
+                decode_dict(c, rows, dict, validity_bytes, v, scratch, &mut used, options)?;
+            }
+            (
+                Encoding::DeltaVarintI64,
+                ColumnValues::I64(v) | ColumnValues::TimestampTzMicros(v),
+            ) => decode_delta(c, b(0), rows, v)?,
+            (encoding, values) => {
+                return Err(DecodeError::EncodingNotAllowed {
+                    column: c,
+                    encoding,
+                    data_type: values.data_type(),
+                });
+            }
+        }
+    }
+    *num_rows = rows;
+    Ok(())
+}
+
+macro_rules! get_le_slice {
+    ($name:ident, $t:ty, $n:literal) => {
+        /// Replaces `out` with the little-endian values in `src` (whose
+        /// length the descriptor check made a multiple of the width).
+        #[inline]
+        fn $name(src: &[u8], out: &mut Vec<$t>) {
+            let (chunks, _) = src.as_chunks::<$n>();
+            out.clear();
+            out.extend(chunks.iter().map(|c| <$t>::from_le_bytes(*c)));
+        }
+    };
+}
+
+get_le_slice!(get_i32s, i32, 4);
+get_le_slice!(get_i64s, i64, 8);
+get_le_slice!(get_f32s, f32, 4);
+get_le_slice!(get_f64s, f64, 8);
+get_le_slice!(get_u32s, u32, 4);
+
+fn utf8<'a>(column: usize, buffer: &'static str, b: &'a [u8]) -> Result<&'a str, DecodeError> {
+    std::str::from_utf8(b).map_err(|e| DecodeError::InvalidUtf8 {
+        column,
+        buffer,
+        valid_up_to: e.valid_up_to(),
+    })
+}
+
+/// Reads `(n + 1)` little-endian u32 offsets into `out` and checks them:
+/// first 0, non-decreasing, last equal to `data_len`.
+fn read_offsets(
+    column: usize,
+    buffer: &'static str,
+    src: &[u8],
+    data_len: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), DecodeError> {
+    get_u32s(src, out);
+    // Branch-free scan (vectorizes); the slow path below finds the culprit.
+    let monotone = out
+        .iter()
+        .zip(out.iter().skip(1))
+        .fold(true, |acc, (a, b)| acc & (a <= b));
+    let first_ok = out.first() == Some(&0);
+    let last_ok = out.last().is_some_and(|&l| l as usize == data_len);
+    if monotone && first_ok && last_ok {
+        return Ok(());
+    }
+    let err = |index, reason| DecodeError::InvalidOffsets {
+        column,
+        buffer,
+        index,
+        reason,
+    };
+    if !first_ok {
+        return Err(err(0, "first offset must be 0"));
+    }
+    if let Some(i) = out.iter().zip(out.iter().skip(1)).position(|(a, b)| a > b) {
+        return Err(err(i + 1, "offsets must be non-decreasing"));
+    }
+    Err(err(
+        out.len().saturating_sub(1),
+        "last offset must equal the data length",
+    ))
+}
+
+fn check_boundaries(
+    column: usize,
+    buffer: &'static str,
+    text: &str,
+    offsets: &[u32],
+) -> Result<(), DecodeError> {
+    if text.is_ascii() {
+        return Ok(());
+    }
+    match offsets
+        .iter()
+        .position(|&o| !text.is_char_boundary(o as usize))
+    {
+        None => Ok(()),
+        Some(index) => Err(DecodeError::InvalidOffsets {
+            column,
+            buffer,
+            index,
+            reason: "offset is not on a UTF-8 character boundary",
+        }),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct DictBuffers<'a> {
+    offsets: &'a [u8],
+    data: &'a [u8],
+    indices: &'a [u8],
+    width: u8,
+}
+
+#[expect(clippy::too_many_arguments, reason = "internal helper of one call site")]
+fn decode_dict(
+    column: usize,
+    rows: usize,
+    dict: DictBuffers<'_>,
+    validity: Option<&[u8]>,
+    out: &mut crate::model::Utf8Values,
+    scratch: &mut DecodeScratch,
+    used: &mut u64,
+    options: &DecodeOptions,
+) -> Result<(), DecodeError> {
+    let text = utf8(column, "dict_data", dict.data)?;
+    read_offsets(
+        column,
+        "dict_offsets",
+        dict.offsets,
+        text.len(),
+        &mut scratch.dict_offsets,
+    )?;
+    check_boundaries(column, "dict_offsets", text, &scratch.dict_offsets)?;
+    let entries = scratch.dict_offsets.len().saturating_sub(1);
+
+    // Entries must be distinct.
+    scratch.interner.clear();
+    for (entry, (s, e)) in offset_pairs(&scratch.dict_offsets).enumerate() {
+        let bytes = dict.data.get(s..e).unwrap_or_default();
+        match scratch.interner.intern(bytes) {
+            Ok((_, true)) => {}
+            Ok((_, false)) => return Err(DecodeError::DictDuplicate { column, entry }),
+            Err(_) => return Err(DecodeError::DataTooLarge { column }),
+        }
+    }
+
+    let indices = &mut scratch.indices;
+    indices.clear();
+    match dict.width {
+        1 => indices.extend(dict.indices.iter().map(|&b| u32::from(b))),
+        2 => indices.extend(
+            dict.indices
+                .as_chunks::<2>()
+                .0
+                .iter()
+                .map(|c| u32::from(u16::from_le_bytes(*c))),
+        ),
+        _ => get_u32s(dict.indices, indices),
+    }
+
+    // Check indices (range, first-appearance order, zero for nulls) and
+    // size the expansion exactly before allocating it.
+    let offs = &scratch.dict_offsets;
+    let entry_range = |idx: u32| {
+        let i = idx as usize;
+        let s = offs.get(i).copied().unwrap_or(0) as usize;
+        let e = offs.get(i + 1).copied().unwrap_or(0) as usize;
+        (s, e)
+    };
+    let mut seen: u32 = 0;
+    let mut total: u64 = 0;
+    for (row, &idx) in indices.iter().enumerate() {
+        if validity.is_some_and(|v| !bits::get_bit(v, row)) {
+            if idx != 0 {
+                return Err(DecodeError::DictIndex {
+                    column,
+                    row,
+                    index: idx,
+                    reason: "null rows must use index 0",
+                });
+            }
+            continue;
+        }
+        if idx >= seen {
+            if idx == seen && (idx as usize) < entries {
+                seen += 1;
+            } else {
+                return Err(DecodeError::DictIndex {
+                    column,
+                    row,
+                    index: idx,
+                    reason: if idx as usize >= entries {
+                        "index out of range"
+                    } else {
+                        "entries are not in first-appearance order"
+                    },
+                });
+            }
+        }
+        let (s, e) = entry_range(idx);
+        total += (e - s) as u64;
+    }
+    if seen as usize != entries {
+        return Err(DecodeError::DictUnused {
+            column,
+            entries,
+            used: seen as usize,
+        });
+    }
+    if total > u64::from(u32::MAX) {
+        return Err(DecodeError::DataTooLarge { column });
+    }
+    *used = used.saturating_add(total);
+    if *used > options.max_decoded_bytes {
+        return Err(DecodeError::LimitExceeded {
+            needed: *used,
+            limit: options.max_decoded_bytes,
+        });
+    }
+
+    let (out_offsets, out_data) = out.parts_mut();
+    out_offsets.clear();
+    out_offsets.reserve(rows + 1);
+    out_offsets.push(0);
+    out_data.clear();
+    out_data.reserve(total as usize);
+    for (row, &idx) in indices.iter().enumerate() {
+        if validity.is_none_or(|v| bits::get_bit(v, row)) {
+            let (s, e) = entry_range(idx);
+            out_data.push_str(text.get(s..e).unwrap_or_default());
+        }
+        // total <= u32::MAX was checked above.
+        out_offsets.push(out_data.len() as u32);
+    }
+    Ok(())
+}
+
+/// Reads one LEB128 varint at `pos`: at most 10 bytes, no bits past 64, no
+/// redundant trailing zero byte. Returns the value and its length.
+#[inline]
+pub(crate) fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), &'static str> {
+    let rest = buf.get(pos..).unwrap_or_default();
+    match rest.first() {
+        Some(&b) if b < 0x80 => return Ok((u64::from(b), 1)),
+        None => return Err("truncated varint"),
+        Some(_) => {}
+    }
+    let mut v = 0u64;
+    for (i, &b) in rest.iter().take(10).enumerate() {
+        if i == 9 && b > 1 {
+            return Err("varint overflows 64 bits");
+        }
+        v |= u64::from(b & 0x7F) << (7 * i);
+        if b & 0x80 == 0 {
+            if b == 0 {
+                return Err("overlong varint (redundant zero byte)");
+            }
+            return Ok((v, i + 1));
+        }
+    }
+    Err(if rest.len() < 10 {
+        "truncated varint"
+    } else {
+        "varint overflows 64 bits"
+    })
+}
+
+#[inline]
+pub(crate) const fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn decode_delta(column: usize, buf: &[u8], rows: usize, out: &mut Vec<i64>) -> Result<(), DecodeError> {
+    out.clear();
+    out.reserve(rows);
+    let mut pos = 0usize;
+    let mut prev = 0i64;
+    for _ in 0..rows {
+        let (v, n) = read_varint(buf, pos).map_err(|reason| DecodeError::Varint {
+            column,
+            offset: pos,
+            reason,
+        })?;
+        pos += n;
+        prev = prev.wrapping_add(unzigzag(v));
+        out.push(prev);
+    }
+    if pos != buf.len() {
+        return Err(DecodeError::Varint {
+            column,
+            offset: pos,
+            reason: "bytes left after the last value",
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::DataType;
+    use crate::encode::{put_varint, zigzag};
+
+    #[test]
+    fn varint_round_trip_and_rejects() {
+        for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            assert_eq!(read_varint(&b, 0), Ok((v, b.len())), "v={v}");
+        }
+        assert!(read_varint(&[], 0).is_err());
+        assert!(read_varint(&[0x80], 0).is_err());
+        assert!(read_varint(&[0x80, 0x00], 0).is_err(), "overlong");
+        assert!(read_varint(&[0xFF; 9], 0).is_err(), "truncated");
+        let mut over = vec![0xFF; 9];
+        over.push(0x02);
+        assert!(read_varint(&over, 0).is_err(), "overflow");
+        assert!(read_varint(&[0xFF; 11], 0).is_err());
+    }
+
+    #[test]
+    fn zigzag_round_trip() {
+        for v in [0i64, -1, 1, -2, i64::MIN, i64::MAX, 1_700_000_000_000_000] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+    }
+
+    #[test]
+    fn data_type_check_still_guards() {
+        // The descriptor parser rejects a plain data type mismatch before
+        // decoding; this pins the fallback arm's error shape.
+        let e = DecodeError::EncodingNotAllowed {
+            column: 0,
+            encoding: Encoding::DictUtf8,
+            data_type: DataType::I64,
+        };
+        assert!(e.to_string().contains("dict_utf8"));
+    }
+}

@@ -1,0 +1,537 @@
+//! The encoder: [`Encoder`] (reusable workspace) and [`encode`] (one shot).
+//!
+//! Layout is written in one pass: header, then every column descriptor with
+//! zeroed buffer lengths, then every column's buffers, patching each
+//! descriptor's lengths (and the dictionary index width) as its buffers are
+//! written, then the optional checksum trailer. Fixed-width values are
+//! copied in bulk (`bytemuck` casts on little-endian targets).
+//!
+//! Output is a pure function of the batch and the options: dictionaries are
+//! in first-appearance order, index widths are minimal, padding bits are
+//! zero, and nothing depends on addresses, hash seeds or time.
+
+use crate::bits;
+use crate::dict::Interner;
+use crate::error::EncodeError;
+use crate::format::{
+    COLUMN_HAS_VALIDITY, COLUMN_NULLABLE, FLAG_CHECKSUM, MAGIC, VERSION, buffer_names,
+    dict_index_width,
+};
+use crate::model::ColumnarBatch;
+use crate::types::{DataType, Encoding};
+use crate::view::{BitmapView, ColumnValuesView, ColumnView, ColumnarBatchView, FieldView};
+
+/// Which encodings the encoder may choose, and whether to add a checksum.
+///
+/// Encodings are chosen per column from these switches alone:
+///
+/// * `Utf8` / `JsonbText` use [`Encoding::DictUtf8`] when `dict_utf8` is on;
+/// * `I64` / `TimestampTzMicros` without nulls use
+///   [`Encoding::DeltaVarintI64`] when `delta_varint_i64` is on;
+/// * everything else uses [`Encoding::Plain`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct EncodeOptions {
+    /// Dictionary-encode text columns.
+    pub dict_utf8: bool,
+    /// Delta-varint-encode null-free 64-bit integer and timestamp columns.
+    pub delta_varint_i64: bool,
+    /// Append an XXH3-64 checksum of the message (default on).
+    pub checksum: bool,
+}
+
+impl Default for EncodeOptions {
+    /// Plain encodings with a checksum.
+    fn default() -> Self {
+        Self::plain()
+    }
+}
+
+impl EncodeOptions {
+    /// Plain encodings everywhere, with a checksum.
+    #[must_use]
+    pub const fn plain() -> Self {
+        Self {
+            dict_utf8: false,
+            delta_varint_i64: false,
+            checksum: true,
+        }
+    }
+
+    /// `DictUtf8` and `DeltaVarintI64` wherever allowed, with a checksum.
+    #[must_use]
+    pub const fn dict_delta() -> Self {
+        Self {
+            dict_utf8: true,
+            delta_varint_i64: true,
+            checksum: true,
+        }
+    }
+
+    /// Sets `dict_utf8`.
+    #[must_use]
+    pub const fn with_dict_utf8(mut self, on: bool) -> Self {
+        self.dict_utf8 = on;
+        self
+    }
+
+    /// Sets `delta_varint_i64`.
+    #[must_use]
+    pub const fn with_delta_varint_i64(mut self, on: bool) -> Self {
+        self.delta_varint_i64 = on;
+        self
+    }
+
+    /// Sets `checksum`.
+    #[must_use]
+    pub const fn with_checksum(mut self, on: bool) -> Self {
+        self.checksum = on;
+        self
+    }
+
+    /// The encoding these options choose for a column.
+    #[must_use]
+    pub const fn encoding_for(&self, data_type: DataType, null_count: usize) -> Encoding {
+        match data_type {
+            DataType::Utf8 | DataType::JsonbText if self.dict_utf8 => Encoding::DictUtf8,
+            DataType::I64 | DataType::TimestampTzMicros
+                if self.delta_varint_i64 && null_count == 0 =>
+            {
+                Encoding::DeltaVarintI64
+            }
+            _ => Encoding::Plain,
+        }
+    }
+}
+
+/// Something the encoder can read columns from.
+pub(crate) trait Source {
+    fn num_rows(&self) -> usize;
+    fn num_columns(&self) -> usize;
+    fn columns(&self) -> impl Iterator<Item = (FieldView<'_>, ColumnView<'_>)>;
+}
+
+impl Source for ColumnarBatch {
+    fn num_rows(&self) -> usize {
+        ColumnarBatch::num_rows(self)
+    }
+    fn num_columns(&self) -> usize {
+        ColumnarBatch::num_columns(self)
+    }
+    fn columns(&self) -> impl Iterator<Item = (FieldView<'_>, ColumnView<'_>)> {
+        self.schema()
+            .fields()
+            .iter()
+            .map(crate::model::Field::as_view)
+            .zip(ColumnarBatch::columns(self).iter().map(crate::Column::as_view))
+    }
+}
+
+impl Source for ColumnarBatchView<'_> {
+    fn num_rows(&self) -> usize {
+        ColumnarBatchView::num_rows(self)
+    }
+    fn num_columns(&self) -> usize {
+        ColumnarBatchView::num_columns(self)
+    }
+    fn columns(&self) -> impl Iterator<Item = (FieldView<'_>, ColumnView<'_>)> {
+        self.fields()
+            .iter()
+            .copied()
+            .zip(ColumnarBatchView::columns(self).iter().copied())
+    }
+}
+
+/// Reusable scratch space of an encoder.
+#[derive(Debug, Default)]
+pub(crate) struct EncodeScratch {
+    /// Position of each column's parameter byte in the output.
+    param_pos: Vec<usize>,
+    interner: Interner,
+    indices: Vec<u32>,
+}
+
+/// Encodes batches, reusing its buffers: once warm (after a first call with
+/// a batch of similar shape and size) encoding does not allocate.
+///
+/// ```
+/// use mathldbt::{Encoder, EncodeOptions, Decoder, DecodeOptions, fixture};
+///
+/// let batch = fixture::bars(100);
+/// let mut encoder = Encoder::new(EncodeOptions::dict_delta());
+/// let mut decoder = Decoder::new(DecodeOptions::default());
+/// let bytes = encoder.encode(&batch)?;
+/// assert_eq!(decoder.decode(bytes)?, batch);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Encoder {
+    options: EncodeOptions,
+    out: Vec<u8>,
+    scratch: EncodeScratch,
+    compress: crate::compression::CompressState,
+}
+
+impl Encoder {
+    /// An encoder with `options`.
+    #[must_use]
+    pub fn new(options: EncodeOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> &EncodeOptions {
+        &self.options
+    }
+
+    /// Replaces the options.
+    pub fn set_options(&mut self, options: EncodeOptions) {
+        self.options = options;
+    }
+
+    /// Encodes `batch` into the encoder's buffer and returns the message.
+    ///
+    /// # Errors
+    /// When the batch exceeds a format limit (see [`EncodeError`]).
+    pub fn encode(&mut self, batch: &ColumnarBatch) -> Result<&[u8], EncodeError> {
+        self.out.clear();
+        encode_source(batch, &self.options, &mut self.scratch, &mut self.out)?;
+        Ok(&self.out)
+    }
+
+    /// Encodes a borrowed view into the encoder's buffer.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`].
+    pub fn encode_view(&mut self, view: &ColumnarBatchView<'_>) -> Result<&[u8], EncodeError> {
+        self.out.clear();
+        encode_source(view, &self.options, &mut self.scratch, &mut self.out)?;
+        Ok(&self.out)
+    }
+
+    /// Appends the encoding of `batch` to `out`.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`]; `out` is restored to its length on entry.
+    pub fn encode_to(&mut self, batch: &ColumnarBatch, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let start = out.len();
+        encode_source(batch, &self.options, &mut self.scratch, out).inspect_err(|_| {
+            out.truncate(start);
+        })
+    }
+
+    /// Appends the encoding of a borrowed view to `out`.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode_to`].
+    pub fn encode_view_to(
+        &mut self,
+        view: &ColumnarBatchView<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let start = out.len();
+        encode_source(view, &self.options, &mut self.scratch, out).inspect_err(|_| {
+            out.truncate(start);
+        })
+    }
+
+    /// Encodes into the internal buffer and returns it along with the
+    /// compression state (for `encode_compressed`).
+    pub(crate) fn encode_parts<S: Source>(
+        &mut self,
+        src: &S,
+    ) -> Result<(&[u8], &mut crate::compression::CompressState), EncodeError> {
+        self.out.clear();
+        encode_source(src, &self.options, &mut self.scratch, &mut self.out)?;
+        Ok((&self.out, &mut self.compress))
+    }
+}
+
+/// Encodes `batch` with `options` into a new vector.
+///
+/// # Errors
+/// When the batch exceeds a format limit (see [`EncodeError`]).
+pub fn encode(batch: &ColumnarBatch, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_source(batch, options, &mut EncodeScratch::default(), &mut out)?;
+    Ok(out)
+}
+
+#[inline]
+fn put_u16(out: &mut Vec<u8>, v: u16) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+#[inline]
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+#[inline]
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn patch_u64(out: &mut [u8], pos: usize, v: u64) {
+    if let Some(dst) = out.get_mut(pos..pos + 8) {
+        dst.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+macro_rules! put_le_slice {
+    ($name:ident, $t:ty) => {
+        /// Appends values little-endian.
+        #[inline]
+        fn $name(out: &mut Vec<u8>, vals: &[$t]) {
+            #[cfg(target_endian = "little")]
+            out.extend_from_slice(bytemuck::cast_slice::<$t, u8>(vals));
+            #[cfg(not(target_endian = "little"))]
+            {
+                out.reserve(vals.len() * std::mem::size_of::<$t>());
+                for v in vals {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    };
+}
+
+put_le_slice!(put_i32s, i32);
+put_le_slice!(put_i64s, i64);
+put_le_slice!(put_f32s, f32);
+put_le_slice!(put_f64s, f64);
+put_le_slice!(put_u32s, u32);
+
+/// Appends offsets rebased so the first is 0.
+fn put_rebased_offsets(out: &mut Vec<u8>, offsets: &[u32]) {
+    let base = offsets.first().copied().unwrap_or(0);
+    if base == 0 {
+        put_u32s(out, offsets);
+    } else {
+        out.reserve(offsets.len() * 4);
+        for &o in offsets {
+            out.extend_from_slice(&(o - base).to_le_bytes());
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+pub(crate) const fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn put_validity(out: &mut Vec<u8>, v: BitmapView<'_>) {
+    let bytes = v.as_bytes();
+    let Some((&last, head)) = bytes.split_last() else {
+        return;
+    };
+    out.extend_from_slice(head);
+    out.push(last & bits::last_byte_mask(v.len()));
+}
+
+fn encode_source<S: Source + ?Sized>(
+    src: &S,
+    options: &EncodeOptions,
+    scratch: &mut EncodeScratch,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let start = out.len();
+    let rows = src.num_rows();
+    let rows32 = u32::try_from(rows).map_err(|_| EncodeError::TooManyRows { rows })?;
+    let ncols = src.num_columns();
+    let ncols32 =
+        u32::try_from(ncols).map_err(|_| EncodeError::TooManyColumns { columns: ncols })?;
+
+    out.extend_from_slice(&MAGIC);
+    put_u16(out, VERSION);
+    put_u16(out, if options.checksum { FLAG_CHECKSUM } else { 0 });
+    put_u32(out, rows32);
+    put_u32(out, ncols32);
+
+    // Descriptors, with zero buffer lengths to patch later.
+    scratch.param_pos.clear();
+    for (i, (field, col)) in src.columns().enumerate() {
+        let name_len = u16::try_from(field.name.len()).map_err(|_| EncodeError::NameTooLong {
+            column: i,
+            len: field.name.len(),
+        })?;
+        put_u16(out, name_len);
+        out.extend_from_slice(field.name.as_bytes());
+        let encoding = options.encoding_for(field.data_type, col.null_count());
+        let has_validity = col.null_count() > 0;
+        let mut flags = 0u8;
+        if field.nullable {
+            flags |= COLUMN_NULLABLE;
+        }
+        if has_validity {
+            flags |= COLUMN_HAS_VALIDITY;
+        }
+        out.push(field.data_type.code());
+        out.push(encoding.code());
+        out.push(flags);
+        scratch.param_pos.push(out.len());
+        out.push(0);
+        // null_count <= rows <= u32::MAX.
+        put_u32(out, col.null_count() as u32);
+        let buffers = buffer_names(field.data_type, encoding).len() + usize::from(has_validity);
+        for _ in 0..buffers {
+            put_u64(out, 0);
+        }
+    }
+
+    // Buffers.
+    for (i, (field, col)) in src.columns().enumerate() {
+        let param_pos = scratch.param_pos.get(i).copied().unwrap_or(0);
+        let mut len_pos = param_pos + 1 + 4;
+        let mut mark = out.len();
+        let mut finish = |out: &mut Vec<u8>| {
+            let len = (out.len() - mark) as u64;
+            patch_u64(out, len_pos, len);
+            len_pos += 8;
+            mark = out.len();
+        };
+        if let Some(v) = col.validity() {
+            put_validity(out, v);
+            finish(out);
+        }
+        let encoding = options.encoding_for(field.data_type, col.null_count());
+        match (encoding, col.values()) {
+            (Encoding::DictUtf8, ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v)) => {
+                let width = encode_dict(i, &col, v, scratch)?;
+                if let Some(p) = out.get_mut(param_pos) {
+                    *p = width;
+                }
+                put_u32s(out, scratch.interner.offsets());
+                finish(out);
+                out.extend_from_slice(scratch.interner.data());
+                finish(out);
+                put_indices(out, &scratch.indices, width);
+                finish(out);
+            }
+            (
+                Encoding::DeltaVarintI64,
+                ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v),
+            ) => {
+                out.reserve(v.len() * 2);
+                let mut prev = 0i64;
+                for &x in v {
+                    put_varint(out, zigzag(x.wrapping_sub(prev)));
+                    prev = x;
+                }
+                finish(out);
+            }
+            (_, values) => match values {
+                ColumnValuesView::Bool(v) => {
+                    bits::pack_bools(v, out);
+                    finish(out);
+                }
+                ColumnValuesView::I32(v) | ColumnValuesView::Date32(v) => {
+                    put_i32s(out, v);
+                    finish(out);
+                }
+                ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v) => {
+                    put_i64s(out, v);
+                    finish(out);
+                }
+                ColumnValuesView::F32(v) => {
+                    put_f32s(out, v);
+                    finish(out);
+                }
+                ColumnValuesView::F64(v) => {
+                    put_f64s(out, v);
+                    finish(out);
+                }
+                ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v) => {
+                    check_u32(i, "data", v.value_data().len())?;
+                    put_rebased_offsets(out, v.offsets());
+                    finish(out);
+                    out.extend_from_slice(v.value_data().as_bytes());
+                    finish(out);
+                }
+                ColumnValuesView::Binary(v) => {
+                    check_u32(i, "data", v.value_data().len())?;
+                    put_rebased_offsets(out, v.offsets());
+                    finish(out);
+                    out.extend_from_slice(v.value_data());
+                    finish(out);
+                }
+            },
+        }
+    }
+
+    if options.checksum {
+        let sum = xxhash_rust::xxh3::xxh3_64(out.get(start..).unwrap_or_default());
+        put_u64(out, sum);
+    }
+    Ok(())
+}
+
+fn check_u32(column: usize, what: &'static str, len: usize) -> Result<(), EncodeError> {
+    if u32::try_from(len).is_ok() {
+        Ok(())
+    } else {
+        Err(EncodeError::DataTooLarge { column, what })
+    }
+}
+
+/// Builds the dictionary and per-row indices of a text column into the
+/// scratch space; returns the index width.
+fn encode_dict(
+    column: usize,
+    col: &ColumnView<'_>,
+    values: crate::view::Utf8View<'_>,
+    scratch: &mut EncodeScratch,
+) -> Result<u8, EncodeError> {
+    let full = |_| EncodeError::DataTooLarge {
+        column,
+        what: "dictionary data",
+    };
+    scratch.interner.clear();
+    scratch.indices.clear();
+    scratch.indices.reserve(values.len());
+    match col.validity() {
+        None => {
+            for s in values.iter() {
+                let (idx, _) = scratch.interner.intern(s.as_bytes()).map_err(full)?;
+                scratch.indices.push(idx);
+            }
+        }
+        Some(validity) => {
+            for (row, s) in values.iter().enumerate() {
+                if validity.is_set(row) {
+                    let (idx, _) = scratch.interner.intern(s.as_bytes()).map_err(full)?;
+                    scratch.indices.push(idx);
+                } else {
+                    scratch.indices.push(0);
+                }
+            }
+        }
+    }
+    Ok(dict_index_width(scratch.interner.len()))
+}
+
+fn put_indices(out: &mut Vec<u8>, indices: &[u32], width: u8) {
+    match width {
+        1 => out.extend(indices.iter().map(|&i| i as u8)),
+        2 => {
+            out.reserve(indices.len() * 2);
+            for &i in indices {
+                out.extend_from_slice(&(i as u16).to_le_bytes());
+            }
+        }
+        _ => put_u32s(out, indices),
+    }
+}
