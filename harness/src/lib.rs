@@ -16,7 +16,10 @@
 
 pub mod adapter;
 pub mod compare;
+pub mod ledger;
 pub mod model;
 pub mod provenance;
+pub mod refs;
+pub mod report;
 pub mod stats;
 pub mod suite;

@@ -1,0 +1,299 @@
+//! Command-line interface of `bench-run`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use harness::report::{ExportFormat, OutputFormat};
+use std::path::PathBuf;
+
+const ABOUT: &str = "Run criterion suites, record every result with its provenance in an append-only \
+SQLite ledger, compare runs and gate CI on regressions.";
+
+const EXAMPLES: &str = "\
+Examples:
+  bench-run --suite mathldbt_transport            run a suite, record it, print deltas vs the previous run
+  bench-run --suite mathldbt_transport --quick    a short smoke run
+  bench-run --suite ledger -p harness -- encode   pass a filter (and any criterion flag) after --
+  bench-run list --suite mathldbt_transport       runs of a suite, newest first
+  bench-run show latest --format json             one run with full provenance and results
+  bench-run compare previous latest               before/after table with confidence intervals
+  bench-run gate --base main --explain            exit 1 on a regression against main's latest run
+  bench-run log                                   append the latest run to BENCHMARKS.md
+  bench-run import bmf sizes.json --suite wire    record metrics from another tool
+
+Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
+Exit codes: 0 success / no regression, 1 regression (gate), 2 error or incomparable runs.";
+
+/// Top-level arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bench-run",
+    version,
+    about = ABOUT,
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    /// Ledger path (default: results/ledger.sqlite at the workspace root).
+    #[arg(long, global = true, env = "BENCH_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Running a suite.
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// Bench target to run (a `[[bench]]` of any workspace member).
+    #[arg(long, value_name = "NAME", required = true)]
+    pub suite: Option<String>,
+
+    /// Package of the suite, when several have one of that name.
+    #[arg(short = 'p', long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+
+    /// Baseline for the delta table (default: the previous run of the suite on this machine).
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+
+    /// Short warm-up and measurement (for smoke runs; not for decisions).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Cargo features to enable.
+    #[arg(short = 'F', long, value_delimiter = ',', value_name = "FEATURES")]
+    pub features: Vec<String>,
+
+    /// Enable all cargo features.
+    #[arg(long)]
+    pub all_features: bool,
+
+    /// Disable default cargo features.
+    #[arg(long)]
+    pub no_default_features: bool,
+
+    /// Cargo profile (default: bench).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Run in the workspace containing this directory (default: the current directory).
+    #[arg(short = 'C', long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Also record this environment variable (repeatable).
+    #[arg(long = "record-env", value_name = "NAME")]
+    pub record_env: Vec<String>,
+
+    /// Output format of the delta table.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+
+    /// Arguments passed to criterion (after --).
+    #[arg(last = true, value_name = "CRITERION ARGS")]
+    pub criterion_args: Vec<String>,
+}
+
+/// Multiple-comparison correction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CorrectionArg {
+    /// Holm step-down (controls the family-wise error rate).
+    Holm,
+    /// Benjamini-Hochberg (controls the false discovery rate).
+    Bh,
+    /// No correction.
+    None,
+}
+
+/// Settings of the verdict.
+#[derive(Debug, Args, Clone)]
+pub struct VerdictArgs {
+    /// Smallest change (percent) that can count as a regression or improvement.
+    #[arg(long, value_name = "PCT")]
+    pub threshold: Option<f64>,
+
+    /// Threshold for benchmarks matching a pattern, e.g. `decode_*=10` (repeatable; `*` wildcards).
+    #[arg(long = "threshold-for", value_name = "PATTERN=PCT")]
+    pub threshold_for: Vec<String>,
+
+    /// Benchmarks to ignore (repeatable; `*` wildcards).
+    #[arg(long, value_name = "PATTERN")]
+    pub ignore: Vec<String>,
+
+    /// Significance level after correction.
+    #[arg(long, value_name = "ALPHA")]
+    pub alpha: Option<f64>,
+
+    /// Multiple-comparison correction across the suite.
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub correction: Option<CorrectionArg>,
+
+    /// Print every input of each verdict.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List runs, newest first.
+    List {
+        /// Only this suite.
+        #[arg(long)]
+        suite: Option<String>,
+        /// Only this branch.
+        #[arg(long)]
+        branch: Option<String>,
+        /// At most this many runs.
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Show one run: provenance and every result.
+    Show {
+        /// The run.
+        run: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Compare two runs: before/after table with confidence intervals and verdicts.
+    Compare {
+        /// The baseline run.
+        base: String,
+        /// The run to judge.
+        head: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+        #[command(flatten)]
+        verdict: VerdictArgs,
+    },
+    /// Exit 1 if HEAD regressed against BASE, 2 if they cannot be compared.
+    Gate {
+        /// The baseline run (id, tag, git revision, `previous`).
+        #[arg(long)]
+        base: String,
+        /// The run to judge.
+        #[arg(long, default_value = "latest")]
+        head: String,
+        /// Suite, to narrow `latest`, `previous` and git revisions.
+        #[arg(long)]
+        suite: Option<String>,
+        /// Compare even across machines, toolchains, profiles or features.
+        #[arg(long)]
+        allow_mismatch: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+        #[command(flatten)]
+        verdict: VerdictArgs,
+    },
+    /// Run a suite repeatedly to learn its run-to-run noise on this machine.
+    Calibrate {
+        /// Number of runs.
+        #[arg(long, default_value_t = 5)]
+        runs: u32,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Name a run (the name then works wherever a run is expected).
+    Tag {
+        /// The run.
+        run: String,
+        /// The name.
+        name: String,
+    },
+    /// Attach a note to a run (how a stored result is corrected).
+    Annotate {
+        /// The run.
+        run: String,
+        /// The note.
+        text: String,
+    },
+    /// Append a run's entry to BENCHMARKS.md (never rewrites existing text).
+    Log {
+        /// The run (default: latest).
+        #[arg(default_value = "latest")]
+        run: String,
+        /// The log file (default: BENCHMARKS.md at the workspace root).
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// A note to add to the entry (repeatable).
+        #[arg(long)]
+        note: Vec<String>,
+        /// Baseline for the deltas (default: the previous run of the suite on the same machine).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+        /// Print the entry instead of appending it.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Record results produced by another tool.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+    /// Export a run.
+    Export {
+        /// The run.
+        run: String,
+        /// Export format.
+        #[arg(long, value_enum, default_value = "json")]
+        format: ExportFormat,
+    },
+}
+
+/// Options shared by imports.
+#[derive(Debug, Args, Clone)]
+pub struct ImportArgs {
+    /// Suite name to record the results under.
+    #[arg(long)]
+    pub suite: String,
+    /// Also record this environment variable (repeatable).
+    #[arg(long = "record-env", value_name = "NAME")]
+    pub record_env: Vec<String>,
+}
+
+/// What to import.
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// A criterion output directory (e.g. target/criterion).
+    Criterion {
+        /// The directory.
+        dir: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
+    /// A Bencher Metric Format JSON file.
+    Bmf {
+        /// The file (`-` for standard input).
+        file: PathBuf,
+        /// Direction of a measure, e.g. `ratio=higher` (repeatable).
+        #[arg(long, value_name = "MEASURE=lower|higher")]
+        direction: Vec<String>,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
+    /// A `hyperfine --export-json` file.
+    Hyperfine {
+        /// The file.
+        file: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
+    /// `cargo criterion --message-format=json` output.
+    CargoCriterion {
+        /// The file (`-` for standard input).
+        file: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
+}

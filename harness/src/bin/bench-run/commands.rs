@@ -1,0 +1,822 @@
+//! The subcommands: argument handling and I/O around the library.
+
+use crate::Outcome;
+use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, ImportSource, RunArgs, VerdictArgs};
+use anyhow::{Context, Result, anyhow, bail};
+use harness::compare::{self, CompareConfig, Comparison, Correction};
+use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
+use harness::model::{BuildConfig, Direction, NewRun, RunProvenance, RunSource};
+use harness::refs::{self, RunRef};
+use harness::report::{self, OutputFormat, log};
+use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
+use harness::{adapter, provenance};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+pub async fn dispatch(cli: Cli) -> Result<Outcome> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let db = cli.db.clone();
+    match cli.command {
+        None => run_suite(&cli.run, db.as_deref(), &cwd, RunSource::BenchRun).await,
+        Some(Command::List {
+            suite,
+            branch,
+            limit,
+            format,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let runs = ledger
+                .runs(&RunFilter {
+                    suite,
+                    branch,
+                    limit: Some(limit),
+                    ..RunFilter::default()
+                })
+                .await?;
+            print!("{}", report::runs_list(&runs, format));
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Show { run, format }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            let results = ledger.measurements(run.id).await?;
+            print!("{}", report::run_show(&run, &results, format));
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Compare {
+            base,
+            head,
+            format,
+            verdict,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let head = resolve_run(&ledger, &head, None, &cwd).await?;
+            let base = resolve_run(&ledger, &base, Some(&head.provenance.suite), &cwd).await?;
+            let config = compare_config(&verdict)?;
+            for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
+                eprintln!("warning: runs differ: {mismatch}");
+            }
+            let comparison = compare_runs(&ledger, &base, &head, &config).await?;
+            print_comparison(&comparison, &base, &head, format, verdict.explain);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Gate {
+            base,
+            head,
+            suite,
+            allow_mismatch,
+            format,
+            verdict,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            gate(
+                &ledger,
+                &cwd,
+                &base,
+                &head,
+                suite.as_deref(),
+                allow_mismatch,
+                format,
+                &verdict,
+            )
+            .await
+        }
+        Some(Command::Calibrate { runs, run }) => calibrate(&run, runs, db.as_deref(), &cwd).await,
+        Some(Command::Tag { run, name }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            ledger.tag(run.id, &name).await?;
+            eprintln!("tagged run #{} as {name:?}", run.id);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Annotate { run, text }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            ledger.annotate(run.id, &text).await?;
+            eprintln!("annotated run #{}", run.id);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Log {
+            run,
+            file,
+            note,
+            base,
+            dry_run,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            log_run(&ledger, &cwd, &run, file, note, base.as_deref(), dry_run).await
+        }
+        Some(Command::Import { source }) => import(source, db.as_deref(), &cwd).await,
+        Some(Command::Export { run, format }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            let results = ledger.measurements(run.id).await?;
+            print!("{}", report::export(&run, &results, format));
+            Ok(Outcome::Ok)
+        }
+    }
+}
+
+/// The workspace root above `dir`: the outermost directory whose Cargo.toml declares
+/// `[workspace]`, else the nearest directory with a Cargo.toml, else `dir` itself.
+fn workspace_root(dir: &Path) -> PathBuf {
+    let mut nearest = None;
+    let mut outermost_workspace = None;
+    for ancestor in dir.ancestors() {
+        let manifest = ancestor.join("Cargo.toml");
+        if let Ok(text) = std::fs::read_to_string(&manifest) {
+            nearest.get_or_insert_with(|| ancestor.to_owned());
+            if text.lines().any(|l| l.trim() == "[workspace]") {
+                outermost_workspace = Some(ancestor.to_owned());
+            }
+        }
+    }
+    outermost_workspace
+        .or(nearest)
+        .unwrap_or_else(|| dir.to_owned())
+}
+
+fn ledger_path(db: Option<&Path>, cwd: &Path) -> PathBuf {
+    db.map_or_else(
+        || workspace_root(cwd).join("results").join("ledger.sqlite"),
+        |p| {
+            if p.is_absolute() {
+                p.to_owned()
+            } else {
+                cwd.join(p)
+            }
+        },
+    )
+}
+
+async fn open_ledger(db: Option<&Path>, cwd: &Path) -> Result<Ledger> {
+    let path = ledger_path(db, cwd);
+    Ledger::open(&path).await.map_err(|e| anyhow!(e))
+}
+
+async fn resolve_run(
+    ledger: &Ledger,
+    text: &str,
+    suite: Option<&str>,
+    cwd: &Path,
+) -> Result<StoredRun> {
+    let reference = RunRef::parse(text);
+    let id = refs::resolve(ledger, &reference, suite, Some(cwd)).await?;
+    Ok(ledger.require_run(id).await?)
+}
+
+fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
+    let mut config = CompareConfig::default();
+    if let Some(t) = args.threshold {
+        if !(t.is_finite() && t >= 0.0) {
+            bail!("--threshold must be a non-negative percentage, got {t}");
+        }
+        config.threshold_pct = t;
+    }
+    for spec in &args.threshold_for {
+        let (pattern, pct) = spec
+            .rsplit_once('=')
+            .ok_or_else(|| anyhow!("--threshold-for expects PATTERN=PCT, got {spec:?}"))?;
+        let pct: f64 = pct
+            .trim()
+            .trim_end_matches('%')
+            .parse()
+            .with_context(|| format!("--threshold-for {spec:?}: not a number"))?;
+        config
+            .per_benchmark_threshold
+            .push((pattern.to_owned(), pct));
+    }
+    config.ignore.clone_from(&args.ignore);
+    if let Some(alpha) = args.alpha {
+        if !(alpha > 0.0 && alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, got {alpha}");
+        }
+        config.alpha = alpha;
+    }
+    if let Some(c) = args.correction {
+        config.correction = match c {
+            CorrectionArg::Holm => Correction::Holm,
+            CorrectionArg::Bh => Correction::BenjaminiHochberg,
+            CorrectionArg::None => Correction::None,
+        };
+    }
+    Ok(config)
+}
+
+async fn compare_runs(
+    ledger: &Ledger,
+    base: &StoredRun,
+    head: &StoredRun,
+    config: &CompareConfig,
+) -> Result<Comparison> {
+    let base_results = ledger.measurements(base.id).await?;
+    let head_results = ledger.measurements(head.id).await?;
+    let history = ledger
+        .history(
+            &head.provenance.suite,
+            head.machine_id,
+            head.id,
+            config.max_history + 1,
+        )
+        .await?;
+    Ok(compare::compare(
+        &base_results,
+        &head_results,
+        &history,
+        config,
+    ))
+}
+
+fn print_comparison(
+    c: &Comparison,
+    base: &StoredRun,
+    head: &StoredRun,
+    format: OutputFormat,
+    explain: bool,
+) {
+    match format {
+        OutputFormat::Json => print!("{}", report::comparison_json(c, base, head)),
+        OutputFormat::Markdown => print!("{}", report::comparison_markdown(c, base, head)),
+        OutputFormat::Table => print!("{}", report::comparison_terminal(c, base, head)),
+    }
+    if explain {
+        // Explanations go to stderr with JSON output so stdout stays machine-readable.
+        let text = report::explain(c);
+        if format == OutputFormat::Json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors the gate's command-line flags"
+)]
+async fn gate(
+    ledger: &Ledger,
+    cwd: &Path,
+    base: &str,
+    head: &str,
+    suite: Option<&str>,
+    allow_mismatch: bool,
+    format: OutputFormat,
+    verdict: &VerdictArgs,
+) -> Result<Outcome> {
+    let config = compare_config(verdict)?;
+    let head = resolve_run(ledger, head, suite, cwd).await?;
+    let base = resolve_run(
+        ledger,
+        base,
+        Some(suite.unwrap_or(&head.provenance.suite)),
+        cwd,
+    )
+    .await?;
+    if base.provenance.suite != head.provenance.suite {
+        eprintln!(
+            "gate: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{})",
+            base.provenance.suite, base.id, head.provenance.suite, head.id
+        );
+        return Ok(Outcome::Incomparable);
+    }
+    let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
+    if !mismatches.is_empty() {
+        let verb = if allow_mismatch {
+            "warning"
+        } else {
+            "gate: refusing to compare"
+        };
+        eprintln!(
+            "{verb}: run #{} and run #{} are not comparable:",
+            base.id, head.id
+        );
+        for m in &mismatches {
+            eprintln!("  - {m}");
+        }
+        if !allow_mismatch {
+            eprintln!("(pass --allow-mismatch to compare anyway)");
+            return Ok(Outcome::Incomparable);
+        }
+    }
+    if head.provenance.quick || base.provenance.quick {
+        eprintln!(
+            "warning: a --quick run takes part; its short measurement is meant for smoke tests"
+        );
+    }
+    let comparison = compare_runs(ledger, &base, &head, &config).await?;
+    print_comparison(&comparison, &base, &head, format, verdict.explain);
+    let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
+    match compare::gate(&comparison, &mismatches, allow_mismatch) {
+        compare::GateOutcome::Pass => {
+            eprintln!("gate: pass ({verdict_line}): no regression");
+            Ok(Outcome::Ok)
+        }
+        compare::GateOutcome::Regression => {
+            let names: Vec<&str> = comparison
+                .regressions()
+                .map(|r| r.benchmark.as_str())
+                .collect();
+            eprintln!(
+                "gate: FAIL ({verdict_line}): {} regression(s): {}",
+                names.len(),
+                names.join(", ")
+            );
+            Ok(Outcome::Regression)
+        }
+        compare::GateOutcome::Unusable => {
+            let unusable: Vec<&str> = comparison
+                .unusable()
+                .map(|r| r.benchmark.as_str())
+                .collect();
+            if unusable.is_empty() {
+                eprintln!(
+                    "gate: no benchmark of {verdict_line} can be compared (nothing in common)"
+                );
+            } else {
+                eprintln!(
+                    "gate: unusable input ({verdict_line}): {}",
+                    unusable.join(", ")
+                );
+            }
+            Ok(Outcome::Incomparable)
+        }
+    }
+}
+
+/// Runs a suite once and records it; returns the new run id.
+async fn measure_and_record(
+    args: &RunArgs,
+    ledger: &Ledger,
+    cwd: &Path,
+    source: RunSource,
+    prebuilt: &mut Option<PathBuf>,
+) -> Result<(RunId, Workspace)> {
+    let name = args
+        .suite
+        .as_deref()
+        .ok_or_else(|| anyhow!("--suite is required"))?;
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let workspace = Workspace::discover(&start_dir)?;
+    let target = workspace.find(name, args.package.as_deref())?.clone();
+    let build = BuildOptions {
+        features: args.features.clone(),
+        all_features: args.all_features,
+        no_default_features: args.no_default_features,
+        profile: args.profile.clone(),
+    };
+
+    let exe = match prebuilt {
+        Some(exe) => exe.clone(),
+        None => {
+            eprintln!(
+                "bench-run: building {} (package {})",
+                target.name, target.package
+            );
+            let exe = suite::build(&target, &build, &workspace.root)?;
+            *prebuilt = Some(exe.clone());
+            exe
+        }
+    };
+
+    let mut criterion_args = if args.quick {
+        suite::quick_args(&args.criterion_args)
+    } else {
+        Vec::new()
+    };
+    criterion_args.extend(args.criterion_args.iter().cloned());
+    // Criterion's plots would land in the scratch directory and be thrown away: skip them.
+    if !criterion_args.iter().any(|a| a == "--noplot" || a == "-n") {
+        criterion_args.push("--noplot".to_owned());
+    }
+
+    let scratch_parent = workspace.target_dir.join("bench-run");
+    std::fs::create_dir_all(&scratch_parent)
+        .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
+    let criterion_home = tempfile::Builder::new()
+        .prefix("criterion-")
+        .tempdir_in(&scratch_parent)
+        .context("cannot create a scratch directory for criterion's output")?;
+
+    let listed = suite::list_benchmarks(&exe, &target, &criterion_args, criterion_home.path())?;
+    if listed.is_empty() {
+        bail!(
+            "suite {} selects no benchmarks{}",
+            target.name,
+            if args.criterion_args.is_empty() {
+                String::new()
+            } else {
+                format!(" with arguments {:?}", args.criterion_args)
+            }
+        );
+    }
+    let mut tracker = ProgressTracker::new(listed);
+    let progress = progress_bar(tracker.total());
+    let output = suite::run_bench(
+        &exe,
+        &target,
+        &criterion_args,
+        criterion_home.path(),
+        &mut tracker,
+        |n, total, id| {
+            if progress.is_hidden() {
+                eprintln!("[{n}/{total}] {id}");
+            } else {
+                progress.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
+                progress.set_message(id.to_owned());
+            }
+        },
+    );
+    progress.finish_and_clear();
+    let output = output?;
+
+    let measurements = adapter::criterion::read_dir(criterion_home.path()).with_context(|| {
+        format!("cannot read criterion's output of suite {} (is it a criterion bench with `harness = false`?)", target.name)
+    })?;
+
+    let mut command: Vec<String> = std::env::args().collect();
+    if let Some(first) = command.first_mut() {
+        *first = "bench-run".to_owned();
+    }
+    let provenance = RunProvenance {
+        suite: target.name.clone(),
+        package: Some(target.package.clone()),
+        command,
+        cargo_command: Some(suite::cargo_bench_command(&target, &build, &criterion_args)),
+        cwd: cwd.display().to_string(),
+        machine: provenance::machine(),
+        toolchain: match provenance::toolchain(&workspace.root) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("warning: toolchain not recorded: {e}");
+                None
+            }
+        },
+        build: BuildConfig {
+            profile: build.profile_name(),
+            features: sorted(&args.features),
+            feature_flags: feature_flags(args.all_features, args.no_default_features),
+            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
+        },
+        env: provenance::environment(&args.record_env),
+        git: git_info(&workspace.root),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: args.quick,
+        duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
+    };
+    let count = measurements.len();
+    let id = ledger
+        .record_run(&NewRun {
+            source,
+            provenance,
+            measurements,
+        })
+        .await
+        .with_context(|| format!("cannot record the run in {}", ledger.path().display()))?;
+    eprintln!(
+        "bench-run: recorded run #{id} ({count} results, {:.1} s) in {}",
+        output.elapsed.as_secs_f64(),
+        ledger.path().display()
+    );
+    Ok((id, workspace))
+}
+
+fn progress_bar(total: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(u64::try_from(total).unwrap_or(0));
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+    ) {
+        bar.set_style(style);
+    }
+    if std::io::stderr().is_terminal() {
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    } else {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+fn sorted(values: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = values
+        .iter()
+        .flat_map(|f| f.split([',', ' ']))
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn feature_flags(all: bool, no_default: bool) -> Vec<String> {
+    let mut flags = Vec::new();
+    if all {
+        flags.push("--all-features".to_owned());
+    }
+    if no_default {
+        flags.push("--no-default-features".to_owned());
+    }
+    flags
+}
+
+fn git_info(dir: &Path) -> harness::model::GitInfo {
+    provenance::git(dir).unwrap_or_else(|e| {
+        eprintln!("warning: git state not recorded: {e}");
+        harness::model::GitInfo::default()
+    })
+}
+
+async fn run_suite(
+    args: &RunArgs,
+    db: Option<&Path>,
+    cwd: &Path,
+    source: RunSource,
+) -> Result<Outcome> {
+    // Open the ledger first: an unwritable path or a newer schema should fail before minutes
+    // of benchmarking, not after.
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let ledger = open_ledger(db, &start_dir).await?;
+    let config = compare_config(&args.verdict)?;
+    let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
+    let head = ledger.require_run(id).await?;
+    let base = match &args.base {
+        Some(reference) => {
+            Some(resolve_run(&ledger, reference, Some(&head.provenance.suite), &start_dir).await?)
+        }
+        None => match ledger.previous_run(id).await? {
+            Some(prev) => Some(ledger.require_run(prev).await?),
+            None => None,
+        },
+    };
+    match base {
+        Some(base) => {
+            for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
+                eprintln!("warning: baseline differs: {mismatch}");
+            }
+            let comparison = compare_runs(&ledger, &base, &head, &config).await?;
+            print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
+        }
+        None => {
+            let results = ledger.measurements(id).await?;
+            eprintln!(
+                "bench-run: no baseline yet (first run of {} on this machine)",
+                head.provenance.suite
+            );
+            print!("{}", report::run_show(&head, &results, args.format));
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+async fn calibrate(args: &RunArgs, runs: u32, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+    if runs < 2 {
+        bail!("--runs must be at least 2 to measure run-to-run noise");
+    }
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let ledger = open_ledger(db, &start_dir).await?;
+    let config = compare_config(&args.verdict)?;
+    let mut exe = None;
+    let mut last = None;
+    for i in 1..=runs {
+        eprintln!("bench-run: calibration run {i} of {runs}");
+        let (id, _) =
+            measure_and_record(args, &ledger, cwd, RunSource::Calibration, &mut exe).await?;
+        last = Some(id);
+    }
+    let head = ledger
+        .require_run(last.ok_or_else(|| anyhow!("no calibration run"))?)
+        .await?;
+    // The noise floor of the next run: history up to and including the last calibration run.
+    let history = ledger
+        .history(
+            &head.provenance.suite,
+            head.machine_id,
+            head.id + 1,
+            config.max_history + 1,
+        )
+        .await?;
+    let mut table = report::table::Table::new(&[
+        ("benchmark", report::table::Align::Left),
+        ("metric", report::table::Align::Left),
+        ("runs", report::table::Align::Right),
+        ("noise floor", report::table::Align::Right),
+        ("source", report::table::Align::Left),
+    ]);
+    for (key, values) in &history {
+        let floor = compare::noise_floor(values, &config);
+        table.push(vec![
+            key.benchmark.clone(),
+            key.metric.clone(),
+            values.len().to_string(),
+            format!("{:.2}%", floor.pct),
+            report::noise_source(&floor.source),
+        ]);
+    }
+    println!(
+        "Run-to-run noise of suite {} on this machine:\n",
+        head.provenance.suite
+    );
+    print!("{}", table.to_terminal());
+    Ok(Outcome::Ok)
+}
+
+async fn log_run(
+    ledger: &Ledger,
+    cwd: &Path,
+    run: &str,
+    file: Option<PathBuf>,
+    notes: Vec<String>,
+    base: Option<&str>,
+    dry_run: bool,
+) -> Result<Outcome> {
+    let run = resolve_run(ledger, run, None, cwd).await?;
+    let results = ledger.measurements(run.id).await?;
+    let base = match base {
+        Some(reference) => {
+            Some(resolve_run(ledger, reference, Some(&run.provenance.suite), cwd).await?)
+        }
+        None => match ledger.previous_run(run.id).await? {
+            Some(prev) => Some(ledger.require_run(prev).await?),
+            None => None,
+        },
+    };
+    let mut deltas = BTreeMap::new();
+    if let Some(base) = &base {
+        let comparison = compare_runs(ledger, base, &run, &CompareConfig::default()).await?;
+        for row in &comparison.rows {
+            if let Some(change) = &row.change {
+                deltas.insert(
+                    (row.benchmark.clone(), row.metric.clone()),
+                    log::Delta {
+                        change_pct: change.point_pct,
+                        verdict: row.verdict.to_string(),
+                    },
+                );
+            }
+        }
+    }
+    let text = log::render(&log::Entry {
+        run: &run,
+        results: &results,
+        baseline: base.as_ref(),
+        deltas,
+        notes,
+    });
+    if dry_run {
+        print!("{text}");
+        return Ok(Outcome::Ok);
+    }
+    let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
+    log::append(&path, &text).with_context(|| format!("cannot append to {}", path.display()))?;
+    eprintln!("bench-run: appended run #{} to {}", run.id, path.display());
+    Ok(Outcome::Ok)
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>> {
+    const MAX_INPUT: u64 = 512 << 20;
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_INPUT)
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        return Ok(bytes);
+    }
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    if size > MAX_INPUT {
+        bail!(
+            "{} is {size} bytes; refusing inputs over {MAX_INPUT} bytes",
+            path.display()
+        );
+    }
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn parse_directions(specs: &[String]) -> Result<BTreeMap<String, Direction>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let (measure, dir) = spec
+                .rsplit_once('=')
+                .ok_or_else(|| anyhow!("--direction expects MEASURE=lower|higher, got {spec:?}"))?;
+            let direction = match dir.trim() {
+                "lower" | "lower_is_better" => Direction::LowerIsBetter,
+                "higher" | "higher_is_better" => Direction::HigherIsBetter,
+                other => bail!("--direction {spec:?}: expected lower or higher, got {other:?}"),
+            };
+            Ok((measure.trim().to_owned(), direction))
+        })
+        .collect()
+}
+
+async fn import(source: ImportSource, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+    let (kind, args, measurements) = match &source {
+        ImportSource::Criterion { dir, args } => (
+            RunSource::ImportCriterion,
+            args,
+            adapter::criterion::read_dir(dir)
+                .with_context(|| format!("cannot import {}", dir.display()))?,
+        ),
+        ImportSource::Bmf {
+            file,
+            direction,
+            args,
+        } => {
+            let directions = parse_directions(direction)?;
+            let bytes = read_input(file)?;
+            (
+                RunSource::ImportBmf,
+                args,
+                adapter::bmf::parse(&bytes, &directions)
+                    .with_context(|| format!("cannot import {}", file.display()))?,
+            )
+        }
+        ImportSource::Hyperfine { file, args } => {
+            let bytes = read_input(file)?;
+            (
+                RunSource::ImportHyperfine,
+                args,
+                adapter::hyperfine::parse(&bytes)
+                    .with_context(|| format!("cannot import {}", file.display()))?,
+            )
+        }
+        ImportSource::CargoCriterion { file, args } => {
+            let bytes = read_input(file)?;
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("{} is not UTF-8", file.display()))?;
+            (
+                RunSource::ImportCargoCriterion,
+                args,
+                adapter::cargo_criterion::parse_messages(&text)
+                    .with_context(|| format!("cannot import {}", file.display()))?,
+            )
+        }
+    };
+    let ledger = open_ledger(db, cwd).await?;
+    let id = record_import(&ledger, cwd, kind, args, measurements).await?;
+    println!("{id}");
+    Ok(Outcome::Ok)
+}
+
+async fn record_import(
+    ledger: &Ledger,
+    cwd: &Path,
+    source: RunSource,
+    args: &ImportArgs,
+    measurements: Vec<harness::model::Measurement>,
+) -> Result<RunId> {
+    if args.suite.trim().is_empty() {
+        bail!("--suite must not be empty");
+    }
+    let root = workspace_root(cwd);
+    let mut command: Vec<String> = std::env::args().collect();
+    if let Some(first) = command.first_mut() {
+        *first = "bench-run".to_owned();
+    }
+    let provenance = RunProvenance {
+        suite: args.suite.clone(),
+        package: None,
+        command,
+        cargo_command: None,
+        cwd: cwd.display().to_string(),
+        machine: provenance::machine(),
+        toolchain: provenance::toolchain(&root).ok(),
+        build: BuildConfig {
+            profile: "unknown".to_owned(),
+            ..BuildConfig::default()
+        },
+        env: provenance::environment(&args.record_env),
+        git: git_info(&root),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: false,
+        duration_ms: None,
+    };
+    let count = measurements.len();
+    let id = ledger
+        .record_run(&NewRun {
+            source,
+            provenance,
+            measurements,
+        })
+        .await
+        .with_context(|| format!("cannot record the import in {}", ledger.path().display()))?;
+    eprintln!(
+        "bench-run: recorded run #{id} ({count} results) in {}",
+        ledger.path().display()
+    );
+    Ok(id)
+}

@@ -1,0 +1,44 @@
+//! `bench-run`: a thin command-line layer over the `harness` library.
+//!
+//! Exit codes: 0 success (no regression), 1 regression found by `gate`, 2 any error,
+//! unusable input or incomparable runs.
+
+mod cli;
+mod commands;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// What a command concluded, beyond success or error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done; nothing to report through the exit code.
+    Ok,
+    /// `gate` found a regression.
+    Regression,
+    /// The runs cannot be compared (machine, toolchain, profile or features differ).
+    Incomparable,
+}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(commands::dispatch(cli)) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Regression) => ExitCode::from(1),
+        Ok(Outcome::Incomparable) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

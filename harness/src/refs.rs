@@ -1,0 +1,137 @@
+//! Run references: how a user names a run on the command line or in a URL.
+//!
+//! A reference is, in order of precedence:
+//!
+//! | form | meaning |
+//! |---|---|
+//! | `42` | run id 42 |
+//! | `latest` | the newest run (of the suite in context, if any) |
+//! | `previous` | the run before `latest` of the same suite on the same machine |
+//! | a tag | the run the tag names (`bench-run tag RUN NAME`) |
+//! | a git revision | the newest run at that commit: `main`, `HEAD~1`, `v1.2`, a hash or prefix |
+//!
+//! Git revisions are resolved in the repository of the working directory; a hash prefix is
+//! also matched against the ledger directly, so a ledger can be queried outside its repository.
+
+use crate::ledger::{Ledger, LedgerError, RunId};
+use std::path::Path;
+
+/// A parsed run reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunRef {
+    /// A run id.
+    Id(RunId),
+    /// The newest run.
+    Latest,
+    /// The run before the newest, same suite and machine.
+    Previous,
+    /// A tag or a git revision.
+    Name(String),
+}
+
+impl RunRef {
+    /// Parses a reference; never fails (unknown names fail at resolution).
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
+        let text = text.trim();
+        match text {
+            "latest" => Self::Latest,
+            "previous" => Self::Previous,
+            _ => text
+                .parse::<RunId>()
+                .map_or_else(|_| Self::Name(text.to_owned()), Self::Id),
+        }
+    }
+}
+
+impl std::fmt::Display for RunRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Id(id) => write!(f, "{id}"),
+            Self::Latest => f.write_str("latest"),
+            Self::Previous => f.write_str("previous"),
+            Self::Name(name) => f.write_str(name),
+        }
+    }
+}
+
+/// Errors raised while resolving a reference.
+#[derive(Debug, thiserror::Error)]
+pub enum RefError {
+    /// Nothing matched.
+    #[error("no run matches {reference:?}{}", suite.as_ref().map(|s| format!(" in suite {s}")).unwrap_or_default())]
+    NotFound {
+        /// The reference as given.
+        reference: String,
+        /// The suite in context.
+        suite: Option<String>,
+    },
+    /// The ledger failed.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
+
+/// Resolves `reference` to a run id. `suite` narrows `latest`, `previous` and git revisions;
+/// `git_dir` is where git revisions are looked up (`None` skips git).
+///
+/// # Errors
+/// [`RefError::NotFound`] when nothing matches.
+pub async fn resolve(
+    ledger: &Ledger,
+    reference: &RunRef,
+    suite: Option<&str>,
+    git_dir: Option<&Path>,
+) -> Result<RunId, RefError> {
+    let not_found = || RefError::NotFound {
+        reference: reference.to_string(),
+        suite: suite.map(str::to_owned),
+    };
+    let found = match reference {
+        RunRef::Id(id) => ledger.run(*id).await?.map(|r| r.id),
+        RunRef::Latest => ledger.latest_run(suite).await?,
+        RunRef::Previous => match ledger.latest_run(suite).await? {
+            Some(latest) => ledger.previous_run(latest).await?,
+            None => None,
+        },
+        RunRef::Name(name) => resolve_name(ledger, name, suite, git_dir).await?,
+    };
+    found.ok_or_else(not_found)
+}
+
+async fn resolve_name(
+    ledger: &Ledger,
+    name: &str,
+    suite: Option<&str>,
+    git_dir: Option<&Path>,
+) -> Result<Option<RunId>, LedgerError> {
+    if let Some(run) = ledger.run_by_tag(name).await? {
+        return Ok(Some(run));
+    }
+    if let Some(commit) = git_dir.and_then(|dir| crate::provenance::resolve_git_ref(dir, name))
+        && let Some(run) = ledger.run_at_commit(&commit, suite).await?
+    {
+        return Ok(Some(run));
+    }
+    let is_hash_prefix = name.len() >= 4 && name.chars().all(|c| c.is_ascii_hexdigit());
+    if is_hash_prefix {
+        return ledger
+            .run_at_commit(&name.to_ascii_lowercase(), suite)
+            .await;
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        assert_eq!(RunRef::parse("42"), RunRef::Id(42));
+        assert_eq!(RunRef::parse(" latest "), RunRef::Latest);
+        assert_eq!(RunRef::parse("previous"), RunRef::Previous);
+        assert_eq!(RunRef::parse("main"), RunRef::Name("main".into()));
+        assert_eq!(RunRef::parse("HEAD~1"), RunRef::Name("HEAD~1".into()));
+        assert_eq!(RunRef::parse("-1"), RunRef::Id(-1));
+    }
+}

@@ -1,0 +1,268 @@
+//! Comparisons rendered for terminals, pull requests (markdown) and scripts (JSON).
+
+use super::format;
+use super::table::{Align, Table, escape_markdown_cell};
+use super::{machine_line, short_commit, toolchain_line};
+use crate::compare::{Comparison, NoiseSource, Row, Verdict};
+use crate::ledger::StoredRun;
+use crate::model::Direction;
+use serde_json::{Value, json};
+
+fn change_cell(row: &Row) -> String {
+    row.change
+        .map(|c| format::pct(c.point_pct))
+        .unwrap_or_else(|| "—".to_owned())
+}
+
+fn ci_cell(row: &Row) -> String {
+    match row.change {
+        Some(c) => match (c.lower_pct, c.upper_pct) {
+            (Some(l), Some(u)) => format!("[{}, {}]", format::pct(l), format::pct(u)),
+            _ => String::new(),
+        },
+        None => String::new(),
+    }
+}
+
+fn value_cell(value: Option<f64>, unit: &str) -> String {
+    value
+        .map(|v| format::value(v, unit))
+        .unwrap_or_else(|| "—".to_owned())
+}
+
+fn p_cell(row: &Row) -> String {
+    row.p_adjusted
+        .or(row.p_value)
+        .map(|p| {
+            if p < 1e-4 {
+                "<0.0001".to_owned()
+            } else {
+                format!("{p:.4}")
+            }
+        })
+        .unwrap_or_default()
+}
+
+fn noise_cell(row: &Row) -> String {
+    match row.noise_floor.source {
+        NoiseSource::History { .. } => format!("{:.2}%", row.noise_floor.pct),
+        NoiseSource::Default { .. } => format!("{:.2}%*", row.noise_floor.pct),
+    }
+}
+
+fn verdict_cell(row: &Row, markdown: bool) -> String {
+    let name = row.verdict.name();
+    match (row.verdict, markdown) {
+        (Verdict::Regression, true) => format!("**{name}** ❌"),
+        (Verdict::Improvement, true) => format!("**{name}** ✅"),
+        (Verdict::Regression, false) => name.to_uppercase(),
+        _ => name.to_owned(),
+    }
+}
+
+fn label(row: &Row) -> String {
+    let arrow = if row.direction == Direction::HigherIsBetter {
+        " ↑"
+    } else {
+        ""
+    };
+    if row.metric == crate::model::metric::TIME {
+        row.benchmark.clone()
+    } else {
+        format!("{} [{}{arrow}]", row.benchmark, row.metric)
+    }
+}
+
+fn table(c: &Comparison, markdown: bool) -> Table {
+    let mut table = Table::new(&[
+        ("benchmark", Align::Left),
+        ("before", Align::Right),
+        ("after", Align::Right),
+        ("change", Align::Right),
+        ("95% CI", Align::Right),
+        ("noise", Align::Right),
+        ("p", Align::Right),
+        ("verdict", Align::Left),
+    ]);
+    for row in &c.rows {
+        table.push(vec![
+            label(row),
+            value_cell(row.before, &row.unit),
+            value_cell(row.after, &row.unit),
+            if markdown && matches!(row.verdict, Verdict::Regression | Verdict::Improvement) {
+                format!("**{}**", change_cell(row))
+            } else {
+                change_cell(row)
+            },
+            ci_cell(row),
+            noise_cell(row),
+            p_cell(row),
+            verdict_cell(row, markdown),
+        ]);
+    }
+    if let Some(g) = &c.geomean {
+        let ci = match (g.lower_pct, g.upper_pct) {
+            (Some(l), Some(u)) => format!("[{}, {}]", format::pct(l), format::pct(u)),
+            _ => String::new(),
+        };
+        table.push(vec![
+            format!("geomean ({} rows; + is worse)", g.n_rows),
+            String::new(),
+            String::new(),
+            format::pct(g.change_pct),
+            ci,
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    table
+}
+
+fn summary(c: &Comparison) -> String {
+    let n = &c.counts;
+    let mut parts = vec![
+        format!("{} regression(s)", n.regressions),
+        format!("{} improvement(s)", n.improvements),
+        format!("{} unchanged", n.unchanged),
+    ];
+    for (count, what) in [
+        (n.new, "new"),
+        (n.missing, "missing"),
+        (n.ignored, "ignored"),
+    ] {
+        if count > 0 {
+            parts.push(format!("{count} {what}"));
+        }
+    }
+    parts.join(", ")
+}
+
+fn run_label(run: &StoredRun) -> String {
+    let commit = short_commit(
+        run.provenance.git.commit.as_deref(),
+        run.provenance.git.dirty,
+    );
+    if commit.is_empty() {
+        format!("run #{}", run.id)
+    } else {
+        format!("run #{} ({commit})", run.id)
+    }
+}
+
+/// The comparison as an aligned terminal table with a summary.
+#[must_use]
+pub fn comparison_terminal(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
+    let mut out = format!(
+        "{}: {} (before) -> {} (after)\n\n",
+        head.provenance.suite,
+        run_label(base),
+        run_label(head)
+    );
+    out.push_str(&table(c, false).to_terminal());
+    out.push_str(&format!(
+        "\n{}. p: {}-corrected Mann-Whitney U over {} rows; noise: floor learned from history (* = default, too little history).\n",
+        summary(c),
+        c.correction.name(),
+        c.family_size
+    ));
+    out
+}
+
+/// The comparison as markdown fit for a CI job summary or a pull-request comment.
+#[must_use]
+pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
+    let status = if c.counts.regressions > 0 {
+        "❌ regression"
+    } else {
+        "✅ no regression"
+    };
+    let mut out = format!(
+        "### `{}`: {status}\n\n**Before:** {} · **After:** {} · **Machine:** {} · **Toolchain:** {}\n\n",
+        escape_markdown_cell(&head.provenance.suite),
+        run_label(base),
+        run_label(head),
+        escape_markdown_cell(&machine_line(&head.provenance)),
+        escape_markdown_cell(&toolchain_line(&head.provenance)),
+    );
+    out.push_str(&table(c, true).to_markdown());
+    out.push_str(&format!(
+        "\n{}. Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
+         Mann-Whitney U; a regression must be significant and exceed both the threshold and the \
+         benchmark's noise floor (\\* = default floor, too little history).\n",
+        summary(c),
+        c.correction.name()
+    ));
+    out
+}
+
+/// The comparison as JSON (stable contract).
+#[must_use]
+pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
+    let rows: Vec<Value> = c
+        .rows
+        .iter()
+        .map(|r| {
+            json!({
+                "benchmark": r.benchmark,
+                "metric": r.metric,
+                "unit": r.unit,
+                "direction": r.direction,
+                "before": r.before,
+                "after": r.after,
+                "change_pct": r.change.map(|c| c.point_pct),
+                "change_lower_pct": r.change.and_then(|c| c.lower_pct),
+                "change_upper_pct": r.change.and_then(|c| c.upper_pct),
+                "p_value": r.p_value,
+                "p_adjusted": r.p_adjusted,
+                "significant": r.significant,
+                "noise_floor_pct": r.noise_floor.pct,
+                "noise_floor_source": r.noise_floor.source,
+                "threshold_pct": r.threshold_pct,
+                "verdict": r.verdict,
+                "evidence": r.evidence,
+                "reasons": r.reasons,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "base": {"id": base.id, "git_commit": base.provenance.git.commit, "created_at": base.created_at},
+        "head": {"id": head.id, "git_commit": head.provenance.git.commit, "created_at": head.created_at},
+        "suite": head.provenance.suite,
+        "rows": rows,
+        "geomean": c.geomean,
+        "counts": c.counts,
+        "correction": c.correction.name(),
+        "family_size": c.family_size,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "null".to_owned());
+    text.push('\n');
+    text
+}
+
+/// Every input of every verdict, one block per row.
+#[must_use]
+pub fn explain(c: &Comparison) -> String {
+    let mut out = String::from("\nExplanation of each verdict:\n");
+    for row in &c.rows {
+        out.push_str(&format!(
+            "\n{} [{}]: {}\n",
+            row.benchmark, row.metric, row.verdict
+        ));
+        for reason in &row.reasons {
+            out.push_str(&format!("  - {reason}\n"));
+        }
+    }
+    out
+}
+
+/// Where a noise floor came from, in words.
+#[must_use]
+pub fn noise_source(source: &NoiseSource) -> String {
+    match source {
+        NoiseSource::History { n_deltas } => format!("history ({n_deltas} run-to-run changes)"),
+        NoiseSource::Default { n_deltas } => {
+            format!("default (only {n_deltas} run-to-run changes in history)")
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! `bench-run log`: a run's entry for the append-only BENCHMARKS.md, in the layout of the
+//! hand-kept log it replaces (date, machine, toolchain, commands, profile, notes, results with
+//! deltas against the baseline).
+//!
+//! Appending is the only write: [`append`] opens the file in append mode and never reads,
+//! truncates or rewrites what is there.
+
+use super::format;
+use super::table::{Align, Table};
+use super::{machine_line, shell_join, short_commit, toolchain_line};
+use crate::ledger::StoredRun;
+use crate::model::{Direction, Measurement};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// The change of one result against the baseline, as the log shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    /// Change of the headline estimate in percent (positive: larger).
+    pub change_pct: f64,
+    /// The verdict word (`regression`, `improvement`, `unchanged`, ...).
+    pub verdict: String,
+}
+
+/// Everything one log entry shows.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    /// The run.
+    pub run: &'a StoredRun,
+    /// Its results.
+    pub results: &'a [Measurement],
+    /// The baseline run, if any.
+    pub baseline: Option<&'a StoredRun>,
+    /// Deltas by (benchmark, metric).
+    pub deltas: BTreeMap<(String, String), Delta>,
+    /// Extra notes given on the command line.
+    pub notes: Vec<String>,
+}
+
+/// Renders the entry as markdown, starting with a `---` separator.
+#[must_use]
+pub fn render(entry: &Entry<'_>) -> String {
+    let run = entry.run;
+    let p = &run.provenance;
+    let date = run.created_at.get(..10).unwrap_or(&run.created_at);
+    let mut out = String::new();
+    out.push_str("\n---\n\n");
+    out.push_str(&format!(
+        "## {date} — `{}` (bench-run run #{}, {})\n\n",
+        p.suite,
+        run.id,
+        run.source.name()
+    ));
+    out.push_str(&format!(
+        "Date (UTC): {}\n\n",
+        run.created_at
+            .split('.')
+            .next()
+            .unwrap_or(&run.created_at)
+            .to_owned()
+            + "Z"
+    ));
+    out.push_str("Machine:\n\n");
+    out.push_str(&format!("- CPU: {}\n", machine_line(p)));
+    out.push_str(&format!(
+        "- OS: {}, Linux {} {}\n",
+        p.machine.os, p.machine.kernel, p.machine.arch
+    ));
+    out.push_str(&format!(
+        "- CPU governor / turbo: {} / {}\n",
+        p.cpu_governor.as_deref().unwrap_or("unknown"),
+        p.turbo.as_deref().unwrap_or("unknown")
+    ));
+    out.push_str(&format!("- Fingerprint: `{}`\n", p.machine.fingerprint));
+    out.push_str(&format!("- Rust: {}\n\n", toolchain_line(p)));
+    out.push_str("Command(s):\n\n");
+    out.push_str(&format!("- `{}`\n", shell_join(&p.command)));
+    if let Some(cargo) = &p.cargo_command {
+        out.push_str(&format!(
+            "- `{}` (equivalent cargo command)\n",
+            shell_join(cargo)
+        ));
+    }
+    out.push_str("\nProfile:\n\n");
+    out.push_str(&format!(
+        "- {} (cargo bench; criterion){}{}{}\n\n",
+        p.build.profile,
+        if p.build.features.is_empty() {
+            String::new()
+        } else {
+            format!(", features `{}`", p.build.features.join(","))
+        },
+        p.build
+            .rustflags
+            .as_ref()
+            .map(|f| format!(", RUSTFLAGS=`{f}`"))
+            .unwrap_or_default(),
+        if p.quick { ", --quick (smoke run)" } else { "" }
+    ));
+    out.push_str("Notes:\n\n");
+    out.push_str(&format!(
+        "- Git: {}\n",
+        match &p.git.commit {
+            Some(c) => format!(
+                "`{}` on `{}`{}",
+                short_commit(Some(c), p.git.dirty),
+                p.git.branch.as_deref().unwrap_or("detached HEAD"),
+                p.git
+                    .summary
+                    .as_ref()
+                    .map(|s| format!(" — {}", s.replace('`', "'")))
+                    .unwrap_or_default()
+            ),
+            None => "not a git repository".to_owned(),
+        }
+    ));
+    out.push_str(&match entry.baseline {
+        Some(base) => format!(
+            "- Baseline for deltas: run #{} ({}, commit `{}`).\n",
+            base.id,
+            base.created_at,
+            short_commit(
+                base.provenance.git.commit.as_deref(),
+                base.provenance.git.dirty
+            )
+        ),
+        None => "- No baseline: first run of this suite on this machine.\n".to_owned(),
+    });
+    for a in &run.annotations {
+        out.push_str(&format!("- Annotation ({}): {}\n", a.created_at, a.text));
+    }
+    for note in &entry.notes {
+        out.push_str(&format!("- {note}\n"));
+    }
+    out.push_str(&format!(
+        "- Recorded in the ledger as run #{}; `bench-run show {}` has every estimate and raw sample.\n\n",
+        run.id, run.id
+    ));
+    out.push_str("Results (median with 95% CI; lower is better unless marked ↑):\n\n");
+    let mut table = Table::new(&[
+        ("Benchmark", Align::Left),
+        ("Median", Align::Right),
+        ("95% CI", Align::Right),
+        ("Throughput", Align::Right),
+        ("Delta vs baseline", Align::Right),
+        ("Verdict", Align::Left),
+    ]);
+    for m in entry.results {
+        let key = (m.benchmark.full.clone(), m.metric.clone());
+        let delta = entry.deltas.get(&key);
+        let name = if m.metric == crate::model::metric::TIME {
+            format!("`{}`", m.benchmark.full)
+        } else {
+            format!(
+                "`{}` ({}{})",
+                m.benchmark.full,
+                m.metric,
+                if m.direction == Direction::HigherIsBetter {
+                    " ↑"
+                } else {
+                    ""
+                }
+            )
+        };
+        let ci = match (m.estimate.lower, m.estimate.upper) {
+            (Some(l), Some(u)) => format!(
+                "[{}, {}]",
+                format::value(l, &m.unit),
+                format::value(u, &m.unit)
+            ),
+            _ => String::new(),
+        };
+        table.push(vec![
+            name,
+            format::value(m.estimate.point, &m.unit),
+            ci,
+            format::throughput(m).unwrap_or_default(),
+            delta
+                .map(|d| format::pct(d.change_pct))
+                .unwrap_or_else(|| "—".to_owned()),
+            delta.map(|d| d.verdict.clone()).unwrap_or_default(),
+        ]);
+    }
+    out.push_str(&table.to_markdown());
+    out
+}
+
+/// Header written when the log file does not exist yet.
+pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run id, exact\n  command(s), machine, toolchain and git commit.\n- Any performance claim in this repository cites one of these entries.\n";
+
+/// Appends `text` to the log at `path`, creating it with a header if missing. Existing bytes
+/// are never rewritten.
+///
+/// # Errors
+/// When the file cannot be opened or written.
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let exists = path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if !exists {
+        file.write_all(NEW_LOG_HEADER.as_bytes())?;
+    }
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}

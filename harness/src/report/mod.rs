@@ -1,0 +1,516 @@
+//! Reports: runs, results and comparisons rendered as terminal tables, markdown and JSON.
+//!
+//! Everything here is a pure function of data read from the ledger. The JSON shapes are a
+//! stable contract for scripts (see the README); they are built explicitly with `json!` so a
+//! refactor of the model cannot change them by accident.
+
+pub mod format;
+pub mod log;
+pub mod table;
+
+use crate::ledger::{RunSummary, StoredRun};
+use crate::model::{Direction, Measurement, RunProvenance};
+use serde_json::{Value, json};
+use table::{Align, Table};
+
+pub use compare_report::{
+    comparison_json, comparison_markdown, comparison_terminal, explain, noise_source,
+};
+
+mod compare_report;
+
+/// Output formats shared by the subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned plain-text table.
+    Table,
+    /// GitHub-flavoured markdown.
+    Markdown,
+    /// JSON (a stable contract for scripts).
+    Json,
+}
+
+/// `list` output.
+#[must_use]
+pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => to_json(&Value::Array(runs.iter().map(run_summary_json).collect())),
+        OutputFormat::Table | OutputFormat::Markdown => {
+            let mut table = Table::new(&[
+                ("id", Align::Right),
+                ("suite", Align::Left),
+                ("created (UTC)", Align::Left),
+                ("commit", Align::Left),
+                ("branch", Align::Left),
+                ("machine", Align::Left),
+                ("results", Align::Right),
+                ("source", Align::Left),
+                ("tags", Align::Left),
+            ]);
+            for r in runs {
+                table.push(vec![
+                    r.id.to_string(),
+                    r.suite.clone(),
+                    r.created_at
+                        .chars()
+                        .take(19)
+                        .collect::<String>()
+                        .replace('T', " "),
+                    short_commit(r.git_commit.as_deref(), r.git_dirty),
+                    r.git_branch.clone().unwrap_or_default(),
+                    r.machine.chars().take(8).collect(),
+                    r.results.to_string(),
+                    r.source.name().to_owned(),
+                    r.tags.join(", "),
+                ]);
+            }
+            if format == OutputFormat::Markdown {
+                table.to_markdown()
+            } else if table.is_empty() {
+                "no runs recorded yet\n".to_owned()
+            } else {
+                table.to_terminal()
+            }
+        }
+    }
+}
+
+fn run_summary_json(r: &RunSummary) -> Value {
+    json!({
+        "id": r.id,
+        "suite": r.suite,
+        "created_at": r.created_at,
+        "source": r.source.name(),
+        "git_commit": r.git_commit,
+        "git_branch": r.git_branch,
+        "git_dirty": r.git_dirty,
+        "git_summary": r.git_summary,
+        "machine": r.machine,
+        "cpu_model": r.cpu_model,
+        "results": r.results,
+        "tags": r.tags,
+    })
+}
+
+/// `abc1234` or `abc1234+` (dirty), empty outside git.
+#[must_use]
+pub fn short_commit(commit: Option<&str>, dirty: bool) -> String {
+    commit.map_or_else(String::new, |c| {
+        format!(
+            "{}{}",
+            c.chars().take(10).collect::<String>(),
+            if dirty { "+" } else { "" }
+        )
+    })
+}
+
+fn to_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+    text.push('\n');
+    text
+}
+
+/// The `run` object of `show --format json`.
+#[must_use]
+pub fn run_json(run: &StoredRun) -> Value {
+    let p = &run.provenance;
+    json!({
+        "id": run.id,
+        "suite": p.suite,
+        "package": p.package,
+        "created_at": run.created_at,
+        "source": run.source.name(),
+        "command": p.command,
+        "cargo_command": p.cargo_command,
+        "cwd": p.cwd,
+        "git_commit": p.git.commit,
+        "git_branch": p.git.branch,
+        "git_dirty": p.git.dirty,
+        "git_commit_time": p.git.commit_time,
+        "git_summary": p.git.summary,
+        "machine": {
+            "fingerprint": p.machine.fingerprint,
+            "hostname": p.machine.hostname,
+            "cpu_model": p.machine.cpu_model,
+            "physical_cores": p.machine.physical_cores,
+            "logical_cores": p.machine.logical_cores,
+            "memory_bytes": p.machine.memory_bytes,
+            "os": p.machine.os,
+            "kernel": p.machine.kernel,
+            "arch": p.machine.arch,
+            "cpu_governor": p.cpu_governor,
+            "turbo": p.turbo,
+        },
+        "toolchain": p.toolchain.as_ref().map(|t| json!({
+            "fingerprint": t.fingerprint,
+            "rustc_version": t.rustc_version,
+            "rustc_commit": t.rustc_commit,
+            "host": t.host,
+            "llvm_version": t.llvm_version,
+            "rustc_verbose": t.rustc_verbose,
+            "cargo_version": t.cargo_version,
+        })),
+        "build": {
+            "profile": p.build.profile,
+            "features": p.build.features,
+            "feature_flags": p.build.feature_flags,
+            "rustflags": p.build.rustflags,
+        },
+        "env": p.env,
+        "quick": p.quick,
+        "duration_ms": p.duration_ms,
+        "tags": run.tags,
+        "annotations": run.annotations,
+    })
+}
+
+/// One entry of `results` in `show --format json` (times in nanoseconds).
+#[must_use]
+pub fn measurement_json(m: &Measurement) -> Value {
+    let statistics: serde_json::Map<String, Value> = m
+        .statistics
+        .iter()
+        .map(|(s, e)| {
+            (
+                s.name().to_owned(),
+                json!({"estimate": e.point, "lower": e.lower, "upper": e.upper,
+                       "confidence_level": e.confidence_level, "standard_error": e.standard_error}),
+            )
+        })
+        .collect();
+    let throughput = m.throughput.map(|t| {
+        #[expect(clippy::cast_precision_loss, reason = "a rate for display and scripts")]
+        let per_second = (m.unit == "ns" && m.estimate.point > 0.0)
+            .then(|| t.per_iteration as f64 / (m.estimate.point * 1e-9));
+        json!({
+            "kind": t.kind,
+            "per_iteration": t.per_iteration,
+            "per_second": per_second,
+            "unit": t.kind.rate_unit(),
+        })
+    });
+    json!({
+        "benchmark": m.benchmark.full,
+        "group": m.benchmark.group,
+        "function": m.benchmark.function,
+        "value": m.benchmark.value,
+        "metric": m.metric,
+        "unit": m.unit,
+        "direction": m.direction,
+        "estimate": m.estimate.point,
+        "lower": m.estimate.lower,
+        "upper": m.estimate.upper,
+        "confidence_level": m.estimate.confidence_level,
+        "statistics": statistics,
+        "samples": m.samples.as_ref().map_or(0, crate::model::Samples::len),
+        "throughput": throughput,
+    })
+}
+
+/// `show` output.
+#[must_use]
+pub fn run_show(run: &StoredRun, results: &[Measurement], format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => to_json(&json!({
+            "run": run_json(run),
+            "results": results.iter().map(measurement_json).collect::<Vec<_>>(),
+        })),
+        OutputFormat::Table | OutputFormat::Markdown => {
+            let mut out = provenance_text(run, format == OutputFormat::Markdown);
+            out.push('\n');
+            let table = results_table(results);
+            out.push_str(&if format == OutputFormat::Markdown {
+                table.to_markdown()
+            } else {
+                table.to_terminal()
+            });
+            out
+        }
+    }
+}
+
+/// The results of one run as a table: estimate, bounds, throughput, sample count.
+#[must_use]
+pub fn results_table(results: &[Measurement]) -> Table {
+    let mut table = Table::new(&[
+        ("benchmark", Align::Left),
+        ("metric", Align::Left),
+        ("estimate", Align::Right),
+        ("lower", Align::Right),
+        ("upper", Align::Right),
+        ("throughput", Align::Right),
+        ("samples", Align::Right),
+    ]);
+    for m in results {
+        let bound = |b: Option<f64>| b.map(|v| format::value(v, &m.unit)).unwrap_or_default();
+        table.push(vec![
+            m.benchmark.full.clone(),
+            format!(
+                "{}{}",
+                m.metric,
+                if m.direction == Direction::HigherIsBetter {
+                    " (↑)"
+                } else {
+                    ""
+                }
+            ),
+            format::value(m.estimate.point, &m.unit),
+            bound(m.estimate.lower),
+            bound(m.estimate.upper),
+            format::throughput(m).unwrap_or_default(),
+            m.samples
+                .as_ref()
+                .map_or(0, crate::model::Samples::len)
+                .to_string(),
+        ]);
+    }
+    table
+}
+
+/// Machine and toolchain in one line each, as in the seed log.
+#[must_use]
+pub fn machine_line(p: &RunProvenance) -> String {
+    let m = &p.machine;
+    let cores = match m.physical_cores {
+        Some(physical) => format!("{physical}c/{}t", m.logical_cores),
+        None => format!("{}t", m.logical_cores),
+    };
+    #[expect(clippy::cast_precision_loss, reason = "display only")]
+    let memory = m
+        .memory_bytes
+        .map(|b| format!(", {:.1} GiB", b as f64 / f64::from(1u32 << 30)))
+        .unwrap_or_default();
+    format!("{} ({cores}{memory})", m.cpu_model)
+}
+
+/// The toolchain in one line.
+#[must_use]
+pub fn toolchain_line(p: &RunProvenance) -> String {
+    p.toolchain.as_ref().map_or_else(
+        || "unknown".to_owned(),
+        |t| {
+            let rustc = t.rustc_verbose.lines().next().unwrap_or(&t.rustc_version);
+            format!("{rustc}, {}", t.cargo_version)
+        },
+    )
+}
+
+fn provenance_text(run: &StoredRun, markdown: bool) -> String {
+    let p = &run.provenance;
+    let code = |s: &str| {
+        if markdown {
+            format!("`{s}`")
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut lines = vec![
+        format!(
+            "run #{} of suite {} ({})",
+            run.id,
+            p.suite,
+            run.source.name()
+        ),
+        format!("recorded: {}", run.created_at),
+        format!("command: {}", code(&shell_join(&p.command))),
+    ];
+    if let Some(cargo) = &p.cargo_command {
+        lines.push(format!("cargo: {}", code(&shell_join(cargo))));
+    }
+    lines.push(format!(
+        "git: {}",
+        match &p.git.commit {
+            Some(c) => format!(
+                "{}{} on {}{}",
+                c,
+                if p.git.dirty { " (dirty)" } else { "" },
+                p.git.branch.as_deref().unwrap_or("detached HEAD"),
+                p.git
+                    .summary
+                    .as_ref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default()
+            ),
+            None => "not a git repository".to_owned(),
+        }
+    ));
+    lines.push(format!(
+        "machine: {} [{}]",
+        machine_line(p),
+        p.machine.fingerprint
+    ));
+    lines.push(format!(
+        "os: {}, kernel {} {}; governor {}, turbo {}",
+        p.machine.os,
+        p.machine.kernel,
+        p.machine.arch,
+        p.cpu_governor.as_deref().unwrap_or("unknown"),
+        p.turbo.as_deref().unwrap_or("unknown")
+    ));
+    lines.push(format!("toolchain: {}", toolchain_line(p)));
+    lines.push(format!(
+        "profile: {}; features: {}{}",
+        p.build.profile,
+        if p.build.features.is_empty() {
+            "default".to_owned()
+        } else {
+            p.build.features.join(",")
+        },
+        p.build
+            .rustflags
+            .as_ref()
+            .map(|f| format!("; RUSTFLAGS={f}"))
+            .unwrap_or_default()
+    ));
+    if p.quick {
+        lines.push("quick: yes (short warm-up and measurement; a smoke run)".to_owned());
+    }
+    if !run.tags.is_empty() {
+        lines.push(format!("tags: {}", run.tags.join(", ")));
+    }
+    for a in &run.annotations {
+        lines.push(format!("note ({}): {}", a.created_at, a.text));
+    }
+    let sep = if markdown { "  \n" } else { "\n" };
+    let mut out = lines.join(sep);
+    out.push('\n');
+    out
+}
+
+/// Joins argv for display, quoting arguments that need it.
+#[must_use]
+pub fn shell_join(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Export formats of `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The `show --format json` document, with raw samples.
+    Json,
+    /// One CSV row per result.
+    Csv,
+    /// Bencher Metric Format.
+    Bmf,
+}
+
+/// `export` output.
+#[must_use]
+pub fn export(run: &StoredRun, results: &[Measurement], format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Json => {
+            let results: Vec<Value> = results
+                .iter()
+                .map(|m| {
+                    let mut v = measurement_json(m);
+                    if let (Some(obj), Some(s)) = (v.as_object_mut(), &m.samples) {
+                        obj.insert(
+                            "raw_samples".to_owned(),
+                            json!({"mode": s.mode(), "iters": s.iters(), "times_ns": s.times_ns()}),
+                        );
+                    }
+                    v
+                })
+                .collect();
+            to_json(&json!({"run": run_json(run), "results": results}))
+        }
+        ExportFormat::Csv => {
+            let mut out = String::from(
+                "run_id,benchmark,metric,unit,direction,estimate,lower,upper,samples,throughput_kind,throughput_per_iteration\n",
+            );
+            for m in results {
+                let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+                out.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{},{},{}\n",
+                    run.id,
+                    csv_field(&m.benchmark.full),
+                    csv_field(&m.metric),
+                    csv_field(&m.unit),
+                    match m.direction {
+                        Direction::LowerIsBetter => "lower_is_better",
+                        Direction::HigherIsBetter => "higher_is_better",
+                    },
+                    m.estimate.point,
+                    opt(m.estimate.lower),
+                    opt(m.estimate.upper),
+                    m.samples.as_ref().map_or(0, crate::model::Samples::len),
+                    m.throughput
+                        .map(|t| serde_json::to_value(t.kind)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default())
+                        .unwrap_or_default(),
+                    m.throughput
+                        .map(|t| t.per_iteration.to_string())
+                        .unwrap_or_default(),
+                ));
+            }
+            out
+        }
+        ExportFormat::Bmf => {
+            let mut doc = serde_json::Map::new();
+            for m in results {
+                let measure = if m.metric == crate::model::metric::TIME {
+                    "latency"
+                } else {
+                    &m.metric
+                };
+                let mut value = json!({"value": m.estimate.point});
+                if let (Some(obj), Some(lower), Some(upper)) =
+                    (value.as_object_mut(), m.estimate.lower, m.estimate.upper)
+                {
+                    obj.insert("lower_value".to_owned(), json!(lower));
+                    obj.insert("upper_value".to_owned(), json!(upper));
+                }
+                let entry = doc
+                    .entry(m.benchmark.full.clone())
+                    .or_insert_with(|| json!({}));
+                if let Some(obj) = entry.as_object_mut() {
+                    obj.insert(measure.to_owned(), value);
+                }
+            }
+            to_json(&Value::Object(doc))
+        }
+    }
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_join_quotes_only_when_needed() {
+        let argv: Vec<String> = ["bench-run", "--suite", "a b", "it's"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(shell_join(&argv), r"bench-run --suite 'a b' 'it'\''s'");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}
