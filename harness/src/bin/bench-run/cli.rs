@@ -29,7 +29,6 @@ Exit codes: 0 success / no regression, 1 regression (gate), 2 error or incompara
     version,
     about = ABOUT,
     after_help = EXAMPLES,
-    args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
 pub struct Cli {

@@ -1,0 +1,165 @@
+//! The gate on the fixture suite: an injected 30% slowdown fails it (exit 1) and is named, an
+//! A/A rerun passes (exit 0), and runs built differently are refused (exit 2).
+//!
+//! The threshold is 15%: twice the noise a quick run sees on a quiet 2-core machine, half the
+//! injected change.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use util::{Sandbox, assert_exit, json, stderr, stdout};
+
+const THRESHOLD: &str = "15";
+
+#[test]
+fn slowdown_fails_the_gate_aa_passes_and_mismatches_are_refused() {
+    let sandbox = Sandbox::new();
+    assert_exit(&sandbox.quick_run(&[], &[]), 0);
+    sandbox
+        .bench_run()
+        .args(["tag", "1", "base"])
+        .output()
+        .map(|o| assert_exit(&o, 0))
+        .unwrap();
+
+    // A/A: the same code again.
+    assert_exit(&sandbox.quick_run(&[], &[]), 0);
+    let aa = sandbox
+        .bench_run()
+        .args([
+            "gate",
+            "--base",
+            "base",
+            "--head",
+            "2",
+            "--threshold",
+            THRESHOLD,
+            "--explain",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&aa, 0);
+    assert!(stderr(&aa).contains("gate: pass"), "{}", stderr(&aa));
+    assert!(
+        stdout(&aa).contains("Explanation of each verdict"),
+        "{}",
+        stdout(&aa)
+    );
+
+    // 30% more work in one benchmark.
+    assert_exit(
+        &sandbox.quick_run(&[], &[("FIXTURE_SLOWDOWN", "sum/4000=1.3")]),
+        0,
+    );
+    let slow = sandbox
+        .bench_run()
+        .args([
+            "gate",
+            "--base",
+            "base",
+            "--threshold",
+            THRESHOLD,
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&slow, 1);
+    assert!(
+        stderr(&slow).contains("sum/4000"),
+        "the regression is named: {}",
+        stderr(&slow)
+    );
+    let doc = json(&slow);
+    let rows = doc["rows"].as_array().unwrap();
+    let regressed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["verdict"] == "regression")
+        .map(|r| r["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(regressed, ["sum/4000"], "{doc:#}");
+    let row = rows.iter().find(|r| r["benchmark"] == "sum/4000").unwrap();
+    let change = row["change_pct"].as_f64().unwrap();
+    assert!(
+        (15.0..60.0).contains(&change),
+        "change {change}% should be near +30%"
+    );
+
+    // The same ledger and arguments give the same verdict, byte for byte.
+    let again = sandbox
+        .bench_run()
+        .args([
+            "gate",
+            "--base",
+            "base",
+            "--threshold",
+            THRESHOLD,
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&again, 1);
+    assert_eq!(stdout(&slow), stdout(&again));
+
+    // Ignoring the benchmark lets the gate pass.
+    let ignored = sandbox
+        .bench_run()
+        .args([
+            "gate",
+            "--base",
+            "base",
+            "--threshold",
+            THRESHOLD,
+            "--ignore",
+            "sum/4*",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&ignored, 0);
+
+    // A build with other features is a different program: refused unless allowed.
+    assert_exit(&sandbox.quick_run(&["--features", "extra"], &[]), 0);
+    let mismatch = sandbox
+        .bench_run()
+        .args(["gate", "--base", "base", "--threshold", THRESHOLD])
+        .output()
+        .unwrap();
+    assert_exit(&mismatch, 2);
+    assert!(
+        stderr(&mismatch).contains("extra"),
+        "the reason names the feature: {}",
+        stderr(&mismatch)
+    );
+    let allowed = sandbox
+        .bench_run()
+        .args([
+            "gate",
+            "--base",
+            "base",
+            "--threshold",
+            THRESHOLD,
+            "--allow-mismatch",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(allowed.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&allowed)
+    );
+
+    // Unknown references are unusable input.
+    let unknown = sandbox
+        .bench_run()
+        .args(["gate", "--base", "no-such-tag"])
+        .output()
+        .unwrap();
+    assert_exit(&unknown, 2);
+    assert!(
+        stderr(&unknown).contains("no-such-tag"),
+        "{}",
+        stderr(&unknown)
+    );
+}
