@@ -1,1 +1,106 @@
-fn main() {}
+//! `json_vs_mathldbt`: MATHLDBT against serde_json rows and Arrow IPC on the
+//! same deterministic bars batch (`mathldbt::fixture::bars`), at 2,000 and
+//! 100,000 rows.
+//!
+//! Ids read `json_vs_mathldbt/<benchmark>/<rows>`. Every benchmark's
+//! throughput is the size of the batch's plain MATHLDBT message (about the
+//! raw columnar size), the same for all of them, so throughput ratios are
+//! speed ratios.
+//!
+//! * `mathldbt_encode_ws` / `mathldbt_decode_ws`: `EncodeOptions::default()`
+//!   (plain encodings + checksum), warm `Encoder`; `Decoder::decode` into a
+//!   new batch (like the others, which build new values).
+//! * `json_serialize` / `json_deserialize`: `Vec<BarRow>` <-> JSON array
+//!   (field names on every row), output buffer reused.
+//! * `arrow_ipc_encode` / `arrow_ipc_decode`: one `RecordBatch` through
+//!   `StreamWriter` / `StreamReader` (which validates, by default).
+//!
+//! Building the rows and the `RecordBatch` happens outside the timed loop.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests and benches fail loudly"
+)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use mathldbt::baselines::{arrow, json};
+use mathldbt::{DecodeOptions, Decoder, EncodeOptions, Encoder, fixture};
+
+const ROWS: [usize; 2] = [2_000, 100_000];
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_vs_mathldbt");
+    for rows in ROWS {
+        if rows >= 100_000 {
+            group
+                .sample_size(50)
+                .measurement_time(Duration::from_secs(5));
+        } else {
+            group.sample_size(100);
+        }
+        let batch = fixture::bars(rows);
+        let mut encoder = Encoder::new(EncodeOptions::default());
+        let message = encoder.encode(&batch).expect("encode").to_vec();
+        group.throughput(Throughput::Bytes(message.len() as u64));
+
+        group.bench_with_input(
+            BenchmarkId::new("mathldbt_encode_ws", rows),
+            &batch,
+            |b, batch| {
+                b.iter(|| black_box(encoder.encode(batch).expect("encode").len()));
+            },
+        );
+        let mut decoder = Decoder::new(DecodeOptions::default());
+        group.bench_with_input(
+            BenchmarkId::new("mathldbt_decode_ws", rows),
+            &message,
+            |b, m| {
+                b.iter(|| black_box(decoder.decode(m).expect("decode")));
+            },
+        );
+
+        let bars = json::bar_rows(&batch).expect("rows");
+        let mut text = Vec::new();
+        json::serialize(&bars, &mut text).expect("json");
+        group.bench_with_input(
+            BenchmarkId::new("json_serialize", rows),
+            &bars,
+            |b, bars| {
+                b.iter(|| {
+                    json::serialize(bars, &mut text).expect("json");
+                    black_box(text.len())
+                });
+            },
+        );
+        json::serialize(&bars, &mut text).expect("json");
+        group.bench_with_input(BenchmarkId::new("json_deserialize", rows), &text, |b, t| {
+            b.iter(|| black_box(json::deserialize(t).expect("json")));
+        });
+
+        let rb = arrow::to_record_batch(&batch).expect("arrow");
+        let mut ipc = Vec::new();
+        group.bench_with_input(BenchmarkId::new("arrow_ipc_encode", rows), &rb, |b, rb| {
+            b.iter(|| {
+                arrow::encode_ipc(rb, None, &mut ipc).expect("ipc");
+                black_box(ipc.len())
+            });
+        });
+        arrow::encode_ipc(&rb, None, &mut ipc).expect("ipc");
+        group.bench_with_input(
+            BenchmarkId::new("arrow_ipc_decode", rows),
+            &ipc,
+            |b, ipc| {
+                b.iter(|| black_box(arrow::decode_ipc(ipc).expect("ipc")));
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

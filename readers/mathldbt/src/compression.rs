@@ -303,7 +303,11 @@ fn zstd_compress(state: &mut CompressState, level: i32, raw: &[u8]) -> Result<()
 }
 
 #[cfg(feature = "compression-zstd")]
-fn zstd_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Result<(), DecodeError> {
+fn zstd_decompress(
+    state: &mut DecompressState,
+    wire: &[u8],
+    max: usize,
+) -> Result<(), DecodeError> {
     use std::io::Read;
     let fail = |message: String| DecodeError::Decompress {
         codec: "zstd",
@@ -327,9 +331,8 @@ fn zstd_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Resu
                 .ok_or(DecodeError::UncompressedTooLarge { limit: max })?;
             out.reserve_exact(size);
             if state.zstd.is_none() {
-                state.zstd = Some(
-                    zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?,
-                );
+                state.zstd =
+                    Some(zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?);
             }
             let Some(d) = state.zstd.as_mut() else {
                 return Err(fail("decompressor unavailable".to_owned()));
@@ -338,9 +341,7 @@ fn zstd_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Resu
                 .decompress_to_buffer(wire, out)
                 .map_err(|e| fail(e.to_string()))?;
             if n != size {
-                return Err(fail(format!(
-                    "frame declares {size} bytes but holds {n}"
-                )));
+                return Err(fail(format!("frame declares {size} bytes but holds {n}")));
             }
         }
         Ok(None) => {
@@ -421,7 +422,11 @@ fn gzip_compress(state: &mut CompressState, level: u32, raw: &[u8]) -> Result<()
 }
 
 #[cfg(feature = "compression-gzip")]
-fn gzip_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Result<(), DecodeError> {
+fn gzip_decompress(
+    state: &mut DecompressState,
+    wire: &[u8],
+    max: usize,
+) -> Result<(), DecodeError> {
     use flate2::{Decompress, FlushDecompress, Status};
     let fail = |message: &str| DecodeError::Decompress {
         codec: "gzip",
@@ -433,7 +438,9 @@ fn gzip_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Resu
     const FCOMMENT: u8 = 0x10;
 
     let mut r = crate::format::Reader::new(wire, 0);
-    let fixed: [u8; 10] = r.array("gzip header").map_err(|_| fail("truncated header"))?;
+    let fixed: [u8; 10] = r
+        .array("gzip header")
+        .map_err(|_| fail("truncated header"))?;
     let [_, _, cm, flg, ..] = fixed;
     if cm != 8 {
         return Err(fail("compression method is not deflate"));
@@ -457,7 +464,9 @@ fn gzip_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Resu
     }
     if flg & FHCRC != 0 {
         let header_len = r.pos();
-        let stored = r.u16("gzip header crc").map_err(|_| fail("truncated header"))?;
+        let stored = r
+            .u16("gzip header crc")
+            .map_err(|_| fail("truncated header"))?;
         let mut crc = flate2::Crc::new();
         crc.update(wire.get(..header_len).unwrap_or_default());
         if (crc.sum() & 0xFFFF) as u16 != stored {
@@ -470,8 +479,12 @@ fn gzip_decompress(state: &mut DecompressState, wire: &[u8], max: usize) -> Resu
     };
     let deflate = wire.get(body_start..trailer_start).unwrap_or_default();
     let mut trailer = crate::format::Reader::new(wire, trailer_start);
-    let stored_crc = trailer.u32("gzip crc").map_err(|_| fail("truncated trailer"))?;
-    let stored_isize = trailer.u32("gzip isize").map_err(|_| fail("truncated trailer"))?;
+    let stored_crc = trailer
+        .u32("gzip crc")
+        .map_err(|_| fail("truncated trailer"))?;
+    let stored_isize = trailer
+        .u32("gzip isize")
+        .map_err(|_| fail("truncated trailer"))?;
 
     let out = &mut state.buf;
     out.clear();

@@ -33,7 +33,7 @@ pub struct DecodeOptions {
     /// still runs.
     pub verify_checksum: bool,
     /// Upper bound on the memory of the decoded batch: values, offsets,
-    /// bitmaps and expanded dictionary text (default 4 GiB).
+    /// bitmaps and expanded dictionary text (default 1 GiB).
     pub max_decoded_bytes: u64,
 }
 
@@ -47,8 +47,8 @@ impl Default for DecodeOptions {
 }
 
 impl DecodeOptions {
-    /// Default [`DecodeOptions::max_decoded_bytes`]: 4 GiB.
-    pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 32;
+    /// Default [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
+    pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
 
     /// Sets `verify_checksum`.
     #[must_use]
@@ -121,7 +121,11 @@ impl Decoder {
     ///
     /// # Errors
     /// As [`Decoder::decode`]; on error `batch` is left empty.
-    pub fn decode_into(&mut self, bytes: &[u8], batch: &mut ColumnarBatch) -> Result<(), DecodeError> {
+    pub fn decode_into(
+        &mut self,
+        bytes: &[u8],
+        batch: &mut ColumnarBatch,
+    ) -> Result<(), DecodeError> {
         decode_message(bytes, &self.options, &mut self.scratch, batch)
     }
 }
@@ -234,7 +238,11 @@ fn decode_with_descs(
         }
 
         let mut bufs: [&[u8]; MAX_BUFFERS] = [&[]; MAX_BUFFERS];
-        for (slot, &len) in bufs.iter_mut().zip(d.buffer_lens.iter()).take(d.buffer_count) {
+        for (slot, &len) in bufs
+            .iter_mut()
+            .zip(d.buffer_lens.iter())
+            .take(d.buffer_count)
+        {
             // The lengths add up to the remaining input, so each fits.
             let len = usize::try_from(len).map_err(|_| DecodeError::BufferTotal {
                 declared: len,
@@ -324,7 +332,16 @@ fn decode_with_descs(
                     indices: b(2),
                     width: d.param,
                 };
-                decode_dict(c, rows, dict, validity_bytes, v, scratch, &mut used, options)?;
+                decode_dict(
+                    c,
+                    rows,
+                    dict,
+                    validity_bytes,
+                    v,
+                    scratch,
+                    &mut used,
+                    options,
+                )?;
             }
             (
                 Encoding::DeltaVarintI64,
@@ -439,7 +456,10 @@ struct DictBuffers<'a> {
     width: u8,
 }
 
-#[expect(clippy::too_many_arguments, reason = "internal helper of one call site")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "internal helper of one call site"
+)]
 fn decode_dict(
     column: usize,
     rows: usize,
@@ -598,7 +618,12 @@ pub(crate) const fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-fn decode_delta(column: usize, buf: &[u8], rows: usize, out: &mut Vec<i64>) -> Result<(), DecodeError> {
+fn decode_delta(
+    column: usize,
+    buf: &[u8],
+    rows: usize,
+    out: &mut Vec<i64>,
+) -> Result<(), DecodeError> {
     out.clear();
     out.reserve(rows);
     let mut pos = 0usize;
@@ -626,12 +651,21 @@ fn decode_delta(column: usize, buf: &[u8], rows: usize, out: &mut Vec<i64>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::DataType;
     use crate::encode::{put_varint, zigzag};
+    use crate::types::DataType;
 
     #[test]
     fn varint_round_trip_and_rejects() {
-        for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
             let mut b = Vec::new();
             put_varint(&mut b, v);
             assert_eq!(read_varint(&b, 0), Ok((v, b.len())), "v={v}");

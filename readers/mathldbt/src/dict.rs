@@ -136,10 +136,21 @@ mod tests {
         let mut i = Interner::default();
         i.clear();
         let words = ["b", "a", "b", "", "c", "a", ""];
-        let got: Vec<(u32, bool)> = words.iter().map(|w| i.intern(w.as_bytes()).unwrap()).collect();
+        let got: Vec<(u32, bool)> = words
+            .iter()
+            .map(|w| i.intern(w.as_bytes()).unwrap())
+            .collect();
         assert_eq!(
             got,
-            vec![(0, true), (1, true), (0, false), (2, true), (3, true), (1, false), (2, false)]
+            vec![
+                (0, true),
+                (1, true),
+                (0, false),
+                (2, true),
+                (3, true),
+                (1, false),
+                (2, false)
+            ]
         );
         assert_eq!(i.offsets(), &[0, 1, 2, 2, 3]);
         assert_eq!(i.data(), b"bac");

@@ -123,7 +123,11 @@ impl Source for ColumnarBatch {
             .fields()
             .iter()
             .map(crate::model::Field::as_view)
-            .zip(ColumnarBatch::columns(self).iter().map(crate::Column::as_view))
+            .zip(
+                ColumnarBatch::columns(self)
+                    .iter()
+                    .map(crate::Column::as_view),
+            )
     }
 }
 
@@ -217,7 +221,11 @@ impl Encoder {
     ///
     /// # Errors
     /// As [`Encoder::encode`]; `out` is restored to its length on entry.
-    pub fn encode_to(&mut self, batch: &ColumnarBatch, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub fn encode_to(
+        &mut self,
+        batch: &ColumnarBatch,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         let start = out.len();
         encode_source(batch, &self.options, &mut self.scratch, out).inspect_err(|_| {
             out.truncate(start);

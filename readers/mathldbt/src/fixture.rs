@@ -22,7 +22,9 @@ use crate::model::{Bitmap, Column, ColumnValues, ColumnarBatch, Field, Schema, U
 use crate::types::DataType;
 
 /// The symbols rows draw from.
-pub const SYMBOLS: [&str; 8] = ["AAPL", "MSFT", "GOOG", "AMZN", "NVDA", "META", "TSLA", "BRK.B"];
+pub const SYMBOLS: [&str; 8] = [
+    "AAPL", "MSFT", "GOOG", "AMZN", "NVDA", "META", "TSLA", "BRK.B",
+];
 
 /// Timestamp of the first row, in microseconds since the Unix epoch.
 pub const START_MICROS: i64 = 1_700_000_000_000_000;
@@ -70,7 +72,8 @@ pub fn bars_schema() -> Schema {
 #[must_use]
 pub fn bars(rows: usize) -> ColumnarBatch {
     let mut rng = SplitMix64(SEED);
-    let mut last_close: [f64; SYMBOLS.len()] = [190.0, 370.0, 135.0, 145.0, 480.0, 330.0, 240.0, 360.0];
+    let mut last_close: [f64; SYMBOLS.len()] =
+        [190.0, 370.0, 135.0, 145.0, 480.0, 330.0, 240.0, 360.0];
     let mut ts = Vec::with_capacity(rows);
     let mut symbol = Utf8Values::with_capacity(rows, rows * 5);
     let (mut open, mut high, mut low, mut close) = (

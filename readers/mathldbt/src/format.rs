@@ -163,7 +163,9 @@ impl Descriptor {
             (Encoding::Plain, None) if self.data_type == DataType::Bool => rows,
             (Encoding::Plain, None) => {
                 let data = self.value_buffer_lens().get(1).copied().unwrap_or(0);
-                rows.saturating_add(1).saturating_mul(4).saturating_add(data)
+                rows.saturating_add(1)
+                    .saturating_mul(4)
+                    .saturating_add(data)
             }
             (_, None) => rows.saturating_add(1).saturating_mul(4),
         };
@@ -173,7 +175,10 @@ impl Descriptor {
 
 /// Reads and checks the header. Returns the header and the body: the bytes
 /// before the trailer (the whole input when there is no checksum).
-pub(crate) fn read_header(bytes: &[u8], verify_checksum: bool) -> Result<(Header, &[u8]), DecodeError> {
+pub(crate) fn read_header(
+    bytes: &[u8],
+    verify_checksum: bool,
+) -> Result<(Header, &[u8]), DecodeError> {
     let mut r = Reader::new(bytes, 0);
     let magic: [u8; 8] = r.array("magic")?;
     if magic != MAGIC {
@@ -256,8 +261,10 @@ pub(crate) fn read_descriptor(
         return Err(DecodeError::InvalidName { column });
     }
     let type_code = r.u8("type id")?;
-    let data_type =
-        DataType::from_code(type_code).ok_or(DecodeError::UnknownType { column, code: type_code })?;
+    let data_type = DataType::from_code(type_code).ok_or(DecodeError::UnknownType {
+        column,
+        code: type_code,
+    })?;
     let enc_code = r.u8("encoding id")?;
     let encoding = Encoding::from_code(enc_code).ok_or(DecodeError::UnknownEncoding {
         column,

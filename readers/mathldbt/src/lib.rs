@@ -80,6 +80,16 @@
         clippy::panic
     )
 )]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        reason = "unit tests fail loudly"
+    )
+)]
 
 mod bits;
 mod compression;

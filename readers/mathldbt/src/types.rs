@@ -88,7 +88,10 @@ impl DataType {
     /// Whether values are variable-length (offsets + bytes).
     #[must_use]
     pub const fn is_var_len(self) -> bool {
-        matches!(self, DataType::Utf8 | DataType::Binary | DataType::JsonbText)
+        matches!(
+            self,
+            DataType::Utf8 | DataType::Binary | DataType::JsonbText
+        )
     }
 
     /// Whether values must be valid UTF-8.
