@@ -1,1 +1,2097 @@
 //! Comparisons and verdicts (pure).
+//!
+//! [`compare`] pairs the measurements of a base run and a head run by benchmark and metric, judges
+//! every pair with the best evidence both sides carry, corrects for testing many benchmarks at
+//! once, and gives each row a [`Verdict`] with the sentences that justify it ([`Row::reasons`],
+//! printed by `--explain`). [`check_comparable`] says whether two runs may be compared at all, and
+//! [`gate`] turns both into the exit status of `bench-run`. `docs/gating.md` is the user-facing
+//! description of this module and names the constants below; keep the two in sync.
+//!
+//! # Glossary
+//!
+//! - **row**: one `(benchmark full id, metric)` key, with its base and/or head measurement.
+//! - **paired row**: a row present in both runs.
+//! - **headline estimate**: [`crate::model::Measurement::estimate`] (the median for criterion).
+//! - **change**: relative change of the metric from base to head, in percent; for sample
+//!   evidence the Hodges-Lehmann estimate, otherwise `after / before - 1`.
+//! - **evidence**: how significance was judged ([`Evidence`]): raw samples (Mann-Whitney U),
+//!   confidence intervals (overlap), or exact values (any difference).
+//! - **family**: the paired, non-ignored rows with a p-value; the multiple-testing correction
+//!   runs over it.
+//! - **noise floor**: how much this benchmark moves between runs when nothing changed, learnt
+//!   from its history ([`noise_floor`]).
+//! - **threshold**: the smallest change the user cares about ([`CompareConfig::threshold_pct`]
+//!   or a per-benchmark pattern).
+//! - **limit**: `max(threshold, noise floor)`; a change must exceed it to count.
+//! - **bad direction**: up for [`Direction::LowerIsBetter`], down for
+//!   [`Direction::HigherIsBetter`].
+//!
+//! # The rule
+//!
+//! ```text
+//! Regression  <=> significant AND |change| > max(threshold, noise floor) AND change in bad direction
+//! Improvement <=> significant AND |change| > max(threshold, noise floor) AND change in good direction
+//! Unchanged   otherwise (and for rows whose input is unusable)
+//! New / Missing for rows only in head / only in base; Ignored for rows matching an ignore pattern
+//! ```
+//!
+//! Everything is deterministic: rows come out sorted by benchmark then metric, maps are
+//! `BTreeMap`s, and the only resampling (the geomean interval) uses a fixed seed.
+
+use crate::model::{Direction, Estimate, Measurement, RunProvenance};
+use crate::stats::{self, MwuMethod};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Default [`CompareConfig::threshold_pct`]: changes up to 5% are not reported.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+/// Default [`CompareConfig::alpha`]: significance level after correction.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+/// Default [`CompareConfig::confidence`]: level of the change's confidence interval.
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+/// Default [`CompareConfig::default_noise_floor_pct`]: the floor without enough history.
+pub const DEFAULT_NOISE_FLOOR_PCT: f64 = 2.0;
+/// Default [`CompareConfig::min_history`]: deltas needed before the history floor applies.
+pub const DEFAULT_MIN_HISTORY: usize = 5;
+/// Default [`CompareConfig::max_history`]: most recent deltas the history floor looks at.
+pub const DEFAULT_MAX_HISTORY: usize = 30;
+/// The noise floor is `Q3 + NOISE_FENCE_IQR_MULTIPLIER * IQR` of the recent deltas (an upper
+/// Tukey fence "far out"; rustc-perf uses the same).
+pub const NOISE_FENCE_IQR_MULTIPLIER: f64 = 3.0;
+/// Fewest raw samples per side for sample evidence (Mann-Whitney needs two to rank anything).
+pub const MIN_SAMPLES: usize = 2;
+
+/// Correction for testing many rows at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Correction {
+    /// Holm's step-down method: controls the family-wise error rate ([`stats::holm`]).
+    #[default]
+    Holm,
+    /// Benjamini-Hochberg: controls the false discovery rate ([`stats::benjamini_hochberg`]).
+    BenjaminiHochberg,
+    /// No correction: each row is tested at `alpha` on its own.
+    None,
+}
+
+impl Correction {
+    /// Stable name used in output and on the command line.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Holm => "holm",
+            Self::BenjaminiHochberg => "bh",
+            Self::None => "none",
+        }
+    }
+
+    /// Inverse of [`Correction::name`] (also accepts `benjamini-hochberg`).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "holm" => Some(Self::Holm),
+            "bh" | "benjamini-hochberg" => Some(Self::BenjaminiHochberg),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+
+    /// Adjusts `p` (in input order).
+    #[must_use]
+    pub fn adjust(self, p: &[f64]) -> Vec<f64> {
+        match self {
+            Self::Holm => stats::holm(p),
+            Self::BenjaminiHochberg => stats::benjamini_hochberg(p),
+            Self::None => p.to_vec(),
+        }
+    }
+}
+
+/// How a comparison decides. See the module docs and `docs/gating.md`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompareConfig {
+    /// Smallest change, in percent, that can be a regression or an improvement.
+    pub threshold_pct: f64,
+    /// Per-benchmark thresholds as `(pattern, percent)`; the first pattern that matches the
+    /// benchmark's full id wins (see [`pattern_matches`]).
+    pub per_benchmark_threshold: Vec<(String, f64)>,
+    /// Patterns of benchmarks whose rows get [`Verdict::Ignored`] and never fail the gate.
+    pub ignore: Vec<String>,
+    /// Significance level applied to corrected p-values.
+    pub alpha: f64,
+    /// Confidence level of the change's interval.
+    pub confidence: f64,
+    /// Multiple-testing correction across the family.
+    pub correction: Correction,
+    /// Noise floor, in percent, when the history is too short.
+    pub default_noise_floor_pct: f64,
+    /// Fewest history deltas for a history-based noise floor.
+    pub min_history: usize,
+    /// Most recent history deltas used for the noise floor.
+    pub max_history: usize,
+}
+
+impl Default for CompareConfig {
+    fn default() -> Self {
+        Self {
+            threshold_pct: DEFAULT_THRESHOLD_PCT,
+            per_benchmark_threshold: Vec::new(),
+            ignore: Vec::new(),
+            alpha: DEFAULT_ALPHA,
+            confidence: DEFAULT_CONFIDENCE,
+            correction: Correction::Holm,
+            default_noise_floor_pct: DEFAULT_NOISE_FLOOR_PCT,
+            min_history: DEFAULT_MIN_HISTORY,
+            max_history: DEFAULT_MAX_HISTORY,
+        }
+    }
+}
+
+/// A [`CompareConfig`] value out of range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// `alpha` must lie strictly between 0 and 1.
+    #[error("alpha must be in (0, 1), got {0}")]
+    Alpha(f64),
+    /// `confidence` must lie strictly between 0 and 1.
+    #[error("confidence must be in (0, 1), got {0}")]
+    Confidence(f64),
+    /// A threshold is negative or not finite.
+    #[error("threshold{} must be a finite, non-negative percentage, got {value}", pattern.as_ref().map(|p| format!(" for `{p}`")).unwrap_or_default())]
+    Threshold {
+        /// The per-benchmark pattern, or `None` for the global threshold.
+        pattern: Option<String>,
+        /// The offending value.
+        value: f64,
+    },
+    /// The default noise floor is negative or not finite.
+    #[error("default noise floor must be a finite, non-negative percentage, got {0}")]
+    NoiseFloor(f64),
+    /// `min_history > max_history`: the history floor could never apply.
+    #[error(
+        "min_history ({min}) exceeds max_history ({max}): the history noise floor could never apply"
+    )]
+    History {
+        /// `min_history`.
+        min: usize,
+        /// `max_history`.
+        max: usize,
+    },
+}
+
+impl CompareConfig {
+    /// Checks every value's range. [`compare`] never panics on a bad config, but its verdicts are
+    /// meaningless; callers should validate first (and exit 2 on error).
+    ///
+    /// # Errors
+    /// The first value out of range, as a [`ConfigError`].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let unit_open = |v: f64| v > 0.0 && v < 1.0;
+        if !unit_open(self.alpha) {
+            return Err(ConfigError::Alpha(self.alpha));
+        }
+        if !unit_open(self.confidence) {
+            return Err(ConfigError::Confidence(self.confidence));
+        }
+        let valid_pct = |v: f64| v.is_finite() && v >= 0.0;
+        if !valid_pct(self.threshold_pct) {
+            return Err(ConfigError::Threshold {
+                pattern: None,
+                value: self.threshold_pct,
+            });
+        }
+        for (pattern, value) in &self.per_benchmark_threshold {
+            if !valid_pct(*value) {
+                return Err(ConfigError::Threshold {
+                    pattern: Some(pattern.clone()),
+                    value: *value,
+                });
+            }
+        }
+        if !valid_pct(self.default_noise_floor_pct) {
+            return Err(ConfigError::NoiseFloor(self.default_noise_floor_pct));
+        }
+        if self.min_history > self.max_history {
+            return Err(ConfigError::History {
+                min: self.min_history,
+                max: self.max_history,
+            });
+        }
+        Ok(())
+    }
+
+    /// Threshold for a benchmark: the first matching per-benchmark pattern, else the global one.
+    #[must_use]
+    pub fn threshold_for(&self, benchmark: &str) -> (f64, Option<&str>) {
+        self.per_benchmark_threshold
+            .iter()
+            .find(|(pattern, _)| pattern_matches(pattern, benchmark))
+            .map_or((self.threshold_pct, None), |(pattern, pct)| {
+                (*pct, Some(pattern.as_str()))
+            })
+    }
+
+    /// The first ignore pattern matching a benchmark, if any.
+    #[must_use]
+    pub fn ignored_by(&self, benchmark: &str) -> Option<&str> {
+        self.ignore
+            .iter()
+            .find(|pattern| pattern_matches(pattern, benchmark))
+            .map(String::as_str)
+    }
+}
+
+/// Whether `text` matches `pattern`, where `*` matches any run of characters (including none and
+/// including `/`) and every other character matches itself. The whole text must match:
+/// `decode/*` matches `decode/100` but not `x/decode/100`.
+#[must_use]
+pub fn pattern_matches(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti) = (0, 0);
+    // Position of the last `*` seen and the text position it currently stands for.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some(b'*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(c) if t.get(ti) == Some(c) => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                // Let the last `*` swallow one more byte and retry.
+                Some((star_pi, star_ti)) => {
+                    star = Some((star_pi, star_ti + 1));
+                    pi = star_pi + 1;
+                    ti = star_ti + 1;
+                }
+                None => return false,
+            },
+        }
+    }
+    p.get(pi..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+}
+
+/// The key rows are paired and sorted by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct MetricKey {
+    /// The benchmark's full id.
+    pub benchmark: String,
+    /// The metric name.
+    pub metric: String,
+}
+
+impl MetricKey {
+    /// A key from its parts.
+    #[must_use]
+    pub fn new(benchmark: impl Into<String>, metric: impl Into<String>) -> Self {
+        Self {
+            benchmark: benchmark.into(),
+            metric: metric.into(),
+        }
+    }
+
+    /// The key of a measurement.
+    #[must_use]
+    pub fn of(measurement: &Measurement) -> Self {
+        Self::new(
+            measurement.benchmark.full.clone(),
+            measurement.metric.clone(),
+        )
+    }
+}
+
+/// Headline estimates of earlier runs of the same suite on the same machine, per key, oldest
+/// first, not including the head run.
+pub type History = BTreeMap<MetricKey, Vec<f64>>;
+
+/// Where a noise floor came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NoiseSource {
+    /// Learnt from this many recent deltas of the history.
+    History {
+        /// Deltas used.
+        n_deltas: usize,
+    },
+    /// [`CompareConfig::default_noise_floor_pct`], because only `n_deltas` (fewer than
+    /// [`CompareConfig::min_history`]) were available.
+    Default {
+        /// Deltas available.
+        n_deltas: usize,
+    },
+}
+
+/// How much a benchmark moves between runs when nothing changed, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NoiseFloor {
+    /// The floor, in percent.
+    pub pct: f64,
+    /// Where it came from.
+    pub source: NoiseSource,
+}
+
+/// Noise floor of one key from its history (headline estimates, oldest first).
+///
+/// ```text
+/// delta_i = |v_{i+1} / v_i - 1|        for consecutive v_i > 0 (finite), v_{i+1} >= 0 (finite)
+/// D       = the last max_history deltas
+/// floor   = 100 * (Q3(D) + NOISE_FENCE_IQR_MULTIPLIER * IQR(D))   if |D| >= max(min_history, 1)
+///         = default_noise_floor_pct                               otherwise
+/// ```
+///
+/// Quartiles are type-7 ([`stats::quartiles`]). Pairs with an unusable value are skipped.
+#[must_use]
+pub fn noise_floor(history: &[f64], config: &CompareConfig) -> NoiseFloor {
+    let deltas: Vec<f64> = history
+        .windows(2)
+        .filter_map(|w| match *w {
+            [a, b] if a.is_finite() && a > 0.0 && b.is_finite() && b >= 0.0 => {
+                Some((b / a - 1.0).abs())
+            }
+            _ => None,
+        })
+        .collect();
+    let recent = deltas
+        .get(deltas.len().saturating_sub(config.max_history)..)
+        .unwrap_or_default();
+    if recent.len() >= config.min_history.max(1)
+        && let Some(q) = stats::quartiles(recent)
+    {
+        return NoiseFloor {
+            pct: 100.0 * (q.q3 + NOISE_FENCE_IQR_MULTIPLIER * q.iqr()),
+            source: NoiseSource::History {
+                n_deltas: recent.len(),
+            },
+        };
+    }
+    NoiseFloor {
+        pct: config.default_noise_floor_pct,
+        source: NoiseSource::Default {
+            n_deltas: recent.len(),
+        },
+    }
+}
+
+/// A relative change from base to head, in percent of the base.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Change {
+    /// Point estimate.
+    pub point_pct: f64,
+    /// Lower bound of its interval, when there is one.
+    pub lower_pct: Option<f64>,
+    /// Upper bound of its interval, when there is one.
+    pub upper_pct: Option<f64>,
+}
+
+/// The outcome of one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Significant, beyond the limit, in the bad direction.
+    Regression,
+    /// Significant, beyond the limit, in the good direction.
+    Improvement,
+    /// Anything else between two runs (not significant, within the limit, or unusable input).
+    Unchanged,
+    /// Only in head.
+    New,
+    /// Only in base.
+    Missing,
+    /// Matches an ignore pattern.
+    Ignored,
+}
+
+impl Verdict {
+    /// Stable name used in output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Regression => "regression",
+            Self::Improvement => "improvement",
+            Self::Unchanged => "unchanged",
+            Self::New => "new",
+            Self::Missing => "missing",
+            Self::Ignored => "ignored",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How significance was judged for a row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Evidence {
+    /// Raw samples on both sides: Mann-Whitney U on log per-iteration times gives the p-value,
+    /// the Hodges-Lehmann estimate with its Moses interval gives the change.
+    Samples {
+        /// Base samples.
+        base_n: usize,
+        /// Head samples.
+        head_n: usize,
+        /// `U` of the head sample against the base sample.
+        u: f64,
+        /// Standardised `U` (positive: head slower).
+        z: f64,
+        /// Exact or normal-approximation p-value.
+        method: MwuMethod,
+        /// Coverage actually achieved by the change interval.
+        coverage: f64,
+    },
+    /// Confidence bounds (no samples on one side at least): significant iff the intervals do
+    /// not overlap. A side without bounds counts as the exact interval `[v, v]`.
+    Intervals {
+        /// Whether the intervals overlap.
+        overlap: bool,
+    },
+    /// Neither samples nor bounds: values are exact and any difference is significant.
+    Exact,
+    /// Only one side exists (new or missing row).
+    Unpaired,
+    /// The inputs cannot be compared (unit or direction differ, an estimate is negative or not
+    /// finite).
+    Unusable {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One compared key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Benchmark full id.
+    pub benchmark: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of `before` and `after`.
+    pub unit: String,
+    /// Which way is better.
+    pub direction: Direction,
+    /// Base headline estimate.
+    pub before: Option<f64>,
+    /// Head headline estimate.
+    pub after: Option<f64>,
+    /// Change from base to head (absent if a side is missing, the input is unusable, or the base
+    /// is 0).
+    pub change: Option<Change>,
+    /// Raw p-value (sample evidence only).
+    pub p_value: Option<f64>,
+    /// Corrected p-value (family members only).
+    pub p_adjusted: Option<f64>,
+    /// Whether the change is significant under its evidence (always false for ignored, new,
+    /// missing and unusable rows).
+    pub significant: bool,
+    /// Noise floor of this key.
+    pub noise_floor: NoiseFloor,
+    /// Threshold of this key, in percent.
+    pub threshold_pct: f64,
+    /// The per-benchmark pattern that set the threshold, if any.
+    pub threshold_pattern: Option<String>,
+    /// The outcome.
+    pub verdict: Verdict,
+    /// How significance was judged.
+    pub evidence: Evidence,
+    /// Every input of the verdict as sentences, for `--explain`.
+    pub reasons: Vec<String>,
+}
+
+/// Geometric mean of the after/before ratios of the paired rows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Geomean {
+    /// Geometric mean of the oriented ratios: above 1 means worse.
+    pub ratio: f64,
+    /// `(ratio - 1) * 100`: positive means worse.
+    pub change_pct: f64,
+    /// Lower bound of the bootstrap interval, in percent.
+    pub lower_pct: Option<f64>,
+    /// Upper bound of the bootstrap interval, in percent.
+    pub upper_pct: Option<f64>,
+    /// Rows that went in.
+    pub n_rows: usize,
+}
+
+/// How many rows got each verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Counts {
+    /// Regressions.
+    pub regressions: usize,
+    /// Improvements.
+    pub improvements: usize,
+    /// Unchanged (including unusable) rows.
+    pub unchanged: usize,
+    /// New rows.
+    pub new: usize,
+    /// Missing rows.
+    pub missing: usize,
+    /// Ignored rows.
+    pub ignored: usize,
+    /// Paired, non-ignored rows whose input is unusable (a subset of `unchanged`).
+    pub unusable: usize,
+    /// Paired rows that were not ignored.
+    pub paired: usize,
+}
+
+/// The result of [`compare`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// One row per key, sorted by benchmark then metric.
+    pub rows: Vec<Row>,
+    /// Geometric mean over paired, usable, non-ignored rows with positive values.
+    pub geomean: Option<Geomean>,
+    /// Verdict counts.
+    pub counts: Counts,
+    /// The correction applied.
+    pub correction: Correction,
+    /// Size of the family the correction ran over.
+    pub family_size: usize,
+}
+
+impl Comparison {
+    /// Rows with [`Verdict::Regression`].
+    pub fn regressions(&self) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Regression)
+    }
+
+    /// Rows with [`Verdict::Improvement`].
+    pub fn improvements(&self) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Improvement)
+    }
+
+    /// Paired, non-ignored rows whose input could not be compared.
+    pub fn unusable(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| {
+            r.verdict != Verdict::Ignored && matches!(r.evidence, Evidence::Unusable { .. })
+        })
+    }
+
+    /// Whether any row is a regression.
+    #[must_use]
+    pub fn has_regression(&self) -> bool {
+        self.counts.regressions > 0
+    }
+}
+
+/// What the gate decides. The exit status of `bench-run` is [`GateOutcome::exit_code`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateOutcome {
+    /// Exit 0: comparable runs, usable input, no regression.
+    Pass,
+    /// Exit 1: at least one regression.
+    Regression,
+    /// Exit 2: incomparable runs (not allowed), unusable rows, or nothing paired.
+    Unusable,
+}
+
+impl GateOutcome {
+    /// Process exit code: 0, 1 or 2.
+    #[must_use]
+    pub const fn exit_code(self) -> i32 {
+        match self {
+            Self::Pass => 0,
+            Self::Regression => 1,
+            Self::Unusable => 2,
+        }
+    }
+}
+
+/// The gate: [`GateOutcome::Unusable`] if `mismatches` is non-empty and not allowed, if any
+/// paired non-ignored row is unusable, or if no row is paired and not ignored; else
+/// [`GateOutcome::Regression`] if any row is a regression; else [`GateOutcome::Pass`].
+/// Unusable input wins over a regression: a verdict built on it cannot be trusted.
+#[must_use]
+pub fn gate(comparison: &Comparison, mismatches: &[Mismatch], allow_mismatch: bool) -> GateOutcome {
+    if (!mismatches.is_empty() && !allow_mismatch)
+        || comparison.counts.unusable > 0
+        || comparison.counts.paired == 0
+    {
+        GateOutcome::Unusable
+    } else if comparison.has_regression() {
+        GateOutcome::Regression
+    } else {
+        GateOutcome::Pass
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compare
+// ---------------------------------------------------------------------------------------------
+
+/// Base and head measurement of one key, with how many duplicates were dropped.
+#[derive(Default)]
+struct Slot<'a> {
+    base: Option<&'a Measurement>,
+    head: Option<&'a Measurement>,
+    base_duplicates: usize,
+    head_duplicates: usize,
+}
+
+/// What a paired row's evidence says before the correction.
+enum Judgement {
+    /// Sample evidence: significance waits for the corrected p-value.
+    Samples(stats::MannWhitney),
+    /// Interval or exact evidence: significance is known.
+    Decided(bool),
+    /// No verdict possible.
+    None,
+}
+
+/// A row before the correction.
+struct Draft {
+    key: MetricKey,
+    unit: String,
+    direction: Direction,
+    before: Option<f64>,
+    after: Option<f64>,
+    change: Option<Change>,
+    /// |change| in percent, infinite when the base is 0 and the head is not.
+    magnitude_pct: f64,
+    /// Sign of the change: -1, 0 or 1.
+    sign: f64,
+    judgement: Judgement,
+    evidence: Evidence,
+    p_adjusted: Option<f64>,
+    noise_floor: NoiseFloor,
+    threshold_pct: f64,
+    threshold_pattern: Option<String>,
+    ignored_by: Option<String>,
+    /// Evidence sentences gathered while judging.
+    notes: Vec<String>,
+}
+
+/// Compares `head` against `base`.
+///
+/// Rows are paired by `(benchmark full id, metric)`; if a run holds a key twice the first
+/// occurrence is used (and a reason says so). Each paired row is judged by the best evidence both
+/// sides offer, in this order:
+///
+/// 1. **samples**: both sides have at least [`MIN_SAMPLES`] raw samples with positive
+///    per-iteration times. `p` = two-sided [`stats::mann_whitney_u`] on `ln(time)`; the change is
+///    `exp(HL) - 1` with the Moses interval ([`stats::hodges_lehmann`] of head against base on
+///    `ln(time)` at `confidence`). Samples are per-iteration times; for a
+///    [`Direction::HigherIsBetter`] metric the metric is taken as proportional to `1 / time`,
+///    so the change is `exp(-HL) - 1` (interval bounds swapped). The p-values of all sample rows
+///    that are not ignored form the family and are adjusted by `config.correction`;
+///    significant iff adjusted `p <= alpha`.
+/// 2. **intervals**: either side has finite lower and upper bounds (a side without them counts
+///    as `[v, v]`): significant iff the intervals do not overlap. Change = `after / before - 1`
+///    with interval `[lo_head / hi_base - 1, hi_head / lo_base - 1]`.
+/// 3. **exact**: no samples or bounds: significant iff `after != before`. Change =
+///    `after / before - 1`, its interval the point itself.
+///
+/// Then `Regression`/`Improvement` iff significant, `|change| > max(threshold, noise floor)`, and
+/// in the bad/good direction; else `Unchanged`. When the base value is 0 the relative change is
+/// undefined (`change` is `None`) and any nonzero head counts as an infinitely large change.
+///
+/// Pure and deterministic; never panics. Cost: O(n m) per sample row (n, m samples).
+#[must_use]
+pub fn compare(
+    base: &[Measurement],
+    head: &[Measurement],
+    history: &History,
+    config: &CompareConfig,
+) -> Comparison {
+    let mut slots: BTreeMap<MetricKey, Slot<'_>> = BTreeMap::new();
+    for m in base {
+        let slot = slots.entry(MetricKey::of(m)).or_default();
+        if slot.base.is_none() {
+            slot.base = Some(m);
+        } else {
+            slot.base_duplicates += 1;
+        }
+    }
+    for m in head {
+        let slot = slots.entry(MetricKey::of(m)).or_default();
+        if slot.head.is_none() {
+            slot.head = Some(m);
+        } else {
+            slot.head_duplicates += 1;
+        }
+    }
+
+    let mut drafts: Vec<Draft> = slots
+        .into_iter()
+        .filter_map(|(key, slot)| assess(key, &slot, history, config))
+        .collect();
+
+    // The family: sample rows that are not ignored, in row order.
+    let family: Vec<(usize, f64)> = drafts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match &d.judgement {
+            Judgement::Samples(mw) if d.ignored_by.is_none() => Some((i, mw.p_value)),
+            _ => None,
+        })
+        .collect();
+    let raw: Vec<f64> = family.iter().map(|&(_, p)| p).collect();
+    let adjusted = config.correction.adjust(&raw);
+    for (&(i, _), p) in family.iter().zip(adjusted) {
+        if let Some(d) = drafts.get_mut(i) {
+            d.p_adjusted = Some(p);
+        }
+    }
+    let family_size = family.len();
+
+    let rows: Vec<Row> = drafts
+        .into_iter()
+        .map(|d| finish(d, config, family_size))
+        .collect();
+
+    let mut counts = Counts::default();
+    for row in &rows {
+        match row.verdict {
+            Verdict::Regression => counts.regressions += 1,
+            Verdict::Improvement => counts.improvements += 1,
+            Verdict::Unchanged => counts.unchanged += 1,
+            Verdict::New => counts.new += 1,
+            Verdict::Missing => counts.missing += 1,
+            Verdict::Ignored => counts.ignored += 1,
+        }
+        let paired = row.before.is_some() && row.after.is_some();
+        if paired && row.verdict != Verdict::Ignored {
+            counts.paired += 1;
+            if matches!(row.evidence, Evidence::Unusable { .. }) {
+                counts.unusable += 1;
+            }
+        }
+    }
+
+    Comparison {
+        geomean: geomean(&rows, config.confidence),
+        rows,
+        counts,
+        correction: config.correction,
+        family_size,
+    }
+}
+
+/// Geometric mean of oriented ratios (`after/before` for lower-is-better, `before/after` for
+/// higher-is-better, so above 1 is always worse) over paired, usable, non-ignored rows with
+/// positive finite values.
+fn geomean(rows: &[Row], confidence: f64) -> Option<Geomean> {
+    let ratios: Vec<f64> = rows
+        .iter()
+        .filter(|r| {
+            r.verdict != Verdict::Ignored
+                && !matches!(r.evidence, Evidence::Unusable { .. } | Evidence::Unpaired)
+        })
+        .filter_map(|r| {
+            let (b, a) = (r.before?, r.after?);
+            let ratio = match r.direction {
+                Direction::LowerIsBetter => a / b,
+                Direction::HigherIsBetter => b / a,
+            };
+            (ratio.is_finite() && ratio > 0.0).then_some(ratio)
+        })
+        .collect();
+    let g = stats::geometric_mean_ratio(&ratios, confidence)?;
+    let pct = |r: f64| (r - 1.0) * 100.0;
+    Some(Geomean {
+        ratio: g.ratio,
+        change_pct: pct(g.ratio),
+        lower_pct: g.lower.map(pct),
+        upper_pct: g.upper.map(pct),
+        n_rows: g.n,
+    })
+}
+
+/// Per-iteration times of a measurement, logged, if it has enough usable samples.
+fn log_times(m: &Measurement) -> Result<Vec<f64>, String> {
+    let samples = m.samples.as_ref().ok_or_else(|| "no samples".to_owned())?;
+    if samples.len() < MIN_SAMPLES {
+        return Err(format!(
+            "{} sample(s), fewer than {MIN_SAMPLES}",
+            samples.len()
+        ));
+    }
+    let times = samples.per_iteration_ns();
+    if times.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
+        return Err("a per-iteration time is 0, so its logarithm is undefined".to_owned());
+    }
+    Ok(times.iter().map(|t| t.ln()).collect())
+}
+
+/// The finite `[lower, upper]` of an estimate, if it has both.
+fn bounds(e: &Estimate) -> Option<(f64, f64)> {
+    match (e.lower, e.upper) {
+        (Some(lo), Some(hi)) if lo.is_finite() && hi.is_finite() => Some((lo, hi)),
+        _ => None,
+    }
+}
+
+/// Relative change in percent, `None` when the base is not positive.
+fn relative_pct(before: f64, after: f64) -> Option<f64> {
+    (before > 0.0).then(|| (after / before - 1.0) * 100.0)
+}
+
+/// Judges one key (before the correction). `None` only for an empty slot.
+fn assess(
+    key: MetricKey,
+    slot: &Slot<'_>,
+    history: &History,
+    config: &CompareConfig,
+) -> Option<Draft> {
+    let reference = slot.head.or(slot.base)?;
+    let (threshold_pct, threshold_pattern) = config.threshold_for(&key.benchmark);
+    let threshold_pattern = threshold_pattern.map(str::to_owned);
+    let ignored_by = config.ignored_by(&key.benchmark).map(str::to_owned);
+    let noise_floor = noise_floor(history.get(&key).map_or(&[][..], Vec::as_slice), config);
+    let mut notes = Vec::new();
+    if slot.base_duplicates > 0 {
+        notes.push(format!(
+            "The base run holds this key {} more time(s); the first occurrence was used.",
+            slot.base_duplicates
+        ));
+    }
+    if slot.head_duplicates > 0 {
+        notes.push(format!(
+            "The head run holds this key {} more time(s); the first occurrence was used.",
+            slot.head_duplicates
+        ));
+    }
+    let mut draft = Draft {
+        key,
+        unit: reference.unit.clone(),
+        direction: reference.direction,
+        before: slot.base.map(|m| m.estimate.point),
+        after: slot.head.map(|m| m.estimate.point),
+        change: None,
+        magnitude_pct: 0.0,
+        sign: 0.0,
+        judgement: Judgement::None,
+        evidence: Evidence::Unpaired,
+        p_adjusted: None,
+        noise_floor,
+        threshold_pct,
+        threshold_pattern,
+        ignored_by,
+        notes,
+    };
+    let (Some(b), Some(h)) = (slot.base, slot.head) else {
+        return Some(draft);
+    };
+
+    let unusable = if b.unit != h.unit {
+        Some(format!(
+            "units differ: base `{}`, head `{}`",
+            b.unit, h.unit
+        ))
+    } else if b.direction != h.direction {
+        Some(format!(
+            "directions differ: base {}, head {}",
+            direction_words(b.direction),
+            direction_words(h.direction)
+        ))
+    } else {
+        [("base", b.estimate.point), ("head", h.estimate.point)]
+            .iter()
+            .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
+            .map(|(side, v)| format!("the {side} estimate {v} is negative or not finite"))
+    };
+    if let Some(reason) = unusable {
+        draft.notes.push(format!("Input unusable: {reason}."));
+        draft.evidence = Evidence::Unusable { reason };
+        return Some(draft);
+    }
+
+    let (before, after) = (b.estimate.point, h.estimate.point);
+    match (log_times(b), log_times(h)) {
+        (Ok(x), Ok(y)) => {
+            if let (Some(mw), Some(shift)) = (
+                stats::mann_whitney_u(&y, &x),
+                stats::hodges_lehmann(&x, &y, config.confidence),
+            ) {
+                let pct = |log_ratio: f64| log_ratio.exp_m1() * 100.0;
+                let change = match draft.direction {
+                    Direction::LowerIsBetter => Change {
+                        point_pct: pct(shift.estimate),
+                        lower_pct: Some(pct(shift.lower)),
+                        upper_pct: Some(pct(shift.upper)),
+                    },
+                    Direction::HigherIsBetter => Change {
+                        point_pct: pct(-shift.estimate),
+                        lower_pct: Some(pct(-shift.upper)),
+                        upper_pct: Some(pct(-shift.lower)),
+                    },
+                };
+                draft.notes.push(format!(
+                    "Evidence: raw samples ({} base, {} head). Mann-Whitney U on ln(per-iteration time) of head against base: U = {}, z = {:.3}, two-sided p = {} ({}).",
+                    x.len(),
+                    y.len(),
+                    num(mw.u),
+                    mw.z,
+                    pval(mw.p_value),
+                    match mw.method {
+                        MwuMethod::Exact => "exact null distribution",
+                        MwuMethod::Normal => "normal approximation with tie and continuity correction",
+                    }
+                ));
+                draft.notes.push(format!(
+                    "Change {} with {:.1}% interval [{}, {}]: Hodges-Lehmann shift of ln(time) = {:.5}, Moses interval from the k = {} order statistic of the {} pairwise differences{}.",
+                    pct_str(change.point_pct),
+                    100.0 * shift.coverage,
+                    change.lower_pct.map_or_else(|| "?".to_owned(), pct_str),
+                    change.upper_pct.map_or_else(|| "?".to_owned(), pct_str),
+                    shift.estimate,
+                    shift.k,
+                    x.len() * y.len(),
+                    match draft.direction {
+                        Direction::LowerIsBetter => "",
+                        Direction::HigherIsBetter =>
+                            " (higher is better: the metric is taken as proportional to 1/time, so the change is exp(-shift) - 1)",
+                    }
+                ));
+                if shift.coverage + 1e-12 < config.confidence {
+                    draft.notes.push(format!(
+                        "The samples are too few for a {:.1}% interval; the widest possible interval covers only {:.1}%.",
+                        100.0 * config.confidence,
+                        100.0 * shift.coverage
+                    ));
+                }
+                draft.magnitude_pct = change.point_pct.abs();
+                draft.sign = signum(change.point_pct);
+                draft.change = Some(change);
+                draft.evidence = Evidence::Samples {
+                    base_n: x.len(),
+                    head_n: y.len(),
+                    u: mw.u,
+                    z: mw.z,
+                    method: mw.method,
+                    coverage: shift.coverage,
+                };
+                draft.judgement = Judgement::Samples(mw);
+                return Some(draft);
+            }
+        }
+        (Err(why), _) if b.samples.is_some() => {
+            draft.notes.push(format!("Base samples not used: {why}."))
+        }
+        (_, Err(why)) if h.samples.is_some() => {
+            draft.notes.push(format!("Head samples not used: {why}."))
+        }
+        _ => {}
+    }
+
+    // No sample evidence: intervals or exact values.
+    let point = relative_pct(before, after);
+    draft.sign = signum(after - before);
+    draft.magnitude_pct = match point {
+        Some(p) => p.abs(),
+        None if draft.sign == 0.0 => 0.0,
+        None => f64::INFINITY,
+    };
+    let (b_bounds, h_bounds) = (bounds(&b.estimate), bounds(&h.estimate));
+    if b_bounds.is_some() || h_bounds.is_some() {
+        let (bl, bh) = b_bounds.unwrap_or((before, before));
+        let (hl, hh) = h_bounds.unwrap_or((after, after));
+        let overlap = hl <= bh && bl <= hh;
+        draft.change = point.map(|p| Change {
+            point_pct: p,
+            lower_pct: relative_pct(bh, hl),
+            upper_pct: relative_pct(bl, hh),
+        });
+        let side = |has: bool| {
+            if has {
+                "reported bounds"
+            } else {
+                "no bounds: the exact value"
+            }
+        };
+        draft.notes.push(format!(
+            "Evidence: confidence intervals, no p-value (raw samples missing on at least one side). Base [{}, {}] ({}), head [{}, {}] ({}): {}.",
+            num(bl),
+            num(bh),
+            side(b_bounds.is_some()),
+            num(hl),
+            num(hh),
+            side(h_bounds.is_some()),
+            if overlap {
+                "the intervals overlap, so the change is not significant"
+            } else {
+                "the intervals do not overlap, so the change is significant"
+            }
+        ));
+        draft.evidence = Evidence::Intervals { overlap };
+        draft.judgement = Judgement::Decided(!overlap);
+    } else {
+        let differs = draft.sign != 0.0;
+        draft.change = point.map(|p| Change {
+            point_pct: p,
+            lower_pct: Some(p),
+            upper_pct: Some(p),
+        });
+        draft.notes.push(format!(
+            "Evidence: exact values (no samples, no bounds): {}.",
+            if differs {
+                "they differ, so the change is significant"
+            } else {
+                "they are equal, so there is no change"
+            }
+        ));
+        draft.evidence = Evidence::Exact;
+        draft.judgement = Judgement::Decided(differs);
+    }
+    if point.is_none() && draft.sign != 0.0 {
+        draft.notes.push(
+            "The base value is 0: the relative change is undefined and counts as infinitely large."
+                .to_owned(),
+        );
+    } else if let Some(c) = draft.change {
+        draft.notes.push(format!(
+            "Change {} = after / before - 1 of the headline estimates{}.",
+            pct_str(c.point_pct),
+            match (c.lower_pct, c.upper_pct, &draft.evidence) {
+                (Some(lo), Some(hi), Evidence::Intervals { .. }) => format!(
+                    ", interval [{}, {}] from the bounds",
+                    pct_str(lo),
+                    pct_str(hi)
+                ),
+                _ => String::new(),
+            }
+        ));
+    }
+    Some(draft)
+}
+
+/// Applies the corrected p-value and the rule; writes the reasons.
+fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
+    let mut reasons = Vec::with_capacity(d.notes.len() + 6);
+    reasons.push(format!(
+        "`{}` metric `{}` in {}: {} is better.",
+        d.key.benchmark,
+        d.key.metric,
+        d.unit,
+        direction_words(d.direction)
+    ));
+    reasons.push(match (d.before, d.after) {
+        (Some(b), Some(a)) => format!(
+            "Before {} {unit}, after {} {unit} (headline estimates).",
+            num(b),
+            num(a),
+            unit = d.unit
+        ),
+        (None, Some(a)) => format!("Only in head ({} {}): new.", num(a), d.unit),
+        (Some(b), None) => format!("Only in base ({} {}): missing from head.", num(b), d.unit),
+        (None, None) => "In neither run.".to_owned(),
+    });
+    reasons.extend(d.notes);
+
+    let p_value = match &d.judgement {
+        Judgement::Samples(mw) => Some(mw.p_value),
+        _ => None,
+    };
+    let significant = match (&d.judgement, d.p_adjusted) {
+        (Judgement::Samples(_), Some(p)) => p <= config.alpha,
+        (Judgement::Decided(s), _) => *s,
+        _ => false,
+    };
+    if let (Judgement::Samples(mw), Some(p)) = (&d.judgement, d.p_adjusted) {
+        let adjusted = match config.correction {
+            Correction::None => "no correction".to_owned(),
+            c => format!(
+                "{} over {family_size} test(s) gives {}",
+                match c {
+                    Correction::Holm => "Holm's step-down correction",
+                    _ => "Benjamini-Hochberg correction",
+                },
+                pval(p)
+            ),
+        };
+        reasons.push(format!(
+            "Significance: p = {}, {adjusted}; {} alpha = {}, so the change is {}significant.",
+            pval(mw.p_value),
+            if significant { "<=" } else { ">" },
+            config.alpha,
+            if significant { "" } else { "not " }
+        ));
+    }
+
+    let limit = d.threshold_pct.max(d.noise_floor.pct);
+    let paired = matches!(
+        d.evidence,
+        Evidence::Samples { .. } | Evidence::Intervals { .. } | Evidence::Exact
+    );
+    if paired || d.ignored_by.is_some() {
+        reasons.push(match &d.threshold_pattern {
+            Some(p) => format!(
+                "Threshold {:.2}% (per-benchmark pattern `{p}`).",
+                d.threshold_pct
+            ),
+            None => format!("Threshold {:.2}% (global).", d.threshold_pct),
+        });
+        reasons.push(match d.noise_floor.source {
+            NoiseSource::History { n_deltas } => format!(
+                "Noise floor {:.2}% = Q3 + {NOISE_FENCE_IQR_MULTIPLIER} IQR of the last {n_deltas} run-to-run changes in history.",
+                d.noise_floor.pct
+            ),
+            NoiseSource::Default { n_deltas } => format!(
+                "Noise floor {:.2}% (default: history has {n_deltas} run-to-run change(s), fewer than {}).",
+                d.noise_floor.pct,
+                config.min_history.max(1)
+            ),
+        });
+    }
+
+    let worse = match d.direction {
+        Direction::LowerIsBetter => d.sign > 0.0,
+        Direction::HigherIsBetter => d.sign < 0.0,
+    };
+    let better = d.sign != 0.0 && !worse;
+    let exceeds = d.magnitude_pct > limit;
+
+    let verdict = if let Some(pattern) = &d.ignored_by {
+        reasons.push(format!(
+            "Verdict: ignored (matches ignore pattern `{pattern}`); never fails the gate."
+        ));
+        Verdict::Ignored
+    } else {
+        match (&d.evidence, d.before, d.after) {
+            (Evidence::Unpaired, None, Some(_)) => {
+                reasons.push("Verdict: new.".to_owned());
+                Verdict::New
+            }
+            (Evidence::Unpaired, _, _) => {
+                reasons.push("Verdict: missing.".to_owned());
+                Verdict::Missing
+            }
+            (Evidence::Unusable { .. }, _, _) => {
+                reasons.push("Verdict: unchanged (input unusable; the gate exits 2).".to_owned());
+                Verdict::Unchanged
+            }
+            _ => {
+                let size = if d.magnitude_pct.is_finite() {
+                    format!("{:.2}%", d.magnitude_pct)
+                } else {
+                    "infinite".to_owned()
+                };
+                let comparison = format!(
+                    "|change| {size} {} max(threshold {:.2}%, noise floor {:.2}%) = {:.2}%",
+                    if exceeds { ">" } else { "<=" },
+                    d.threshold_pct,
+                    d.noise_floor.pct,
+                    limit
+                );
+                let verdict = if significant && exceeds && worse {
+                    Verdict::Regression
+                } else if significant && exceeds && better {
+                    Verdict::Improvement
+                } else {
+                    Verdict::Unchanged
+                };
+                let why = match verdict {
+                    Verdict::Regression => format!(
+                        "significant, {comparison}, and {} is worse for this metric",
+                        if d.sign > 0.0 { "up" } else { "down" }
+                    ),
+                    Verdict::Improvement => format!(
+                        "significant, {comparison}, and {} is better for this metric",
+                        if d.sign > 0.0 { "up" } else { "down" }
+                    ),
+                    _ if !significant => "not significant".to_owned(),
+                    _ if !exceeds => format!("significant but {comparison}"),
+                    _ => "no change".to_owned(),
+                };
+                reasons.push(format!("Verdict: {verdict} ({why})."));
+                verdict
+            }
+        }
+    };
+
+    Row {
+        benchmark: d.key.benchmark,
+        metric: d.key.metric,
+        unit: d.unit,
+        direction: d.direction,
+        before: d.before,
+        after: d.after,
+        change: d.change,
+        p_value,
+        p_adjusted: d.p_adjusted,
+        significant: significant && d.ignored_by.is_none(),
+        noise_floor: d.noise_floor,
+        threshold_pct: d.threshold_pct,
+        threshold_pattern: d.threshold_pattern,
+        verdict,
+        evidence: d.evidence,
+        reasons,
+    }
+}
+
+fn signum(v: f64) -> f64 {
+    if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+fn direction_words(direction: Direction) -> &'static str {
+    match direction {
+        Direction::LowerIsBetter => "lower",
+        Direction::HigherIsBetter => "higher",
+    }
+}
+
+/// A value with about six significant digits, without trailing zeros.
+fn num(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e12) {
+        return format!("{v:.4e}");
+    }
+    let s = format!("{v:.4}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// A percentage with sign and two decimals.
+fn pct_str(v: f64) -> String {
+    format!("{v:+.2}%")
+}
+
+/// A p-value: four decimals, or scientific notation below 1e-4.
+fn pval(p: f64) -> String {
+    if p > 0.0 && p < 1e-4 {
+        format!("{p:.2e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparability
+// ---------------------------------------------------------------------------------------------
+
+/// A part of the provenance that must agree for a gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchField {
+    /// The machine fingerprint.
+    Machine,
+    /// rustc release and commit hash.
+    Toolchain,
+    /// The cargo profile.
+    Profile,
+    /// Enabled features.
+    Features,
+    /// `--all-features` / `--no-default-features`.
+    FeatureFlags,
+    /// `RUSTFLAGS`.
+    Rustflags,
+}
+
+impl MismatchField {
+    /// Stable name used in output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Machine => "machine",
+            Self::Toolchain => "toolchain",
+            Self::Profile => "profile",
+            Self::Features => "features",
+            Self::FeatureFlags => "feature flags",
+            Self::Rustflags => "RUSTFLAGS",
+        }
+    }
+}
+
+/// One way in which two runs differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// What differs.
+    pub field: MismatchField,
+    /// The base run's value.
+    pub base: String,
+    /// The head run's value.
+    pub head: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} differs: base {}, head {}",
+            self.field.name(),
+            self.base,
+            self.head
+        )
+    }
+}
+
+/// Ways in which `base` and `head` were measured differently, in [`MismatchField`] order; empty
+/// when they may be gated against each other.
+///
+/// Compared: the machine fingerprint; the toolchain as rustc release plus commit hash (a run
+/// without toolchain information differs from one with it); the build profile; the sorted, deduplicated
+/// features and feature flags; `RUSTFLAGS` with whitespace normalised (unset = empty).
+#[must_use]
+pub fn check_comparable(base: &RunProvenance, head: &RunProvenance) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut check = |field: MismatchField, b: String, h: String| {
+        if b != h {
+            out.push(Mismatch {
+                field,
+                base: b,
+                head: h,
+            });
+        }
+    };
+
+    let machine = |p: &RunProvenance| {
+        if p.machine.fingerprint.is_empty() {
+            "unknown".to_owned()
+        } else {
+            format!("`{}`", p.machine.fingerprint)
+        }
+    };
+    if base.machine.fingerprint != head.machine.fingerprint {
+        let describe = |p: &RunProvenance| {
+            format!(
+                "{} ({}, {})",
+                machine(p),
+                p.machine.hostname,
+                p.machine.cpu_model
+            )
+        };
+        check(MismatchField::Machine, describe(base), describe(head));
+    }
+
+    let toolchain = |p: &RunProvenance| match &p.toolchain {
+        None => "unknown".to_owned(),
+        Some(t) => format!(
+            "rustc {} ({})",
+            t.rustc_version,
+            t.rustc_commit.as_deref().unwrap_or("no commit hash")
+        ),
+    };
+    check(MismatchField::Toolchain, toolchain(base), toolchain(head));
+
+    let quoted = |s: &str| format!("`{s}`");
+    check(
+        MismatchField::Profile,
+        quoted(&base.build.profile),
+        quoted(&head.build.profile),
+    );
+
+    let set = |items: &[String]| {
+        let mut v: Vec<&str> = items.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v.dedup();
+        if v.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("[{}]", v.join(", "))
+        }
+    };
+    check(
+        MismatchField::Features,
+        set(&base.build.features),
+        set(&head.build.features),
+    );
+    check(
+        MismatchField::FeatureFlags,
+        set(&base.build.feature_flags),
+        set(&head.build.feature_flags),
+    );
+
+    let flags = |p: &RunProvenance| {
+        let joined = p
+            .build
+            .rustflags
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if joined.is_empty() {
+            "(unset)".to_owned()
+        } else {
+            format!("`{joined}`")
+        }
+    };
+    check(MismatchField::Rustflags, flags(base), flags(head));
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::float_cmp)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        BenchmarkId, BuildConfig, Machine, Samples, SamplingMode, Toolchain, metric,
+    };
+
+    /// Deterministic uniform numbers in [0, 1) (64-bit LCG, high bits).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / (1_u64 << 53) as f64
+        }
+    }
+
+    /// `n` per-iteration times around `center` with +-`jitter_pct` uniform jitter.
+    fn jittered(seed: u64, n: usize, center: f64, jitter_pct: f64) -> Vec<f64> {
+        let mut rng = Lcg(seed);
+        (0..n)
+            .map(|_| center * (1.0 + jitter_pct / 100.0 * (2.0 * rng.next() - 1.0)))
+            .collect()
+    }
+
+    /// A time measurement with raw samples (10 iterations each); the headline is the median.
+    fn timed(id: &str, per_iter: &[f64]) -> Measurement {
+        let iters = vec![10.0; per_iter.len()];
+        let times = per_iter.iter().map(|t| t * 10.0).collect();
+        Measurement {
+            benchmark: BenchmarkId::named(id),
+            metric: metric::TIME.to_owned(),
+            unit: "ns".to_owned(),
+            direction: Direction::LowerIsBetter,
+            estimate: Estimate::point(stats::median(per_iter).unwrap()),
+            statistics: BTreeMap::new(),
+            throughput: None,
+            samples: Some(Samples::new(SamplingMode::Flat, iters, times).unwrap()),
+        }
+    }
+
+    /// A measurement with only a point estimate (BMF-style).
+    fn exact(id: &str, metric: &str, unit: &str, direction: Direction, value: f64) -> Measurement {
+        Measurement {
+            benchmark: BenchmarkId::named(id),
+            metric: metric.to_owned(),
+            unit: unit.to_owned(),
+            direction,
+            estimate: Estimate::point(value),
+            statistics: BTreeMap::new(),
+            throughput: None,
+            samples: None,
+        }
+    }
+
+    fn bounded(id: &str, point: f64, lower: f64, upper: f64) -> Measurement {
+        let mut m = exact(id, metric::TIME, "ns", Direction::LowerIsBetter, point);
+        m.estimate.lower = Some(lower);
+        m.estimate.upper = Some(upper);
+        m.estimate.confidence_level = Some(0.95);
+        m
+    }
+
+    fn run(base: &[Measurement], head: &[Measurement]) -> Comparison {
+        compare(base, head, &History::new(), &CompareConfig::default())
+    }
+
+    fn row<'a>(c: &'a Comparison, id: &str) -> &'a Row {
+        c.rows.iter().find(|r| r.benchmark == id).unwrap()
+    }
+
+    #[test]
+    fn thirty_percent_slowdown_is_a_regression() {
+        let base = [timed("decode/100", &jittered(1, 100, 1000.0, 2.0))];
+        let head = [timed("decode/100", &jittered(2, 100, 1300.0, 2.0))];
+        let c = run(&base, &head);
+        let r = row(&c, "decode/100");
+        assert_eq!(r.verdict, Verdict::Regression, "{:#?}", r.reasons);
+        assert!(c.has_regression());
+        assert_eq!(c.regressions().count(), 1);
+        let change = r.change.unwrap();
+        assert!((change.point_pct - 30.0).abs() < 1.5, "{change:?}");
+        assert!(change.lower_pct.unwrap() < change.point_pct);
+        assert!(change.upper_pct.unwrap() > change.point_pct);
+        assert!(r.p_value.unwrap() < 1e-10 && r.p_adjusted.unwrap() < 1e-10);
+        assert!(r.significant);
+        assert!(matches!(
+            r.evidence,
+            Evidence::Samples { base_n: 100, head_n: 100, method: MwuMethod::Normal, z, .. } if z > 0.0
+        ));
+        assert_eq!(c.family_size, 1);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Regression);
+        assert_eq!(gate(&c, &[], false).exit_code(), 1);
+        // The explanation names every input.
+        let text = r.reasons.join("\n");
+        for needle in [
+            "Mann-Whitney",
+            "Hodges-Lehmann",
+            "Holm",
+            "Threshold 5.00%",
+            "Noise floor 2.00%",
+            "Verdict: regression",
+        ] {
+            assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+        }
+        // The same slowdown is an improvement the other way round.
+        let back = run(&head, &base);
+        assert_eq!(row(&back, "decode/100").verdict, Verdict::Improvement);
+        assert!((row(&back, "decode/100").change.unwrap().point_pct + 23.1).abs() < 1.5);
+    }
+
+    #[test]
+    fn a_a_comparison_is_unchanged() {
+        let base: Vec<Measurement> = (0..20)
+            .map(|i| timed(&format!("b{i:02}"), &jittered(100 + i, 100, 500.0, 2.0)))
+            .collect();
+        let head: Vec<Measurement> = (0..20)
+            .map(|i| timed(&format!("b{i:02}"), &jittered(900 + i, 100, 500.0, 2.0)))
+            .collect();
+        let c = run(&base, &head);
+        assert_eq!(c.counts.unchanged, 20);
+        assert_eq!(c.family_size, 20);
+        for r in &c.rows {
+            assert_eq!(r.verdict, Verdict::Unchanged, "{}", r.reasons.join("\n"));
+            assert!(r.change.unwrap().point_pct.abs() < 1.0);
+            assert!(r.p_adjusted.unwrap() >= r.p_value.unwrap());
+        }
+        let g = c.geomean.unwrap();
+        assert_eq!(g.n_rows, 20);
+        assert!(g.change_pct.abs() < 1.0);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+    }
+
+    #[test]
+    fn small_shift_is_significant_but_below_threshold() {
+        // 3% slower with 0.5% jitter: clearly significant, but within the 5% threshold.
+        let base = [timed("x", &jittered(7, 50, 100.0, 0.5))];
+        let head = [timed("x", &jittered(8, 50, 103.0, 0.5))];
+        let c = run(&base, &head);
+        let r = row(&c, "x");
+        assert!(r.significant);
+        assert_eq!(r.verdict, Verdict::Unchanged);
+        assert!(
+            r.reasons
+                .last()
+                .unwrap()
+                .contains("significant but |change| 3.")
+        );
+        // With a 1% threshold it becomes a regression (the default floor is 2%).
+        let config = CompareConfig {
+            threshold_pct: 1.0,
+            ..CompareConfig::default()
+        };
+        let c = compare(&base, &head, &History::new(), &config);
+        assert_eq!(row(&c, "x").verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn higher_is_better_metrics() {
+        let ops = |v: f64| exact("rows", "ops", "ops/s", Direction::HigherIsBetter, v);
+        let c = run(&[ops(1000.0)], &[ops(700.0)]);
+        let r = row(&c, "rows");
+        assert_eq!(r.verdict, Verdict::Regression);
+        assert!((r.change.unwrap().point_pct + 30.0).abs() < 1e-9);
+        assert_eq!(
+            row(&run(&[ops(1000.0)], &[ops(1300.0)]), "rows").verdict,
+            Verdict::Improvement
+        );
+
+        // With time samples, a higher-is-better metric is taken as 1/time.
+        let mut base = timed("tp", &jittered(3, 100, 1000.0, 2.0));
+        let mut head = timed("tp", &jittered(4, 100, 1300.0, 2.0));
+        for m in [&mut base, &mut head] {
+            m.metric = "throughput".to_owned();
+            m.unit = "bytes/s".to_owned();
+            m.direction = Direction::HigherIsBetter;
+            m.estimate = Estimate::point(1e9 / m.estimate.point);
+        }
+        let c = run(&[base], &[head]);
+        let r = row(&c, "tp");
+        assert_eq!(r.verdict, Verdict::Regression, "{:#?}", r.reasons);
+        let change = r.change.unwrap();
+        assert!((change.point_pct + 23.1).abs() < 1.5, "{change:?}");
+        assert!(change.lower_pct.unwrap() < change.point_pct);
+        assert!(change.upper_pct.unwrap() > change.point_pct);
+        // The geomean orients the ratio: >1 is worse.
+        assert!(c.geomean.unwrap().change_pct > 25.0);
+    }
+
+    #[test]
+    fn geomean_orients_mixed_directions() {
+        let base = [
+            exact("a", "time", "ns", Direction::LowerIsBetter, 100.0),
+            exact("b", "ops", "ops/s", Direction::HigherIsBetter, 100.0),
+        ];
+        let head = [
+            exact("a", "time", "ns", Direction::LowerIsBetter, 110.0),
+            exact("b", "ops", "ops/s", Direction::HigherIsBetter, 50.0),
+        ];
+        let g = run(&base, &head).geomean.unwrap();
+        assert!((g.ratio - (1.1_f64 * 2.0).sqrt()).abs() < 1e-12);
+        assert_eq!(g.n_rows, 2);
+        assert!(g.lower_pct.unwrap() <= g.change_pct && g.change_pct <= g.upper_pct.unwrap());
+    }
+
+    #[test]
+    fn ignore_list() {
+        let base = [
+            timed("flaky/io", &jittered(1, 100, 1000.0, 2.0)),
+            timed("stable", &jittered(5, 100, 1000.0, 2.0)),
+        ];
+        let head = [
+            timed("flaky/io", &jittered(2, 100, 1300.0, 2.0)),
+            timed("stable", &jittered(6, 100, 1000.0, 2.0)),
+            exact("flaky/new", "time", "ns", Direction::LowerIsBetter, 1.0),
+        ];
+        let config = CompareConfig {
+            ignore: vec!["flaky/*".to_owned()],
+            ..CompareConfig::default()
+        };
+        let c = compare(&base, &head, &History::new(), &config);
+        let r = row(&c, "flaky/io");
+        assert_eq!(r.verdict, Verdict::Ignored);
+        assert!(r.p_value.is_some() && r.p_adjusted.is_none());
+        assert!(!r.significant);
+        assert!(r.reasons.last().unwrap().contains("`flaky/*`"));
+        assert_eq!(row(&c, "flaky/new").verdict, Verdict::Ignored);
+        assert!(!c.has_regression());
+        assert_eq!(c.family_size, 1);
+        assert_eq!(c.counts.ignored, 2);
+        assert_eq!(c.geomean.unwrap().n_rows, 1);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+    }
+
+    #[test]
+    fn per_benchmark_thresholds_first_match_wins() {
+        let base = [
+            timed("slow/a", &jittered(1, 100, 1000.0, 2.0)),
+            timed("fast/a", &jittered(3, 100, 1000.0, 2.0)),
+        ];
+        let head = [
+            timed("slow/a", &jittered(2, 100, 1300.0, 2.0)),
+            timed("fast/a", &jittered(4, 100, 1300.0, 2.0)),
+        ];
+        let config = CompareConfig {
+            per_benchmark_threshold: vec![("slow/*".to_owned(), 50.0), ("*".to_owned(), 1.0)],
+            ..CompareConfig::default()
+        };
+        assert_eq!(config.threshold_for("slow/a"), (50.0, Some("slow/*")));
+        assert_eq!(config.threshold_for("fast/a"), (1.0, Some("*")));
+        let c = compare(&base, &head, &History::new(), &config);
+        let slow = row(&c, "slow/a");
+        assert_eq!(slow.verdict, Verdict::Unchanged);
+        assert_eq!(
+            (slow.threshold_pct, slow.threshold_pattern.as_deref()),
+            (50.0, Some("slow/*"))
+        );
+        assert!(
+            slow.reasons
+                .iter()
+                .any(|s| s.contains("per-benchmark pattern `slow/*`"))
+        );
+        assert_eq!(row(&c, "fast/a").verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn new_and_missing_rows() {
+        let base = [
+            exact("gone", "time", "ns", Direction::LowerIsBetter, 5.0),
+            exact("kept", "time", "ns", Direction::LowerIsBetter, 5.0),
+        ];
+        let head = [
+            exact("added", "time", "ns", Direction::LowerIsBetter, 5.0),
+            exact("kept", "time", "ns", Direction::LowerIsBetter, 5.0),
+        ];
+        let c = run(&base, &head);
+        let ids: Vec<&str> = c.rows.iter().map(|r| r.benchmark.as_str()).collect();
+        assert_eq!(ids, ["added", "gone", "kept"]);
+        let added = row(&c, "added");
+        assert_eq!(
+            (added.verdict, added.before, added.after),
+            (Verdict::New, None, Some(5.0))
+        );
+        assert_eq!(added.evidence, Evidence::Unpaired);
+        assert_eq!(row(&c, "gone").verdict, Verdict::Missing);
+        assert_eq!(row(&c, "kept").verdict, Verdict::Unchanged);
+        assert_eq!((c.counts.new, c.counts.missing, c.counts.paired), (1, 1, 1));
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        // Nothing paired: the gate has nothing to judge.
+        let c = run(&base[..1], &head[..1]);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Unusable);
+    }
+
+    #[test]
+    fn exact_metrics() {
+        let bytes = |v: f64| exact("enc", "bytes", "bytes", Direction::LowerIsBetter, v);
+        let r = run(&[bytes(1000.0)], &[bytes(1100.0)]);
+        assert_eq!(row(&r, "enc").verdict, Verdict::Regression);
+        assert_eq!(row(&r, "enc").evidence, Evidence::Exact);
+        assert!(row(&r, "enc").p_value.is_none());
+        assert_eq!(r.family_size, 0);
+        // Significant (exact), but 1% is within the limit.
+        let r = run(&[bytes(1000.0)], &[bytes(1010.0)]);
+        assert!(row(&r, "enc").significant);
+        assert_eq!(row(&r, "enc").verdict, Verdict::Unchanged);
+        let r = run(&[bytes(1000.0)], &[bytes(1000.0)]);
+        assert!(!row(&r, "enc").significant);
+        assert_eq!(row(&r, "enc").change.unwrap().point_pct, 0.0);
+        // From zero: the relative change is undefined and counts as infinite.
+        let r = run(&[bytes(0.0)], &[bytes(8.0)]);
+        let z = row(&r, "enc");
+        assert_eq!((z.verdict, z.change), (Verdict::Regression, None));
+        assert!(z.reasons.iter().any(|s| s.contains("base value is 0")));
+        assert_eq!(
+            row(&run(&[bytes(0.0)], &[bytes(0.0)]), "enc").verdict,
+            Verdict::Unchanged
+        );
+    }
+
+    #[test]
+    fn interval_evidence() {
+        let r = run(
+            &[bounded("b", 100.0, 50.0, 150.0)],
+            &[bounded("b", 130.0, 80.0, 180.0)],
+        );
+        let row_b = row(&r, "b");
+        assert_eq!(row_b.evidence, Evidence::Intervals { overlap: true });
+        assert_eq!(row_b.verdict, Verdict::Unchanged);
+        assert!(row_b.reasons.iter().any(|s| s.contains("no p-value")));
+        let r = run(
+            &[bounded("b", 100.0, 95.0, 105.0)],
+            &[bounded("b", 130.0, 125.0, 135.0)],
+        );
+        let row_b = row(&r, "b");
+        assert_eq!(row_b.evidence, Evidence::Intervals { overlap: false });
+        assert_eq!(row_b.verdict, Verdict::Regression);
+        let change = row_b.change.unwrap();
+        assert!((change.point_pct - 30.0).abs() < 1e-9);
+        assert!((change.lower_pct.unwrap() - (125.0 / 105.0 - 1.0) * 100.0).abs() < 1e-9);
+        assert!((change.upper_pct.unwrap() - (135.0 / 95.0 - 1.0) * 100.0).abs() < 1e-9);
+        // One side without bounds counts as an exact interval.
+        let plain = exact("b", metric::TIME, "ns", Direction::LowerIsBetter, 104.0);
+        let r = run(&[bounded("b", 100.0, 95.0, 105.0)], &[plain]);
+        assert_eq!(row(&r, "b").evidence, Evidence::Intervals { overlap: true });
+        // Samples on one side only: bounds decide.
+        let mut with_samples = timed("b", &jittered(1, 10, 100.0, 1.0));
+        with_samples.estimate.lower = Some(99.0);
+        with_samples.estimate.upper = Some(101.0);
+        let r = run(&[with_samples], &[bounded("b", 200.0, 190.0, 210.0)]);
+        assert_eq!(
+            row(&r, "b").evidence,
+            Evidence::Intervals { overlap: false }
+        );
+        assert_eq!(row(&r, "b").verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn noise_floor_fence() {
+        let config = CompareConfig::default();
+        // Consecutive relative changes: 1%, 2%, 3%, 4%, 5%, 6% (all positive steps).
+        let mut history = vec![100.0];
+        for pct in 1..=6 {
+            let last = *history.last().unwrap();
+            history.push(last * (1.0 + f64::from(pct) / 100.0));
+        }
+        // Deltas 0.01..0.06: Q1 = 0.0225, Q3 = 0.0475, IQR = 0.025, fence = 0.0475 + 0.075.
+        let floor = noise_floor(&history, &config);
+        assert_eq!(floor.source, NoiseSource::History { n_deltas: 6 });
+        assert!((floor.pct - 12.25).abs() < 1e-9, "{floor:?}");
+        // Only the most recent max_history deltas count.
+        let short = CompareConfig {
+            max_history: 5,
+            min_history: 5,
+            ..CompareConfig::default()
+        };
+        // Deltas 0.02..0.06: Q1 = 0.03, Q3 = 0.05, fence = 0.05 + 0.06.
+        let floor = noise_floor(&history, &short);
+        assert_eq!(floor.source, NoiseSource::History { n_deltas: 5 });
+        assert!((floor.pct - 11.0).abs() < 1e-9, "{floor:?}");
+        // Too little history: the default.
+        let floor = noise_floor(&history[..5], &config);
+        assert_eq!(floor.source, NoiseSource::Default { n_deltas: 4 });
+        assert_eq!(floor.pct, DEFAULT_NOISE_FLOOR_PCT);
+        assert_eq!(
+            noise_floor(&[], &config).source,
+            NoiseSource::Default { n_deltas: 0 }
+        );
+        // Unusable values drop the pairs they are in: deltas 0.5 and 0.1 only.
+        let floor = noise_floor(&[0.0, 10.0, 15.0, f64::NAN, 10.0, 11.0], &config);
+        assert_eq!(floor.source, NoiseSource::Default { n_deltas: 2 });
+    }
+
+    #[test]
+    fn a_noisy_history_raises_the_limit() {
+        // Run-to-run changes of about 20-40%: a 30% slowdown is within the noise.
+        let history: History = [(
+            MetricKey::new("noisy", metric::TIME),
+            vec![1000.0, 1300.0, 1000.0, 1400.0, 1000.0, 1250.0, 1000.0],
+        )]
+        .into_iter()
+        .collect();
+        let base = [timed("noisy", &jittered(1, 100, 1000.0, 2.0))];
+        let head = [timed("noisy", &jittered(2, 100, 1300.0, 2.0))];
+        let c = compare(&base, &head, &history, &CompareConfig::default());
+        let r = row(&c, "noisy");
+        assert!(matches!(
+            r.noise_floor.source,
+            NoiseSource::History { n_deltas: 6 }
+        ));
+        assert!(r.noise_floor.pct > 35.0);
+        assert!(r.significant);
+        assert_eq!(r.verdict, Verdict::Unchanged, "{:#?}", r.reasons);
+    }
+
+    #[test]
+    fn correction_is_applied_across_the_family() {
+        // Small samples with a modest shift: raw p = 0.026 each, below alpha alone but not after Holm.
+        let base: Vec<Measurement> = (0..4)
+            .map(|i| {
+                timed(
+                    &format!("m{i}"),
+                    &[100.0, 101.0, 102.0, 103.0, 104.0, 105.0],
+                )
+            })
+            .collect();
+        let head: Vec<Measurement> = (0..4)
+            .map(|i| {
+                timed(
+                    &format!("m{i}"),
+                    &[102.5, 104.5, 106.5, 107.5, 108.5, 109.5],
+                )
+            })
+            .collect();
+        let none = CompareConfig {
+            correction: Correction::None,
+            threshold_pct: 0.0,
+            default_noise_floor_pct: 0.0,
+            ..CompareConfig::default()
+        };
+        let c = compare(&base, &head, &History::new(), &none);
+        let raw = c.rows[0].p_value.unwrap();
+        assert!((raw - 24.0 / 924.0).abs() < 1e-12, "raw p {raw}");
+        // U = 3 + 5 + 4 * 6 = 32 pairs with head > base; no ties and 12 samples: exact p-value
+        // 2 P(U <= 4) = 2 * 12 / 924.
+        assert!(matches!(
+            c.rows[0].evidence,
+            Evidence::Samples { u, method: MwuMethod::Exact, .. } if u == 32.0
+        ));
+        assert_eq!(c.counts.regressions, 4);
+        let holm = CompareConfig {
+            correction: Correction::Holm,
+            ..none.clone()
+        };
+        let c = compare(&base, &head, &History::new(), &holm);
+        assert_eq!(c.family_size, 4);
+        assert!((c.rows[0].p_adjusted.unwrap() - (4.0 * raw).min(1.0)).abs() < 1e-12);
+        assert_eq!(c.counts.regressions, 0);
+        let bh = CompareConfig {
+            correction: Correction::BenjaminiHochberg,
+            ..none
+        };
+        let c = compare(&base, &head, &History::new(), &bh);
+        // Equal p-values: BH leaves them as they are.
+        assert!((c.rows[0].p_adjusted.unwrap() - raw).abs() < 1e-12);
+        assert_eq!(c.counts.regressions, 4);
+    }
+
+    #[test]
+    fn deterministic_and_order_independent() {
+        let base: Vec<Measurement> = (0..10)
+            .map(|i| {
+                timed(
+                    &format!("b{}", 9 - i),
+                    &jittered(i, 30, 100.0 + i as f64, 3.0),
+                )
+            })
+            .collect();
+        let head: Vec<Measurement> = (0..10)
+            .map(|i| timed(&format!("b{i}"), &jittered(50 + i, 30, 104.0, 3.0)))
+            .collect();
+        let a = run(&base, &head);
+        let reversed_base: Vec<Measurement> = base.iter().rev().cloned().collect();
+        let reversed_head: Vec<Measurement> = head.iter().rev().cloned().collect();
+        let b = run(&reversed_base, &reversed_head);
+        assert_eq!(a, b);
+        assert_eq!(a, run(&base, &head));
+        let ids: Vec<&str> = a.rows.iter().map(|r| r.benchmark.as_str()).collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        assert_eq!(ids, sorted);
+    }
+
+    #[test]
+    fn unusable_input_and_duplicates() {
+        let a = exact("x", "time", "ns", Direction::LowerIsBetter, 10.0);
+        let b = exact("x", "time", "us", Direction::LowerIsBetter, 10.0);
+        let c = run(std::slice::from_ref(&a), &[b]);
+        let r = row(&c, "x");
+        assert!(
+            matches!(&r.evidence, Evidence::Unusable { reason } if reason.contains("units differ"))
+        );
+        assert_eq!(r.verdict, Verdict::Unchanged);
+        assert_eq!(c.unusable().count(), 1);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Unusable);
+        let nan = exact("x", "time", "ns", Direction::LowerIsBetter, f64::NAN);
+        assert_eq!(run(std::slice::from_ref(&a), &[nan]).counts.unusable, 1);
+        let dup = exact("x", "time", "ns", Direction::LowerIsBetter, 99.0);
+        let c = run(&[a.clone(), dup], &[a]);
+        assert_eq!(row(&c, "x").verdict, Verdict::Unchanged);
+        assert!(
+            row(&c, "x")
+                .reasons
+                .iter()
+                .any(|s| s.contains("first occurrence"))
+        );
+    }
+
+    #[test]
+    fn patterns() {
+        let cases = [
+            ("decode/*", "decode/100", true),
+            ("decode/*", "x/decode/100", false),
+            ("*", "", true),
+            ("", "", true),
+            ("", "a", false),
+            ("*/plain", "rows=2000/encode/plain", true),
+            ("a*b*c", "aXbYbZc", true),
+            ("a*b*c", "aXbYbZ", false),
+            ("exact", "exact", true),
+            ("exact", "exact2", false),
+            ("**x", "x", true),
+            ("ü*", "über", true),
+        ];
+        for (i, (pattern, text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                pattern_matches(pattern, text),
+                want,
+                "case {i}: {pattern:?} vs {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn config_validation() {
+        assert_eq!(CompareConfig::default().validate(), Ok(()));
+        let bad = |f: fn(&mut CompareConfig)| {
+            let mut c = CompareConfig::default();
+            f(&mut c);
+            c.validate()
+        };
+        assert_eq!(bad(|c| c.alpha = 0.0), Err(ConfigError::Alpha(0.0)));
+        assert_eq!(
+            bad(|c| c.confidence = 1.0),
+            Err(ConfigError::Confidence(1.0))
+        );
+        assert!(matches!(
+            bad(|c| c.per_benchmark_threshold.push(("x".into(), -1.0))),
+            Err(ConfigError::Threshold {
+                pattern: Some(_),
+                ..
+            })
+        ));
+        assert!(matches!(
+            bad(|c| c.min_history = 40),
+            Err(ConfigError::History { min: 40, max: 30 })
+        ));
+        assert_eq!(
+            Correction::from_name("bh"),
+            Some(Correction::BenjaminiHochberg)
+        );
+        assert_eq!(
+            Correction::from_name(Correction::Holm.name()),
+            Some(Correction::Holm)
+        );
+    }
+
+    fn provenance() -> RunProvenance {
+        RunProvenance {
+            machine: Machine {
+                fingerprint: "m1".to_owned(),
+                hostname: "ci-1".to_owned(),
+                cpu_model: "EPYC".to_owned(),
+                ..Machine::default()
+            },
+            toolchain: Some(Toolchain {
+                rustc_version: "1.95.0".to_owned(),
+                rustc_commit: Some("59807616e".to_owned()),
+                ..Toolchain::default()
+            }),
+            build: BuildConfig {
+                profile: "bench".to_owned(),
+                features: vec!["zstd".to_owned(), "lz4".to_owned()],
+                feature_flags: Vec::new(),
+                rustflags: Some("-C target-cpu=native".to_owned()),
+            },
+            ..RunProvenance::default()
+        }
+    }
+
+    #[test]
+    fn mismatch_detection() {
+        let base = provenance();
+        assert!(check_comparable(&base, &base).is_empty());
+        // Feature order and RUSTFLAGS whitespace do not matter; the rest does.
+        let mut head = provenance();
+        head.build.features = vec!["lz4".to_owned(), "zstd".to_owned()];
+        head.build.rustflags = Some("  -C   target-cpu=native ".to_owned());
+        head.cwd = "/elsewhere".to_owned();
+        assert!(check_comparable(&base, &head).is_empty());
+
+        head.machine.fingerprint = "m2".to_owned();
+        head.machine.hostname = "ci-2".to_owned();
+        head.toolchain = None;
+        head.build.profile = "release".to_owned();
+        head.build.features.pop();
+        head.build.feature_flags = vec!["--no-default-features".to_owned()];
+        head.build.rustflags = None;
+        let found = check_comparable(&base, &head);
+        let fields: Vec<MismatchField> = found.iter().map(|m| m.field).collect();
+        assert_eq!(
+            fields,
+            [
+                MismatchField::Machine,
+                MismatchField::Toolchain,
+                MismatchField::Profile,
+                MismatchField::Features,
+                MismatchField::FeatureFlags,
+                MismatchField::Rustflags,
+            ]
+        );
+        let text: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text[0],
+            "machine differs: base `m1` (ci-1, EPYC), head `m2` (ci-2, EPYC)"
+        );
+        assert_eq!(
+            text[1],
+            "toolchain differs: base rustc 1.95.0 (59807616e), head unknown"
+        );
+        assert_eq!(text[2], "profile differs: base `bench`, head `release`");
+        assert_eq!(text[3], "features differs: base [lz4, zstd], head [lz4]");
+        assert_eq!(
+            text[5],
+            "RUSTFLAGS differs: base `-C target-cpu=native`, head (unset)"
+        );
+
+        // Same toolchain release, other commit.
+        let mut nightly = provenance();
+        if let Some(t) = nightly.toolchain.as_mut() {
+            t.rustc_commit = Some("abc".to_owned());
+        }
+        assert_eq!(check_comparable(&base, &nightly).len(), 1);
+
+        // The gate refuses mismatched runs unless told otherwise.
+        let c = run(
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+        );
+        assert_eq!(gate(&c, &found, false).exit_code(), 2);
+        assert_eq!(gate(&c, &found, true).exit_code(), 0);
+    }
+}
