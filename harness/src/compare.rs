@@ -504,6 +504,14 @@ pub struct Row {
     pub reasons: Vec<String>,
 }
 
+impl Row {
+    /// The limit a change must exceed: `max(threshold_pct, noise_floor.pct)`.
+    #[must_use]
+    pub fn limit_pct(&self) -> f64 {
+        self.threshold_pct.max(self.noise_floor.pct)
+    }
+}
+
 /// Geometric mean of the after/before ratios of the paired rows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Geomean {
@@ -812,14 +820,11 @@ fn geomean(rows: &[Row], confidence: f64) -> Option<Geomean> {
 fn log_times(m: &Measurement) -> Result<Vec<f64>, String> {
     let samples = m.samples.as_ref().ok_or_else(|| "no samples".to_owned())?;
     if samples.len() < MIN_SAMPLES {
-        return Err(format!(
-            "{} sample(s), fewer than {MIN_SAMPLES}",
-            samples.len()
-        ));
+        return Err(format!("only {} sample(s)", samples.len()));
     }
     let times = samples.per_iteration_ns();
     if times.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
-        return Err("a per-iteration time is 0, so its logarithm is undefined".to_owned());
+        return Err("a per-iteration time of 0, whose logarithm is undefined".to_owned());
     }
     Ok(times.iter().map(|t| t.ln()).collect())
 }
@@ -832,9 +837,16 @@ fn bounds(e: &Estimate) -> Option<(f64, f64)> {
     }
 }
 
-/// Relative change in percent, `None` when the base is not positive.
+/// Relative change in percent: `(after / before - 1) * 100`; 0 when both are 0; `None` when the
+/// base is 0 and the head is not.
 fn relative_pct(before: f64, after: f64) -> Option<f64> {
-    (before > 0.0).then(|| (after / before - 1.0) * 100.0)
+    if before > 0.0 {
+        Some((after / before - 1.0) * 100.0)
+    } else if after - before == 0.0 {
+        Some(0.0)
+    } else {
+        None
+    }
 }
 
 /// Judges one key (before the correction). `None` only for an empty slot.
@@ -940,11 +952,12 @@ fn assess(
                     }
                 ));
                 draft.notes.push(format!(
-                    "Change {} with {:.1}% interval [{}, {}]: Hodges-Lehmann shift of ln(time) = {:.5}, Moses interval from the k = {} order statistic of the {} pairwise differences{}.",
+                    "Change {}, {}% interval [{}, {}] (achieved coverage {:.1}%): Hodges-Lehmann shift of ln(time) = {:.5}, Moses interval from the k = {} order statistic of the {} pairwise differences{}.",
                     pct_str(change.point_pct),
-                    100.0 * shift.coverage,
+                    num(100.0 * config.confidence),
                     change.lower_pct.map_or_else(|| "?".to_owned(), pct_str),
                     change.upper_pct.map_or_else(|| "?".to_owned(), pct_str),
+                    100.0 * shift.coverage,
                     shift.estimate,
                     shift.k,
                     x.len() * y.len(),
@@ -976,13 +989,18 @@ fn assess(
                 return Some(draft);
             }
         }
-        (Err(why), _) if b.samples.is_some() => {
-            draft.notes.push(format!("Base samples not used: {why}."))
+        (base_result, head_result) => {
+            // Only worth a sentence when some samples exist but could not be used.
+            if b.samples.is_some() || h.samples.is_some() {
+                for (side, result) in [("base", base_result), ("head", head_result)] {
+                    if let Err(why) = result {
+                        draft.notes.push(format!(
+                            "No sample evidence: the {side} run has {why}; sample evidence needs at least {MIN_SAMPLES} usable samples on both sides."
+                        ));
+                    }
+                }
+            }
         }
-        (_, Err(why)) if h.samples.is_some() => {
-            draft.notes.push(format!("Head samples not used: {why}."))
-        }
-        _ => {}
     }
 
     // No sample evidence: intervals or exact values.
