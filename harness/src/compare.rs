@@ -967,6 +967,13 @@ fn assess(
                             " (higher is better: the metric is taken as proportional to 1/time, so the change is exp(-shift) - 1)",
                     }
                 ));
+                if shift.thinned {
+                    draft.notes.push(format!(
+                        "More than {} samples on a side: the change interval uses {} evenly spaced quantiles of each larger sample.",
+                        stats::HL_MAX_SAMPLES,
+                        stats::HL_MAX_SAMPLES
+                    ));
+                }
                 if shift.coverage + 1e-12 < config.confidence {
                     draft.notes.push(format!(
                         "The samples are too few for a {:.1}% interval; the widest possible interval covers only {:.1}%.",
