@@ -269,7 +269,11 @@ impl Samples {
     ///
     /// # Errors
     /// See [`SamplesError`].
-    pub fn new(mode: SamplingMode, iters: Vec<f64>, times_ns: Vec<f64>) -> Result<Self, SamplesError> {
+    pub fn new(
+        mode: SamplingMode,
+        iters: Vec<f64>,
+        times_ns: Vec<f64>,
+    ) -> Result<Self, SamplesError> {
         if iters.len() != times_ns.len() {
             return Err(SamplesError::LengthMismatch {
                 iters: iters.len(),
@@ -570,7 +574,10 @@ mod tests {
     // These codes are stored in ledgers: changing one corrupts history. Add, never renumber.
     #[test]
     fn persisted_codes_are_permanent() {
-        let direction = [(Direction::LowerIsBetter, 1), (Direction::HigherIsBetter, 2)];
+        let direction = [
+            (Direction::LowerIsBetter, 1),
+            (Direction::HigherIsBetter, 2),
+        ];
         for (value, code) in direction {
             assert_eq!(value.code(), code);
             assert_eq!(Direction::from_code(code), Some(value));

@@ -240,7 +240,10 @@ pub fn turbo() -> Option<String> {
 ///
 /// # Errors
 /// When `rustc -vV` lacks its `release:` or `host:` line.
-pub fn parse_toolchain(rustc_verbose: &str, cargo_version: &str) -> Result<Toolchain, ProvenanceError> {
+pub fn parse_toolchain(
+    rustc_verbose: &str,
+    cargo_version: &str,
+) -> Result<Toolchain, ProvenanceError> {
     let field = |name: &str| {
         rustc_verbose
             .lines()
@@ -316,7 +319,12 @@ pub fn git(dir: &Path) -> Result<GitInfo, git2::Error> {
     };
     let head = match repo.head() {
         Ok(head) => head,
-        Err(e) if matches!(e.code(), git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound) => {
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound
+            ) =>
+        {
             return Ok(GitInfo::default());
         }
         Err(e) => return Err(e),
@@ -387,7 +395,9 @@ mod tests {
         );
         assert_eq!(parse_meminfo("garbage"), None);
         assert_eq!(
-            parse_os_release("NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"),
+            parse_os_release(
+                "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"
+            ),
             Some("Debian GNU/Linux 12 (bookworm)".to_owned())
         );
         assert_eq!(
@@ -457,10 +467,7 @@ mod tests {
         assert!(!info.dirty);
         std::fs::write(dir.path().join("a.txt"), "two").unwrap();
         assert!(git(dir.path()).unwrap().dirty);
-        assert_eq!(
-            resolve_git_ref(dir.path(), "HEAD"),
-            Some(oid.to_string())
-        );
+        assert_eq!(resolve_git_ref(dir.path(), "HEAD"), Some(oid.to_string()));
         assert_eq!(resolve_git_ref(dir.path(), "no-such-ref"), None);
     }
 }

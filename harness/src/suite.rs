@@ -110,7 +110,9 @@ impl SuiteTarget {
     /// The package directory (where cargo runs benches).
     #[must_use]
     pub fn package_dir(&self) -> &Path {
-        self.manifest_path.parent().unwrap_or_else(|| Path::new("."))
+        self.manifest_path
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
     }
 }
 
@@ -342,7 +344,11 @@ pub fn parse_build_messages(text: &str, package_id: &str, suite: &str) -> Option
 ///
 /// # Errors
 /// When cargo fails or names no executable.
-pub fn build(suite: &SuiteTarget, options: &BuildOptions, workspace_root: &Path) -> Result<PathBuf, SuiteError> {
+pub fn build(
+    suite: &SuiteTarget,
+    options: &BuildOptions,
+    workspace_root: &Path,
+) -> Result<PathBuf, SuiteError> {
     let cargo = cargo_program();
     let mut args = vec![
         "bench".to_owned(),
@@ -379,7 +385,10 @@ pub fn build(suite: &SuiteTarget, options: &BuildOptions, workspace_root: &Path)
 #[must_use]
 pub fn parse_list(text: &str) -> Vec<String> {
     text.lines()
-        .filter_map(|line| line.strip_suffix(": benchmark").or_else(|| line.strip_suffix(": bench")))
+        .filter_map(|line| {
+            line.strip_suffix(": benchmark")
+                .or_else(|| line.strip_suffix(": bench"))
+        })
         .map(str::to_owned)
         .collect()
 }
@@ -432,7 +441,9 @@ impl ProgressTracker {
     /// Feeds one output line; returns `Some((n, id))` when it starts benchmark number `n`
     /// (1-based).
     pub fn feed(&mut self, line: &str) -> Option<(usize, String)> {
-        let rest = line.trim_start_matches('\r').strip_prefix("Benchmarking ")?;
+        let rest = line
+            .trim_start_matches('\r')
+            .strip_prefix("Benchmarking ")?;
         // Ids may contain ": ", so prefer the longest expected id the line starts with.
         let id = self
             .expected
@@ -636,7 +647,11 @@ mod tests {
     #[test]
     fn metadata_lists_bench_targets_of_members() {
         let ws = parse_metadata(METADATA.as_bytes()).unwrap();
-        let names: Vec<_> = ws.suites.iter().map(|s| format!("{}/{}", s.package, s.name)).collect();
+        let names: Vec<_> = ws
+            .suites
+            .iter()
+            .map(|s| format!("{}/{}", s.package, s.name))
+            .collect();
         assert_eq!(names, ["a/speed", "b/other", "b/speed"]);
         assert_eq!(ws.suites[0].required_features, ["x"]);
         assert_eq!(ws.suites[0].package_dir(), Path::new("/w/a"));
@@ -648,9 +663,15 @@ mod tests {
         assert_eq!(ws.find("other", None).unwrap().package, "b");
         assert_eq!(ws.find("speed", Some("a")).unwrap().package, "a");
         let ambiguous = ws.find("speed", None).unwrap_err().to_string();
-        assert!(ambiguous.contains("a, b") && ambiguous.contains("-p"), "{ambiguous}");
+        assert!(
+            ambiguous.contains("a, b") && ambiguous.contains("-p"),
+            "{ambiguous}"
+        );
         let unknown = ws.find("nope", None).unwrap_err().to_string();
-        assert!(unknown.contains("nope") && unknown.contains("other (package b)"), "{unknown}");
+        assert!(
+            unknown.contains("nope") && unknown.contains("other (package b)"),
+            "{unknown}"
+        );
         assert!(parse_metadata(b"{}").is_err());
         assert!(parse_metadata(b"\x00garbage").is_err());
     }
@@ -664,7 +685,10 @@ mod tests {
             "\nnot json\n",
             r#"{"reason":"build-finished","success":true}"#,
         );
-        assert_eq!(parse_build_messages(text, "p#1", "speed"), Some(PathBuf::from("/t/speed-abc")));
+        assert_eq!(
+            parse_build_messages(text, "p#1", "speed"),
+            Some(PathBuf::from("/t/speed-abc"))
+        );
         assert_eq!(parse_build_messages(text, "p#2", "speed"), None);
     }
 
@@ -674,7 +698,10 @@ mod tests {
         assert_eq!(list, ["g/f/1", "g/f/2"]);
         let mut tracker = ProgressTracker::new(vec!["a: b".into(), "a".into()]);
         assert_eq!(tracker.feed("Benchmarking a: b"), Some((1, "a: b".into())));
-        assert_eq!(tracker.feed("Benchmarking a: b: Warming up for 3.0000 s"), None);
+        assert_eq!(
+            tracker.feed("Benchmarking a: b: Warming up for 3.0000 s"),
+            None
+        );
         assert_eq!(tracker.feed("a: b   time: [1 ns 2 ns 3 ns]"), None);
         assert_eq!(tracker.feed("Benchmarking a"), Some((2, "a".into())));
         assert_eq!(tracker.feed("Benchmarking a: Analyzing"), None);

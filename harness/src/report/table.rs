@@ -157,11 +157,14 @@ mod tests {
         t.push(vec!["<script>".into(), "10.25".into()]);
         assert_eq!(
             t.to_terminal(),
-            "name         value\n--------  -----\na|b         1.0\n<script>  10.25\n"
+            "name      value\n--------  -----\na|b         1.0\n<script>  10.25\n"
         );
         let md = t.to_markdown();
         assert!(md.contains("| a\\|b "), "{md}");
         assert!(md.contains("&lt;script&gt;"), "{md}");
-        assert!(md.lines().nth(1).is_some_and(|l| l.ends_with(":|")), "{md}");
+        assert!(
+            md.lines().nth(1).is_some_and(|l| l.ends_with(": |")),
+            "{md}"
+        );
     }
 }

@@ -201,6 +201,7 @@ fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
             CorrectionArg::None => Correction::None,
         };
     }
+    config.validate()?;
     Ok(config)
 }
 
@@ -683,26 +684,20 @@ async fn log_run(
     Ok(Outcome::Ok)
 }
 
+/// Reads an import file, or standard input for `-`, with the adapters' size limit.
 fn read_input(path: &Path) -> Result<Vec<u8>> {
-    const MAX_INPUT: u64 = 512 << 20;
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
-            .take(MAX_INPUT)
+            .take(adapter::MAX_FILE_BYTES + 1)
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
+        if bytes.len() as u64 > adapter::MAX_FILE_BYTES {
+            bail!("standard input exceeds {} bytes", adapter::MAX_FILE_BYTES);
+        }
         return Ok(bytes);
     }
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    if size > MAX_INPUT {
-        bail!(
-            "{} is {size} bytes; refusing inputs over {MAX_INPUT} bytes",
-            path.display()
-        );
-    }
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    Ok(adapter::read_input(path)?)
 }
 
 fn parse_directions(specs: &[String]) -> Result<BTreeMap<String, Direction>> {
