@@ -23,6 +23,7 @@ use crate::error::DecodeError;
 use crate::format::{Descriptor, HEADER_LEN, MAX_BUFFERS, MIN_DESCRIPTOR_LEN, Reader};
 use crate::model::{Bitmap, ColumnValues, ColumnarBatch, Field, offset_pairs};
 use crate::types::Encoding;
+use crate::varint;
 
 /// Limits and checks applied while decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +73,7 @@ pub(crate) struct DecodeScratch {
     interner: Interner,
     indices: Vec<u32>,
     dict_offsets: Vec<u32>,
+    dict_padded: Vec<u8>,
 }
 
 /// Decodes messages, reusing its scratch space; [`Decoder::decode_into`]
@@ -159,7 +161,27 @@ pub(crate) fn read_layout<'a>(
     verify_checksum: bool,
     descs: &mut Vec<Descriptor>,
 ) -> Result<(crate::format::Header, &'a [u8], usize), DecodeError> {
-    let (header, body) = crate::format::read_header(bytes, verify_checksum)?;
+    let (header, body) = match crate::format::read_header(bytes, verify_checksum) {
+        Ok(hb) => hb,
+        Err(e @ DecodeError::ChecksumMismatch { .. }) => {
+            // A truncated message fails its checksum too; say "truncated"
+            // when the descriptors show that bytes are missing.
+            return Err(match read_layout(bytes, false, descs) {
+                Err(DecodeError::BufferTotal {
+                    declared,
+                    available,
+                }) if declared > available as u64 => DecodeError::Truncated {
+                    what: "column buffers",
+                    offset: bytes.len().saturating_sub(available),
+                    needed: declared,
+                    available,
+                },
+                Err(t @ DecodeError::Truncated { .. }) => t,
+                _ => e,
+            });
+        }
+        Err(e) => return Err(e),
+    };
     let mut r = Reader::new(body, HEADER_LEN);
     let ncols = header.num_columns as usize;
     if ncols > r.remaining() / MIN_DESCRIPTOR_LEN {
@@ -566,56 +588,49 @@ fn decode_dict(
         });
     }
 
+    // Expand. Entries of up to 8 bytes are copied with one 8-byte store
+    // from a zero-padded copy of the dictionary into an output with 8 bytes
+    // of slack, which is truncated at the end.
+    let padded = &mut scratch.dict_padded;
+    padded.clear();
+    padded.extend_from_slice(dict.data);
+    padded.extend_from_slice(&[0; 8]);
+    let total = total as usize;
     let (out_offsets, out_data) = out.parts_mut();
+    let mut bytes = std::mem::take(out_data).into_bytes();
+    bytes.clear();
+    bytes.resize(total + 8, 0);
     out_offsets.clear();
     out_offsets.reserve(rows + 1);
     out_offsets.push(0);
-    out_data.clear();
-    out_data.reserve(total as usize);
+    let mut pos = 0usize;
     for (row, &idx) in indices.iter().enumerate() {
         if validity.is_none_or(|v| bits::get_bit(v, row)) {
             let (s, e) = entry_range(idx);
-            out_data.push_str(text.get(s..e).unwrap_or_default());
-        }
-        // total <= u32::MAX was checked above.
-        out_offsets.push(out_data.len() as u32);
-    }
-    Ok(())
-}
-
-/// Reads one LEB128 varint at `pos`: at most 10 bytes, no bits past 64, no
-/// redundant trailing zero byte. Returns the value and its length.
-#[inline]
-pub(crate) fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), &'static str> {
-    let rest = buf.get(pos..).unwrap_or_default();
-    match rest.first() {
-        Some(&b) if b < 0x80 => return Ok((u64::from(b), 1)),
-        None => return Err("truncated varint"),
-        Some(_) => {}
-    }
-    let mut v = 0u64;
-    for (i, &b) in rest.iter().take(10).enumerate() {
-        if i == 9 && b > 1 {
-            return Err("varint overflows 64 bits");
-        }
-        v |= u64::from(b & 0x7F) << (7 * i);
-        if b & 0x80 == 0 {
-            if b == 0 {
-                return Err("overlong varint (redundant zero byte)");
+            let len = e - s;
+            if len <= 8 {
+                if let (Some(dst), Some(src)) = (bytes.get_mut(pos..pos + 8), padded.get(s..s + 8))
+                {
+                    dst.copy_from_slice(src);
+                }
+            } else if let (Some(dst), Some(src)) = (bytes.get_mut(pos..pos + len), padded.get(s..e))
+            {
+                dst.copy_from_slice(src);
             }
-            return Ok((v, i + 1));
+            pos += len;
         }
+        // pos <= total <= u32::MAX was checked above.
+        out_offsets.push(pos as u32);
     }
-    Err(if rest.len() < 10 {
-        "truncated varint"
-    } else {
-        "varint overflows 64 bits"
-    })
-}
-
-#[inline]
-pub(crate) const fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
+    bytes.truncate(total);
+    // Concatenated whole entries of a valid UTF-8 dictionary are valid UTF-8;
+    // checking again is cheap and keeps this free of `unsafe`.
+    *out_data = String::from_utf8(bytes).map_err(|e| DecodeError::InvalidUtf8 {
+        column,
+        buffer: "dict_data",
+        valid_up_to: e.utf8_error().valid_up_to(),
+    })?;
+    Ok(())
 }
 
 fn decode_delta(
@@ -626,22 +641,22 @@ fn decode_delta(
 ) -> Result<(), DecodeError> {
     out.clear();
     out.reserve(rows);
-    let mut pos = 0usize;
+    let mut rest = buf;
     let mut prev = 0i64;
     for _ in 0..rows {
-        let (v, n) = read_varint(buf, pos).map_err(|reason| DecodeError::Varint {
+        let (v, n) = varint::read(rest).map_err(|reason| DecodeError::Varint {
             column,
-            offset: pos,
+            offset: buf.len() - rest.len(),
             reason,
         })?;
-        pos += n;
-        prev = prev.wrapping_add(unzigzag(v));
+        rest = rest.get(n..).unwrap_or_default();
+        prev = prev.wrapping_add(varint::unzigzag(v));
         out.push(prev);
     }
-    if pos != buf.len() {
+    if !rest.is_empty() {
         return Err(DecodeError::Varint {
             column,
-            offset: pos,
+            offset: buf.len() - rest.len(),
             reason: "bytes left after the last value",
         });
     }
@@ -651,48 +666,10 @@ fn decode_delta(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::{put_varint, zigzag};
     use crate::types::DataType;
 
     #[test]
-    fn varint_round_trip_and_rejects() {
-        for v in [
-            0u64,
-            1,
-            127,
-            128,
-            300,
-            u64::from(u32::MAX),
-            u64::MAX - 1,
-            u64::MAX,
-        ] {
-            let mut b = Vec::new();
-            put_varint(&mut b, v);
-            assert_eq!(read_varint(&b, 0), Ok((v, b.len())), "v={v}");
-        }
-        assert!(read_varint(&[], 0).is_err());
-        assert!(read_varint(&[0x80], 0).is_err());
-        assert!(read_varint(&[0x80, 0x00], 0).is_err(), "overlong");
-        assert!(read_varint(&[0xFF; 9], 0).is_err(), "truncated");
-        let mut over = vec![0xFF; 9];
-        over.push(0x02);
-        assert!(read_varint(&over, 0).is_err(), "overflow");
-        assert!(read_varint(&[0xFF; 11], 0).is_err());
-    }
-
-    #[test]
-    fn zigzag_round_trip() {
-        for v in [0i64, -1, 1, -2, i64::MIN, i64::MAX, 1_700_000_000_000_000] {
-            assert_eq!(unzigzag(zigzag(v)), v);
-        }
-        assert_eq!(zigzag(-1), 1);
-        assert_eq!(zigzag(1), 2);
-    }
-
-    #[test]
-    fn data_type_check_still_guards() {
-        // The descriptor parser rejects a plain data type mismatch before
-        // decoding; this pins the fallback arm's error shape.
+    fn fallback_arm_error_names_the_encoding() {
         let e = DecodeError::EncodingNotAllowed {
             column: 0,
             encoding: Encoding::DictUtf8,

@@ -16,14 +16,51 @@ pub(crate) struct Interner {
     offsets: Vec<u32>,
     data: Vec<u8>,
     hashes: Vec<u64>,
+    /// Per entry: its [`short_key`], or 0 for entries longer than 8 bytes.
+    keys: Vec<u128>,
     /// Slot -> entry index + 1; 0 marks an empty slot. Length is a power of
     /// two, or zero before first use.
     table: Vec<u32>,
 }
 
+/// Initial table size: small dictionaries (the common case) get a sparse
+/// table, so probes rarely collide.
+const MIN_TABLE: usize = 256;
+
 /// The entry data would exceed `u32::MAX` bytes.
 #[derive(Debug)]
 pub(crate) struct InternerFull;
+
+/// An injective key for strings of at most 8 bytes, never 0: the length
+/// (plus one) in the high half and the bytes, gathered with fixed-size
+/// loads, in the low half. Comparing two keys replaces a byte loop (whose
+/// varying trip count costs branch mispredictions) with one comparison.
+#[inline]
+fn short_key(s: &[u8]) -> Option<u128> {
+    let content: u64 = match s.len() {
+        0 => 0,
+        len @ 1..=3 => {
+            // s[0], s[len / 2], s[len - 1] cover every byte of 1..=3.
+            let at = |i: usize| u64::from(s.get(i).copied().unwrap_or(0));
+            at(0) | (at(len / 2) << 8) | (at(len - 1) << 16)
+        }
+        4..=8 => {
+            // The first and last four bytes (overlapping below 8) cover all.
+            let lo = s.first_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c));
+            let hi = s.last_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c));
+            u64::from(lo) | (u64::from(hi) << 32)
+        }
+        _ => return None,
+    };
+    Some(u128::from(content) | ((s.len() as u128 + 1) << 64))
+}
+
+#[inline]
+fn hash_short(key: u128) -> u64 {
+    let x = (key as u64) ^ ((key >> 64) as u64).wrapping_mul(0xA076_1D64_78BD_642F);
+    let m = u128::from(x).wrapping_mul(0xE703_7ED1_A0B4_28DB);
+    ((m >> 64) as u64) ^ (m as u64)
+}
 
 #[inline]
 fn hash_bytes(b: &[u8]) -> u64 {
@@ -44,6 +81,7 @@ impl Interner {
         self.offsets.push(0);
         self.data.clear();
         self.hashes.clear();
+        self.keys.clear();
     }
 
     /// Number of distinct entries.
@@ -68,7 +106,7 @@ impl Interner {
     }
 
     fn grow(&mut self) {
-        let new_len = (self.table.len() * 2).max(16);
+        let new_len = (self.table.len() * 2).max(MIN_TABLE);
         self.table.clear();
         self.table.resize(new_len, 0);
         let mask = new_len - 1;
@@ -89,6 +127,7 @@ impl Interner {
     }
 
     /// Returns the index of `s`, adding it if new, and whether it was new.
+    #[inline]
     pub(crate) fn intern(&mut self, s: &[u8]) -> Result<(u32, bool), InternerFull> {
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -96,7 +135,11 @@ impl Interner {
         if (self.hashes.len() + 1) * 2 > self.table.len() {
             self.grow();
         }
-        let h = hash_bytes(s);
+        let key = short_key(s);
+        let h = match key {
+            Some(k) => hash_short(k),
+            None => hash_bytes(s),
+        };
         let mask = self.table.len() - 1;
         let mut slot = (h as usize) & mask;
         for _ in 0..self.table.len() {
@@ -105,7 +148,15 @@ impl Interner {
                 break;
             }
             let idx = (e - 1) as usize;
-            if self.hashes.get(idx) == Some(&h) && self.entry(idx) == s {
+            let hit = match key {
+                Some(k) => self.keys.get(idx) == Some(&k),
+                None => {
+                    self.keys.get(idx) == Some(&0)
+                        && self.hashes.get(idx) == Some(&h)
+                        && self.entry(idx) == s
+                }
+            };
+            if hit {
                 return Ok((e - 1, false));
             }
             slot = (slot + 1) & mask;
@@ -120,6 +171,7 @@ impl Interner {
         self.data.extend_from_slice(s);
         self.offsets.push(end);
         self.hashes.push(h);
+        self.keys.push(key.unwrap_or(0));
         if let Some(t) = self.table.get_mut(slot) {
             *t = idx + 1;
         }
@@ -157,6 +209,59 @@ mod tests {
         i.clear();
         assert_eq!(i.len(), 0);
         assert_eq!(i.intern(b"a").unwrap(), (0, true));
+    }
+
+    #[test]
+    fn short_keys_are_injective_per_length() {
+        let mut seen = std::collections::HashMap::new();
+        let alphabet = [0u8, 1, b'a', b'b', 0xFF];
+        let mut words: Vec<Vec<u8>> = vec![vec![]];
+        for _ in 0..4 {
+            let next: Vec<Vec<u8>> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |&c| [w.as_slice(), &[c]].concat()))
+                .collect();
+            words.extend(next.into_iter().filter(|w| w.len() <= 4));
+            words.sort();
+            words.dedup();
+        }
+        for w in &words {
+            let k = short_key(w).unwrap();
+            assert_ne!(k, 0);
+            if let Some(prev) = seen.insert(k, w.clone()) {
+                assert_eq!(&prev, w, "collision");
+            }
+        }
+        for len in 4..=8 {
+            let a: Vec<u8> = (0..len as u8).collect();
+            let mut b = a.clone();
+            for i in 0..len {
+                b[i] ^= 1;
+                assert_ne!(short_key(&a), short_key(&b), "len {len} byte {i}");
+                b[i] ^= 1;
+            }
+        }
+        assert_eq!(short_key(&[0; 9]), None);
+    }
+
+    #[test]
+    fn mixes_short_and_long_entries() {
+        let mut i = Interner::default();
+        i.clear();
+        let words = [
+            "",
+            "abcdefgh",
+            "abcdefghi",
+            "a",
+            "abcdefghi",
+            "abcdefgh",
+            "xxxxxxxxxxxxxxxxxxx",
+        ];
+        let got: Vec<u32> = words
+            .iter()
+            .map(|w| i.intern(w.as_bytes()).unwrap().0)
+            .collect();
+        assert_eq!(got, [0, 1, 2, 3, 2, 1, 4]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::format::{
 };
 use crate::model::ColumnarBatch;
 use crate::types::{DataType, Encoding};
+use crate::varint;
 use crate::view::{BitmapView, ColumnValuesView, ColumnView, ColumnarBatchView, FieldView};
 
 /// Which encodings the encoder may choose, and whether to add a checksum.
@@ -327,18 +328,27 @@ fn put_rebased_offsets(out: &mut Vec<u8>, offsets: &[u32]) {
     }
 }
 
-#[inline]
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
+/// Appends the `delta_varint_i64` encoding of `values`: sizes the output
+/// exactly in a first pass, then writes each varint with one 8-byte store.
+fn put_delta_varints(out: &mut Vec<u8>, values: &[i64]) {
+    let deltas = || {
+        let mut prev = 0i64;
+        values.iter().map(move |&x| {
+            let d = varint::zigzag(x.wrapping_sub(prev));
+            prev = x;
+            d
+        })
+    };
+    let total: usize = deltas().map(varint::encoded_len).sum();
+    let start = out.len();
+    // 8 bytes of slack for the last 8-byte store; truncated below.
+    out.resize(start + total + 8, 0);
+    let buf = out.as_mut_slice();
+    let mut pos = start;
+    for d in deltas() {
+        pos = varint::write_at(buf, pos, d);
     }
-    out.push(v as u8);
-}
-
-#[inline]
-pub(crate) const fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
+    out.truncate(start + total);
 }
 
 fn put_validity(out: &mut Vec<u8>, v: BitmapView<'_>) {
@@ -433,12 +443,7 @@ fn encode_source<S: Source + ?Sized>(
                 Encoding::DeltaVarintI64,
                 ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v),
             ) => {
-                out.reserve(v.len() * 2);
-                let mut prev = 0i64;
-                for &x in v {
-                    put_varint(out, zigzag(x.wrapping_sub(prev)));
-                    prev = x;
-                }
+                put_delta_varints(out, v);
                 finish(out);
             }
             (_, values) => match values {
@@ -510,17 +515,22 @@ fn encode_dict(
     scratch.interner.clear();
     scratch.indices.clear();
     scratch.indices.reserve(values.len());
+    // Byte slices: the view's offsets are known to be on char boundaries,
+    // so there is no need for `str` slicing's boundary checks here.
+    let data = values.data().as_bytes();
+    let rows = crate::model::offset_pairs(values.offsets())
+        .map(|(s, e)| data.get(s..e).unwrap_or_default());
     match col.validity() {
         None => {
-            for s in values.iter() {
-                let (idx, _) = scratch.interner.intern(s.as_bytes()).map_err(full)?;
+            for s in rows {
+                let (idx, _) = scratch.interner.intern(s).map_err(full)?;
                 scratch.indices.push(idx);
             }
         }
         Some(validity) => {
-            for (row, s) in values.iter().enumerate() {
+            for (row, s) in rows.enumerate() {
                 if validity.is_set(row) {
-                    let (idx, _) = scratch.interner.intern(s.as_bytes()).map_err(full)?;
+                    let (idx, _) = scratch.interner.intern(s).map_err(full)?;
                     scratch.indices.push(idx);
                 } else {
                     scratch.indices.push(0);

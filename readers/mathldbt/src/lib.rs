@@ -102,10 +102,17 @@ pub mod format;
 mod inspect;
 mod model;
 mod types;
+mod varint;
 mod view;
 
 #[cfg(feature = "baselines")]
 pub mod baselines;
+#[cfg(all(
+    feature = "baselines",
+    feature = "compression-zstd",
+    feature = "compression-gzip"
+))]
+pub mod pipeline;
 
 pub use compression::{Compression, GZIP_MAGIC, WireFormat, ZSTD_MAGIC, detect_wire_format};
 pub use decode::{DecodeOptions, Decoder, decode};
