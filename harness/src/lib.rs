@@ -17,6 +17,7 @@
 pub mod adapter;
 pub mod compare;
 pub mod ledger;
+pub mod ledger_web;
 pub mod model;
 pub mod provenance;
 pub mod refs;
