@@ -6,7 +6,7 @@
 //! truncates or rewrites what is there.
 
 use super::format;
-use super::table::{Align, Table};
+use super::table::{Align, Table, code_span};
 use super::{machine_line, shell_join, short_commit, toolchain_line};
 use crate::ledger::StoredRun;
 use crate::model::{Direction, Measurement};
@@ -150,11 +150,11 @@ pub fn render(entry: &Entry<'_>) -> String {
         let key = (m.benchmark.full.clone(), m.metric.clone());
         let delta = entry.deltas.get(&key);
         let name = if m.metric == crate::model::metric::TIME {
-            format!("`{}`", m.benchmark.full)
+            code_span(&m.benchmark.full)
         } else {
             format!(
-                "`{}` ({}{})",
-                m.benchmark.full,
+                "{} ({}{})",
+                code_span(&m.benchmark.full),
                 m.metric,
                 if m.direction == Direction::HigherIsBetter {
                     " ↑"

@@ -129,6 +129,7 @@ fn pad(text: &str, width: usize, align: Align) -> String {
 
 /// Escapes text for a markdown table cell: pipes, newlines, and HTML-significant characters
 /// (a benchmark may be named `<script>`; a pull-request comment must show it as text).
+/// Backticks are left alone so callers can wrap plain names in code spans ([`code_span`]).
 #[must_use]
 pub fn escape_markdown_cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -139,11 +140,21 @@ pub fn escape_markdown_cell(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '`' => out.push_str("\\`"),
             _ => out.push(c),
         }
     }
     out
+}
+
+/// `` `name` `` for names that are safe inside a code span, else the name as plain text (a
+/// code span would show HTML entities literally, and a backtick would end it early).
+#[must_use]
+pub fn code_span(name: &str) -> String {
+    if name.contains(['`', '<', '>', '&', '|', '\n', '\r']) || name.is_empty() {
+        name.to_owned()
+    } else {
+        format!("`{name}`")
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +173,8 @@ mod tests {
         let md = t.to_markdown();
         assert!(md.contains("| a\\|b "), "{md}");
         assert!(md.contains("&lt;script&gt;"), "{md}");
+        assert_eq!(code_span("sum/1000"), "`sum/1000`");
+        assert_eq!(code_span("<script>"), "<script>");
         assert!(
             md.lines().nth(1).is_some_and(|l| l.ends_with(": |")),
             "{md}"
