@@ -163,3 +163,46 @@ fn slowdown_fails_the_gate_aa_passes_and_mismatches_are_refused() {
         stderr(&unknown)
     );
 }
+
+#[test]
+fn calibrate_records_repeated_runs_and_reports_the_noise() {
+    let sandbox = Sandbox::new();
+    let _guard = util::bench_lock();
+    let out = sandbox
+        .bench_run()
+        .args([
+            "calibrate",
+            "--suite",
+            "tiny_suite",
+            "--runs",
+            "2",
+            "--quick",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.contains("noise floor") && text.contains("sum/1000"),
+        "{text}"
+    );
+    let list = json(
+        &sandbox
+            .bench_run()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    let runs = list.as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(
+        runs.iter().all(|r| r["source"] == "calibration"),
+        "{list:#}"
+    );
+    let too_few = sandbox
+        .bench_run()
+        .args(["calibrate", "--suite", "tiny_suite", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert_exit(&too_few, 2);
+}
