@@ -245,24 +245,10 @@ impl Ledger {
             })?;
         }
         let options = SqliteConnectOptions::new()
-            .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(|source| LedgerError::Open {
-                path: path.to_owned(),
-                source,
-            })?;
-        let ledger = Self {
-            pool,
-            path: path.to_owned(),
-        };
+            .synchronous(SqliteSynchronous::Normal);
+        let ledger = Self::connect(path, options).await?;
         ledger.migrate().await?;
         Ok(ledger)
     }
@@ -272,23 +258,7 @@ impl Ledger {
     /// # Errors
     /// When the file cannot be opened, is not a ledger, or its schema is older or newer.
     pub async fn open_read_only(path: &Path) -> Result<Self, LedgerError> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .read_only(true)
-            .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(|source| LedgerError::Open {
-                path: path.to_owned(),
-                source,
-            })?;
-        let ledger = Self {
-            pool,
-            path: path.to_owned(),
-        };
+        let ledger = Self::connect(path, SqliteConnectOptions::new().read_only(true)).await?;
         let applied = ledger.applied_migrations().await?;
         let supported = newest_known_migration();
         match applied.iter().max() {
@@ -303,6 +273,25 @@ impl Ledger {
                 path.display()
             ))),
         }
+    }
+
+    async fn connect(path: &Path, options: SqliteConnectOptions) -> Result<Self, LedgerError> {
+        let options = options
+            .filename(path)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|source| LedgerError::Open {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(Self {
+            pool,
+            path: path.to_owned(),
+        })
     }
 
     /// A fresh in-memory ledger (for tests and benchmarks).

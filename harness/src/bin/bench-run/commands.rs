@@ -470,19 +470,10 @@ async fn measure_and_record(
         quick: args.quick,
         duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
     };
-    let count = measurements.len();
-    let id = ledger
-        .record_run(&NewRun {
-            source,
-            provenance,
-            measurements,
-        })
-        .await
-        .with_context(|| format!("cannot record the run in {}", ledger.path().display()))?;
+    let id = record(ledger, source, provenance, measurements).await?;
     eprintln!(
-        "bench-run: recorded run #{id} ({count} results, {:.1} s) in {}",
-        output.elapsed.as_secs_f64(),
-        ledger.path().display()
+        "bench-run: benchmarks ran for {:.1} s",
+        output.elapsed.as_secs_f64()
     );
     Ok((id, workspace))
 }
@@ -800,6 +791,17 @@ async fn record_import(
         quick: false,
         duration_ms: None,
     };
+    let id = record(ledger, source, provenance, measurements).await?;
+    Ok(id)
+}
+
+/// Records a run and says so on stderr.
+async fn record(
+    ledger: &Ledger,
+    source: RunSource,
+    provenance: RunProvenance,
+    measurements: Vec<harness::model::Measurement>,
+) -> Result<RunId> {
     let count = measurements.len();
     let id = ledger
         .record_run(&NewRun {
@@ -808,7 +810,7 @@ async fn record_import(
             measurements,
         })
         .await
-        .with_context(|| format!("cannot record the import in {}", ledger.path().display()))?;
+        .with_context(|| format!("cannot record the run in {}", ledger.path().display()))?;
     eprintln!(
         "bench-run: recorded run #{id} ({count} results) in {}",
         ledger.path().display()
