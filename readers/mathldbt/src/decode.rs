@@ -4,14 +4,16 @@
 //! Decoding runs in three phases, so that nothing is allocated before the
 //! input has shown it is large enough to justify it:
 //!
-//! 1. header: magic, version, flags; the checksum is verified over the
-//!    whole body before anything else is parsed;
+//! 1. header: magic, version, flags;
 //! 2. descriptors: every field is range-checked, every buffer length is
 //!    checked against what the row count and encoding require, the buffer
 //!    lengths must add up to exactly the bytes that follow, and the decoded
 //!    size is checked against [`DecodeOptions::max_decoded_bytes`];
 //! 3. columns: each buffer is validated while it is copied (offsets in one
-//!    pass, UTF-8 once per buffer, dictionary indices, varints).
+//!    pass, UTF-8 once per buffer, dictionary indices, varints). The
+//!    checksum, when present, is computed over each column's buffers just
+//!    before they are copied, so the input is read from memory once, and
+//!    compared at the end; nothing is returned before it matches.
 //!
 //! The only allocation not bounded by the input size is dictionary
 //! expansion, which is computed exactly before allocating and charged to
@@ -24,6 +26,7 @@ use crate::format::{Descriptor, HEADER_LEN, MAX_BUFFERS, MIN_DESCRIPTOR_LEN, Rea
 use crate::model::{Bitmap, ColumnValues, ColumnarBatch, Field, offset_pairs};
 use crate::types::Encoding;
 use crate::varint;
+use xxhash_rust::xxh3::Xxh3Default;
 
 /// Limits and checks applied while decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,34 +157,33 @@ pub(crate) fn decode_message(
 }
 
 /// Parses the header and all descriptors into `descs`, checking that the
-/// buffers exactly fill the rest of the body. Returns the header's row
-/// count, the body, and the offset of the first buffer.
+/// buffers exactly fill the rest of the body. Returns the header, the body,
+/// and the offset of the first buffer. With `verify_upfront`, a checksum is
+/// verified over the whole body first (the decoder instead verifies it
+/// while decoding, buffer by buffer).
 pub(crate) fn read_layout<'a>(
     bytes: &'a [u8],
-    verify_checksum: bool,
+    verify_upfront: bool,
     descs: &mut Vec<Descriptor>,
 ) -> Result<(crate::format::Header, &'a [u8], usize), DecodeError> {
-    let (header, body) = match crate::format::read_header(bytes, verify_checksum) {
-        Ok(hb) => hb,
-        Err(e @ DecodeError::ChecksumMismatch { .. }) => {
-            // A truncated message fails its checksum too; say "truncated"
-            // when the descriptors show that bytes are missing.
-            return Err(match read_layout(bytes, false, descs) {
-                Err(DecodeError::BufferTotal {
-                    declared,
-                    available,
-                }) if declared > available as u64 => DecodeError::Truncated {
-                    what: "column buffers",
-                    offset: bytes.len().saturating_sub(available),
-                    needed: declared,
-                    available,
-                },
-                Err(t @ DecodeError::Truncated { .. }) => t,
-                _ => e,
-            });
+    let layout = read_layout_unverified(bytes, descs);
+    match (verify_upfront, &layout) {
+        (true, Ok((header, body, _))) => {
+            if let Some(stored) = header.checksum {
+                crate::format::verify_checksum(body, stored)?;
+            }
+            layout
         }
-        Err(e) => return Err(e),
-    };
+        (true, Err(_)) => layout.map_err(|e| explain(e, bytes, true)),
+        (false, _) => layout,
+    }
+}
+
+fn read_layout_unverified<'a>(
+    bytes: &'a [u8],
+    descs: &mut Vec<Descriptor>,
+) -> Result<(crate::format::Header, &'a [u8], usize), DecodeError> {
+    let (header, body) = crate::format::read_header(bytes)?;
     let mut r = Reader::new(body, HEADER_LEN);
     let ncols = header.num_columns as usize;
     if ncols > r.remaining() / MIN_DESCRIPTOR_LEN {
@@ -208,6 +210,35 @@ pub(crate) fn read_layout<'a>(
     Ok((header, body, r.pos()))
 }
 
+/// Chooses the most useful explanation of a failure: missing bytes are
+/// reported as truncation; otherwise, when the message carries a checksum
+/// that does not match, corruption (a checksum mismatch) explains the
+/// structural error better than the error itself.
+fn explain(e: DecodeError, bytes: &[u8], verify: bool) -> DecodeError {
+    match e {
+        DecodeError::Truncated { .. } | DecodeError::ChecksumMismatch { .. } => e,
+        DecodeError::BufferTotal {
+            declared,
+            available,
+        } if declared > available as u64 => DecodeError::Truncated {
+            what: "column buffers",
+            offset: bytes.len().saturating_sub(available),
+            needed: declared,
+            available,
+        },
+        other => {
+            if verify
+                && let Ok((header, body)) = crate::format::read_header(bytes)
+                && let Some(stored) = header.checksum
+                && let Err(mismatch) = crate::format::verify_checksum(body, stored)
+            {
+                return mismatch;
+            }
+            other
+        }
+    }
+}
+
 fn decode_inner(
     bytes: &[u8],
     options: &DecodeOptions,
@@ -217,7 +248,7 @@ fn decode_inner(
     let mut descs = std::mem::take(&mut scratch.descs);
     let result = decode_with_descs(bytes, options, scratch, &mut descs, batch);
     scratch.descs = descs;
-    result
+    result.map_err(|e| explain(e, bytes, options.verify_checksum))
 }
 
 fn decode_with_descs(
@@ -227,9 +258,20 @@ fn decode_with_descs(
     descs: &mut Vec<Descriptor>,
     batch: &mut ColumnarBatch,
 ) -> Result<(), DecodeError> {
-    let (header, body, buffers_start) = read_layout(bytes, options.verify_checksum, descs)?;
+    let (header, body, buffers_start) = read_layout_unverified(bytes, descs)?;
     let rows = header.num_rows as usize;
     let rows64 = u64::from(header.num_rows);
+
+    // The checksum is computed while decoding, each column's buffers just
+    // before they are copied (so they are read from memory once).
+    let mut hasher = match header.checksum {
+        Some(_) if options.verify_checksum => {
+            let mut h = Xxh3Default::new();
+            h.update(body.get(..buffers_start).unwrap_or_default());
+            Some(h)
+        }
+        _ => None,
+    };
 
     let mut used = descs
         .iter()
@@ -271,6 +313,9 @@ fn decode_with_descs(
                 available: r.remaining(),
             })?;
             *slot = r.take(len, "column buffer")?;
+            if let Some(h) = &mut hasher {
+                h.update(slot);
+            }
         }
 
         if columns.len() <= c {
@@ -376,6 +421,12 @@ fn decode_with_descs(
                     data_type: values.data_type(),
                 });
             }
+        }
+    }
+    if let (Some(h), Some(stored)) = (hasher, header.checksum) {
+        let computed = h.digest();
+        if computed != stored {
+            return Err(DecodeError::ChecksumMismatch { stored, computed });
         }
     }
     *num_rows = rows;

@@ -14,13 +14,14 @@ use crate::bits;
 use crate::dict::Interner;
 use crate::error::EncodeError;
 use crate::format::{
-    COLUMN_HAS_VALIDITY, COLUMN_NULLABLE, FLAG_CHECKSUM, MAGIC, VERSION, buffer_names,
+    COLUMN_HAS_VALIDITY, COLUMN_NULLABLE, FLAG_CHECKSUM, MAGIC, MAX_BUFFERS, VERSION,
     dict_index_width,
 };
 use crate::model::ColumnarBatch;
 use crate::types::{DataType, Encoding};
 use crate::varint;
 use crate::view::{BitmapView, ColumnValuesView, ColumnView, ColumnarBatchView, FieldView};
+use xxhash_rust::xxh3::Xxh3Default;
 
 /// Which encodings the encoder may choose, and whether to add a checksum.
 ///
@@ -150,8 +151,9 @@ impl Source for ColumnarBatchView<'_> {
 /// Reusable scratch space of an encoder.
 #[derive(Debug, Default)]
 pub(crate) struct EncodeScratch {
-    /// Position of each column's parameter byte in the output.
-    param_pos: Vec<usize>,
+    plans: Vec<Plan>,
+    /// Pre-encoded `DictUtf8` buffers of all columns.
+    arena: Vec<u8>,
     interner: Interner,
     indices: Vec<u32>,
 }
@@ -285,16 +287,14 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn patch_u64(out: &mut [u8], pos: usize, v: u64) {
-    if let Some(dst) = out.get_mut(pos..pos + 8) {
-        dst.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
 macro_rules! put_le_slice {
     ($name:ident, $t:ty) => {
         /// Appends values little-endian.
         #[inline]
+        #[cfg_attr(
+            target_endian = "little",
+            allow(dead_code, reason = "little-endian targets copy the bytes directly")
+        )]
         fn $name(out: &mut Vec<u8>, vals: &[$t]) {
             #[cfg(target_endian = "little")]
             out.extend_from_slice(bytemuck::cast_slice::<$t, u8>(vals));
@@ -328,24 +328,31 @@ fn put_rebased_offsets(out: &mut Vec<u8>, offsets: &[u32]) {
     }
 }
 
+/// The successive zigzag deltas of `values` (the first from 0).
+fn deltas(values: &[i64]) -> impl Iterator<Item = u64> + '_ {
+    let mut prev = 0i64;
+    values.iter().map(move |&x| {
+        let d = varint::zigzag(x.wrapping_sub(prev));
+        prev = x;
+        d
+    })
+}
+
+/// Length of the `delta_varint_i64` encoding of `values`.
+fn delta_varints_len(values: &[i64]) -> usize {
+    deltas(values).map(varint::encoded_len).sum()
+}
+
 /// Appends the `delta_varint_i64` encoding of `values`: sizes the output
-/// exactly in a first pass, then writes each varint with one 8-byte store.
+/// exactly, then writes each varint with one 8-byte store.
 fn put_delta_varints(out: &mut Vec<u8>, values: &[i64]) {
-    let deltas = || {
-        let mut prev = 0i64;
-        values.iter().map(move |&x| {
-            let d = varint::zigzag(x.wrapping_sub(prev));
-            prev = x;
-            d
-        })
-    };
-    let total: usize = deltas().map(varint::encoded_len).sum();
+    let total = delta_varints_len(values);
     let start = out.len();
     // 8 bytes of slack for the last 8-byte store; truncated below.
     out.resize(start + total + 8, 0);
     let buf = out.as_mut_slice();
     let mut pos = start;
-    for d in deltas() {
+    for d in deltas(values) {
         pos = varint::write_at(buf, pos, d);
     }
     out.truncate(start + total);
@@ -360,6 +367,67 @@ fn put_validity(out: &mut Vec<u8>, v: BitmapView<'_>) {
     out.push(last & bits::last_byte_mask(v.len()));
 }
 
+/// How one column will be written, decided before anything is written so
+/// that the descriptors (which precede the buffers) are final and the
+/// checksum can be computed in one streaming pass while buffers are hot in
+/// cache.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    encoding: Encoding,
+    /// `DictUtf8` index width, else 0.
+    param: u8,
+    lens: [u64; MAX_BUFFERS],
+    count: usize,
+    /// Byte range of this column's pre-encoded buffers in the arena
+    /// (`DictUtf8` only).
+    arena: (usize, usize),
+}
+
+/// Appends to the output and, when a checksum is wanted, feeds every byte
+/// to the hasher right after (or, for large copies, right before) it is
+/// written, in 64 KiB steps so the data is still in cache.
+struct Sink<'a> {
+    out: &'a mut Vec<u8>,
+    hasher: Option<Xxh3Default>,
+}
+
+const HASH_STEP: usize = 64 * 1024;
+
+impl Sink<'_> {
+    /// Copies `bytes`.
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        match &mut self.hasher {
+            None => self.out.extend_from_slice(bytes),
+            Some(h) => {
+                for chunk in bytes.chunks(HASH_STEP) {
+                    h.update(chunk);
+                    self.out.extend_from_slice(chunk);
+                }
+            }
+        }
+    }
+
+    /// Lets `f` append, then hashes what it appended.
+    #[inline]
+    fn write_with(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
+        let mark = self.out.len();
+        f(self.out);
+        if let Some(h) = &mut self.hasher {
+            h.update(self.out.get(mark..).unwrap_or_default());
+        }
+    }
+}
+
+macro_rules! put_fixed {
+    ($sink:expr, $put:ident, $vals:expr) => {{
+        #[cfg(target_endian = "little")]
+        $sink.put(bytemuck::cast_slice($vals));
+        #[cfg(not(target_endian = "little"))]
+        $sink.write_with(|out| $put(out, $vals));
+    }};
+}
+
 fn encode_source<S: Source + ?Sized>(
     src: &S,
     options: &EncodeOptions,
@@ -372,122 +440,152 @@ fn encode_source<S: Source + ?Sized>(
     let ncols = src.num_columns();
     let ncols32 =
         u32::try_from(ncols).map_err(|_| EncodeError::TooManyColumns { columns: ncols })?;
+    let rows64 = rows as u64;
+    let bitmap_len = rows64.div_ceil(8);
 
+    // Plan every column; pre-encode dictionaries into the arena.
+    scratch.plans.clear();
+    scratch.arena.clear();
+    for (i, (field, col)) in src.columns().enumerate() {
+        if u16::try_from(field.name.len()).is_err() {
+            return Err(EncodeError::NameTooLong {
+                column: i,
+                len: field.name.len(),
+            });
+        }
+        let encoding = options.encoding_for(field.data_type, col.null_count());
+        let mut plan = Plan {
+            encoding,
+            param: 0,
+            lens: [0; MAX_BUFFERS],
+            count: 0,
+            arena: (0, 0),
+        };
+        let mut push = |len: u64| {
+            if let Some(slot) = plan.lens.get_mut(plan.count) {
+                *slot = len;
+            }
+            plan.count += 1;
+        };
+        if col.null_count() > 0 {
+            push(bitmap_len);
+        }
+        match (encoding, col.values()) {
+            (Encoding::DictUtf8, ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v)) => {
+                let width = encode_dict(i, &col, v, scratch)?;
+                let arena = &mut scratch.arena;
+                let a0 = arena.len();
+                put_u32s(arena, scratch.interner.offsets());
+                let a1 = arena.len();
+                arena.extend_from_slice(scratch.interner.data());
+                let a2 = arena.len();
+                put_indices(arena, &scratch.indices, width);
+                let a3 = arena.len();
+                push((a1 - a0) as u64);
+                push((a2 - a1) as u64);
+                push((a3 - a2) as u64);
+                plan.param = width;
+                plan.arena = (a0, a3);
+            }
+            (
+                Encoding::DeltaVarintI64,
+                ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v),
+            ) => push(delta_varints_len(v) as u64),
+            (_, ColumnValuesView::Bool(_)) => push(bitmap_len),
+            (_, ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v)) => {
+                check_u32(i, "data", v.value_data().len())?;
+                push((rows64 + 1) * 4);
+                push(v.value_data().len() as u64);
+            }
+            (_, ColumnValuesView::Binary(v)) => {
+                check_u32(i, "data", v.value_data().len())?;
+                push((rows64 + 1) * 4);
+                push(v.value_data().len() as u64);
+            }
+            (_, values) => {
+                let width = values.data_type().fixed_width().unwrap_or(0) as u64;
+                push(rows64 * width);
+            }
+        }
+        scratch.plans.push(plan);
+    }
+
+    // Header and descriptors, final.
     out.extend_from_slice(&MAGIC);
     put_u16(out, VERSION);
     put_u16(out, if options.checksum { FLAG_CHECKSUM } else { 0 });
     put_u32(out, rows32);
     put_u32(out, ncols32);
-
-    // Descriptors, with zero buffer lengths to patch later.
-    scratch.param_pos.clear();
-    for (i, (field, col)) in src.columns().enumerate() {
-        let name_len = u16::try_from(field.name.len()).map_err(|_| EncodeError::NameTooLong {
-            column: i,
-            len: field.name.len(),
-        })?;
-        put_u16(out, name_len);
+    for ((field, col), plan) in src.columns().zip(&scratch.plans) {
+        // Checked above.
+        put_u16(out, field.name.len() as u16);
         out.extend_from_slice(field.name.as_bytes());
-        let encoding = options.encoding_for(field.data_type, col.null_count());
-        let has_validity = col.null_count() > 0;
         let mut flags = 0u8;
         if field.nullable {
             flags |= COLUMN_NULLABLE;
         }
-        if has_validity {
+        if col.null_count() > 0 {
             flags |= COLUMN_HAS_VALIDITY;
         }
-        out.push(field.data_type.code());
-        out.push(encoding.code());
-        out.push(flags);
-        scratch.param_pos.push(out.len());
-        out.push(0);
+        out.extend_from_slice(&[
+            field.data_type.code(),
+            plan.encoding.code(),
+            flags,
+            plan.param,
+        ]);
         // null_count <= rows <= u32::MAX.
         put_u32(out, col.null_count() as u32);
-        let buffers = buffer_names(field.data_type, encoding).len() + usize::from(has_validity);
-        for _ in 0..buffers {
-            put_u64(out, 0);
+        for len in plan.lens.iter().take(plan.count) {
+            put_u64(out, *len);
         }
     }
 
-    // Buffers.
-    for (i, (field, col)) in src.columns().enumerate() {
-        let param_pos = scratch.param_pos.get(i).copied().unwrap_or(0);
-        let mut len_pos = param_pos + 1 + 4;
-        let mut mark = out.len();
-        let mut finish = |out: &mut Vec<u8>| {
-            let len = (out.len() - mark) as u64;
-            patch_u64(out, len_pos, len);
-            len_pos += 8;
-            mark = out.len();
-        };
+    // Buffers, hashed as they are written.
+    let mut sink = Sink {
+        out,
+        hasher: options.checksum.then(Xxh3Default::new),
+    };
+    if let Some(h) = &mut sink.hasher {
+        h.update(sink.out.get(start..).unwrap_or_default());
+    }
+    for ((_, col), plan) in src.columns().zip(&scratch.plans) {
         if let Some(v) = col.validity() {
-            put_validity(out, v);
-            finish(out);
+            sink.write_with(|out| put_validity(out, v));
         }
-        let encoding = options.encoding_for(field.data_type, col.null_count());
-        match (encoding, col.values()) {
-            (Encoding::DictUtf8, ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v)) => {
-                let width = encode_dict(i, &col, v, scratch)?;
-                if let Some(p) = out.get_mut(param_pos) {
-                    *p = width;
-                }
-                put_u32s(out, scratch.interner.offsets());
-                finish(out);
-                out.extend_from_slice(scratch.interner.data());
-                finish(out);
-                put_indices(out, &scratch.indices, width);
-                finish(out);
+        match (plan.encoding, col.values()) {
+            (Encoding::DictUtf8, _) => {
+                sink.put(
+                    scratch
+                        .arena
+                        .get(plan.arena.0..plan.arena.1)
+                        .unwrap_or_default(),
+                );
             }
             (
                 Encoding::DeltaVarintI64,
                 ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v),
-            ) => {
-                put_delta_varints(out, v);
-                finish(out);
+            ) => sink.write_with(|out| put_delta_varints(out, v)),
+            (_, ColumnValuesView::Bool(v)) => sink.write_with(|out| bits::pack_bools(v, out)),
+            (_, ColumnValuesView::I32(v) | ColumnValuesView::Date32(v)) => {
+                put_fixed!(sink, put_i32s, v);
             }
-            (_, values) => match values {
-                ColumnValuesView::Bool(v) => {
-                    bits::pack_bools(v, out);
-                    finish(out);
-                }
-                ColumnValuesView::I32(v) | ColumnValuesView::Date32(v) => {
-                    put_i32s(out, v);
-                    finish(out);
-                }
-                ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v) => {
-                    put_i64s(out, v);
-                    finish(out);
-                }
-                ColumnValuesView::F32(v) => {
-                    put_f32s(out, v);
-                    finish(out);
-                }
-                ColumnValuesView::F64(v) => {
-                    put_f64s(out, v);
-                    finish(out);
-                }
-                ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v) => {
-                    check_u32(i, "data", v.value_data().len())?;
-                    put_rebased_offsets(out, v.offsets());
-                    finish(out);
-                    out.extend_from_slice(v.value_data().as_bytes());
-                    finish(out);
-                }
-                ColumnValuesView::Binary(v) => {
-                    check_u32(i, "data", v.value_data().len())?;
-                    put_rebased_offsets(out, v.offsets());
-                    finish(out);
-                    out.extend_from_slice(v.value_data());
-                    finish(out);
-                }
-            },
+            (_, ColumnValuesView::I64(v) | ColumnValuesView::TimestampTzMicros(v)) => {
+                put_fixed!(sink, put_i64s, v);
+            }
+            (_, ColumnValuesView::F32(v)) => put_fixed!(sink, put_f32s, v),
+            (_, ColumnValuesView::F64(v)) => put_fixed!(sink, put_f64s, v),
+            (_, ColumnValuesView::Utf8(v) | ColumnValuesView::JsonbText(v)) => {
+                sink.write_with(|out| put_rebased_offsets(out, v.offsets()));
+                sink.put(v.value_data().as_bytes());
+            }
+            (_, ColumnValuesView::Binary(v)) => {
+                sink.write_with(|out| put_rebased_offsets(out, v.offsets()));
+                sink.put(v.value_data());
+            }
         }
     }
-
-    if options.checksum {
-        let sum = xxhash_rust::xxh3::xxh3_64(out.get(start..).unwrap_or_default());
-        put_u64(out, sum);
+    if let Some(h) = sink.hasher.take() {
+        put_u64(sink.out, h.digest());
     }
     Ok(())
 }

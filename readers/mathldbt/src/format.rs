@@ -116,6 +116,8 @@ pub(crate) struct Header {
     pub flags: u16,
     pub num_rows: u32,
     pub num_columns: u32,
+    /// The trailer's checksum, when the `CHECKSUM` flag is set.
+    pub checksum: Option<u64>,
 }
 
 /// One parsed and checked column descriptor. Buffer lengths have been
@@ -174,11 +176,9 @@ impl Descriptor {
 }
 
 /// Reads and checks the header. Returns the header and the body: the bytes
-/// before the trailer (the whole input when there is no checksum).
-pub(crate) fn read_header(
-    bytes: &[u8],
-    verify_checksum: bool,
-) -> Result<(Header, &[u8]), DecodeError> {
+/// before the trailer (the whole input when there is no checksum). The
+/// checksum is not verified here; see [`verify_checksum`].
+pub(crate) fn read_header(bytes: &[u8]) -> Result<(Header, &[u8]), DecodeError> {
     let mut r = Reader::new(bytes, 0);
     let magic: [u8; 8] = r.array("magic")?;
     if magic != MAGIC {
@@ -194,7 +194,7 @@ pub(crate) fn read_header(
     }
     let num_rows = r.u32("row count")?;
     let num_columns = r.u32("column count")?;
-    let body = if flags & FLAG_CHECKSUM != 0 {
+    let (body, checksum) = if flags & FLAG_CHECKSUM != 0 {
         let body_len = bytes
             .len()
             .checked_sub(TRAILER_LEN)
@@ -206,27 +206,31 @@ pub(crate) fn read_header(
                 available: bytes.len().saturating_sub(HEADER_LEN),
             })?;
         let (body, trailer) = bytes.split_at(body_len);
-        if verify_checksum {
-            let mut t = [0u8; 8];
-            t.copy_from_slice(trailer);
-            let stored = u64::from_le_bytes(t);
-            let computed = xxhash_rust::xxh3::xxh3_64(body);
-            if stored != computed {
-                return Err(DecodeError::ChecksumMismatch { stored, computed });
-            }
-        }
-        body
+        let mut t = [0u8; TRAILER_LEN];
+        t.copy_from_slice(trailer);
+        (body, Some(u64::from_le_bytes(t)))
     } else {
-        bytes
+        (bytes, None)
     };
     Ok((
         Header {
             flags,
             num_rows,
             num_columns,
+            checksum,
         },
         body,
     ))
+}
+
+/// Checks `body` against the stored checksum.
+pub(crate) fn verify_checksum(body: &[u8], stored: u64) -> Result<(), DecodeError> {
+    let computed = xxhash_rust::xxh3::xxh3_64(body);
+    if computed == stored {
+        Ok(())
+    } else {
+        Err(DecodeError::ChecksumMismatch { stored, computed })
+    }
 }
 
 fn expect_len(

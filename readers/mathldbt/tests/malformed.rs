@@ -269,8 +269,9 @@ fn every_validation_rule_is_enforced() {
     }));
     let mut m = RawMessage::new(u32::MAX, vec![i64_col(3)]);
     m.columns[0].lens = Some(vec![8 * u64::from(u32::MAX)]);
+    // Declared buffers longer than the input: reported as truncation.
     cases.push(("absurd row count", m.to_bytes(), |e| {
-        matches!(e, DecodeError::BufferTotal { .. })
+        matches!(e, DecodeError::Truncated { .. })
     }));
     let mut m = RawMessage::new(3, vec![i64_col(3)]);
     m.columns[0].buffers[0].push(0);
@@ -524,5 +525,25 @@ fn zstd_frame_without_content_size_is_bounded() {
     assert!(matches!(
         decoder.decode_compressed(&wire, raw.len() - 1),
         Err(DecodeError::UncompressedTooLarge { .. })
+    ));
+}
+
+#[test]
+fn corruption_is_reported_as_a_checksum_mismatch() {
+    let bytes = encode(&all_types(), &EncodeOptions::dict_delta()).unwrap();
+    // Byte 22 is in the first descriptor's name; byte 40-ish is a type or
+    // encoding code, the last buffer bytes are values.
+    for i in [8, 22, 24, 25, 26, 40, bytes.len() - 12] {
+        let mut b = bytes.clone();
+        b[i] ^= 0x41;
+        match decode(&b) {
+            Err(DecodeError::ChecksumMismatch { .. } | DecodeError::UnsupportedVersion { .. }) => {}
+            other => panic!("byte {i}: {other:?}"),
+        }
+    }
+    // Missing bytes are reported as truncation, not as a mismatch.
+    assert!(matches!(
+        decode(&bytes[..bytes.len() - 20]),
+        Err(DecodeError::Truncated { .. })
     ));
 }
