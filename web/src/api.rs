@@ -1,0 +1,101 @@
+//! The JSON API: the pages' data for scripts, and the ingest endpoint.
+//!
+//! | route | body |
+//! |---|---|
+//! | `GET /api/runs?suite=&machine=&branch=&commit=&page=&per_page=` | `{"runs": [...], "page", "per_page", "next_page"}`; each run as in `bench-run list --format json` |
+//! | `GET /api/runs/{ref}` | `bench-run show --format json`: `{"run": {...}, "results": [...]}` |
+//! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches` and `threshold_pct` |
+//! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
+//! | `POST /api/runs` | ingest ([`crate::ingest`]) |
+//!
+//! Errors are `{"error": {"status": 404, "message": "..."}}` with the same status codes as the
+//! pages (see [`crate::error`]).
+
+use crate::AppState;
+use crate::error::{AppError, PublicError};
+use crate::extract::{Path, Query};
+use crate::ingest;
+use crate::pages::compare::{CompareParams, compare_view_json};
+use crate::pages::resolve_run;
+use crate::pages::runs::{RunsParams, list};
+use crate::pages::suites::TrendParams;
+use crate::trend;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router, middleware};
+use harness::report;
+use serde_json::{Value, json};
+
+/// The `/api` routes (nested under `/api` by [`crate::app`]).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/runs", get(runs).post(ingest::ingest))
+        .route("/runs/{run}", get(run))
+        .route("/compare", get(compare))
+        .route("/suites/{suite}/trend", get(trend))
+        .fallback(not_found)
+        .layer(middleware::map_response(json_errors))
+}
+
+/// Turns the app's HTML error responses into JSON ones, keeping status and headers.
+async fn json_errors(response: Response) -> Response {
+    let Some(public) = response.extensions().get::<PublicError>().cloned() else {
+        return response;
+    };
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let body = json!({"error": {"status": public.status.as_u16(), "message": public.message}});
+    Response::from_parts(parts, Body::from(body.to_string()))
+}
+
+async fn not_found(uri: axum::http::Uri) -> AppError {
+    AppError::NotFound(format!("no API endpoint at {}", uri.path()))
+}
+
+async fn runs(
+    State(state): State<AppState>,
+    Query(params): Query<RunsParams>,
+) -> Result<Json<Value>, AppError> {
+    let page = list(state.ledger(), &params).await?;
+    Ok(Json(json!({
+        "runs": page.runs,
+        "page": page.page,
+        "per_page": page.per_page,
+        "next_page": page.has_next.then_some(page.page + 1),
+    })))
+}
+
+async fn run(
+    State(state): State<AppState>,
+    Path(reference): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let run = resolve_run(&state, &reference, None).await?;
+    let results = state.ledger().measurements(run.id).await?;
+    Ok(Json(json!({
+        "run": report::run_json(&run),
+        "results": results.iter().map(report::measurement_json).collect::<Vec<_>>(),
+    })))
+}
+
+async fn compare(
+    State(state): State<AppState>,
+    Query(params): Query<CompareParams>,
+) -> Result<Json<Value>, AppError> {
+    Ok(Json(compare_view_json(&state, &params).await?))
+}
+
+async fn trend(
+    State(state): State<AppState>,
+    Path(suite): Path<String>,
+    Query(params): Query<TrendParams>,
+) -> Result<impl IntoResponse, AppError> {
+    let trend = trend::load(state.ledger(), &suite, &params.machine()).await?;
+    Ok(Json(trend))
+}

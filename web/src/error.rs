@@ -1,0 +1,135 @@
+//! The one error type of the app and how it becomes a response.
+//!
+//! | variant | status | shown to the client |
+//! |---|---|---|
+//! | [`AppError::NotFound`] | 404 | the message (unknown run, suite, page) |
+//! | [`AppError::BadRequest`] | 400 | the message (malformed parameters or body) |
+//! | [`AppError::Unauthorized`] | 401 | a fixed sentence, with `WWW-Authenticate: Bearer` |
+//! | [`AppError::IngestDisabled`] | 403 | a fixed sentence |
+//! | [`AppError::PayloadTooLarge`] | 413 | the limit |
+//! | [`AppError::Internal`], [`AppError::Ledger`] (most) | 500 | a generic sentence; the details are logged |
+//!
+//! Pages get an HTML error page; the JSON API (see [`crate::api`]) turns the same errors into
+//! `{"error": {"status": ..., "message": ...}}` through the [`PublicError`] extension every
+//! error response carries.
+
+use askama::Template;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use harness::ledger::LedgerError;
+use harness::refs::RefError;
+
+/// Everything a handler can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// An unknown run, suite, machine or page.
+    #[error("{0}")]
+    NotFound(String),
+    /// Malformed query parameters, path or body.
+    #[error("{0}")]
+    BadRequest(String),
+    /// Ingest without a valid bearer token.
+    #[error("a valid bearer token is required")]
+    Unauthorized,
+    /// Ingest is not enabled on this server.
+    #[error("ingest is disabled on this server (start bench-web with --ingest-token)")]
+    IngestDisabled,
+    /// A request body over the limit.
+    #[error("request body exceeds {0} bytes")]
+    PayloadTooLarge(usize),
+    /// The ledger failed.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    /// Anything else that is the server's fault.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<RefError> for AppError {
+    fn from(e: RefError) -> Self {
+        match e {
+            RefError::NotFound { .. } => Self::NotFound(e.to_string()),
+            RefError::Ledger(e) => Self::Ledger(e),
+        }
+    }
+}
+
+impl From<askama::Error> for AppError {
+    fn from(e: askama::Error) -> Self {
+        Self::Internal(format!("template rendering failed: {e}"))
+    }
+}
+
+/// What a client may see of an error: its status and a message without internals. Attached to
+/// every error response as an extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicError {
+    /// The status.
+    pub status: StatusCode,
+    /// The message.
+    pub message: String,
+}
+
+const GENERIC_INTERNAL: &str =
+    "Something went wrong on the server. The error was logged; please try again later.";
+
+impl AppError {
+    /// The status code and the message a client may see.
+    #[must_use]
+    pub fn public(&self) -> PublicError {
+        let (status, message) = match self {
+            Self::NotFound(m) => (StatusCode::NOT_FOUND, m.clone()),
+            Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
+            Self::Unauthorized => (StatusCode::UNAUTHORIZED, self.to_string()),
+            Self::IngestDisabled => (StatusCode::FORBIDDEN, self.to_string()),
+            Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, self.to_string()),
+            Self::Ledger(LedgerError::NoSuchRun(_)) => (StatusCode::NOT_FOUND, self.to_string()),
+            // The ledger's own validation messages (duplicate results, empty runs) are meant
+            // for users.
+            Self::Ledger(LedgerError::Invalid(m)) => (StatusCode::BAD_REQUEST, m.clone()),
+            Self::Ledger(_) | Self::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                GENERIC_INTERNAL.to_owned(),
+            ),
+        };
+        PublicError { status, message }
+    }
+}
+
+/// The HTML error page.
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    status: u16,
+    reason: &'a str,
+    message: &'a str,
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let public = self.public();
+        if public.status.is_server_error() {
+            tracing::error!(error = %self, "internal error");
+        } else {
+            tracing::debug!(status = %public.status, error = %self, "client error");
+        }
+        let page = ErrorPage {
+            status: public.status.as_u16(),
+            reason: public.status.canonical_reason().unwrap_or("Error"),
+            message: &public.message,
+        };
+        let body = page.render().unwrap_or_else(|e| {
+            tracing::error!(error = %e, "error page rendering failed");
+            String::from("<!doctype html><title>Error</title><p>Error</p>")
+        });
+        let mut response = (public.status, Html(body)).into_response();
+        if public.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"bench-web\""),
+            );
+        }
+        response.extensions_mut().insert(public);
+        response
+    }
+}

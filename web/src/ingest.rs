@@ -1,0 +1,290 @@
+//! `POST /api/runs`: CI runners on many machines push their runs to one server.
+//!
+//! Disabled unless the server was started with an ingest token (`--ingest-token` or
+//! `BENCH_INGEST_TOKEN`); then every request must carry `Authorization: Bearer <token>`. The
+//! token is compared in constant time (SHA-256 digests compared with `subtle`, so neither the
+//! content nor the length leaks through timing).
+//!
+//! # The format (version 1)
+//!
+//! The body is what `bench-run --push URL` sends after recording a run: the run as it stands
+//! in the pushing ledger, built from the `harness::model` types.
+//!
+//! ```json
+//! {
+//!   "version": 1,
+//!   "source": "bench-run",                 // model::RunSource, kebab-case
+//!   "provenance": { "suite": "...", "package": null, "command": ["bench-run", "..."],
+//!                   "cargo_command": null, "cwd": "...",
+//!                   "machine": { "fingerprint": "...", "hostname": "...", "cpu_model": "...",
+//!                                "physical_cores": 8, "logical_cores": 16,
+//!                                "memory_bytes": 34359738368, "os": "...", "kernel": "...",
+//!                                "arch": "x86_64" },
+//!                   "toolchain": null | { "fingerprint", "rustc_version", "rustc_commit", "host",
+//!                                         "llvm_version", "rustc_verbose", "cargo_version" },
+//!                   "build": { "profile": "bench", "features": [], "feature_flags": [],
+//!                              "rustflags": null },
+//!                   "env": {}, "git": { "commit": "...", "branch": "main", "dirty": false,
+//!                                       "commit_time": 1767323045, "summary": "..." },
+//!                   "cpu_governor": null, "turbo": null, "quick": false, "duration_ms": 1234 },
+//!   "measurements": [ { "benchmark": { "full": "group/function/value", "group": "group",
+//!                                      "function": "function", "value": "value" },
+//!                       "metric": "time", "unit": "ns", "direction": "lower_is_better",
+//!                       "estimate": { "point": 1.0, "lower": 0.9, "upper": 1.1,
+//!                                     "confidence_level": 0.95, "standard_error": 0.05 },
+//!                       "statistics": { "mean": { ...estimate... }, ... },
+//!                       "throughput": null | { "kind": "bytes", "per_iteration": 1024 },
+//!                       "samples": null | { "mode": "linear", "iters": [...], "times_ns": [...] } } ]
+//! }
+//! ```
+//!
+//! The server validates it (see [`PushedRun::validate`]), records it with
+//! `Ledger::record_run` (one transaction, the server's own `created_at`) and answers
+//! `201 Created` with `{"id": <new run id>, "url": "/runs/<id>"}` and a `Location` header.
+//! Errors: 400 for an invalid body (with the reason), 401 without a valid token, 403 when ingest
+//! is disabled, 413 over [`MAX_BODY_BYTES`].
+
+use crate::AppState;
+use crate::error::AppError;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use harness::model::{Measurement, NewRun, RunProvenance, RunSource, Samples};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// The version of the push format this server reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Largest accepted body.
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// Most results in one pushed run.
+pub const MAX_MEASUREMENTS: usize = 100_000;
+/// Longest accepted suite, benchmark or metric name, in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// The ingest secret, kept only as its SHA-256 digest.
+pub struct Token([u8; 32]);
+
+impl Token {
+    /// Wraps `secret`.
+    #[must_use]
+    pub fn new(secret: &str) -> Self {
+        Self(Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// Whether `presented` is the secret, in time independent of both.
+    #[must_use]
+    pub fn matches(&self, presented: &str) -> bool {
+        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        bool::from(self.0.ct_eq(&digest))
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// A run as pushed by `bench-run --push` (format version 1; see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushedRun {
+    /// Format version: [`FORMAT_VERSION`].
+    pub version: u32,
+    /// Where the results came from.
+    pub source: RunSource,
+    /// Everything recorded about the run.
+    pub provenance: RunProvenance,
+    /// The results, with statistics and raw samples.
+    pub measurements: Vec<Measurement>,
+}
+
+fn check_name(what: &str, name: &str) -> Result<(), AppError> {
+    if name.trim().is_empty() {
+        return Err(AppError::BadRequest(format!("{what} is empty")));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(AppError::BadRequest(format!(
+            "{what} is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+fn check_number(what: &str, value: Option<f64>) -> Result<(), AppError> {
+    match value {
+        Some(v) if !v.is_finite() => Err(AppError::BadRequest(format!(
+            "{what} is not a finite number"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+impl PushedRun {
+    /// Checks the invariants the ledger and the pages rely on, and turns the run into a
+    /// [`NewRun`]. Raw samples are validated again through [`Samples::new`], since
+    /// deserialization alone does not.
+    ///
+    /// # Errors
+    /// [`AppError::BadRequest`] naming the first problem: another format version, an empty
+    /// suite or machine fingerprint, no or too many results, an empty or overlong benchmark or
+    /// metric name, a non-finite estimate or bound, invalid samples.
+    pub fn validate(self) -> Result<NewRun, AppError> {
+        if self.version != FORMAT_VERSION {
+            return Err(AppError::BadRequest(format!(
+                "unsupported push format version {} (this server reads version {FORMAT_VERSION})",
+                self.version
+            )));
+        }
+        let p = &self.provenance;
+        check_name("provenance.suite", &p.suite)?;
+        check_name("provenance.machine.fingerprint", &p.machine.fingerprint)?;
+        if self.measurements.is_empty() {
+            return Err(AppError::BadRequest(
+                "the run has no measurements".to_owned(),
+            ));
+        }
+        if self.measurements.len() > MAX_MEASUREMENTS {
+            return Err(AppError::BadRequest(format!(
+                "the run has {} measurements, more than {MAX_MEASUREMENTS}",
+                self.measurements.len()
+            )));
+        }
+        let mut measurements = Vec::with_capacity(self.measurements.len());
+        for (i, mut m) in self.measurements.into_iter().enumerate() {
+            let at = |field: &str| format!("measurements[{i}].{field}");
+            check_name(&at("benchmark.full"), &m.benchmark.full)?;
+            check_name(&at("metric"), &m.metric)?;
+            if m.unit.len() > MAX_NAME_BYTES {
+                return Err(AppError::BadRequest(format!("{} is too long", at("unit"))));
+            }
+            let estimates = std::iter::once(("estimate".to_owned(), &m.estimate)).chain(
+                m.statistics
+                    .iter()
+                    .map(|(s, e)| (format!("statistics.{}", s.name()), e)),
+            );
+            for (name, e) in estimates {
+                check_number(&at(&format!("{name}.point")), Some(e.point))?;
+                check_number(&at(&format!("{name}.lower")), e.lower)?;
+                check_number(&at(&format!("{name}.upper")), e.upper)?;
+                check_number(&at(&format!("{name}.confidence_level")), e.confidence_level)?;
+                check_number(&at(&format!("{name}.standard_error")), e.standard_error)?;
+            }
+            if let Some(s) = m.samples.take() {
+                let checked = Samples::new(s.mode(), s.iters().to_vec(), s.times_ns().to_vec())
+                    .map_err(|e| AppError::BadRequest(format!("{}: {e}", at("samples"))))?;
+                m.samples = Some(checked);
+            }
+            measurements.push(m);
+        }
+        Ok(NewRun {
+            source: self.source,
+            provenance: self.provenance,
+            measurements,
+        })
+    }
+}
+
+/// What a successful push answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pushed {
+    /// The run's id in this server's ledger.
+    pub id: i64,
+    /// The run's page.
+    pub url: String,
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// `POST /api/runs`.
+///
+/// # Errors
+/// See the module docs.
+pub async fn ingest(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, AppError> {
+    let token = state.ingest_token().ok_or(AppError::IngestDisabled)?;
+    match bearer(&headers) {
+        Some(presented) if token.matches(presented) => {}
+        _ => return Err(AppError::Unauthorized),
+    }
+    // Read the body only once the client is known, and never more than the limit.
+    let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|e| {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                AppError::PayloadTooLarge(MAX_BODY_BYTES)
+            } else {
+                AppError::BadRequest(format!("cannot read the request body: {e}"))
+            }
+        })?;
+    let pushed: PushedRun = serde_json::from_slice(&body)
+        .map_err(|e| AppError::BadRequest(format!("invalid run JSON: {e}")))?;
+    let run = pushed.validate()?;
+    let id = state.ledger().record_run(&run).await?;
+    tracing::info!(
+        run = id,
+        suite = %run.provenance.suite,
+        machine = %run.provenance.machine.fingerprint,
+        results = run.measurements.len(),
+        "ingested run"
+    );
+    let url = format!("/runs/{id}");
+    let mut response = (
+        StatusCode::CREATED,
+        Json(Pushed {
+            id,
+            url: url.clone(),
+        }),
+    )
+        .into_response();
+    if let Ok(location) = HeaderValue::from_str(&url) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_matches_only_itself() {
+        let t = Token::new("s3cret");
+        assert!(t.matches("s3cret"));
+        assert!(!t.matches("s3cre"));
+        assert!(!t.matches("s3cret "));
+        assert!(!t.matches(""));
+        assert_eq!(format!("{t:?}"), "Token(<redacted>)");
+    }
+
+    #[test]
+    fn bearer_header() {
+        let mut h = HeaderMap::new();
+        assert_eq!(bearer(&h), None);
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abc"),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer  abc "),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&h), None);
+    }
+}

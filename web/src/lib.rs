@@ -1,0 +1,172 @@
+//! # web
+//!
+//! `bench-web`: the ledger of `bench-run`, read with eyes. A server-rendered axum app (every
+//! page works without JavaScript) with:
+//!
+//! | route | what |
+//! |---|---|
+//! | `/` | dashboard: suites, the newest run per suite and machine, its regressions against its baseline |
+//! | `/runs` | runs, filtered by suite, machine, branch and commit, paginated |
+//! | `/runs/{ref}` | one run: provenance, results, tags, annotations |
+//! | `/compare?base=&head=` | the before/after table with confidence intervals, noise floors, verdicts, geomean, markdown to copy |
+//! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
+//! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
+//!
+//! Layers: the `harness` library reads the ledger and does every statistic ([`harness::compare`]),
+//! [`trend`] and [`changepoint`] shape histories, [`chart`] draws them, and the page modules
+//! only turn results into templates. [`app`] builds the whole router; `main` and the tests
+//! share it.
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use harness::ledger::Ledger;
+//! let ledger = Ledger::open_read_only("results/ledger.sqlite".as_ref()).await?;
+//! let app = web::app(web::AppState::new(ledger));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, app).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Glossary
+//!
+//! - **ref**: a run reference as `bench-run` takes it: an id, `latest`, `previous`, a tag or a
+//!   git revision ([`harness::refs`]).
+//! - **baseline** of a run: the previous run of the same suite on the same machine.
+//! - **series**: the headline estimates of one benchmark and metric over the runs of a suite on
+//!   one machine, in commit order ([`trend::Series`]).
+//! - **change point**: a run at which a series' level moved by more than its noise
+//!   ([`changepoint`]).
+
+#![deny(missing_docs)]
+
+pub mod api;
+pub mod changepoint;
+pub mod chart;
+pub mod error;
+mod extract;
+pub mod ingest;
+pub(crate) mod pages;
+pub mod trend;
+mod view;
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::routing::get;
+use harness::ledger::Ledger;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::compression::CompressionLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+pub use error::AppError;
+
+/// How long a request may take before the server answers 503.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Content security policy of every response: no scripts at all, styles from this server only.
+/// Even a template that forgot to escape could not run a script.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
+     form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// Shared state of the handlers.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    ledger: Ledger,
+    ingest: Option<Arc<ingest::Token>>,
+    git_dir: Option<Arc<PathBuf>>,
+}
+
+impl AppState {
+    /// State over `ledger`, with ingest disabled and git revisions not resolved.
+    #[must_use]
+    pub const fn new(ledger: Ledger) -> Self {
+        Self {
+            ledger,
+            ingest: None,
+            git_dir: None,
+        }
+    }
+
+    /// Enables `POST /api/runs` for clients presenting `token` as a bearer token. The ledger
+    /// must have been opened writable.
+    #[must_use]
+    pub fn with_ingest_token(mut self, token: &str) -> Self {
+        self.ingest = Some(Arc::new(ingest::Token::new(token)));
+        self
+    }
+
+    /// Resolves git revisions in refs (`main`, `HEAD~1`) in the repository at `dir`.
+    #[must_use]
+    pub fn with_git_dir(mut self, dir: PathBuf) -> Self {
+        self.git_dir = Some(Arc::new(dir));
+        self
+    }
+
+    /// The ledger.
+    #[must_use]
+    pub const fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// Where git revisions are resolved, if anywhere.
+    #[must_use]
+    pub fn git_dir(&self) -> Option<&std::path::Path> {
+        self.git_dir.as_deref().map(PathBuf::as_path)
+    }
+
+    /// The ingest token, when ingest is enabled.
+    #[must_use]
+    pub fn ingest_token(&self) -> Option<&ingest::Token> {
+        self.ingest.as_deref()
+    }
+}
+
+/// The stylesheet, embedded.
+const STYLE_CSS: &str = include_str!("../static/style.css");
+
+async fn style() -> impl axum::response::IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        STYLE_CSS,
+    )
+}
+
+async fn not_found(uri: axum::http::Uri) -> AppError {
+    AppError::NotFound(format!("no page at {}", uri.path()))
+}
+
+/// The whole application: pages, the JSON API, the stylesheet, and the layers every response
+/// goes through (tracing, compression, security headers, a timeout).
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .merge(pages::router())
+        .nest("/api", api::router())
+        .route("/static/style.css", get(style))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(CompressionLayer::new())
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(TraceLayer::new_for_http())
+}

@@ -1,0 +1,321 @@
+//! `/compare?base=&head=`: the before/after table of two runs.
+
+use super::{compare_runs, render, resolve_run};
+use crate::AppState;
+use crate::error::AppError;
+use crate::extract::{Query, non_empty, parse_param};
+use crate::view::{self, RunRow};
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::response::Html;
+use axum::routing::get;
+use harness::compare::{self, CompareConfig, Comparison, Mismatch, NoiseSource, Row, Verdict};
+use harness::ledger::{RunFilter, StoredRun};
+use harness::model::metric;
+use harness::report::{self, format};
+use serde::Deserialize;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/compare", get(compare_page))
+}
+
+/// Query parameters of `/compare` and `/api/compare`.
+#[derive(Debug, Default, Deserialize)]
+pub struct CompareParams {
+    pub base: Option<String>,
+    pub head: Option<String>,
+    pub threshold: Option<String>,
+    pub hide: Option<String>,
+}
+
+/// A loaded comparison: both runs, the verdicts and how the runs differ.
+pub struct Loaded {
+    pub base: StoredRun,
+    pub head: StoredRun,
+    pub comparison: Comparison,
+    pub mismatches: Vec<Mismatch>,
+    pub config: CompareConfig,
+}
+
+/// Resolves `base` and `head` (head first; base narrowed to head's suite, as `bench-run
+/// compare` does) and compares them.
+pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, AppError> {
+    let head = non_empty(params.head.as_ref())
+        .ok_or_else(|| AppError::BadRequest("parameter head is required".to_owned()))?;
+    let base = non_empty(params.base.as_ref())
+        .ok_or_else(|| AppError::BadRequest("parameter base is required".to_owned()))?;
+    let mut config = CompareConfig::default();
+    if let Some(t) = parse_param::<f64>(
+        "threshold",
+        params.threshold.as_ref(),
+        "a percentage such as 5",
+    )? {
+        config.threshold_pct = t;
+    }
+    config
+        .validate()
+        .map_err(|e| AppError::BadRequest(format!("parameter threshold: {e}")))?;
+    let head = resolve_run(state, head, None).await?;
+    let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
+    let comparison = compare_runs(state, &base, &head, &config).await?;
+    let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
+    Ok(Loaded {
+        base,
+        head,
+        comparison,
+        mismatches,
+        config,
+    })
+}
+
+/// `/api/compare`: `bench-run compare --format json`, plus the ways the runs differ.
+pub async fn compare_view_json(
+    state: &AppState,
+    params: &CompareParams,
+) -> Result<serde_json::Value, AppError> {
+    let loaded = load(state, params).await?;
+    let text = report::comparison_json(&loaded.comparison, &loaded.base, &loaded.head);
+    let mut doc: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| AppError::Internal(format!("comparison JSON does not parse: {e}")))?;
+    if let Some(obj) = doc.as_object_mut() {
+        obj.insert(
+            "mismatches".to_owned(),
+            serde_json::to_value(&loaded.mismatches)
+                .map_err(|e| AppError::Internal(e.to_string()))?,
+        );
+        obj.insert(
+            "threshold_pct".to_owned(),
+            serde_json::json!(loaded.config.threshold_pct),
+        );
+    }
+    Ok(doc)
+}
+
+/// One row of the before/after table.
+pub struct RowView {
+    pub benchmark: String,
+    pub metric: String,
+    pub before: String,
+    pub after: String,
+    pub change: String,
+    pub ci: String,
+    pub noise: String,
+    pub noise_title: String,
+    pub p: String,
+    pub verdict: &'static str,
+    pub class: &'static str,
+    pub reasons: Vec<String>,
+}
+
+impl RowView {
+    pub fn new(row: &Row) -> Self {
+        let (change, ci) = match row.change {
+            Some(c) => (
+                format::pct(c.point_pct),
+                match (c.lower_pct, c.upper_pct) {
+                    (Some(l), Some(u)) => format!("[{}, {}]", format::pct(l), format::pct(u)),
+                    _ => String::new(),
+                },
+            ),
+            None => ("—".to_owned(), String::new()),
+        };
+        let noise = match row.noise_floor.source {
+            NoiseSource::History { .. } => format!("{:.2}%", row.noise_floor.pct),
+            NoiseSource::Default { .. } => format!("{:.2}%*", row.noise_floor.pct),
+        };
+        let p = row
+            .p_adjusted
+            .or(row.p_value)
+            .map(|p| {
+                if p < 1e-4 {
+                    "<0.0001".to_owned()
+                } else {
+                    format!("{p:.4}")
+                }
+            })
+            .unwrap_or_default();
+        Self {
+            benchmark: row.benchmark.clone(),
+            metric: if row.metric == metric::TIME {
+                String::new()
+            } else {
+                view::metric_label(&row.metric, row.direction)
+            },
+            before: view::value_or_dash(row.before, &row.unit),
+            after: view::value_or_dash(row.after, &row.unit),
+            change,
+            ci,
+            noise,
+            noise_title: report::noise_source(&row.noise_floor.source),
+            p,
+            verdict: row.verdict.name(),
+            class: verdict_class(row.verdict),
+            reasons: row.reasons.clone(),
+        }
+    }
+}
+
+/// The CSS class of a verdict.
+pub const fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => "regression",
+        Verdict::Improvement => "improvement",
+        Verdict::Unchanged => "unchanged",
+        Verdict::New | Verdict::Missing => "unpaired",
+        Verdict::Ignored => "ignored",
+    }
+}
+
+/// A run as named in the compare header.
+pub struct RunLabel {
+    pub id: i64,
+    pub href: String,
+    pub commit: String,
+    pub summary: String,
+    pub created: String,
+}
+
+impl RunLabel {
+    pub fn new(run: &StoredRun) -> Self {
+        let git = &run.provenance.git;
+        Self {
+            id: run.id,
+            href: view::run_href(run.id),
+            commit: view::short_commit(git.commit.as_deref(), git.dirty),
+            summary: git.summary.clone().unwrap_or_default(),
+            created: view::datetime(&run.created_at),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "compare.html")]
+struct ComparePage {
+    suite: String,
+    suite_href: String,
+    base: RunLabel,
+    head: RunLabel,
+    base_ref: String,
+    head_ref: String,
+    threshold: String,
+    rows: Vec<RowView>,
+    hidden: usize,
+    hide_insignificant: bool,
+    toggle_href: String,
+    json_href: String,
+    geomean: Option<(String, String, usize)>,
+    summary: String,
+    correction: &'static str,
+    family_size: usize,
+    mismatches: Vec<String>,
+    markdown: String,
+}
+
+#[derive(Template)]
+#[template(path = "compare_form.html")]
+struct CompareForm {
+    runs: Vec<RunRow>,
+}
+
+fn summary(c: &Comparison) -> String {
+    let n = &c.counts;
+    let mut parts = vec![
+        format!("{} regression(s)", n.regressions),
+        format!("{} improvement(s)", n.improvements),
+        format!("{} unchanged", n.unchanged),
+    ];
+    for (count, what) in [
+        (n.new, "new"),
+        (n.missing, "missing"),
+        (n.ignored, "ignored"),
+    ] {
+        if count > 0 {
+            parts.push(format!("{count} {what}"));
+        }
+    }
+    parts.join(", ")
+}
+
+async fn compare_page(
+    State(state): State<AppState>,
+    Query(params): Query<CompareParams>,
+) -> Result<Html<String>, AppError> {
+    if non_empty(params.base.as_ref()).is_none() && non_empty(params.head.as_ref()).is_none() {
+        let runs = state
+            .ledger()
+            .runs(&RunFilter {
+                limit: Some(20),
+                ..RunFilter::default()
+            })
+            .await?;
+        return render(&CompareForm {
+            runs: runs.iter().map(RunRow::new).collect(),
+        });
+    }
+    let hide_insignificant = match non_empty(params.hide.as_ref()) {
+        None => false,
+        Some("insignificant") => true,
+        Some(other) => {
+            return Err(AppError::BadRequest(format!(
+                "parameter hide must be \"insignificant\" or empty, got {other:?}"
+            )));
+        }
+    };
+    let loaded = load(&state, &params).await?;
+    let c = &loaded.comparison;
+    let base_ref = params.base.clone().unwrap_or_default();
+    let head_ref = params.head.clone().unwrap_or_default();
+    let threshold = params.threshold.clone().unwrap_or_default();
+    let link = |path: &str, hide: &str| {
+        view::url(
+            path,
+            &[
+                ("base", base_ref.trim()),
+                ("head", head_ref.trim()),
+                ("threshold", threshold.trim()),
+                ("hide", hide),
+            ],
+        )
+    };
+    let rows: Vec<RowView> = c
+        .rows
+        .iter()
+        .filter(|r| !hide_insignificant || r.significant)
+        .map(RowView::new)
+        .collect();
+    let page = ComparePage {
+        suite: loaded.head.provenance.suite.clone(),
+        suite_href: view::suite_href(&loaded.head.provenance.suite),
+        base: RunLabel::new(&loaded.base),
+        head: RunLabel::new(&loaded.head),
+        hidden: c.rows.len() - rows.len(),
+        rows,
+        hide_insignificant,
+        toggle_href: link(
+            "/compare",
+            if hide_insignificant {
+                ""
+            } else {
+                "insignificant"
+            },
+        ),
+        json_href: link("/api/compare", ""),
+        geomean: c.geomean.map(|g| {
+            let ci = match (g.lower_pct, g.upper_pct) {
+                (Some(l), Some(u)) => format!("[{}, {}]", format::pct(l), format::pct(u)),
+                _ => String::new(),
+            };
+            (format::pct(g.change_pct), ci, g.n_rows)
+        }),
+        summary: summary(c),
+        correction: c.correction.name(),
+        family_size: c.family_size,
+        mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
+        markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
+        threshold: format!("{}", loaded.config.threshold_pct),
+        base_ref,
+        head_ref,
+    };
+    render(&page)
+}

@@ -1,0 +1,63 @@
+//! The HTML pages. Each module has its own `router()`; they are merged here.
+
+pub(crate) mod compare;
+pub(crate) mod dashboard;
+pub(crate) mod runs;
+pub(crate) mod suites;
+
+use crate::AppState;
+use crate::error::AppError;
+use askama::Template;
+use axum::Router;
+use axum::response::Html;
+use harness::compare::{self as cmp, CompareConfig, Comparison};
+use harness::ledger::StoredRun;
+use harness::refs::{self, RunRef};
+
+/// All page routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(dashboard::router())
+        .merge(runs::router())
+        .merge(compare::router())
+        .merge(suites::router())
+}
+
+/// Renders a template into a 200 page.
+pub fn render<T: Template>(template: &T) -> Result<Html<String>, AppError> {
+    Ok(Html(template.render()?))
+}
+
+/// Resolves a run reference as `bench-run` does (id, `latest`, `previous`, tag, git revision),
+/// narrowing `latest`, `previous` and git revisions to `suite` when given.
+pub async fn resolve_run(
+    state: &AppState,
+    text: &str,
+    suite: Option<&str>,
+) -> Result<StoredRun, AppError> {
+    let reference = RunRef::parse(text);
+    let id = refs::resolve(state.ledger(), &reference, suite, state.git_dir()).await?;
+    Ok(state.ledger().require_run(id).await?)
+}
+
+/// Compares `head` against `base` exactly as `bench-run compare` does: both runs' measurements,
+/// and the noise floor learnt from the history of `head`'s suite on `head`'s machine.
+pub async fn compare_runs(
+    state: &AppState,
+    base: &StoredRun,
+    head: &StoredRun,
+    config: &CompareConfig,
+) -> Result<Comparison, AppError> {
+    let ledger = state.ledger();
+    let base_results = ledger.measurements(base.id).await?;
+    let head_results = ledger.measurements(head.id).await?;
+    let history = ledger
+        .history(
+            &head.provenance.suite,
+            head.machine_id,
+            head.id,
+            config.max_history + 1,
+        )
+        .await?;
+    Ok(cmp::compare(&base_results, &head_results, &history, config))
+}

@@ -1,0 +1,226 @@
+//! `/suites/{suite}`: one trend chart per benchmark and metric.
+
+use super::render;
+use crate::AppState;
+use crate::chart::{self, Note};
+use crate::error::AppError;
+use crate::extract::{Path, Query, non_empty};
+use crate::trend::{self, MachineChoice, Series, Trend};
+use crate::view;
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::response::Html;
+use axum::routing::get;
+use harness::model::metric;
+use harness::report::{self, format};
+use serde::Deserialize;
+use std::collections::HashMap;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/suites/{suite}", get(suite_page))
+}
+
+/// Query parameters of `/suites/{suite}` and its API twin.
+#[derive(Debug, Default, Deserialize)]
+pub struct TrendParams {
+    /// Machine fingerprint (prefix), `all`, or empty for the newest run's machine.
+    pub machine: Option<String>,
+    /// `linear` (default) or `log`.
+    pub scale: Option<String>,
+}
+
+impl TrendParams {
+    /// The machine choice.
+    pub fn machine(&self) -> MachineChoice {
+        MachineChoice::parse(self.machine.as_deref())
+    }
+
+    /// Whether a log scale was asked for.
+    pub fn log_scale(&self) -> Result<bool, AppError> {
+        match non_empty(self.scale.as_ref()) {
+            None | Some("linear") => Ok(false),
+            Some("log") => Ok(true),
+            Some(other) => Err(AppError::BadRequest(format!(
+                "parameter scale must be linear or log, got {other:?}"
+            ))),
+        }
+    }
+}
+
+struct ChangeView {
+    run_href: String,
+    run_id: i64,
+    commit: String,
+    shift: String,
+    before: String,
+    after: String,
+    class: &'static str,
+    compare_href: Option<String>,
+}
+
+struct NoteView {
+    run_href: String,
+    run_id: i64,
+    text: String,
+}
+
+struct ChartView {
+    id: String,
+    benchmark: String,
+    metric: String,
+    unit: String,
+    runs: usize,
+    latest: String,
+    noise: String,
+    svg: String,
+    log_ignored: bool,
+    changes: Vec<ChangeView>,
+    notes: Vec<NoteView>,
+}
+
+struct MachineOption {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+#[derive(Template)]
+#[template(path = "suite.html")]
+struct SuitePage {
+    suite: String,
+    machine_label: String,
+    machines: Vec<MachineOption>,
+    all_selected: bool,
+    log_scale: bool,
+    charts: Vec<ChartView>,
+    runs_href: String,
+    json_href: String,
+    scale_href: String,
+}
+
+fn change_views(series: &Series) -> Vec<ChangeView> {
+    series
+        .change_points
+        .iter()
+        .filter_map(|cp| {
+            let p = series.points.get(cp.index)?;
+            let before = cp.index.checked_sub(1).and_then(|i| series.points.get(i));
+            // A step up is bad for lower-is-better metrics and good for higher-is-better ones.
+            let worse = (cp.shift_pct > 0.0)
+                == (series.direction == harness::model::Direction::LowerIsBetter);
+            Some(ChangeView {
+                run_href: view::run_href(p.run_id),
+                run_id: p.run_id,
+                commit: view::short_commit(p.git_commit.as_deref(), false),
+                shift: format::pct(cp.shift_pct),
+                before: format::value(cp.before, &series.unit),
+                after: format::value(cp.after, &series.unit),
+                class: if worse { "regression" } else { "improvement" },
+                compare_href: before.map(|b| view::compare_href(b.run_id, p.run_id)),
+            })
+        })
+        .collect()
+}
+
+fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppError> {
+    let mut notes_by_run: HashMap<i64, Vec<&str>> = HashMap::new();
+    for a in &trend.annotations {
+        notes_by_run.entry(a.run_id).or_default().push(&a.text);
+    }
+    let mut out = Vec::with_capacity(trend.series.len());
+    for (i, series) in trend.series.iter().enumerate() {
+        let mut notes = Vec::new();
+        let mut note_views = Vec::new();
+        if !notes_by_run.is_empty() {
+            for (index, p) in series.points.iter().enumerate() {
+                for text in notes_by_run.get(&p.run_id).into_iter().flatten() {
+                    notes.push(Note { index, text });
+                    note_views.push(NoteView {
+                        run_href: view::run_href(p.run_id),
+                        run_id: p.run_id,
+                        text: (*text).to_owned(),
+                    });
+                }
+            }
+        }
+        let id = format!("chart-{i}");
+        let drawn = chart::render(series, &notes, &id, log_scale)
+            .map_err(|e| AppError::Internal(e.to_string()))?;
+        out.push(ChartView {
+            benchmark: series.benchmark.clone(),
+            metric: if series.metric == metric::TIME {
+                String::new()
+            } else {
+                view::metric_label(&series.metric, series.direction)
+            },
+            unit: series.unit.clone(),
+            runs: series.points.len(),
+            latest: series
+                .points
+                .last()
+                .map(|p| format::value(p.estimate, &series.unit))
+                .unwrap_or_default(),
+            noise: format!(
+                "{:.2}% ({})",
+                series.noise_floor.pct,
+                report::noise_source(&series.noise_floor.source)
+            ),
+            log_ignored: log_scale && !drawn.log_scale,
+            svg: drawn.svg,
+            changes: change_views(series),
+            notes: note_views,
+            id,
+        });
+    }
+    Ok(out)
+}
+
+async fn suite_page(
+    State(state): State<AppState>,
+    Path(suite): Path<String>,
+    Query(params): Query<TrendParams>,
+) -> Result<Html<String>, AppError> {
+    let log_scale = params.log_scale()?;
+    let trend = trend::load(state.ledger(), &suite, &params.machine()).await?;
+    let machine_value = trend
+        .machine
+        .as_ref()
+        .map_or_else(|| "all".to_owned(), |m| m.fingerprint.clone());
+    let machines = trend
+        .machines
+        .iter()
+        .map(|m| MachineOption {
+            selected: trend.machine.as_ref().is_some_and(|t| t.id == m.id),
+            label: format!(
+                "{} · {} ({} runs)",
+                view::short_machine(&m.fingerprint),
+                m.cpu_model,
+                m.runs
+            ),
+            value: m.fingerprint.clone(),
+        })
+        .collect();
+    let base = view::suite_href(&suite);
+    let page = SuitePage {
+        machine_label: trend.machine.as_ref().map_or_else(
+            || "all machines".to_owned(),
+            |m| format!("{} · {}", view::short_machine(&m.fingerprint), m.cpu_model),
+        ),
+        all_selected: trend.machine.is_none(),
+        machines,
+        log_scale,
+        charts: chart_views(&trend, log_scale)?,
+        runs_href: view::url("/runs", &[("suite", &suite)]),
+        json_href: view::url(&format!("/api{base}/trend"), &[("machine", &machine_value)]),
+        scale_href: view::url(
+            &base,
+            &[
+                ("machine", &machine_value),
+                ("scale", if log_scale { "linear" } else { "log" }),
+            ],
+        ),
+        suite,
+    };
+    render(&page)
+}

@@ -1,0 +1,558 @@
+//! Handler tests through the router, without a socket: status codes, content, escaping, the
+//! JSON API and ingest.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use axum::http::StatusCode;
+use harness::ledger::Ledger;
+use util::{ESCAPED_SCRIPT, RAW_SCRIPT, get, post_json, seeded};
+use web::{AppState, app};
+
+async fn seeded_app() -> (axum::Router, Vec<i64>) {
+    let (ledger, ids) = seeded().await;
+    (app(AppState::new(ledger)), ids)
+}
+
+#[tokio::test]
+async fn dashboard_lists_suites_latest_runs_and_regressions() {
+    let (app, _) = seeded_app().await;
+    let r = get(&app, "/").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.content_type().starts_with("text/html"));
+    assert!(r.body.contains("<h1>Dashboard</h1>"));
+    assert!(r.body.contains("href=\"/suites/demo\""));
+    assert!(r.body.contains("href=\"/suites/bmf\""));
+    // Latest of demo on m1 is run 8, whose baseline is run 7: no change between them.
+    assert!(
+        r.body.contains("href=\"/compare?base=7&#38;head=8\""),
+        "{}",
+        r.body
+    );
+    // The bmf suite's latest run moved every value by +50%: regressions against run 10.
+    assert!(r.body.contains("href=\"/compare?base=10&#38;head=11\""));
+    assert!(r.body.contains("Open regressions"));
+    assert!(r.body.contains("bench_fib_10"));
+    assert!(r.body.contains("+50.00%"));
+    // Security headers on every response.
+    let csp = r
+        .headers
+        .get("content-security-policy")
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert!(csp.contains("default-src 'none'"));
+    assert_eq!(r.headers.get("x-content-type-options").unwrap(), "nosniff");
+}
+
+#[tokio::test]
+async fn runs_filter_and_paginate() {
+    let (app, _) = seeded_app().await;
+    let all = get(&app, "/runs").await;
+    assert_eq!(all.status, StatusCode::OK);
+    assert!(
+        all.body
+            .contains("<caption>Runs, newest first (page 1)</caption>")
+    );
+    assert_eq!(
+        all.body.matches("<th scope=\"row\" class=\"num\">").count(),
+        11
+    );
+
+    let demo = get(&app, "/runs?suite=demo&machine=m2").await;
+    assert_eq!(
+        demo.body
+            .matches("<th scope=\"row\" class=\"num\">")
+            .count(),
+        1
+    );
+    assert!(demo.body.contains("href=\"/runs/9\""));
+    let by_commit = get(&app, "/runs?commit=00000003").await;
+    assert_eq!(
+        by_commit
+            .body
+            .matches("<th scope=\"row\" class=\"num\">")
+            .count(),
+        1
+    );
+    let by_branch = get(&app, "/runs?branch=nope").await;
+    assert!(by_branch.body.contains("No run matches."));
+
+    let page1 = get(&app, "/runs?suite=demo&per_page=3").await;
+    assert_eq!(
+        page1
+            .body
+            .matches("<th scope=\"row\" class=\"num\">")
+            .count(),
+        3
+    );
+    assert!(
+        page1
+            .body
+            .contains("href=\"/runs?suite=demo&#38;per_page=3&#38;page=2\"")
+    );
+    assert!(!page1.body.contains("rel=\"prev\""));
+    let page3 = get(&app, "/runs?suite=demo&per_page=3&page=3").await;
+    assert_eq!(
+        page3
+            .body
+            .matches("<th scope=\"row\" class=\"num\">")
+            .count(),
+        3
+    );
+    assert!(page3.body.contains("rel=\"prev\""));
+    assert!(!page3.body.contains("rel=\"next\""), "9 demo runs, 3 pages");
+
+    for (uri, needle) in [
+        (
+            "/runs?page=abc",
+            "parameter page must be a positive integer, got &#34;abc&#34;",
+        ),
+        (
+            "/runs?page=0",
+            "parameter page must be a positive integer, got 0",
+        ),
+        (
+            "/runs?per_page=100000",
+            "parameter per_page must be an integer from 1 to 500",
+        ),
+    ] {
+        let r = get(&app, uri).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{uri}");
+        assert!(r.body.contains(needle), "{uri}: {}", r.body);
+        assert!(r.body.contains("<h1>400 Bad Request</h1>"));
+    }
+}
+
+#[tokio::test]
+async fn run_page_shows_provenance_results_tags_and_annotations() {
+    let (app, ids) = seeded_app().await;
+    let r = get(&app, "/runs/3").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(
+        r.body
+            .contains("Run #3 of <a href=\"/suites/demo\">demo</a>")
+    );
+    assert!(r.body.contains("Test CPU m1"));
+    assert!(r.body.contains("m1-fingerprint"));
+    assert!(r.body.contains("commit number 3"));
+    assert!(r.body.contains("<code>BENCH_MACHINE</code>"));
+    assert!(r.body.contains("<th scope=\"row\">parse/small</th>"));
+    assert!(r.body.contains("1.000 µs"), "scaled estimate");
+    assert!(r.body.contains("<td class=\"num\">20</td>"), "sample count");
+    // Annotation text is escaped, never interpreted.
+    assert!(
+        r.body
+            .contains("kernel upgraded &#60;b&#62;between&#60;/b&#62; runs")
+    );
+    assert!(r.body.contains("href=\"/compare?base=2&#38;head=3\""));
+
+    // Runs are named as in bench-run: tags, latest.
+    let tagged = get(&app, "/runs/baseline").await;
+    assert_eq!(tagged.status, StatusCode::OK);
+    assert!(tagged.body.contains("Run #1 of"));
+    assert!(tagged.body.contains("<span class=\"tag\">baseline</span>"));
+    let latest = get(&app, "/runs/latest").await;
+    assert!(
+        latest
+            .body
+            .contains(&format!("Run #{} of", ids.last().unwrap()))
+    );
+
+    for uri in ["/runs/999", "/runs/no-such-tag"] {
+        let r = get(&app, uri).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{uri}");
+        assert!(r.body.contains("<h1>404 Not Found</h1>"));
+        assert!(r.body.contains("no run matches"), "{}", r.body);
+    }
+}
+
+#[tokio::test]
+async fn compare_page_has_the_before_after_table() {
+    let (app, _) = seeded_app().await;
+    let r = get(&app, "/compare?base=baseline&head=8").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let b = &r.body;
+    assert!(b.contains("<th scope=\"col\">Benchmark</th><th scope=\"col\" class=\"num\">Before</th><th scope=\"col\" class=\"num\">After</th><th scope=\"col\" class=\"num\">Change</th>"));
+    assert!(
+        b.contains("<tr class=\"regression\">\n<th scope=\"row\">parse/small</th>"),
+        "{b}"
+    );
+    assert!(b.contains("<td class=\"num\">1.000 µs</td>\n<td class=\"num\">1.300 µs</td>"));
+    assert!(b.contains("+30.00%"));
+    assert!(b.contains("<tr class=\"unchanged\">\n<th scope=\"row\">parse/large</th>"));
+    assert!(b.contains("Geometric mean (2 rows; + is worse)"));
+    assert!(b.contains("1 regression(s), 0 improvement(s), 1 unchanged"));
+    // The noise floor column, the CI, the verdict with its reasons.
+    assert!(b.contains("Noise floor"));
+    assert!(b.contains("<ul class=\"reasons\">"));
+    // The markdown to copy, escaped inside a textarea.
+    assert!(b.contains("<textarea id=\"markdown\" readonly"));
+    assert!(b.contains("### `demo`: ❌ regression"));
+    // The no-JS toggle: a link that hides insignificant rows.
+    assert!(b.contains("href=\"/compare?base=baseline&#38;head=8&#38;hide=insignificant\""));
+
+    let hidden = get(&app, "/compare?base=baseline&head=8&hide=insignificant").await;
+    assert_eq!(hidden.status, StatusCode::OK);
+    assert!(hidden.body.contains("parse/small"));
+    assert!(!hidden.body.contains("<th scope=\"row\">parse/large</th>"));
+    assert!(hidden.body.contains("Show all rows</a> (1 hidden)"));
+
+    // A higher threshold turns the regression into unchanged.
+    let lenient = get(&app, "/compare?base=1&head=8&threshold=40").await;
+    assert!(lenient.body.contains("0 regression(s)"), "{}", lenient.body);
+
+    // Runs on different machines: compared, with a warning.
+    let cross = get(&app, "/compare?base=1&head=9").await;
+    assert_eq!(cross.status, StatusCode::OK);
+    assert!(cross.body.contains("These runs were not measured alike"));
+    assert!(cross.body.contains("machine differs"));
+
+    // No parameters: a form.
+    let form = get(&app, "/compare").await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.body.contains("<h1>Compare two runs</h1>"));
+
+    for (uri, status, needle) in [
+        (
+            "/compare?base=1",
+            StatusCode::BAD_REQUEST,
+            "parameter head is required",
+        ),
+        (
+            "/compare?head=1",
+            StatusCode::BAD_REQUEST,
+            "parameter base is required",
+        ),
+        (
+            "/compare?base=1&head=2&hide=maybe",
+            StatusCode::BAD_REQUEST,
+            "parameter hide",
+        ),
+        (
+            "/compare?base=1&head=2&threshold=x",
+            StatusCode::BAD_REQUEST,
+            "parameter threshold",
+        ),
+        (
+            "/compare?base=1&head=2&threshold=-5",
+            StatusCode::BAD_REQUEST,
+            "parameter threshold",
+        ),
+        (
+            "/compare?base=1&head=777",
+            StatusCode::NOT_FOUND,
+            "no run matches",
+        ),
+        (
+            "/compare?base=nope&head=2",
+            StatusCode::NOT_FOUND,
+            "no run matches",
+        ),
+    ] {
+        let r = get(&app, uri).await;
+        assert_eq!(r.status, status, "{uri}: {}", r.body);
+        assert!(r.body.contains(needle), "{uri}: {}", r.body);
+    }
+}
+
+#[tokio::test]
+async fn trend_page_draws_one_chart_per_benchmark() {
+    let (app, _) = seeded_app().await;
+    let r = get(&app, "/suites/demo").await;
+    assert_eq!(r.status, StatusCode::OK);
+    let b = &r.body;
+    assert_eq!(
+        b.matches("<svg id=\"chart-").count(),
+        1,
+        "m2 ran parse/small only"
+    );
+    assert!(b.contains("width=\"760\" height=\"260\""));
+    // The newest run is on m2, so the default machine is m2 with a single run.
+    assert!(b.contains("Machine: m2-finge"), "{b}");
+    let m1 = get(&app, "/suites/demo?machine=m1").await;
+    assert_eq!(m1.status, StatusCode::OK);
+    let b = &m1.body;
+    assert!(b.contains("Machine: m1-finge"));
+    // 8 runs, one change point on parse/small at run 5, marked and listed.
+    assert_eq!(b.matches("<circle ").count(), 16);
+    assert_eq!(b.matches("class=\"change-point\"").count(), 1);
+    assert!(b.contains("Change point at run #5"));
+    assert!(b.contains("<span class=\"badge\">1 change point(s)</span>"));
+    assert!(b.contains("<td class=\"num\">+30.00%</td>"));
+    assert!(b.contains("href=\"/compare?base=4&#38;head=5\""));
+    // The annotation of run 3 is marked on the charts and listed, escaped.
+    assert_eq!(b.matches("class=\"annotation\"").count(), 2);
+    assert!(b.contains("Note on run #3: kernel upgraded &#60;b&#62;between&#60;/b&#62; runs"));
+    // Hover titles: run, commit, date, scaled value.
+    assert!(
+        b.contains(
+            "<title>run #1 · 00000001ab · 2026-01-02 · 1.000 µs [995.0 ns – 1.005 µs]</title>"
+        ),
+        "{b}"
+    );
+    // Units scaled on the axis.
+    assert!(b.contains("µs\n</text>"));
+
+    let log = get(&app, "/suites/demo?machine=m1&scale=log").await;
+    assert_eq!(log.status, StatusCode::OK);
+    assert!(log.body.contains("Linear scale</a>"));
+    let all = get(&app, "/suites/demo?machine=all").await;
+    assert_eq!(all.body.matches("<svg id=\"chart-").count(), 2);
+    assert!(all.body.contains("Machine: all machines"));
+
+    // Non-time metrics chart too: bytes, ops/s, percentages.
+    let bmf = get(&app, "/suites/bmf").await;
+    assert_eq!(bmf.status, StatusCode::OK);
+    assert_eq!(bmf.body.matches("<svg id=\"chart-").count(), 6);
+    assert!(bmf.body.contains("KiB"), "file-size scaled to KiB");
+    assert!(bmf.body.contains("Kops/s"), "throughput scaled");
+
+    for (uri, status) in [
+        ("/suites/nope", StatusCode::NOT_FOUND),
+        ("/suites/demo?machine=zzz", StatusCode::NOT_FOUND),
+        ("/suites/demo?scale=cubic", StatusCode::BAD_REQUEST),
+    ] {
+        assert_eq!(get(&app, uri).await.status, status, "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn hostile_benchmark_names_are_text_on_every_page() {
+    let (app, ids) = seeded_app().await;
+    let bmf_run = ids[9];
+    let pages = [
+        "/".to_owned(),
+        "/runs".to_owned(),
+        "/runs?suite=bmf".to_owned(),
+        format!("/runs/{bmf_run}"),
+        format!("/compare?base={bmf_run}&head={}", bmf_run + 1),
+        format!(
+            "/compare?base={bmf_run}&head={}&hide=insignificant",
+            bmf_run + 1
+        ),
+        "/suites/bmf".to_owned(),
+        "/suites/bmf?scale=log".to_owned(),
+    ];
+    for page in &pages {
+        let r = get(&app, page).await;
+        assert_eq!(r.status, StatusCode::OK, "{page}");
+        assert!(!r.body.contains(RAW_SCRIPT), "{page} contains the raw tag");
+        assert!(
+            !r.body.contains("<script"),
+            "{page} contains a script element"
+        );
+        if page != "/runs" && !page.starts_with("/runs?") {
+            assert!(
+                r.body.contains(ESCAPED_SCRIPT),
+                "{page} lacks the escaped name"
+            );
+        }
+    }
+    // In error messages too.
+    let r = get(&app, "/suites/%3Cscript%3Ealert(1)%3C%2Fscript%3E").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(!r.body.contains(RAW_SCRIPT));
+    assert!(r.body.contains(ESCAPED_SCRIPT));
+}
+
+#[tokio::test]
+async fn json_api_mirrors_the_pages() {
+    let (app, ids) = seeded_app().await;
+    let runs = get(&app, "/api/runs?suite=demo&per_page=5").await;
+    assert_eq!(runs.status, StatusCode::OK);
+    assert!(runs.content_type().starts_with("application/json"));
+    let v = runs.json();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(v["runs"][0]["id"], 9);
+    assert_eq!(v["next_page"], 2);
+
+    let run = get(&app, "/api/runs/baseline").await.json();
+    assert_eq!(run["run"]["id"], 1);
+    assert_eq!(run["run"]["tags"][0], "baseline");
+    assert_eq!(run["results"][0]["benchmark"], "parse/large");
+    assert_eq!(run["results"][0]["samples"], 20);
+
+    let cmp = get(&app, "/api/compare?base=1&head=8").await;
+    assert_eq!(cmp.status, StatusCode::OK);
+    let c = cmp.json();
+    assert_eq!(c["counts"]["regressions"], 1);
+    assert_eq!(c["rows"][1]["benchmark"], "parse/small");
+    assert_eq!(c["rows"][1]["verdict"], "regression");
+    assert!(c["mismatches"].as_array().unwrap().is_empty());
+    assert!(c["geomean"]["change_pct"].as_f64().unwrap() > 10.0);
+
+    let trend = get(&app, "/api/suites/demo/trend?machine=m1").await.json();
+    assert_eq!(trend["suite"], "demo");
+    assert_eq!(trend["machine"]["fingerprint"], "m1-fingerprint");
+    let small = &trend["series"][1];
+    assert_eq!(small["benchmark"], "parse/small");
+    assert_eq!(small["points"].as_array().unwrap().len(), 8);
+    assert_eq!(small["change_points"][0]["index"], 4);
+    assert_eq!(trend["annotations"][0]["run_id"], ids[2]);
+
+    // Errors are JSON with the same status codes.
+    for (uri, status) in [
+        ("/api/runs/999", StatusCode::NOT_FOUND),
+        ("/api/runs?page=x", StatusCode::BAD_REQUEST),
+        ("/api/compare?base=1", StatusCode::BAD_REQUEST),
+        ("/api/suites/nope/trend", StatusCode::NOT_FOUND),
+        ("/api/nothing-here", StatusCode::NOT_FOUND),
+    ] {
+        let r = get(&app, uri).await;
+        assert_eq!(r.status, status, "{uri}");
+        assert!(r.content_type().starts_with("application/json"), "{uri}");
+        assert_eq!(r.json()["error"]["status"], status.as_u16(), "{uri}");
+        assert!(!r.json()["error"]["message"].as_str().unwrap().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn unknown_pages_and_the_stylesheet() {
+    let (app, _) = seeded_app().await;
+    let r = get(&app, "/nope").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.body.contains("no page at /nope"));
+    let css = get(&app, "/static/style.css").await;
+    assert_eq!(css.status, StatusCode::OK);
+    assert!(css.content_type().starts_with("text/css"));
+    assert!(css.body.contains("svg.chart"));
+}
+
+#[tokio::test]
+async fn an_empty_ledger_renders() {
+    let app = app(AppState::new(Ledger::in_memory().await.unwrap()));
+    let r = get(&app, "/").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("No runs recorded yet"));
+    assert_eq!(get(&app, "/runs").await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/compare").await.status, StatusCode::OK);
+}
+
+/// The body `bench-run --push` sends for a stored run.
+async fn push_body(ledger: &Ledger, id: i64) -> serde_json::Value {
+    let run = ledger.require_run(id).await.unwrap();
+    let measurements = ledger.measurements(id).await.unwrap();
+    serde_json::json!({
+        "version": 1,
+        "source": run.source,
+        "provenance": run.provenance,
+        "measurements": measurements,
+    })
+}
+
+#[tokio::test]
+async fn ingest_is_disabled_without_a_token() {
+    let (ledger, _) = seeded().await;
+    let body = push_body(&ledger, 1).await.to_string();
+    let app = app(AppState::new(ledger));
+    let r = post_json(&app, "/api/runs", Some("anything"), &body).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ingest is disabled")
+    );
+}
+
+#[tokio::test]
+async fn ingest_records_an_authenticated_valid_run() {
+    let (source, _) = seeded().await;
+    let pushed = push_body(&source, 5).await;
+    let target = Ledger::in_memory().await.unwrap();
+    let app = app(AppState::new(target.clone()).with_ingest_token("t0ken"));
+
+    for token in [None, Some("wrong"), Some("t0ke"), Some("t0ken ")] {
+        let r = post_json(&app, "/api/runs", token, &pushed.to_string()).await;
+        if token == Some("t0ken ") {
+            // Surrounding whitespace in the header is not part of the token.
+            assert_eq!(r.status, StatusCode::CREATED);
+            continue;
+        }
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{token:?}");
+        assert_eq!(
+            r.headers.get("www-authenticate").unwrap(),
+            "Bearer realm=\"bench-web\""
+        );
+    }
+
+    let r = post_json(&app, "/api/runs", Some("t0ken"), &pushed.to_string()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json()["id"].as_i64().unwrap();
+    assert_eq!(
+        r.headers.get("location").unwrap().to_str().unwrap(),
+        format!("/runs/{id}")
+    );
+    // Stored exactly: provenance and measurements with raw samples.
+    let stored = target.require_run(id).await.unwrap();
+    let original = source.require_run(5).await.unwrap();
+    assert_eq!(stored.provenance, original.provenance);
+    assert_eq!(
+        target.measurements(id).await.unwrap(),
+        source.measurements(5).await.unwrap()
+    );
+    let page = get(&app, &format!("/runs/{id}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+
+    let mut invalid = Vec::new();
+    let mut v = pushed.clone();
+    v["version"] = serde_json::json!(2);
+    invalid.push((v, "unsupported push format version 2"));
+    let mut v = pushed.clone();
+    v["measurements"] = serde_json::json!([]);
+    invalid.push((v, "no measurements"));
+    let mut v = pushed.clone();
+    v["provenance"]["suite"] = serde_json::json!(" ");
+    invalid.push((v, "provenance.suite is empty"));
+    let mut v = pushed.clone();
+    v["measurements"][0]["samples"]["times_ns"] = serde_json::json!([1.0]);
+    invalid.push((v, "measurements[0].samples"));
+    let mut v = pushed.clone();
+    v["measurements"][1] = v["measurements"][0].clone();
+    invalid.push((v, "duplicate result"));
+    let mut v = pushed.clone();
+    v["unexpected"] = serde_json::json!(true);
+    invalid.push((v, "unknown field"));
+    let mut v = pushed.clone();
+    v["measurements"][0]["estimate"]["point"] = serde_json::json!("fast");
+    invalid.push((v, "invalid run JSON"));
+    for (i, (body, needle)) in invalid.iter().enumerate() {
+        let r = post_json(&app, "/api/runs", Some("t0ken"), &body.to_string()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "case {i}: {}", r.body);
+        let message = r.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(needle), "case {i}: {message}");
+    }
+    let r = post_json(&app, "/api/runs", Some("t0ken"), "{not json").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+
+    let huge = format!(
+        "{{\"pad\": \"{}\"}}",
+        "x".repeat(web::ingest::MAX_BODY_BYTES)
+    );
+    let r = post_json(&app, "/api/runs", Some("t0ken"), &huge).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.body);
+
+    // Nothing invalid was recorded: the two valid pushes only.
+    assert_eq!(target.suites().await.unwrap()[0].runs, 2);
+}
+
+#[tokio::test]
+#[ignore = "debugging aid: writes pages to /tmp/web-pages"]
+async fn dump_pages() {
+    let (app, _) = seeded_app().await;
+    std::fs::create_dir_all("/tmp/web-pages").unwrap();
+    for (name, uri) in [
+        ("suite", "/suites/demo?machine=m1"),
+        ("compare", "/compare?base=1&head=8"),
+        ("dash", "/"),
+        ("bmf", "/suites/bmf"),
+    ] {
+        std::fs::write(
+            format!("/tmp/web-pages/{name}.html"),
+            get(&app, uri).await.body,
+        )
+        .unwrap();
+    }
+}

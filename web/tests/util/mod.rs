@@ -1,0 +1,212 @@
+//! Shared helpers of the web tests: seeded ledgers and requests through the router.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use harness::ledger::{Ledger, RunId};
+use harness::model::{
+    BenchmarkId, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance, RunSource,
+    Samples, SamplingMode, Statistic,
+};
+use http_body_util::BodyExt;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use tower::ServiceExt;
+
+/// The script tag a hostile benchmark name carries.
+pub const RAW_SCRIPT: &str = "<script>alert(1)</script>";
+/// The same, escaped as it must appear in HTML.
+pub const ESCAPED_SCRIPT: &str = "&#60;script&#62;alert(1)&#60;/script&#62;";
+
+pub fn testdata(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../harness/testdata")
+        .join(path)
+}
+
+/// A response, read whole.
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    pub fn content_type(&self) -> &str {
+        self.headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
+pub async fn send(app: &Router, request: Request<Body>) -> Reply {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8(bytes.to_vec()).unwrap(),
+    }
+}
+
+pub async fn get(app: &Router, uri: &str) -> Reply {
+    send(app, Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+pub async fn post_json(app: &Router, uri: &str, token: Option<&str>, body: &str) -> Reply {
+    let mut request = Request::post(uri).header("content-type", "application/json");
+    if let Some(t) = token {
+        request = request.header("authorization", format!("Bearer {t}"));
+    }
+    send(app, request.body(Body::from(body.to_owned())).unwrap()).await
+}
+
+pub fn machine(name: &str) -> Machine {
+    Machine {
+        fingerprint: format!("{name}-fingerprint"),
+        hostname: format!("{name}-host"),
+        cpu_model: format!("Test CPU {name}"),
+        physical_cores: Some(2),
+        logical_cores: 4,
+        memory_bytes: Some(8 << 30),
+        os: "Debian GNU/Linux 12".to_owned(),
+        kernel: "6.1.0".to_owned(),
+        arch: "x86_64".to_owned(),
+    }
+}
+
+pub fn provenance(suite: &str, machine_name: &str, commit: u32) -> RunProvenance {
+    RunProvenance {
+        suite: suite.to_owned(),
+        package: Some("demo".to_owned()),
+        command: vec!["bench-run".into(), "--suite".into(), suite.to_owned()],
+        cargo_command: Some(vec!["cargo".into(), "bench".into()]),
+        cwd: "/work/demo".to_owned(),
+        machine: machine(machine_name),
+        toolchain: None,
+        build: harness::model::BuildConfig {
+            profile: "bench".to_owned(),
+            ..Default::default()
+        },
+        env: BTreeMap::from([("BENCH_MACHINE".to_owned(), machine_name.to_owned())]),
+        git: GitInfo {
+            commit: Some(format!("{commit:08x}{}", "ab".repeat(16))),
+            branch: Some("main".to_owned()),
+            dirty: false,
+            commit_time: Some(1_767_225_600 + i64::from(commit) * 86_400),
+            summary: Some(format!("commit number {commit}")),
+        },
+        cpu_governor: Some("performance".to_owned()),
+        turbo: Some("off".to_owned()),
+        quick: false,
+        duration_ms: Some(1234),
+    }
+}
+
+/// A criterion-like time measurement around `level` ns with 20 deterministic samples.
+pub fn timed(name: &str, level: f64, seed: u32) -> Measurement {
+    const WIGGLE: [f64; 10] = [0.0, 0.3, -0.2, 0.5, -0.4, 0.1, -0.1, 0.2, -0.3, 0.4];
+    let times: Vec<f64> = (0..20)
+        .map(|i| {
+            let w = WIGGLE[(i + seed as usize) % WIGGLE.len()];
+            level * (1.0 + 0.004 * w) * 10.0
+        })
+        .collect();
+    let samples = Samples::new(SamplingMode::Flat, vec![10.0; 20], times).unwrap();
+    let estimate = Estimate {
+        point: level,
+        lower: Some(level * 0.995),
+        upper: Some(level * 1.005),
+        confidence_level: Some(0.95),
+        standard_error: Some(level * 0.002),
+    };
+    Measurement {
+        benchmark: BenchmarkId {
+            full: name.to_owned(),
+            group: name.split('/').next().map(str::to_owned),
+            function: name.split('/').nth(1).map(str::to_owned),
+            value: None,
+        },
+        metric: "time".to_owned(),
+        unit: "ns".to_owned(),
+        direction: harness::model::Direction::LowerIsBetter,
+        estimate,
+        statistics: BTreeMap::from([(Statistic::Median, estimate)]),
+        throughput: None,
+        samples: Some(samples),
+    }
+}
+
+/// The seeded ledger of the handler tests:
+///
+/// - suite `demo` on machine `m1`: runs 1..=8 at commits 1..=8; `parse/small` steps from
+///   1 µs to 1.3 µs at run 5 (a regression, and a change point), `parse/large` stays at
+///   50 µs; run 1 is tagged `baseline`, run 3 annotated;
+/// - suite `demo` on machine `m2`: run 9;
+/// - suite `bmf`: runs 10 and 11, the BMF example (with a `<script>` benchmark name), the
+///   second with different values.
+pub async fn seeded() -> (Ledger, Vec<RunId>) {
+    let ledger = Ledger::in_memory().await.unwrap();
+    let mut ids = Vec::new();
+    for i in 1..=8u32 {
+        let small = if i >= 5 { 1300.0 } else { 1000.0 };
+        let run = NewRun {
+            source: RunSource::BenchRun,
+            provenance: provenance("demo", "m1", i),
+            measurements: vec![
+                timed("parse/small", small, i),
+                timed("parse/large", 50_000.0, i + 3),
+            ],
+        };
+        ids.push(ledger.record_run(&run).await.unwrap());
+    }
+    ledger.tag(ids[0], "baseline").await.unwrap();
+    ledger
+        .annotate(ids[2], "kernel upgraded <b>between</b> runs")
+        .await
+        .unwrap();
+    let other = NewRun {
+        source: RunSource::BenchRun,
+        provenance: provenance("demo", "m2", 9),
+        measurements: vec![timed("parse/small", 900.0, 1)],
+    };
+    ids.push(ledger.record_run(&other).await.unwrap());
+    for (i, scale) in [(10u32, 1.0), (11, 1.5)] {
+        let text = std::fs::read_to_string(testdata("bmf/example.json")).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        scale_bmf(&mut doc, scale);
+        let measurements =
+            harness::adapter::bmf::parse(doc.to_string().as_bytes(), &BTreeMap::new()).unwrap();
+        let mut provenance = provenance("bmf", "m1", i);
+        provenance.build.profile = "unknown".to_owned();
+        let run = NewRun {
+            source: RunSource::ImportBmf,
+            provenance,
+            measurements,
+        };
+        ids.push(ledger.record_run(&run).await.unwrap());
+    }
+    (ledger, ids)
+}
+
+/// Multiplies every value and bound of a BMF document by `factor`.
+pub fn scale_bmf(doc: &mut serde_json::Value, factor: f64) {
+    for measures in doc.as_object_mut().unwrap().values_mut() {
+        for measure in measures.as_object_mut().unwrap().values_mut() {
+            for key in ["value", "lower_value", "upper_value"] {
+                if let Some(v) = measure.get(key).and_then(serde_json::Value::as_f64) {
+                    measure[key] = serde_json::json!(v * factor);
+                }
+            }
+        }
+    }
+}
