@@ -26,7 +26,7 @@ use crate::{Decoder, Encoder};
 pub enum Compression {
     /// The message as is.
     None,
-    /// One zstd frame with the content size recorded.
+    /// One zstd frame with the content size and content checksum recorded.
     #[cfg(feature = "compression-zstd")]
     Zstd {
         /// zstd level (1..=22; 3 is zstd's default).
@@ -285,7 +285,12 @@ fn zstd_compress(state: &mut CompressState, level: i32, raw: &[u8]) -> Result<()
             }
         }
         slot @ None => {
-            *slot = Some((level, zstd::bulk::Compressor::new(level).map_err(err)?));
+            let mut c = zstd::bulk::Compressor::new(level).map_err(err)?;
+            // Integrity for the compressed wire: zstd verifies it on
+            // decompression.
+            c.set_parameter(zstd::stream::raw::CParameter::ChecksumFlag(true))
+                .map_err(err)?;
+            *slot = Some((level, c));
         }
     }
     let Some((_, c)) = state.zstd.as_mut() else {

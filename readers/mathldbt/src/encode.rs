@@ -38,35 +38,37 @@ pub struct EncodeOptions {
     pub dict_utf8: bool,
     /// Delta-varint-encode null-free 64-bit integer and timestamp columns.
     pub delta_varint_i64: bool,
-    /// Append an XXH3-64 checksum of the message (default on).
+    /// Append an XXH3-64 checksum trailer (default off). Worth it where
+    /// messages are stored or cross unreliable links; compressed wire
+    /// frames carry their own (zstd content checksum, gzip CRC-32).
     pub checksum: bool,
 }
 
 impl Default for EncodeOptions {
-    /// Plain encodings with a checksum.
+    /// Plain encodings, no checksum.
     fn default() -> Self {
         Self::plain()
     }
 }
 
 impl EncodeOptions {
-    /// Plain encodings everywhere, with a checksum.
+    /// Plain encodings everywhere, no checksum.
     #[must_use]
     pub const fn plain() -> Self {
         Self {
             dict_utf8: false,
             delta_varint_i64: false,
-            checksum: true,
+            checksum: false,
         }
     }
 
-    /// `DictUtf8` and `DeltaVarintI64` wherever allowed, with a checksum.
+    /// `DictUtf8` and `DeltaVarintI64` wherever allowed, no checksum.
     #[must_use]
     pub const fn dict_delta() -> Self {
         Self {
             dict_utf8: true,
             delta_varint_i64: true,
-            checksum: true,
+            checksum: false,
         }
     }
 

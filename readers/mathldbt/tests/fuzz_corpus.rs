@@ -73,9 +73,12 @@ fn regenerate() {
     let bars = fixture::bars(40);
     let empty = mathldbt::ColumnarBatch::default();
     for (tag, options) in [
-        ("plain", EncodeOptions::plain()),
+        ("plain", EncodeOptions::plain().with_checksum(true)),
         ("plain_nosum", EncodeOptions::plain().with_checksum(false)),
-        ("dict_delta", EncodeOptions::dict_delta()),
+        (
+            "dict_delta",
+            EncodeOptions::dict_delta().with_checksum(true),
+        ),
         (
             "dict_delta_nosum",
             EncodeOptions::dict_delta().with_checksum(false),
@@ -89,9 +92,9 @@ fn regenerate() {
     }
     seeds.push((
         "ok_empty".into(),
-        encode(&empty, &EncodeOptions::plain()).unwrap(),
+        encode(&empty, &EncodeOptions::plain().with_checksum(true)).unwrap(),
     ));
-    let mut encoder = Encoder::new(EncodeOptions::dict_delta());
+    let mut encoder = Encoder::new(EncodeOptions::dict_delta().with_checksum(true));
     for (tag, c) in [
         ("zstd", Compression::ZSTD_DEFAULT),
         ("gzip", Compression::GZIP_DEFAULT),

@@ -95,7 +95,7 @@ fn dict_delta_bool_with_checksum() {
     check(
         "dict delta bool",
         &dict_delta_bool(),
-        EncodeOptions::dict_delta(),
+        EncodeOptions::dict_delta().with_checksum(true),
         "4d4154484c444254 0100 0100 03000000 03000000
          0100 73 06 01 00 01 00000000 0c00000000000000 0200000000000000 0300000000000000
          0100 74 09 02 00 00 00000000 0400000000000000
@@ -112,7 +112,7 @@ fn all_types_plain_with_checksum() {
     check(
         "all types plain",
         &all_types(),
-        EncodeOptions::plain(),
+        EncodeOptions::plain().with_checksum(true),
         "4d4154484c44425401000100040000000a0000000400626f6f6c010003000100
          0000010000000000000001000000000000000300693332020003000100000001
          0000000000000010000000000000000300693634030003000100000001000000

@@ -20,9 +20,12 @@ fn samples() -> Vec<(String, Vec<u8>)> {
     let batch = all_types();
     let mut out = Vec::new();
     for (name, options) in [
-        ("plain+checksum", EncodeOptions::plain()),
+        ("plain+checksum", EncodeOptions::plain().with_checksum(true)),
         ("plain", EncodeOptions::plain().with_checksum(false)),
-        ("dict_delta+checksum", EncodeOptions::dict_delta()),
+        (
+            "dict_delta+checksum",
+            EncodeOptions::dict_delta().with_checksum(true),
+        ),
         (
             "dict_delta",
             EncodeOptions::dict_delta().with_checksum(false),
@@ -128,7 +131,7 @@ fn bit_flips_without_a_checksum_never_panic() {
 
 #[test]
 fn checksum_can_be_skipped_but_structure_is_still_checked() {
-    let bytes = encode(&all_types(), &EncodeOptions::plain()).unwrap();
+    let bytes = encode(&all_types(), &EncodeOptions::plain().with_checksum(true)).unwrap();
     let mut corrupted = bytes.clone();
     let last = corrupted.len() - 1;
     corrupted[last] ^= 1; // the trailer itself
@@ -530,7 +533,11 @@ fn zstd_frame_without_content_size_is_bounded() {
 
 #[test]
 fn corruption_is_reported_as_a_checksum_mismatch() {
-    let bytes = encode(&all_types(), &EncodeOptions::dict_delta()).unwrap();
+    let bytes = encode(
+        &all_types(),
+        &EncodeOptions::dict_delta().with_checksum(true),
+    )
+    .unwrap();
     // Byte 22 is in the first descriptor's name; byte 40-ish is a type or
     // encoding code, the last buffer bytes are values.
     for i in [8, 22, 24, 25, 26, 40, bytes.len() - 12] {

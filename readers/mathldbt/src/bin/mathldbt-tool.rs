@@ -17,7 +17,7 @@ use mathldbt::{
 
 const EXAMPLES: &str = "\
 Examples:
-  mathldbt-tool sample --rows 100000 --out bars.mldbt
+  mathldbt-tool sample --rows 100000 --checksum --out bars.mldbt
   mathldbt-tool sample --rows 2000 --dict-delta --compression zstd --out bars.mldbt.zst
   mathldbt-tool inspect bars.mldbt
   mathldbt-tool decode bars.mldbt.zst --head 5
@@ -56,9 +56,9 @@ enum Command {
         /// Use DictUtf8 for text and DeltaVarintI64 for null-free i64/timestamps.
         #[arg(long)]
         dict_delta: bool,
-        /// Omit the XXH3-64 checksum trailer.
+        /// Append an XXH3-64 checksum trailer.
         #[arg(long)]
-        no_checksum: bool,
+        checksum: bool,
         /// Wire compression of the whole message.
         #[arg(long, value_enum, default_value = "none")]
         compression: CompressionArg,
@@ -122,10 +122,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sample {
             rows,
             dict_delta,
-            no_checksum,
+            checksum,
             compression,
             out,
-        } => sample(rows, dict_delta, !no_checksum, compression, &out),
+        } => sample(rows, dict_delta, checksum, compression, &out),
         Command::Inspect {
             file,
             max_uncompressed_len,
