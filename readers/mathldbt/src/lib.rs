@@ -126,3 +126,8 @@ pub use types::{DataType, Encoding};
 pub use view::{
     BinaryView, BitmapView, ColumnValuesView, ColumnView, ColumnarBatchView, FieldView, Utf8View,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
