@@ -433,15 +433,41 @@ fn decode_with_descs(
     Ok(())
 }
 
+/// Replaces `out` with the little-endian values in `src` (whose length the
+/// descriptor check made a multiple of the width) with one `memcpy`. The
+/// destination only needs initializing when its length changes: a fresh
+/// vector comes zeroed from the allocator (`calloc`), a reused one of the
+/// same length is overwritten in place.
+#[cfg(target_endian = "little")]
+#[inline]
+fn copy_le<T: bytemuck::Pod>(src: &[u8], out: &mut Vec<T>) {
+    let n = src.len() / std::mem::size_of::<T>();
+    if out.len() != n {
+        if out.capacity() < n {
+            *out = vec![T::zeroed(); n];
+        } else {
+            out.resize(n, T::zeroed());
+        }
+    }
+    let dst: &mut [u8] = bytemuck::cast_slice_mut(out.as_mut_slice());
+    if let Some(src) = src.get(..dst.len()) {
+        dst.copy_from_slice(src);
+    }
+}
+
 macro_rules! get_le_slice {
     ($name:ident, $t:ty, $n:literal) => {
-        /// Replaces `out` with the little-endian values in `src` (whose
-        /// length the descriptor check made a multiple of the width).
+        /// Replaces `out` with the little-endian values in `src`.
         #[inline]
         fn $name(src: &[u8], out: &mut Vec<$t>) {
-            let (chunks, _) = src.as_chunks::<$n>();
-            out.clear();
-            out.extend(chunks.iter().map(|c| <$t>::from_le_bytes(*c)));
+            #[cfg(target_endian = "little")]
+            copy_le(src, out);
+            #[cfg(not(target_endian = "little"))]
+            {
+                let (chunks, _) = src.as_chunks::<$n>();
+                out.clear();
+                out.extend(chunks.iter().map(|c| <$t>::from_le_bytes(*c)));
+            }
         }
     };
 }
