@@ -156,6 +156,10 @@ impl Encoder {
     }
 }
 
+#[cfg_attr(
+    not(any(feature = "compression-zstd", feature = "compression-gzip")),
+    allow(unused_variables, reason = "no compressor compiled in")
+)]
 fn compress<'a>(
     raw: &'a [u8],
     compression: Compression,
