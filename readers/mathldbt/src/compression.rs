@@ -402,7 +402,7 @@ fn gzip_compress(state: &mut CompressState, level: u32, raw: &[u8]) -> Result<()
         if out.capacity() - out.len() < 64 {
             out.reserve(out.capacity().max(4096));
         }
-        let before_in = c.total_in();
+        let (before_in, before_out) = (c.total_in(), c.total_out());
         let status = c
             .compress_vec(
                 raw.get(consumed..).unwrap_or_default(),
@@ -417,9 +417,13 @@ fn gzip_compress(state: &mut CompressState, level: u32, raw: &[u8]) -> Result<()
         if status == Status::StreamEnd {
             break;
         }
-        // Output full: loop grows it.
-        if out.capacity() == out.len() {
-            out.reserve(out.capacity().max(4096));
+        if c.total_in() == before_in && c.total_out() == before_out {
+            // With at least 64 bytes of room, deflate always progresses;
+            // guard against a loop all the same.
+            return Err(EncodeError::Compress {
+                codec: "gzip",
+                message: "deflate made no progress".to_owned(),
+            });
         }
     }
     let mut crc = flate2::Crc::new();
@@ -512,7 +516,10 @@ fn gzip_decompress(
             if out.len() > max {
                 return Err(DecodeError::UncompressedTooLarge { limit: max });
             }
-            let room = (max + 1 - out.len()).min(out.len().max(1 << 16));
+            let room = max
+                .saturating_add(1)
+                .saturating_sub(out.len())
+                .min(out.len().max(1 << 16));
             out.reserve_exact(room);
         }
         let (before_in, before_out) = (d.total_in(), d.total_out());

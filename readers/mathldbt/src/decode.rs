@@ -645,7 +645,7 @@ fn decode_dict(
             }
         }
         let (s, e) = entry_range(idx);
-        total += (e - s) as u64;
+        total += e.saturating_sub(s) as u64;
     }
     if seen as usize != entries {
         return Err(DecodeError::DictUnused {
@@ -684,7 +684,7 @@ fn decode_dict(
     for (row, &idx) in indices.iter().enumerate() {
         if validity.is_none_or(|v| bits::get_bit(v, row)) {
             let (s, e) = entry_range(idx);
-            let len = e - s;
+            let len = e.saturating_sub(s);
             if len <= 8 {
                 if let (Some(dst), Some(src)) = (bytes.get_mut(pos..pos + 8), padded.get(s..s + 8))
                 {

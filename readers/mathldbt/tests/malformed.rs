@@ -554,3 +554,28 @@ fn corruption_is_reported_as_a_checksum_mismatch() {
         Err(DecodeError::Truncated { .. })
     ));
 }
+
+#[test]
+fn limits_at_the_extremes_do_not_overflow() {
+    let batch = mathldbt::fixture::bars(100);
+    let mut encoder = Encoder::new(EncodeOptions::dict_delta());
+    let mut decoder = Decoder::new(DecodeOptions::default().with_max_decoded_bytes(u64::MAX));
+    for c in [
+        Compression::None,
+        Compression::ZSTD_DEFAULT,
+        Compression::GZIP_DEFAULT,
+    ] {
+        let wire = encoder.encode_compressed(&batch, c).unwrap().to_vec();
+        assert_eq!(
+            decoder.decode_compressed(&wire, usize::MAX).unwrap(),
+            batch,
+            "{c:?}"
+        );
+        assert!(decoder.decode_compressed(&wire, 0).is_err(), "{c:?}");
+    }
+    let mut none = Decoder::new(DecodeOptions::default().with_max_decoded_bytes(0));
+    assert!(matches!(
+        none.decode(encoder.encode(&batch).unwrap()),
+        Err(DecodeError::LimitExceeded { .. })
+    ));
+}
