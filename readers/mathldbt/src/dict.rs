@@ -129,6 +129,23 @@ impl Interner {
     /// Returns the index of `s`, adding it if new, and whether it was new.
     #[inline]
     pub(crate) fn intern(&mut self, s: &[u8]) -> Result<(u32, bool), InternerFull> {
+        // Fast path, small enough to inline into the per-row loop: a short
+        // string already present in its home slot (the common case for
+        // low-cardinality columns, given the sparse table).
+        if let Some(k) = short_key(s)
+            && let Some(mask) = self.table.len().checked_sub(1)
+            && let Some(&e) = self.table.get((hash_short(k) as usize) & mask)
+            && e != 0
+            && self.keys.get((e - 1) as usize) == Some(&k)
+        {
+            return Ok((e - 1, false));
+        }
+        self.intern_slow(s)
+    }
+
+    /// Probing past the home slot, long strings, and insertion.
+    #[inline(never)]
+    fn intern_slow(&mut self, s: &[u8]) -> Result<(u32, bool), InternerFull> {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
