@@ -615,7 +615,6 @@ fn decode_dict(
         (s, e)
     };
     let mut seen: u32 = 0;
-    let mut total: u64 = 0;
     for (row, &idx) in indices.iter().enumerate() {
         if validity.is_some_and(|v| !bits::get_bit(v, row)) {
             if idx != 0 {
@@ -644,8 +643,6 @@ fn decode_dict(
                 });
             }
         }
-        let (s, e) = entry_range(idx);
-        total += e.saturating_sub(s) as u64;
     }
     if seen as usize != entries {
         return Err(DecodeError::DictUnused {
@@ -654,6 +651,21 @@ fn decode_dict(
             used: seen as usize,
         });
     }
+    // Every index is now known to be in range (null rows use 0, which is
+    // in range whenever the dictionary is not empty).
+    let entry_len = |idx: u32| {
+        let (s, e) = entry_range(idx);
+        e.saturating_sub(s) as u64
+    };
+    let total: u64 = match validity {
+        None => indices.iter().map(|&i| entry_len(i)).sum(),
+        Some(v) => indices
+            .iter()
+            .enumerate()
+            .filter(|&(row, _)| bits::get_bit(v, row))
+            .map(|(_, &i)| entry_len(i))
+            .sum(),
+    };
     if total > u64::from(u32::MAX) {
         return Err(DecodeError::DataTooLarge { column });
     }
@@ -686,9 +698,12 @@ fn decode_dict(
             let (s, e) = entry_range(idx);
             let len = e.saturating_sub(s);
             if len <= 8 {
-                if let (Some(dst), Some(src)) = (bytes.get_mut(pos..pos + 8), padded.get(s..s + 8))
-                {
-                    dst.copy_from_slice(src);
+                // Fixed-size arrays: one 8-byte load and store, no memcpy call.
+                if let (Some(dst), Some(src)) = (
+                    bytes.get_mut(pos..).and_then(|b| b.first_chunk_mut::<8>()),
+                    padded.get(s..).and_then(|b| b.first_chunk::<8>()),
+                ) {
+                    *dst = *src;
                 }
             } else if let (Some(dst), Some(src)) = (bytes.get_mut(pos..pos + len), padded.get(s..e))
             {
