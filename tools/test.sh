@@ -17,5 +17,18 @@ cargo fmt --all -- --check
 log "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The web crate's end-to-end test drives Debian's headless Chromium (it fails under CI=true
+# without it).
+if [ ! -e /usr/bin/chromium ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        log "installing chromium (for the web end-to-end test)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        printf 'warning: /usr/bin/chromium is missing and installing it needs root: %s\n' \
+            "sudo apt-get install -y chromium" >&2
+    fi
+fi
+
 log "cargo test (workspace)"
 cargo test --workspace --locked

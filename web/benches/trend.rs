@@ -1,6 +1,7 @@
 //! Server time of the trend page for a ledger of 50 benchmarks x 1,000 runs (the bar: under
-//! 150 ms), measured through the router from request to rendered body, plus the JSON trend and
-//! the dashboard over the same ledger.
+//! 150 ms), measured through the router from request to rendered body: with the trend cache
+//! warm (the steady state) and without it (the first request after a new run), plus the JSON
+//! trend and the dashboard over the same ledger.
 //!
 //! The ledger is generated once into the target directory (`web-bench/` under cargo's
 //! `CARGO_TARGET_TMPDIR`) and reused by later runs. Run with
@@ -148,9 +149,12 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let path = ledger_path(&rt);
-    let app = rt.block_on(async {
+    let (app, uncached) = rt.block_on(async {
         let ledger = Ledger::open_read_only(&path).await.unwrap();
-        web::app(web::AppState::new(ledger))
+        (
+            web::app(web::AppState::new(ledger.clone())),
+            web::app(web::AppState::new(ledger).with_trend_cache(0)),
+        )
     });
     let size = rt.block_on(fetch(&app, "/suites/big"));
     eprintln!("trend page: {size} bytes for {BENCHMARKS} charts of {RUNS} runs");
@@ -159,8 +163,14 @@ fn bench(c: &mut Criterion) {
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(10));
+    // The server's steady state: the analysed history comes from the trend cache (checked
+    // against the ledger on every request), the charts are drawn anew.
     group.bench_function("trend_page", |b| {
         b.iter(|| rt.block_on(fetch(&app, "/suites/big")))
+    });
+    // The first request after a run was added: the history is read and analysed too.
+    group.bench_function("trend_page_uncached", |b| {
+        b.iter(|| rt.block_on(fetch(&uncached, "/suites/big")))
     });
     group.bench_function("trend_json", |b| {
         b.iter(|| rt.block_on(fetch(&app, "/api/suites/big/trend")));

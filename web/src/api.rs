@@ -96,6 +96,12 @@ async fn trend(
     Path(suite): Path<String>,
     Query(params): Query<TrendParams>,
 ) -> Result<impl IntoResponse, AppError> {
-    let trend = trend::load(state.ledger(), &suite, &params.machine()).await?;
+    let trend = trend::load(
+        state.ledger(),
+        state.trend_cache(),
+        &suite,
+        &params.machine(),
+    )
+    .await?;
     Ok(Json(trend))
 }

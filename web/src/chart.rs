@@ -15,6 +15,7 @@
 
 use crate::trend::Series;
 use crate::view;
+use harness::ledger_web::TrendRun;
 use harness::report::format;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -76,37 +77,48 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// What one point shows when hovered: run, commit, date and value with its bounds.
-fn point_title(series: &Series, index: usize) -> String {
-    let Some(p) = series.points.get(index) else {
-        return String::new();
-    };
-    let mut title = format!("run #{}", p.run_id);
-    let commit = view::short_commit(p.git_commit.as_deref(), false);
-    if !commit.is_empty() {
-        let _ = write!(title, " · {commit}");
-    }
-    let when = p
-        .git_commit_time
-        .map_or_else(|| view::datetime(&p.created_at), view::date);
-    let _ = write!(
-        title,
-        " · {when} · {}",
-        format::value(p.estimate, &series.unit)
-    );
-    if let (Some(lo), Some(hi)) = (p.lower, p.upper) {
-        let _ = write!(
-            title,
-            " [{} – {}]",
-            format::value(lo, &series.unit),
-            format::value(hi, &series.unit)
-        );
-    }
-    title
+/// Per-run text shared by every chart of a page, computed once per run rather than once per
+/// point.
+#[derive(Debug, Clone, Default)]
+pub struct RunLabels {
+    /// Hover prefix, escaped: `run #12 · abc1234567 · 2026-01-02`.
+    hover: Vec<String>,
+    /// Axis label: the commit date, or `#12` outside git.
+    axis: Vec<String>,
 }
 
-/// The x label of point `index`: its commit date, or its run id outside git.
-fn x_label(series: &Series, x: f64) -> String {
+impl RunLabels {
+    /// Labels of `runs` (in the order the series' `run` indices refer to).
+    #[must_use]
+    pub fn new(runs: &[TrendRun]) -> Self {
+        let mut hover = Vec::with_capacity(runs.len());
+        let mut axis = Vec::with_capacity(runs.len());
+        for r in runs {
+            let when = r
+                .git_commit_time
+                .map_or_else(|| view::datetime(&r.created_at), view::date);
+            let commit = view::short_commit(r.git_commit.as_deref(), false);
+            let text = if commit.is_empty() {
+                format!("run #{} · {when}", r.id)
+            } else {
+                format!("run #{} · {commit} · {when}", r.id)
+            };
+            hover.push(escape(&text));
+            axis.push(
+                r.git_commit_time
+                    .map_or_else(|| format!("#{}", r.id), view::date),
+            );
+        }
+        Self { hover, axis }
+    }
+
+    fn hover(&self, run: usize) -> &str {
+        self.hover.get(run).map_or("", String::as_str)
+    }
+}
+
+/// The x label of the point at `x` (a point index): its run's axis label.
+fn x_label(series: &Series, labels: &RunLabels, x: f64) -> String {
     let rounded = x.round();
     if (x - rounded).abs() > 1e-6 || rounded < 0.0 {
         return String::new();
@@ -117,10 +129,12 @@ fn x_label(series: &Series, x: f64) -> String {
         reason = "rounded, non-negative and bounded by the number of points"
     )]
     let index = rounded as usize;
-    series.points.get(index).map_or_else(String::new, |p| {
-        p.git_commit_time
-            .map_or_else(|| format!("#{}", p.run_id), view::date)
-    })
+    series
+        .points
+        .get(index)
+        .and_then(|p| labels.axis.get(p.run))
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Lowest and highest value to show, bounds included.
@@ -171,7 +185,12 @@ struct Geometry {
     bottom: i32,
 }
 
-fn draw<YS>(svg: &mut String, series: &Series, y_spec: YS) -> Result<Geometry, ChartError>
+fn draw<YS>(
+    svg: &mut String,
+    series: &Series,
+    labels: &RunLabels,
+    y_spec: YS,
+) -> Result<Geometry, ChartError>
 where
     YS: AsRangedCoord<Value = f64>,
     YS::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -191,7 +210,7 @@ where
         .map_err(chart_error)?;
     let unit = series.unit.as_str();
     let y_fmt = |v: &f64| format::value(*v, unit);
-    let x_fmt = |x: &f64| x_label(series, *x);
+    let x_fmt = |x: &f64| x_label(series, labels, *x);
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -264,13 +283,15 @@ where
     Ok(geometry)
 }
 
-/// Renders the trend chart of `series`. `id` must be unique in the page (it names the chart's
-/// title for screen readers); `notes` mark annotated runs.
+/// Renders the trend chart of `series`, whose points refer to the runs `labels` was made from.
+/// `id` must be unique in the page (it names the chart's title for screen readers); `notes`
+/// mark annotated points.
 ///
 /// # Errors
 /// When plotters fails to draw (it does not for finite data).
 pub fn render(
     series: &Series,
+    labels: &RunLabels,
     notes: &[Note<'_>],
     id: &str,
     log_scale: bool,
@@ -285,9 +306,9 @@ pub fn render(
     let log_scale = log_scale && lo > 0.0;
     let geometry = if log_scale {
         let r = log_range(lo, hi);
-        draw(&mut body, series, r.log_scale())?
+        draw(&mut body, series, labels, r.log_scale())?
     } else {
-        draw(&mut body, series, linear_range(lo, hi))?
+        draw(&mut body, series, labels, linear_range(lo, hi))?
     };
 
     let mut overlay = String::with_capacity(series.points.len() * 140 + 256);
@@ -299,28 +320,19 @@ pub fn render(
         let run = series
             .points
             .get(cp.index)
-            .map(|p| {
-                let commit = view::short_commit(p.git_commit.as_deref(), false);
-                if commit.is_empty() {
-                    format!("run #{}", p.run_id)
-                } else {
-                    format!("run #{} ({commit})", p.run_id)
-                }
-            })
-            .unwrap_or_default();
+            .map_or("", |p| labels.hover(p.run));
+        // `run` is escaped already.
         let title = format!(
             "Change point at {run}: {} ({} → {})",
             format::pct(cp.shift_pct),
-            format::value(cp.before, &series.unit),
-            format::value(cp.after, &series.unit)
+            escape(&format::value(cp.before, &series.unit)),
+            escape(&format::value(cp.after, &series.unit))
         );
         let _ = writeln!(
             overlay,
             "<line class=\"change-point\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{CHANGE}\" \
              stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
-            geometry.top,
-            geometry.bottom,
-            escape(&title)
+            geometry.top, geometry.bottom, title
         );
     }
     for note in notes {
@@ -343,11 +355,12 @@ pub fn render(
         "<g class=\"points\" fill=\"#{:02x}{:02x}{:02x}\">",
         LINE.0, LINE.1, LINE.2
     );
-    for (i, &(x, y)) in geometry.points.iter().enumerate() {
+    for (p, &(x, y)) in series.points.iter().zip(&geometry.points) {
         let _ = writeln!(
             overlay,
-            "<circle cx=\"{x}\" cy=\"{y}\" r=\"{radius}\"><title>{}</title></circle>",
-            escape(&point_title(series, i))
+            "<circle cx=\"{x}\" cy=\"{y}\" r=\"{radius}\"><title>{} · {}</title></circle>",
+            labels.hover(p.run),
+            escape(&format::value(p.estimate, &series.unit))
         );
     }
     overlay.push_str("</g>\n</g>\n");
@@ -397,9 +410,20 @@ pub fn render(
 mod tests {
     use super::*;
     use crate::changepoint::ChangePoint;
-    use crate::trend::Point;
     use harness::compare::{NoiseFloor, NoiseSource};
+    use harness::ledger_web::TrendValue;
     use harness::model::Direction;
+
+    fn runs(n: usize) -> Vec<TrendRun> {
+        (0..n)
+            .map(|i| TrendRun {
+                id: i64::try_from(i).unwrap_or(0) + 1,
+                git_commit: Some(format!("{i:02x}{}", "ab".repeat(19))),
+                git_commit_time: Some(1_767_323_045 + i64::try_from(i).unwrap_or(0) * 3600),
+                created_at: "2026-01-02T03:04:05.000Z".to_owned(),
+            })
+            .collect()
+    }
 
     fn series(values: &[f64]) -> Series {
         Series {
@@ -410,11 +434,9 @@ mod tests {
             points: values
                 .iter()
                 .enumerate()
-                .map(|(i, &v)| Point {
+                .map(|(i, &v)| TrendValue {
+                    run: i,
                     run_id: i64::try_from(i).unwrap_or(0) + 1,
-                    git_commit: Some(format!("{i:040x}")),
-                    git_commit_time: Some(1_767_323_045 + i64::try_from(i).unwrap_or(0) * 3600),
-                    created_at: "2026-01-02T03:04:05.000Z".to_owned(),
                     estimate: v,
                     lower: Some(v * 0.98),
                     upper: Some(v * 1.02),
@@ -436,11 +458,12 @@ mod tests {
     #[test]
     fn renders_points_marks_and_escapes_text() -> Result<(), ChartError> {
         let s = series(&[1000.0, 1010.0, 2000.0, 2010.0]);
+        let labels = RunLabels::new(&runs(4));
         let notes = [Note {
             index: 1,
             text: "<script>alert(1)</script>",
         }];
-        let chart = render(&s, &notes, "chart-0", false)?;
+        let chart = render(&s, &labels, &notes, "chart-0", false)?;
         let svg = &chart.svg;
         assert!(
             svg.starts_with("<svg id=\"chart-0\" class=\"chart\" role=\"img\""),
@@ -450,12 +473,14 @@ mod tests {
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("class=\"change-point\"").count(), 1);
-        assert!(svg.contains("Change point at run #3"));
-        assert!(svg.contains("+100.00%"));
+        assert!(
+            svg.contains("Change point at run #3 · 02abababab · 2026-01-02: +100.00%"),
+            "{svg}"
+        );
         assert!(svg.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("Trend of &#60;b&#62;&#38;&#34;name&#34;"));
-        assert!(svg.contains("run #1 · 0000000000 · 2026-01-02 · 1.000 µs [980.0 ns – 1.020 µs]"));
+        assert!(svg.contains("<title>run #1 · 00abababab · 2026-01-02 · 1.000 µs</title>"));
         assert!(svg.contains("µs"), "y labels are scaled");
         assert!(!chart.log_scale);
         Ok(())
@@ -463,22 +488,24 @@ mod tests {
 
     #[test]
     fn log_scale_only_for_positive_values() -> Result<(), ChartError> {
-        assert!(render(&series(&[1.0, 10.0, 100.0]), &[], "c", true)?.log_scale);
+        let labels = RunLabels::new(&runs(3));
+        assert!(render(&series(&[1.0, 10.0, 100.0]), &labels, &[], "c", true)?.log_scale);
         let mut zero = series(&[0.0, 10.0, 100.0]);
         zero.change_points.clear();
-        assert!(!render(&zero, &[], "c", true)?.log_scale);
+        assert!(!render(&zero, &labels, &[], "c", true)?.log_scale);
         Ok(())
     }
 
     #[test]
     fn single_point_and_empty_series() -> Result<(), ChartError> {
+        let labels = RunLabels::new(&runs(1));
         let mut one = series(&[5.0]);
         one.change_points.clear();
-        let chart = render(&one, &[], "c", false)?;
+        let chart = render(&one, &labels, &[], "c", false)?;
         assert_eq!(chart.svg.matches("<circle").count(), 1);
         let mut none = series(&[]);
         none.change_points.clear();
-        assert!(render(&none, &[], "c", false)?.svg.is_empty());
+        assert!(render(&none, &labels, &[], "c", false)?.svg.is_empty());
         Ok(())
     }
 }

@@ -64,6 +64,9 @@ use tower_http::trace::TraceLayer;
 
 pub use error::AppError;
 
+/// How many analysed trend histories (suite and machine) the server keeps between requests.
+pub const TREND_CACHE_CAPACITY: usize = 16;
+
 /// How long a request may take before the server answers 503.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -78,17 +81,27 @@ pub struct AppState {
     ledger: Ledger,
     ingest: Option<Arc<ingest::Token>>,
     git_dir: Option<Arc<PathBuf>>,
+    trends: Arc<trend::TrendCache>,
 }
 
 impl AppState {
-    /// State over `ledger`, with ingest disabled and git revisions not resolved.
+    /// State over `ledger`, with ingest disabled, git revisions not resolved, and a trend
+    /// cache of [`TREND_CACHE_CAPACITY`] histories.
     #[must_use]
-    pub const fn new(ledger: Ledger) -> Self {
+    pub fn new(ledger: Ledger) -> Self {
         Self {
             ledger,
             ingest: None,
             git_dir: None,
+            trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
         }
+    }
+
+    /// Keeps at most `capacity` analysed trend histories between requests (0: none).
+    #[must_use]
+    pub fn with_trend_cache(mut self, capacity: usize) -> Self {
+        self.trends = Arc::new(trend::TrendCache::new(capacity));
+        self
     }
 
     /// Enables `POST /api/runs` for clients presenting `token` as a bearer token. The ledger
@@ -116,6 +129,12 @@ impl AppState {
     #[must_use]
     pub fn git_dir(&self) -> Option<&std::path::Path> {
         self.git_dir.as_deref().map(PathBuf::as_path)
+    }
+
+    /// The cache of analysed trends.
+    #[must_use]
+    pub fn trend_cache(&self) -> &trend::TrendCache {
+        &self.trends
     }
 
     /// The ingest token, when ingest is enabled.

@@ -4,10 +4,12 @@
 use crate::changepoint::{self, ChangePoint};
 use crate::error::AppError;
 use harness::compare::{CompareConfig, NoiseFloor, noise_floor};
-use harness::ledger::{Ledger, RunId, SeriesPoint};
-use harness::ledger_web::{MachineSummary, RunAnnotation};
+use harness::ledger::{Ledger, RunId};
+use harness::ledger_web::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
 use harness::model::Direction;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// Which machine's history a trend shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -34,25 +36,6 @@ impl MachineChoice {
     }
 }
 
-/// One point of a series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Point {
-    /// The run.
-    pub run_id: RunId,
-    /// Its commit.
-    pub git_commit: Option<String>,
-    /// Its commit time (seconds since the epoch).
-    pub git_commit_time: Option<i64>,
-    /// When it was recorded.
-    pub created_at: String,
-    /// Headline estimate (the median for criterion times).
-    pub estimate: f64,
-    /// Lower confidence bound.
-    pub lower: Option<f64>,
-    /// Upper confidence bound.
-    pub upper: Option<f64>,
-}
-
 /// The history of one benchmark and metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Series {
@@ -64,16 +47,26 @@ pub struct Series {
     pub unit: String,
     /// Which way is better.
     pub direction: Direction,
-    /// Points in commit order.
-    pub points: Vec<Point>,
-    /// Detected changes of level.
+    /// Values in commit order; each names its run (an index into [`History::runs`]).
+    pub points: Vec<TrendValue>,
+    /// Detected changes of level (indices into `points`).
     pub change_points: Vec<ChangePoint>,
     /// Run-to-run noise of the series, as `bench-run gate` computes it.
     pub noise_floor: NoiseFloor,
 }
 
-/// A suite's trend.
+/// The analysed history of a suite on a machine: runs in commit order and one series per
+/// benchmark and metric. Shared (and cached) between requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    /// The runs, in commit order.
+    pub runs: Vec<TrendRun>,
+    /// One series per benchmark and metric, by benchmark then metric.
+    pub series: Vec<Series>,
+}
+
+/// A suite's trend.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Trend {
     /// Suite name.
     pub suite: String,
@@ -81,17 +74,114 @@ pub struct Trend {
     pub machines: Vec<MachineSummary>,
     /// The machine shown; `None` for all machines.
     pub machine: Option<MachineSummary>,
-    /// One series per benchmark and metric, by benchmark then metric.
-    pub series: Vec<Series>,
+    /// The runs and series.
+    pub history: Arc<History>,
     /// Annotations of the runs shown.
     pub annotations: Vec<RunAnnotation>,
 }
 
-/// Loads the trend of `suite` on the chosen machine.
+impl Serialize for Trend {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Trend", 6)?;
+        s.serialize_field("suite", &self.suite)?;
+        s.serialize_field("machines", &self.machines)?;
+        s.serialize_field("machine", &self.machine)?;
+        s.serialize_field("runs", &self.history.runs)?;
+        s.serialize_field("series", &self.history.series)?;
+        s.serialize_field("annotations", &self.annotations)?;
+        s.end()
+    }
+}
+
+/// Analysed histories kept between requests, keyed by suite and machine.
+///
+/// The ledger is append-only, so a history changes only when a run of that suite and machine
+/// is added; the newest run id is therefore a complete validity stamp, checked on every
+/// request (it comes with the machine list the page needs anyway). Annotations, which may be
+/// added to old runs, are not cached. At most `capacity` histories are kept; the least
+/// recently used goes first.
+#[derive(Debug, Default)]
+pub struct TrendCache {
+    capacity: usize,
+    entries: Mutex<CacheEntries>,
+}
+
+type CacheKey = (String, Option<i64>);
+
+#[derive(Debug, Default)]
+struct CacheEntries {
+    clock: u64,
+    map: HashMap<CacheKey, CacheEntry>,
+}
+
+#[derive(Debug)]
+struct CacheEntry {
+    stamp: RunId,
+    last_used: u64,
+    history: Arc<History>,
+}
+
+impl TrendCache {
+    /// A cache of at most `capacity` histories (0 disables caching).
+    #[must_use]
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            entries: Mutex::new(CacheEntries::default()),
+        }
+    }
+
+    fn get(&self, key: &CacheKey, stamp: RunId) -> Option<Arc<History>> {
+        let mut entries = self.entries.lock().ok()?;
+        entries.clock += 1;
+        let clock = entries.clock;
+        let entry = entries.map.get_mut(key).filter(|e| e.stamp == stamp)?;
+        entry.last_used = clock;
+        Some(Arc::clone(&entry.history))
+    }
+
+    fn put(&self, key: CacheKey, stamp: RunId, history: &Arc<History>) {
+        if self.capacity == 0 {
+            return;
+        }
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        entries.clock += 1;
+        let last_used = entries.clock;
+        if !entries.map.contains_key(&key) && entries.map.len() >= self.capacity {
+            let oldest = entries
+                .map
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                entries.map.remove(&k);
+            }
+        }
+        entries.map.insert(
+            key,
+            CacheEntry {
+                stamp,
+                last_used,
+                history: Arc::clone(history),
+            },
+        );
+    }
+}
+
+/// Loads the trend of `suite` on the chosen machine, from `cache` when the ledger has no newer
+/// run of that suite and machine.
 ///
 /// # Errors
 /// [`AppError::NotFound`] for an unknown suite or machine; ledger errors otherwise.
-pub async fn load(ledger: &Ledger, suite: &str, choice: &MachineChoice) -> Result<Trend, AppError> {
+pub async fn load(
+    ledger: &Ledger,
+    cache: &TrendCache,
+    suite: &str,
+    choice: &MachineChoice,
+) -> Result<Trend, AppError> {
     let machines = ledger.machines(Some(suite)).await?;
     if machines.is_empty() {
         return Err(AppError::NotFound(format!("no suite named {suite:?}")));
@@ -112,50 +202,82 @@ pub async fn load(ledger: &Ledger, suite: &str, choice: &MachineChoice) -> Resul
         ),
     };
     let machine_id = machine.as_ref().map(|m| m.id);
-    let points = ledger.trend_points(suite, machine_id).await?;
+    let stamp = machine.as_ref().map_or_else(
+        || machines.iter().map(|m| m.latest_run).max().unwrap_or(0),
+        |m| m.latest_run,
+    );
+    let key = (suite.to_owned(), machine_id);
+    let history = if let Some(cached) = cache.get(&key, stamp) {
+        cached
+    } else {
+        let data = ledger.trend(suite, machine_id).await?;
+        let history = Arc::new(History {
+            runs: data.runs,
+            series: data.series.into_iter().map(analyse).collect(),
+        });
+        cache.put(key, stamp, &history);
+        history
+    };
     let annotations = ledger.suite_annotations(suite, machine_id).await?;
     Ok(Trend {
         suite: suite.to_owned(),
         machines,
         machine,
-        series: group(points),
+        history,
         annotations,
     })
 }
 
-/// Groups points (sorted by benchmark, metric, commit order) into series and runs the
-/// change-point detector on each.
+/// Adds the noise floor and the change points to a series.
 #[must_use]
-pub fn group(points: Vec<SeriesPoint>) -> Vec<Series> {
+pub fn analyse(series: TrendSeries) -> Series {
     let config = CompareConfig::default();
-    let mut out: Vec<Series> = Vec::new();
-    for p in points {
-        let point = Point {
-            run_id: p.run_id,
-            git_commit: p.git_commit,
-            git_commit_time: p.git_commit_time,
-            created_at: p.created_at,
-            estimate: p.estimate,
-            lower: p.lower,
-            upper: p.upper,
-        };
-        match out.last_mut() {
-            Some(s) if s.benchmark == p.benchmark && s.metric == p.metric => s.points.push(point),
-            _ => out.push(Series {
-                benchmark: p.benchmark,
-                metric: p.metric,
-                unit: p.unit,
-                direction: p.direction,
-                points: vec![point],
-                change_points: Vec::new(),
-                noise_floor: noise_floor(&[], &config),
-            }),
-        }
+    let values: Vec<f64> = series.values.iter().map(|v| v.estimate).collect();
+    let noise_floor = noise_floor(&values, &config);
+    Series {
+        change_points: changepoint::detect(&values, noise_floor.pct),
+        noise_floor,
+        benchmark: series.benchmark,
+        metric: series.metric,
+        unit: series.unit,
+        direction: series.direction,
+        points: series.values,
     }
-    for s in &mut out {
-        let values: Vec<f64> = s.points.iter().map(|p| p.estimate).collect();
-        s.noise_floor = noise_floor(&values, &config);
-        s.change_points = changepoint::detect(&values, s.noise_floor.pct);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(n: usize) -> Arc<History> {
+        Arc::new(History {
+            runs: Vec::with_capacity(n),
+            series: Vec::new(),
+        })
     }
-    out
+
+    #[test]
+    fn cache_is_stamped_and_bounded() {
+        let cache = TrendCache::new(2);
+        let a = ("a".to_owned(), Some(1));
+        let b = ("b".to_owned(), None);
+        let c = ("c".to_owned(), Some(2));
+        assert!(cache.get(&a, 5).is_none());
+        cache.put(a.clone(), 5, &history(1));
+        assert!(cache.get(&a, 5).is_some());
+        assert!(cache.get(&a, 6).is_none(), "a newer run invalidates");
+        cache.put(b.clone(), 7, &history(2));
+        assert!(
+            cache.get(&a, 5).is_some(),
+            "a is now more recently used than b"
+        );
+        cache.put(c.clone(), 9, &history(3));
+        assert!(cache.get(&b, 7).is_none(), "b was evicted");
+        assert!(cache.get(&a, 5).is_some());
+        assert!(cache.get(&c, 9).is_some());
+
+        let off = TrendCache::new(0);
+        off.put(a.clone(), 5, &history(1));
+        assert!(off.get(&a, 5).is_none());
+    }
 }

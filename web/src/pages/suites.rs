@@ -2,7 +2,7 @@
 
 use super::render;
 use crate::AppState;
-use crate::chart::{self, Note};
+use crate::chart::{self, Note, RunLabels};
 use crate::error::AppError;
 use crate::extract::{Path, Query, non_empty};
 use crate::trend::{self, MachineChoice, Series, Trend};
@@ -12,6 +12,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
+use harness::ledger_web::TrendRun;
 use harness::model::metric;
 use harness::report::{self, format};
 use serde::Deserialize;
@@ -99,7 +100,7 @@ struct SuitePage {
     scale_href: String,
 }
 
-fn change_views(series: &Series) -> Vec<ChangeView> {
+fn change_views(series: &Series, runs: &[TrendRun]) -> Vec<ChangeView> {
     series
         .change_points
         .iter()
@@ -109,10 +110,11 @@ fn change_views(series: &Series) -> Vec<ChangeView> {
             // A step up is bad for lower-is-better metrics and good for higher-is-better ones.
             let worse = (cp.shift_pct > 0.0)
                 == (series.direction == harness::model::Direction::LowerIsBetter);
+            let commit = runs.get(p.run).and_then(|r| r.git_commit.as_deref());
             Some(ChangeView {
                 run_href: view::run_href(p.run_id),
                 run_id: p.run_id,
-                commit: view::short_commit(p.git_commit.as_deref(), false),
+                commit: view::short_commit(commit, false),
                 shift: format::pct(cp.shift_pct),
                 before: format::value(cp.before, &series.unit),
                 after: format::value(cp.after, &series.unit),
@@ -128,8 +130,9 @@ fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppErro
     for a in &trend.annotations {
         notes_by_run.entry(a.run_id).or_default().push(&a.text);
     }
-    let mut out = Vec::with_capacity(trend.series.len());
-    for (i, series) in trend.series.iter().enumerate() {
+    let labels = RunLabels::new(&trend.history.runs);
+    let mut out = Vec::with_capacity(trend.history.series.len());
+    for (i, series) in trend.history.series.iter().enumerate() {
         let mut notes = Vec::new();
         let mut note_views = Vec::new();
         if !notes_by_run.is_empty() {
@@ -145,7 +148,7 @@ fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppErro
             }
         }
         let id = format!("chart-{i}");
-        let drawn = chart::render(series, &notes, &id, log_scale)
+        let drawn = chart::render(series, &labels, &notes, &id, log_scale)
             .map_err(|e| AppError::Internal(e.to_string()))?;
         out.push(ChartView {
             benchmark: series.benchmark.clone(),
@@ -168,7 +171,7 @@ fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppErro
             ),
             log_ignored: log_scale && !drawn.log_scale,
             svg: drawn.svg,
-            changes: change_views(series),
+            changes: change_views(series, &trend.history.runs),
             notes: note_views,
             id,
         });
@@ -182,7 +185,13 @@ async fn suite_page(
     Query(params): Query<TrendParams>,
 ) -> Result<Html<String>, AppError> {
     let log_scale = params.log_scale()?;
-    let trend = trend::load(state.ledger(), &suite, &params.machine()).await?;
+    let trend = trend::load(
+        state.ledger(),
+        state.trend_cache(),
+        &suite,
+        &params.machine(),
+    )
+    .await?;
     let machine_value = trend
         .machine
         .as_ref()
@@ -201,6 +210,14 @@ async fn suite_page(
             value: m.fingerprint.clone(),
         })
         .collect();
+    // Drawing 50 charts of 1,000 points takes tens of milliseconds of CPU: keep it off the
+    // async workers.
+    let charts = {
+        let trend = trend.clone();
+        tokio::task::spawn_blocking(move || chart_views(&trend, log_scale))
+            .await
+            .map_err(|e| AppError::Internal(format!("the chart task failed: {e}")))??
+    };
     let base = view::suite_href(&suite);
     let page = SuitePage {
         machine_label: trend.machine.as_ref().map_or_else(
@@ -210,7 +227,7 @@ async fn suite_page(
         all_selected: trend.machine.is_none(),
         machines,
         log_scale,
-        charts: chart_views(&trend, log_scale)?,
+        charts,
         runs_href: view::url("/runs", &[("suite", &suite)]),
         json_href: view::url(&format!("/api{base}/trend"), &[("machine", &machine_value)]),
         scale_href: view::url(

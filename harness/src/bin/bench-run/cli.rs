@@ -18,6 +18,7 @@ Examples:
   bench-run gate --base main --explain            exit 1 on a regression against main's latest run
   bench-run log                                   append the latest run to BENCHMARKS.md
   bench-run import bmf sizes.json --suite wire    record metrics from another tool
+  bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
 Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
 Exit codes: 0 success / no regression, 1 regression (gate), 2 error or incomparable runs.";
@@ -85,6 +86,11 @@ pub struct RunArgs {
     /// Also record this environment variable (repeatable).
     #[arg(long = "record-env", value_name = "NAME")]
     pub record_env: Vec<String>,
+
+    /// After recording, push the run to a bench-web server (`POST URL/api/runs` with the bearer
+    /// token in `BENCH_PUSH_TOKEN`); a failed push is a warning and the local run is kept.
+    #[arg(long, value_name = "URL")]
+    pub push: Option<String>,
 
     /// Output format of the delta table.
     #[arg(long, value_enum, default_value = "table")]
@@ -259,6 +265,11 @@ pub struct ImportArgs {
     /// Also record this environment variable (repeatable).
     #[arg(long = "record-env", value_name = "NAME")]
     pub record_env: Vec<String>,
+
+    /// After recording, push the run to a bench-web server (`POST URL/api/runs` with the bearer
+    /// token in `BENCH_PUSH_TOKEN`); a failed push is a warning and the local run is kept.
+    #[arg(long, value_name = "URL")]
+    pub push: Option<String>,
 }
 
 /// What to import.

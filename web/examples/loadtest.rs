@@ -1,0 +1,306 @@
+//! A bounded loopback load test of `bench-web`.
+//!
+//! Starts the app in-process on `127.0.0.1:0` over a generated ledger (or `--db PATH`), then
+//! keeps `--connections` keep-alive HTTP/1.1 clients busy for `--duration` seconds (at most
+//! 120, and at most `--max-requests` requests in all) on a mix of pages and API calls. Prints
+//! a summary on stderr and the latencies as Bencher Metric Format JSON on stdout (or `--out
+//! FILE`), ready for `bench-run import bmf FILE --suite web_load`. Exits 1 if any request
+//! failed.
+//!
+//! ```text
+//! cargo run --release -p web --example loadtest -- --duration 30 --out target/web-load.json
+//! ```
+//!
+//! Traffic goes only to the loopback address of the in-process server.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use harness::ledger::Ledger;
+use harness::model::{
+    BenchmarkId, Direction, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance,
+    RunSource,
+};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Parser)]
+struct Args {
+    /// Serve this ledger instead of a generated one (opened read-only).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Seconds of load (at most 120).
+    #[arg(long, default_value_t = 30)]
+    duration: u64,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 8)]
+    connections: usize,
+    /// Stop after this many requests in all, even before the duration.
+    #[arg(long, default_value_t = 2_000_000)]
+    max_requests: usize,
+    /// Write the BMF JSON here instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Generated ledger: suite `load`, 20 benchmarks x 200 runs.
+async fn generate(path: &std::path::Path) -> Result<()> {
+    let ledger = Ledger::open(path).await?;
+    for i in 0..200u32 {
+        let measurements = (0..20u32)
+            .map(|b| {
+                let v = 1_000.0 * f64::from(b + 1) * (1.0 + 0.01 * f64::from((i * 7 + b) % 5));
+                Measurement {
+                    benchmark: BenchmarkId::named(format!("group/bench_{b:02}")),
+                    metric: "time".to_owned(),
+                    unit: "ns".to_owned(),
+                    direction: Direction::LowerIsBetter,
+                    estimate: Estimate {
+                        point: v,
+                        lower: Some(v * 0.99),
+                        upper: Some(v * 1.01),
+                        confidence_level: Some(0.95),
+                        standard_error: None,
+                    },
+                    statistics: BTreeMap::new(),
+                    throughput: None,
+                    samples: None,
+                }
+            })
+            .collect();
+        let provenance = RunProvenance {
+            suite: "load".to_owned(),
+            command: vec!["loadtest".to_owned()],
+            machine: Machine {
+                fingerprint: "load-machine".to_owned(),
+                cpu_model: "Load CPU".to_owned(),
+                logical_cores: 2,
+                ..Machine::default()
+            },
+            git: GitInfo {
+                commit: Some(format!("{i:040x}")),
+                commit_time: Some(1_700_000_000 + i64::from(i) * 3_600),
+                ..GitInfo::default()
+            },
+            ..RunProvenance::default()
+        };
+        ledger
+            .record_run(&NewRun {
+                source: RunSource::BenchRun,
+                provenance,
+                measurements,
+            })
+            .await?;
+    }
+    ledger.pool().close().await;
+    Ok(())
+}
+
+#[derive(Default)]
+struct Tally {
+    /// Latencies in nanoseconds, per route.
+    latencies: BTreeMap<&'static str, Vec<u64>>,
+    errors: usize,
+}
+
+async fn client(
+    addr: SocketAddr,
+    routes: Vec<(&'static str, String)>,
+    offset: usize,
+    deadline: Instant,
+    budget: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut sender = None;
+    let mut i = offset;
+    while Instant::now() < deadline
+        && budget
+            .fetch_update(
+                std::sync::atomic::Ordering::Relaxed,
+                std::sync::atomic::Ordering::Relaxed,
+                |n| n.checked_sub(1),
+            )
+            .is_ok()
+    {
+        let (name, path) = &routes[i % routes.len()];
+        i += 1;
+        if sender.is_none() {
+            match tokio::net::TcpStream::connect(addr).await {
+                Ok(stream) => {
+                    match hyper::client::conn::http1::handshake(TokioIo::new(stream)).await {
+                        Ok((s, conn)) => {
+                            tokio::spawn(conn);
+                            sender = Some(s);
+                        }
+                        Err(_) => {
+                            tally.errors += 1;
+                            continue;
+                        }
+                    }
+                }
+                Err(_) => {
+                    tally.errors += 1;
+                    continue;
+                }
+            }
+        }
+        let Some(s) = sender.as_mut() else { continue };
+        let request = hyper::Request::get(path.as_str())
+            .header("host", addr.to_string())
+            .body(Empty::<Bytes>::new())
+            .unwrap();
+        let start = Instant::now();
+        let ok = match s.send_request(request).await {
+            Ok(response) => {
+                let status = response.status();
+                match response.into_body().collect().await {
+                    Ok(_) => status.is_success(),
+                    Err(_) => false,
+                }
+            }
+            Err(_) => false,
+        };
+        let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if ok {
+            tally.latencies.entry(name).or_default().push(elapsed);
+        } else {
+            tally.errors += 1;
+            sender = None;
+        }
+    }
+    tally
+}
+
+fn percentile(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1] as f64
+}
+
+fn measure(value: f64, unit: &str, direction: &str) -> serde_json::Value {
+    serde_json::json!({"value": value, "unit": unit, "direction": direction})
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if args.duration == 0 || args.duration > 120 {
+        bail!("--duration must be between 1 and 120 seconds");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let scratch = tempfile::tempdir()?;
+        let path = match &args.db {
+            Some(p) => p.clone(),
+            None => {
+                let p = scratch.path().join("load.sqlite");
+                generate(&p).await?;
+                p
+            }
+        };
+        let ledger = Ledger::open_read_only(&path)
+            .await
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let suite = ledger
+            .suites()
+            .await?
+            .into_iter()
+            .max_by_key(|s| s.runs)
+            .context("the ledger has no runs")?;
+        let head = suite.latest_run;
+        let base = ledger.previous_run(head).await?.unwrap_or(head);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let app = web::app(web::AppState::new(ledger));
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+        let suite_path = format!("/suites/{}", suite.suite);
+        let routes: Vec<(&'static str, String)> = vec![
+            ("dashboard", "/".to_owned()),
+            ("runs", "/runs".to_owned()),
+            ("run", format!("/runs/{head}")),
+            ("compare", format!("/compare?base={base}&head={head}")),
+            ("trend_page", suite_path.clone()),
+            ("api_runs", "/api/runs".to_owned()),
+            ("api_trend", format!("/api{suite_path}/trend")),
+        ];
+        eprintln!(
+            "loadtest: {} connections for {} s against http://{addr} (suite {}, runs #{base} and #{head})",
+            args.connections, args.duration, suite.suite
+        );
+        let deadline = Instant::now() + Duration::from_secs(args.duration);
+        let budget = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(args.max_requests));
+        let started = Instant::now();
+        let clients: Vec<_> = (0..args.connections)
+            .map(|c| tokio::spawn(client(addr, routes.clone(), c, deadline, budget.clone())))
+            .collect();
+        let mut total = Tally::default();
+        for c in clients {
+            let t = c.await?;
+            total.errors += t.errors;
+            for (name, mut v) in t.latencies {
+                total.latencies.entry(name).or_default().append(&mut v);
+            }
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        server.abort();
+
+        let mut all: Vec<u64> = total.latencies.values().flatten().copied().collect();
+        all.sort_unstable();
+        let requests = all.len() + total.errors;
+        let mut doc = serde_json::Map::new();
+        let mut overall = serde_json::Map::new();
+        overall.insert("latency_p50".into(), measure(percentile(&all, 0.50), "ns", "lower_is_better"));
+        overall.insert("latency_p99".into(), measure(percentile(&all, 0.99), "ns", "lower_is_better"));
+        overall.insert("errors".into(), measure(total.errors as f64, "requests", "lower_is_better"));
+        overall.insert(
+            "throughput".into(),
+            measure(all.len() as f64 / elapsed, "ops/s", "higher_is_better"),
+        );
+        doc.insert("loopback/mixed".into(), serde_json::Value::Object(overall));
+        eprintln!(
+            "loadtest: {requests} requests in {elapsed:.1} s ({:.0}/s), {} errors; p50 {:.2} ms, p99 {:.2} ms",
+            all.len() as f64 / elapsed,
+            total.errors,
+            percentile(&all, 0.50) / 1e6,
+            percentile(&all, 0.99) / 1e6
+        );
+        for (name, latencies) in &mut total.latencies {
+            latencies.sort_unstable();
+            let (p50, p99) = (percentile(latencies, 0.50), percentile(latencies, 0.99));
+            eprintln!(
+                "  {name:<11} {:>7} requests  p50 {:>8.2} ms  p99 {:>8.2} ms",
+                latencies.len(),
+                p50 / 1e6,
+                p99 / 1e6
+            );
+            doc.insert(
+                format!("loopback/{name}"),
+                serde_json::json!({
+                    "latency_p50": measure(p50, "ns", "lower_is_better"),
+                    "latency_p99": measure(p99, "ns", "lower_is_better"),
+                }),
+            );
+        }
+        let json = serde_json::to_string_pretty(&serde_json::Value::Object(doc))?;
+        match &args.out {
+            Some(path) => std::fs::write(path, json + "\n")
+                .with_context(|| format!("cannot write {}", path.display()))?,
+            None => println!("{json}"),
+        }
+        if total.errors > 0 {
+            bail!("{} request(s) failed", total.errors);
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,517 @@
+//! End to end: a ledger seeded by the real `bench-run`, the real `bench-web` on an ephemeral
+//! port, and real headless Chromium (Debian's `chromium`) loading the dashboard, a compare page
+//! and a trend page. Checks table content and chart sizes in the DOM Chromium built, and saves
+//! screenshots to `target/web-artifacts/`. Also pushes a run with `bench-run --push` to a
+//! second `bench-web` that accepts ingest.
+//!
+//! Without `/usr/bin/chromium` (or `$CHROMIUM`) the browser test is skipped locally and fails
+//! under CI (`CI=true`): `tools/test.sh` installs Chromium.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use util::{RAW_SCRIPT, scale_bmf, testdata};
+
+/// How long one Chromium invocation may take.
+const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(90);
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    if path.exists() {
+        return Some(path);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !ci,
+        "Chromium not found at {} and CI=true: the end-to-end browser test cannot run. \
+         tools/test.sh installs Debian's chromium (apt-get install -y chromium) before the tests.",
+        path.display()
+    );
+    eprintln!(
+        "SKIPPED: Chromium not found at {}; install Debian's chromium (or run tools/test.sh) to run \
+         the browser test",
+        path.display()
+    );
+    None
+}
+
+/// `target/<profile>/` of this build, from the path of the `bench-web` binary.
+fn profile_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_bench-web"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// The `bench-run` binary of this workspace, built (or found up to date) with cargo.
+fn bench_run_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("BENCH_RUN_BIN") {
+        return PathBuf::from(path);
+    }
+    let dir = profile_dir();
+    let target_dir = dir.parent().unwrap();
+    let profile = dir.file_name().unwrap().to_str().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        "harness",
+        "--bin",
+        "bench-run",
+        "--target-dir",
+    ])
+    .arg(target_dir)
+    .current_dir(env!("CARGO_MANIFEST_DIR"));
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let status = cmd.status().expect("cannot run cargo to build bench-run");
+    assert!(
+        status.success(),
+        "cargo build -p harness --bin bench-run failed"
+    );
+    let exe = dir.join(format!("bench-run{}", std::env::consts::EXE_SUFFIX));
+    assert!(exe.exists(), "{} missing after the build", exe.display());
+    exe
+}
+
+/// Where screenshots go: `target/web-artifacts/`.
+fn artifacts_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("web-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct BenchRun {
+    exe: PathBuf,
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl BenchRun {
+    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(&self.exe);
+        cmd.arg("--db")
+            .arg(&self.db)
+            .args(args)
+            .current_dir(&self.dir)
+            .env_remove("BENCH_DB")
+            .env_remove("BENCH_MACHINE")
+            .env_remove("BENCH_PUSH_TOKEN");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "bench-run {args:?} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Imports a BMF document (the example scaled by `factor`) and returns the run id.
+    fn import_bmf(
+        &self,
+        suite: &str,
+        doc: &serde_json::Value,
+        name: &str,
+        env: &[(&str, &str)],
+    ) -> i64 {
+        let file = self.dir.join(name);
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let out = self.run(
+            &["import", "bmf", file.to_str().unwrap(), "--suite", suite],
+            env,
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+/// A running `bench-web`, killed on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(db: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bench-web"))
+            .arg("--db")
+            .arg(db)
+            .args(["--addr", "127.0.0.1:0"])
+            .args(extra)
+            .env_remove("BENCH_INGEST_TOKEN")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("bench-web: listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line from bench-web: {line:?}"))
+            .parse()
+            .unwrap();
+        eprintln!("bench-web listening on {addr}");
+        Self { child, addr }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// A plain HTTP/1.1 GET: (status, body).
+    fn get(&self, path: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+        let body = &raw[split + 4..];
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let body = if head.contains("transfer-encoding: chunked") {
+            dechunk(body)
+        } else {
+            body.to_vec()
+        };
+        (status, String::from_utf8(body).unwrap())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&body[..eol]).unwrap().trim();
+        let n = usize::from_str_radix(size, 16).unwrap();
+        if n == 0 {
+            break;
+        }
+        let rest = &body[eol + 2..];
+        out.extend_from_slice(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
+}
+
+/// Runs Chromium headless on `url` with `mode` (`--dump-dom` or `--screenshot=...`) and returns
+/// its standard output.
+fn chromium_run(chromium: &Path, url: &str, mode: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(mode)
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).unwrap();
+        s
+    });
+    let mut stderr = child.stderr.take().unwrap();
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > CHROMIUM_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium {mode} {url} timed out after {CHROMIUM_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = reader.join().unwrap();
+    let err = err_reader.join().unwrap();
+    assert!(
+        status.success(),
+        "chromium {mode} {url} failed: {status}\n{err}"
+    );
+    out
+}
+
+/// The `width` and `height` attributes of every chart `<svg>` in a DOM dump.
+fn chart_sizes(dom: &str) -> Vec<(f64, f64)> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        let start = tag
+            .find(&key)
+            .unwrap_or_else(|| panic!("no {name} in {tag}"))
+            + key.len();
+        let end = tag[start..].find('"').unwrap() + start;
+        tag[start..end].parse().unwrap()
+    };
+    dom.match_indices("<svg ")
+        .map(|(i, _)| &dom[i..i + dom[i..].find('>').unwrap()])
+        .filter(|tag| tag.contains("class=\"chart\""))
+        .map(|tag| (attr(tag, "width"), attr(tag, "height")))
+        .collect()
+}
+
+fn screenshot(chromium: &Path, server: &Server, path: &str, name: &str) -> PathBuf {
+    let file = artifacts_dir().join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&file);
+    chromium_run(
+        chromium,
+        &server.url(path),
+        &format!("--screenshot={}", file.display()),
+    );
+    let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    assert!(bytes.starts_with(b"\x89PNG"), "{name}: not a PNG");
+    assert!(
+        bytes.len() > 20_000,
+        "{name}: suspiciously small screenshot ({} bytes)",
+        bytes.len()
+    );
+    eprintln!("screenshot: {}", file.display());
+    file
+}
+
+/// Checks shared by every dumped page: the hostile benchmark name is text, never markup.
+fn assert_escaped(dom: &str, page: &str) {
+    assert!(
+        !dom.contains(RAW_SCRIPT),
+        "{page}: the raw script tag is in the DOM"
+    );
+    assert!(
+        !dom.contains("<script"),
+        "{page}: a script element is in the DOM"
+    );
+}
+
+#[test]
+fn browser_dashboard_compare_and_trend() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bench_run = BenchRun {
+        exe: bench_run_binary(),
+        dir: work.path().to_owned(),
+        db: work.path().join("ledger.sqlite"),
+    };
+
+    // Seed: one run on another machine; the BMF example (with a `<script>` benchmark) six
+    // times on this machine, stepping +40% at the fourth run; the hyperfine capture twice (raw
+    // samples).
+    let example: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(testdata("bmf/example.json")).unwrap())
+            .unwrap();
+    bench_run.import_bmf(
+        "demo",
+        &example,
+        "other.json",
+        &[("BENCH_MACHINE", "ci-runner")],
+    );
+    let mut bmf_runs = Vec::new();
+    for (i, factor) in [1.0, 1.004, 0.997, 1.4, 1.402, 1.398].iter().enumerate() {
+        let mut doc = example.clone();
+        scale_bmf(&mut doc, *factor);
+        bmf_runs.push(bench_run.import_bmf("demo", &doc, &format!("bmf-{i}.json"), &[]));
+    }
+    bench_run.run(&["tag", &bmf_runs[0].to_string(), "before-change"], &[]);
+    bench_run.run(
+        &[
+            "annotate",
+            &bmf_runs[3].to_string(),
+            "switched allocator <jemalloc>",
+        ],
+        &[],
+    );
+    let hyperfine = testdata("hyperfine/basic.json");
+    for _ in 0..2 {
+        bench_run.run(
+            &[
+                "import",
+                "hyperfine",
+                hyperfine.to_str().unwrap(),
+                "--suite",
+                "cli",
+            ],
+            &[],
+        );
+    }
+
+    // The server opens the ledger read-only.
+    let server = Server::start(&bench_run.db, &[]);
+    let (status, _) = server.get("/");
+    assert_eq!(status, 200);
+
+    // Dashboard.
+    let dom = chromium_run(&chromium, &server.url("/"), "--dump-dom");
+    assert_escaped(&dom, "dashboard");
+    assert!(dom.contains("<h1>Dashboard</h1>"), "{dom}");
+    assert!(dom.contains("href=\"/suites/demo\""));
+    assert!(dom.contains("href=\"/suites/cli\""));
+    assert!(dom.contains("Latest runs"));
+    assert!(dom.contains("no regression"), "cli's two identical imports");
+    screenshot(&chromium, &server, "/", "dashboard");
+
+    // Compare: before/after of the step.
+    let compare = format!("/compare?base=before-change&head={}", bmf_runs[3]);
+    let dom = chromium_run(&chromium, &server.url(&compare), "--dump-dom");
+    assert_escaped(&dom, "compare");
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "escaped name shown as text"
+    );
+    assert!(
+        dom.contains("<th scope=\"row\">bench_fib_10 <span class=\"metric\">[latency]</span></th>"),
+        "{dom}"
+    );
+    assert!(dom.contains("88.00 ns"), "before");
+    assert!(dom.contains("123.2 ns"), "after");
+    assert!(dom.contains("+40.00%"));
+    assert!(dom.contains("Geometric mean"));
+    assert!(dom.contains("<textarea id=\"markdown\""));
+    assert!(dom.contains("regression"));
+    screenshot(&chromium, &server, &compare, "compare");
+
+    // Trend: one chart per benchmark and metric, each with a size; the change point marked.
+    let dom = chromium_run(&chromium, &server.url("/suites/demo"), "--dump-dom");
+    assert_escaped(&dom, "trend");
+    assert!(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let sizes = chart_sizes(&dom);
+    assert_eq!(
+        sizes.len(),
+        6,
+        "six benchmark/metric series in the BMF example"
+    );
+    for (i, (w, h)) in sizes.iter().enumerate() {
+        assert!(*w > 0.0 && *h > 0.0, "chart {i} has size {w}x{h}");
+    }
+    assert!(
+        dom.contains("class=\"change-point\""),
+        "the +40% step is marked"
+    );
+    assert!(dom.contains("switched allocator &lt;jemalloc&gt;"));
+    screenshot(&chromium, &server, "/suites/demo", "trend");
+
+    // The run page and the hyperfine trend (raw samples, seconds scaled).
+    let dom = chromium_run(
+        &chromium,
+        &server.url("/suites/cli?scale=log"),
+        "--dump-dom",
+    );
+    assert_escaped(&dom, "cli trend");
+    assert!(
+        dom.contains("sleep &lt;10ms&gt;"),
+        "hyperfine command names are text"
+    );
+    let (status, body) = server.get(&format!("/runs/{}", bmf_runs[0]));
+    assert_eq!(status, 200);
+    assert!(!body.contains(RAW_SCRIPT));
+    drop(server);
+
+    // Ingest: a second server accepting pushes, fed by `bench-run --push`.
+    let pushed_db = work.path().join("central.sqlite");
+    let central = Server::start(&pushed_db, &["--ingest-token", "e2e-secret"]);
+    let mut doc = example.clone();
+    scale_bmf(&mut doc, 2.0);
+    let file = work.path().join("push.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let url = central.url("");
+    let out = bench_run.run(
+        &[
+            "import",
+            "bmf",
+            file.to_str().unwrap(),
+            "--suite",
+            "pushed",
+            "--push",
+            &url,
+        ],
+        &[("BENCH_PUSH_TOKEN", "e2e-secret")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pushed run"), "{stderr}");
+    let (status, body) = central.get("/api/runs?suite=pushed");
+    assert_eq!(status, 200, "{body}");
+    let runs: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(runs["runs"][0]["results"], 6);
+
+    // A wrong token: the push fails with a warning, the local run is kept.
+    let out = bench_run.run(
+        &[
+            "import",
+            "bmf",
+            file.to_str().unwrap(),
+            "--suite",
+            "pushed",
+            "--push",
+            &url,
+        ],
+        &[("BENCH_PUSH_TOKEN", "wrong")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: could not push"), "{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    let (_, body) = central.get("/api/runs?suite=pushed");
+    let runs: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 1);
+}
