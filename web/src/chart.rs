@@ -23,9 +23,9 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 /// Width of a chart, in pixels (the SVG scales down with the page).
-pub const WIDTH: u32 = 760;
+pub const WIDTH: u32 = 1100;
 /// Height of a chart, in pixels.
-pub const HEIGHT: u32 = 260;
+pub const HEIGHT: u32 = 300;
 
 const LINE: RGBColor = RGBColor(0x1f, 0x5f, 0xa8);
 const CHANGE: &str = "#b03a2e";
@@ -469,7 +469,7 @@ mod tests {
             svg.starts_with("<svg id=\"chart-0\" class=\"chart\" role=\"img\""),
             "{svg}"
         );
-        assert!(svg.contains("width=\"760\"") && svg.contains("height=\"260\""));
+        assert!(svg.contains("width=\"1100\"") && svg.contains("height=\"300\""));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("class=\"change-point\"").count(), 1);

@@ -382,18 +382,23 @@ fn browser_dashboard_compare_and_trend() {
         ],
         &[],
     );
+    // Hyperfine: the capture twice, then 3x slower (a regression on raw samples).
     let hyperfine = testdata("hyperfine/basic.json");
-    for _ in 0..2 {
-        bench_run.run(
-            &[
-                "import",
-                "hyperfine",
-                hyperfine.to_str().unwrap(),
-                "--suite",
-                "cli",
-            ],
-            &[],
-        );
+    let mut slower: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&hyperfine).unwrap()).unwrap();
+    for result in slower["results"].as_array_mut().unwrap() {
+        for key in ["mean", "median", "min", "max"] {
+            result[key] = serde_json::json!(result[key].as_f64().unwrap() * 3.0);
+        }
+        for t in result["times"].as_array_mut().unwrap() {
+            *t = serde_json::json!(t.as_f64().unwrap() * 3.0);
+        }
+    }
+    let slower_file = work.path().join("hyperfine-slower.json");
+    std::fs::write(&slower_file, slower.to_string()).unwrap();
+    for file in [&hyperfine, &hyperfine, &slower_file] {
+        let file = file.to_str().unwrap();
+        bench_run.run(&["import", "hyperfine", file, "--suite", "cli"], &[]);
     }
 
     // The server opens the ledger read-only.
@@ -408,7 +413,14 @@ fn browser_dashboard_compare_and_trend() {
     assert!(dom.contains("href=\"/suites/demo\""));
     assert!(dom.contains("href=\"/suites/cli\""));
     assert!(dom.contains("Latest runs"));
-    assert!(dom.contains("no regression"), "cli's two identical imports");
+    assert!(
+        dom.contains("no regression"),
+        "demo's last two imports are alike"
+    );
+    // The slower hyperfine import is an open regression, judged on its raw samples.
+    assert!(dom.contains("Open regressions"));
+    assert!(dom.contains("sleep &lt;10ms&gt;"), "{dom}");
+    assert!(dom.contains("+200.00%"));
     screenshot(&chromium, &server, "/", "dashboard");
 
     // Compare: before/after of the step.

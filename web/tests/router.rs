@@ -268,7 +268,7 @@ async fn trend_page_draws_one_chart_per_benchmark() {
         1,
         "m2 ran parse/small only"
     );
-    assert!(b.contains("width=\"760\" height=\"260\""));
+    assert!(b.contains("width=\"1100\" height=\"300\""));
     // The newest run is on m2, so the default machine is m2 with a single run.
     assert!(b.contains("Machine: m2-finge"), "{b}");
     let m1 = get(&app, "/suites/demo?machine=m1").await;
