@@ -9,6 +9,7 @@ use crate::ledger::{Ledger, LedgerError, RunId};
 use crate::model::Direction;
 use serde::Serialize;
 use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
 use std::collections::HashMap;
 
 /// A machine seen in the ledger.
@@ -154,7 +155,8 @@ impl Ledger {
     ///
     /// Run-level fields are read once per run and series names once per series rather than
     /// once per result, and rows are grouped and ordered in memory: a suite of 50 benchmarks x
-    /// 1,000 runs is one index scan of narrow rows, not a 50,000-row sort of wide ones.
+    /// 1,000 runs is two concurrent index lookups of narrow rows, not a 50,000-row sort of wide
+    /// ones.
     ///
     /// # Errors
     /// When the query fails or a row is corrupt.
@@ -187,25 +189,16 @@ impl Ledger {
         let position: HashMap<RunId, usize> =
             runs.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
 
-        // One narrow row per result: the series is named by one unambiguous key,
-        // `<length of benchmark>:<benchmark><metric>` (the cost of a row is per column); its
-        // names, unit and direction are read once per series below.
-        let rows = sqlx::query(
-            "SELECT x.run_id, length(x.benchmark) || ':' || x.benchmark || x.metric, x.estimate,
-                    x.lower, x.upper
-             FROM runs r JOIN results x ON x.run_id = r.id
-             WHERE r.suite = ? AND (? IS NULL OR r.machine_id = ?)",
-        )
-        .bind(suite)
-        .bind(machine_id)
-        .bind(machine_id)
-        .fetch_all(self.pool())
-        .await?;
+        // The results of the runs listed above, in two halves read concurrently (each pool
+        // connection decodes rows on its own thread).
+        let ids: Vec<RunId> = runs.iter().map(|r| r.id).collect();
+        let (older, newer) = ids.split_at(ids.len() / 2);
+        let (older, newer) = tokio::try_join!(self.trend_rows(older), self.trend_rows(newer))?;
         let mut index: HashMap<String, usize> = HashMap::new();
         // Per series: its key and a run that has it.
         let mut keys: Vec<(String, RunId)> = Vec::new();
         let mut values: Vec<Vec<TrendValue>> = Vec::new();
-        for r in &rows {
+        for r in older.iter().chain(&newer) {
             let run_id: RunId = r.try_get(0)?;
             let Some(&run) = position.get(&run_id) else {
                 continue;
@@ -244,7 +237,7 @@ impl Ledger {
         .bind(first_runs)
         .fetch_all(self.pool())
         .await?;
-        let mut meta: HashMap<(RunId, &str), &sqlx::sqlite::SqliteRow> = HashMap::new();
+        let mut meta: HashMap<(RunId, &str), &SqliteRow> = HashMap::new();
         for r in &meta_rows {
             meta.insert((r.try_get(0)?, r.try_get(1)?), r);
         }
@@ -269,6 +262,24 @@ impl Ledger {
         }
         series.sort_unstable_by(|a, b| (&a.benchmark, &a.metric).cmp(&(&b.benchmark, &b.metric)));
         Ok(TrendData { runs, series })
+    }
+
+    /// The results of `runs` as narrow rows: run id, an unambiguous series key
+    /// (`<length of benchmark>:<benchmark><metric>`, one column instead of two because the
+    /// cost of a row is per column), estimate, lower, upper.
+    async fn trend_rows(&self, runs: &[RunId]) -> Result<Vec<SqliteRow>, LedgerError> {
+        if runs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = serde_json::to_string(runs).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        Ok(sqlx::query(
+            "SELECT run_id, length(benchmark) || ':' || benchmark || metric, estimate, lower,
+                    upper
+             FROM results WHERE run_id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(ids)
+        .fetch_all(self.pool())
+        .await?)
     }
 
     /// Annotations on runs of `suite` (on machine `machine_id`, if given), oldest first.

@@ -566,3 +566,33 @@ async fn the_trend_cache_sees_new_runs() {
         "annotations are never cached"
     );
 }
+
+#[tokio::test]
+async fn many_charts_are_drawn_in_order() {
+    let ledger = Ledger::in_memory().await.unwrap();
+    for i in 1..=3u32 {
+        let run = harness::model::NewRun {
+            source: harness::model::RunSource::BenchRun,
+            provenance: util::provenance("wide", "m1", i),
+            measurements: (0..12)
+                .map(|b| util::timed(&format!("b{b:02}"), 100.0 * f64::from(b + 1), i))
+                .collect(),
+        };
+        ledger.record_run(&run).await.unwrap();
+    }
+    let app = app(AppState::new(ledger));
+    let r = get(&app, "/suites/wide").await;
+    assert_eq!(r.status, StatusCode::OK);
+    let mut at = 0;
+    for i in 0..12 {
+        let chart = r.body[at..]
+            .find(&format!("<svg id=\"chart-{i}\""))
+            .unwrap_or_else(|| panic!("chart {i} missing or out of order"));
+        at += chart;
+        let heading = r.body[..at].rfind("-heading\">").unwrap();
+        assert!(
+            r.body[heading..at].contains(&format!("b{i:02}")),
+            "chart {i} under its heading"
+        );
+    }
+}
