@@ -36,6 +36,37 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// How long a writer waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The workspace root above `dir`: the outermost directory whose Cargo.toml declares
+/// `[workspace]`, else the nearest directory with a Cargo.toml, else `dir` itself.
+#[must_use]
+pub fn workspace_root(dir: &Path) -> PathBuf {
+    let mut nearest = None;
+    let mut outermost_workspace = None;
+    for ancestor in dir.ancestors() {
+        if let Ok(text) = std::fs::read_to_string(ancestor.join("Cargo.toml")) {
+            nearest.get_or_insert_with(|| ancestor.to_owned());
+            if text.lines().any(|l| l.trim() == "[workspace]") {
+                outermost_workspace = Some(ancestor.to_owned());
+            }
+        }
+    }
+    outermost_workspace
+        .or(nearest)
+        .unwrap_or_else(|| dir.to_owned())
+}
+
+/// Where the ledger lives: `db` (relative to `cwd`) when given, else
+/// `results/ledger.sqlite` at the workspace root above `cwd`. Shared by `bench-run` and
+/// `bench-web` so both find the same default ledger.
+#[must_use]
+pub fn default_path(db: Option<&Path>, cwd: &Path) -> PathBuf {
+    match db {
+        Some(p) if p.is_absolute() => p.to_owned(),
+        Some(p) => cwd.join(p),
+        None => workspace_root(cwd).join("results").join("ledger.sqlite"),
+    }
+}
+
 /// A run's id in the ledger.
 pub type RunId = i64;
 

@@ -13,7 +13,7 @@ use clap::Parser;
 use harness::ledger::Ledger;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use web::AppState;
 
 /// Serve the bench-run ledger: dashboard, runs, before/after comparisons and trend charts.
@@ -36,25 +36,6 @@ struct Cli {
         value_name = "TOKEN"
     )]
     ingest_token: Option<String>,
-}
-
-/// The workspace root above `dir`: the outermost directory whose Cargo.toml declares
-/// `[workspace]`, else the nearest directory with a Cargo.toml, else `dir` (the rule of
-/// `bench-run`, so both find the same default ledger).
-fn workspace_root(dir: &Path) -> PathBuf {
-    let mut nearest = None;
-    let mut outermost_workspace = None;
-    for ancestor in dir.ancestors() {
-        if let Ok(text) = std::fs::read_to_string(ancestor.join("Cargo.toml")) {
-            nearest.get_or_insert_with(|| ancestor.to_owned());
-            if text.lines().any(|l| l.trim() == "[workspace]") {
-                outermost_workspace = Some(ancestor.to_owned());
-            }
-        }
-    }
-    outermost_workspace
-        .or(nearest)
-        .unwrap_or_else(|| dir.to_owned())
 }
 
 async fn shutdown_signal() {
@@ -87,12 +68,7 @@ async fn shutdown_signal() {
 
 async fn serve(cli: Cli) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let root = workspace_root(&cwd);
-    let path = match &cli.db {
-        Some(p) if p.is_absolute() => p.clone(),
-        Some(p) => cwd.join(p),
-        None => root.join("results").join("ledger.sqlite"),
-    };
+    let path = harness::ledger::default_path(cli.db.as_deref(), &cwd);
     let token = cli.ingest_token.as_deref().filter(|t| !t.is_empty());
     let ledger = if token.is_some() {
         Ledger::open(&path).await
@@ -107,7 +83,7 @@ async fn serve(cli: Cli) -> Result<()> {
         Ledger::open_read_only(&path).await
     }
     .with_context(|| format!("cannot open the ledger {}", path.display()))?;
-    let mut state = AppState::new(ledger).with_git_dir(root);
+    let mut state = AppState::new(ledger).with_git_dir(harness::ledger::workspace_root(&cwd));
     if let Some(token) = token {
         state = state.with_ingest_token(token);
     }

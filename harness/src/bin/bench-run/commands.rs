@@ -118,36 +118,10 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
     }
 }
 
-/// The workspace root above `dir`: the outermost directory whose Cargo.toml declares
-/// `[workspace]`, else the nearest directory with a Cargo.toml, else `dir` itself.
-fn workspace_root(dir: &Path) -> PathBuf {
-    let mut nearest = None;
-    let mut outermost_workspace = None;
-    for ancestor in dir.ancestors() {
-        let manifest = ancestor.join("Cargo.toml");
-        if let Ok(text) = std::fs::read_to_string(&manifest) {
-            nearest.get_or_insert_with(|| ancestor.to_owned());
-            if text.lines().any(|l| l.trim() == "[workspace]") {
-                outermost_workspace = Some(ancestor.to_owned());
-            }
-        }
-    }
-    outermost_workspace
-        .or(nearest)
-        .unwrap_or_else(|| dir.to_owned())
-}
+use harness::ledger::workspace_root;
 
 fn ledger_path(db: Option<&Path>, cwd: &Path) -> PathBuf {
-    db.map_or_else(
-        || workspace_root(cwd).join("results").join("ledger.sqlite"),
-        |p| {
-            if p.is_absolute() {
-                p.to_owned()
-            } else {
-                cwd.join(p)
-            }
-        },
-    )
+    harness::ledger::default_path(db, cwd)
 }
 
 async fn open_ledger(db: Option<&Path>, cwd: &Path) -> Result<Ledger> {
