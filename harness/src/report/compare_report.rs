@@ -119,7 +119,9 @@ fn table(c: &Comparison, markdown: bool) -> Table {
     table
 }
 
-fn summary(c: &Comparison) -> String {
+/// Verdict counts in words: `1 regression(s), 0 improvement(s), 2 unchanged, 1 new`.
+#[must_use]
+pub fn summary(c: &Comparison) -> String {
     let n = &c.counts;
     let mut parts = vec![
         format!("{} regression(s)", n.regressions),

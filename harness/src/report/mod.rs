@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use table::{Align, Table};
 
 pub use compare_report::{
-    comparison_json, comparison_markdown, comparison_terminal, explain, noise_source,
+    comparison_json, comparison_markdown, comparison_terminal, explain, noise_source, summary,
 };
 
 mod compare_report;

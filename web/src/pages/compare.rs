@@ -218,25 +218,6 @@ struct CompareForm {
     runs: Vec<RunRow>,
 }
 
-fn summary(c: &Comparison) -> String {
-    let n = &c.counts;
-    let mut parts = vec![
-        format!("{} regression(s)", n.regressions),
-        format!("{} improvement(s)", n.improvements),
-        format!("{} unchanged", n.unchanged),
-    ];
-    for (count, what) in [
-        (n.new, "new"),
-        (n.missing, "missing"),
-        (n.ignored, "ignored"),
-    ] {
-        if count > 0 {
-            parts.push(format!("{count} {what}"));
-        }
-    }
-    parts.join(", ")
-}
-
 async fn compare_page(
     State(state): State<AppState>,
     Query(params): Query<CompareParams>,
@@ -308,7 +289,7 @@ async fn compare_page(
             };
             (format::pct(g.change_pct), ci, g.n_rows)
         }),
-        summary: summary(c),
+        summary: harness::report::summary(c),
         correction: c.correction.name(),
         family_size: c.family_size,
         mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
