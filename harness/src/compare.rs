@@ -680,6 +680,17 @@ struct Draft {
     notes: Vec<String>,
 }
 
+/// Size of a change for the limit test: the end of its interval nearest zero (0 when the
+/// interval straddles zero), or the point when there is no interval.
+fn conservative_magnitude(change: &Change) -> f64 {
+    match (change.lower_pct, change.upper_pct) {
+        (Some(lower), Some(upper)) if lower > 0.0 && upper > 0.0 => lower.min(upper),
+        (Some(lower), Some(upper)) if lower < 0.0 && upper < 0.0 => (-lower).min(-upper),
+        (Some(_), Some(_)) => 0.0,
+        _ => change.point_pct.abs(),
+    }
+}
+
 /// Compares `head` against `base`.
 ///
 /// Rows are paired by `(benchmark full id, metric)`; if a run holds a key twice the first
@@ -981,7 +992,10 @@ fn assess(
                         100.0 * shift.coverage
                     ));
                 }
-                draft.magnitude_pct = change.point_pct.abs();
+                // Compared with the limit: the end of the interval nearest zero, so a change
+                // counts only when it is confidently beyond the limit (a transient stall that
+                // widens the interval cannot carry the verdict on its point estimate alone).
+                draft.magnitude_pct = conservative_magnitude(&change);
                 draft.sign = signum(change.point_pct);
                 draft.change = Some(change);
                 draft.evidence = Evidence::Samples {
@@ -1202,8 +1216,13 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
                 } else {
                     "infinite".to_owned()
                 };
+                let measure = if matches!(d.evidence, Evidence::Samples { .. }) {
+                    "|change| at the interval end nearest 0"
+                } else {
+                    "|change|"
+                };
                 let comparison = format!(
-                    "|change| {size} {} max(threshold {:.2}%, noise floor {:.2}%) = {:.2}%",
+                    "{measure} {size} {} max(threshold {:.2}%, noise floor {:.2}%) = {:.2}%",
                     if exceeds { ">" } else { "<=" },
                     d.threshold_pct,
                     d.noise_floor.pct,
@@ -1604,7 +1623,7 @@ mod tests {
             r.reasons
                 .last()
                 .unwrap()
-                .contains("significant but |change| 3.")
+                .contains("significant but |change| at the interval end nearest 0 ")
         );
         // With a 1% threshold it becomes a regression (the default floor is 2%).
         let config = CompareConfig {

@@ -190,7 +190,7 @@ pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -
     out.push_str(&table(c, true).to_markdown());
     out.push_str(&format!(
         "\n{}. Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
-         Mann-Whitney U; a regression must be significant and exceed both the threshold and the \
+         Mann-Whitney U; a regression must be significant and its whole confidence interval must clear both the threshold and the \
          benchmark's noise floor (\\* = default floor, too little history).\n",
         summary(c),
         c.correction.name()
