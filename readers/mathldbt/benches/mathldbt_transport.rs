@@ -29,29 +29,17 @@
 )]
 
 use std::hint::black_box;
-use std::time::Duration;
 
-use criterion::{
-    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
-};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mathldbt::{ColumnarBatch, DecodeOptions, Decoder, EncodeOptions, Encoder, fixture};
 
-const ROWS: [usize; 2] = [2_000, 100_000];
+mod common;
+use common::ROWS;
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mathldbt_transport");
     for rows in ROWS {
-        // Flat sampling at 100,000 rows: the slowest benchmarks (JSON, gzip)
-        // take tens of milliseconds per iteration, and criterion's linear
-        // sampling would need minutes for them.
-        if rows >= 100_000 {
-            group
-                .sampling_mode(SamplingMode::Flat)
-                .sample_size(30)
-                .measurement_time(Duration::from_secs(5));
-        } else {
-            group.sampling_mode(SamplingMode::Auto).sample_size(100);
-        }
+        common::configure_sampling(&mut group, rows);
         let batch = fixture::bars(rows);
         let mut plain = Encoder::new(EncodeOptions::plain());
         let mut dict_delta = Encoder::new(EncodeOptions::dict_delta());
@@ -118,7 +106,7 @@ fn compressed(
     (encode_name, decode_name): (&str, &str),
 ) {
     // Compression dominates these; flat sampling keeps gzip's run short.
-    group.sampling_mode(SamplingMode::Flat);
+    group.sampling_mode(criterion::SamplingMode::Flat);
     let mut encoder = Encoder::new(EncodeOptions::dict_delta());
     let wire = encoder
         .encode_compressed(batch, compression)
