@@ -30,5 +30,11 @@ if [ ! -e /usr/bin/chromium ]; then
     fi
 fi
 
+# The reader interop tests run the real implementations (ROOT, C++ riegeli, Python booklet)
+# from a pinned venv; they fail under CI=true when it is missing.
+log "python venv (tools/requirements.txt)"
+BENCH_PYTHON="$(tools/venv.sh)"
+export BENCH_PYTHON
+
 log "cargo test (workspace)"
 cargo test --workspace --locked
