@@ -107,6 +107,18 @@ struct Tally {
     /// Latencies in nanoseconds, per route.
     latencies: BTreeMap<&'static str, Vec<u64>>,
     errors: usize,
+    /// Why requests failed: "route: status or error", with counts.
+    reasons: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn fail(&mut self, route: &str, reason: impl std::fmt::Display) {
+        self.errors += 1;
+        *self
+            .reasons
+            .entry(format!("{route}: {reason}"))
+            .or_default() += 1;
+    }
 }
 
 async fn client(
@@ -138,40 +150,55 @@ async fn client(
                             tokio::spawn(conn);
                             sender = Some(s);
                         }
-                        Err(_) => {
-                            tally.errors += 1;
+                        Err(e) => {
+                            tally.fail(name, format!("handshake: {e}"));
                             continue;
                         }
                     }
                 }
-                Err(_) => {
-                    tally.errors += 1;
+                Err(e) => {
+                    tally.fail(name, format!("connect: {e}"));
                     continue;
                 }
             }
         }
         let Some(s) = sender.as_mut() else { continue };
+        // A keep-alive connection takes the next request only once it has finished the last
+        // response; sending earlier is refused by the client itself.
+        if let Err(e) = s.ready().await {
+            tally.fail(name, format!("connection closed: {e}"));
+            sender = None;
+            continue;
+        }
         let request = hyper::Request::get(path.as_str())
             .header("host", addr.to_string())
             .body(Empty::<Bytes>::new())
             .unwrap();
         let start = Instant::now();
-        let ok = match s.send_request(request).await {
+        let outcome = match s.send_request(request).await {
             Ok(response) => {
                 let status = response.status();
                 match response.into_body().collect().await {
-                    Ok(_) => status.is_success(),
-                    Err(_) => false,
+                    Ok(_) if status.is_success() => Ok(()),
+                    Ok(body) => Err(format!(
+                        "{status}: {}",
+                        String::from_utf8_lossy(&body.to_bytes())
+                            .chars()
+                            .take(200)
+                            .collect::<String>()
+                    )),
+                    Err(e) => Err(format!("body: {e}")),
                 }
             }
-            Err(_) => false,
+            Err(e) => Err(format!("send: {e}")),
         };
         let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        if ok {
-            tally.latencies.entry(name).or_default().push(elapsed);
-        } else {
-            tally.errors += 1;
-            sender = None;
+        match outcome {
+            Ok(()) => tally.latencies.entry(name).or_default().push(elapsed),
+            Err(reason) => {
+                tally.fail(name, reason);
+                sender = None;
+            }
         }
     }
     tally
@@ -248,6 +275,9 @@ fn main() -> Result<()> {
         for c in clients {
             let t = c.await?;
             total.errors += t.errors;
+            for (reason, n) in t.reasons {
+                *total.reasons.entry(reason).or_default() += n;
+            }
             for (name, mut v) in t.latencies {
                 total.latencies.entry(name).or_default().append(&mut v);
             }
@@ -297,6 +327,9 @@ fn main() -> Result<()> {
             Some(path) => std::fs::write(path, json + "\n")
                 .with_context(|| format!("cannot write {}", path.display()))?,
             None => println!("{json}"),
+        }
+        for (reason, n) in &total.reasons {
+            eprintln!("  failed {n}x  {reason}");
         }
         if total.errors > 0 {
             bail!("{} request(s) failed", total.errors);
