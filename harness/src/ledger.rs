@@ -14,7 +14,7 @@
 //! - **No silent downgrade**: a ledger migrated by a newer `bench-run` is refused with
 //!   [`LedgerError::NewerSchema`] instead of being touched.
 
-use crate::compare::{History, MetricKey};
+use crate::compare::{CompareConfig, Comparison, History, MetricKey};
 use crate::model::{
     BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, Machine, Measurement, NewRun,
     RunProvenance, RunSource, Samples, SamplingMode, Statistic, Throughput, ThroughputKind,
@@ -901,6 +901,35 @@ impl Ledger {
                 .push(row.try_get("estimate")?);
         }
         Ok(history)
+    }
+
+    /// Compares two stored runs: their results, with the noise floor learnt from the runs of
+    /// `head`'s suite and machine before it.
+    ///
+    /// # Errors
+    /// When a query fails.
+    pub async fn compare_runs(
+        &self,
+        base: &StoredRun,
+        head: &StoredRun,
+        config: &CompareConfig,
+    ) -> Result<Comparison, LedgerError> {
+        let base_results = self.measurements(base.id).await?;
+        let head_results = self.measurements(head.id).await?;
+        let history = self
+            .history(
+                &head.provenance.suite,
+                head.machine_id,
+                head.id,
+                config.max_history + 1,
+            )
+            .await?;
+        Ok(crate::compare::compare(
+            &base_results,
+            &head_results,
+            &history,
+            config,
+        ))
     }
 
     /// Headline estimates of `benchmark`/`metric` over runs of `suite`, oldest first, with

@@ -13,106 +13,38 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use criterion::{Criterion, criterion_group, criterion_main};
 use harness::ledger::Ledger;
-use harness::model::{
-    BenchmarkId, Direction, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance,
-    RunSource,
-};
 use http_body_util::BodyExt;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tower::ServiceExt;
+use web::synthetic::SyntheticSuite;
 
 const BENCHMARKS: usize = 50;
 const RUNS: usize = 1_000;
 
-fn machine() -> Machine {
-    Machine {
-        fingerprint: "bench-machine".to_owned(),
-        hostname: "bench".to_owned(),
-        cpu_model: "Bench CPU".to_owned(),
-        physical_cores: Some(2),
-        logical_cores: 2,
-        memory_bytes: Some(24 << 30),
-        os: "Debian GNU/Linux 12".to_owned(),
-        kernel: "6.1".to_owned(),
-        arch: "x86_64".to_owned(),
-    }
-}
-
-/// Deterministic noise in [-1, 1].
-fn noise(a: usize, b: usize) -> f64 {
-    let mut x = (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ (b as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    x ^= x >> 29;
-    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 32;
-    (x % 2001) as f64 / 1000.0 - 1.0
-}
-
-fn run(i: usize) -> NewRun {
-    let measurements = (0..BENCHMARKS)
-        .map(|b| {
-            // Every benchmark has its own level; a third of them step by 15% at run 600.
-            let level =
-                1_000.0 * (1.0 + b as f64) * if b % 3 == 0 && i >= 600 { 1.15 } else { 1.0 };
-            let v = level * (1.0 + 0.01 * noise(i, b));
-            Measurement {
-                benchmark: BenchmarkId::named(format!("group_{}/bench_{b:02}", b / 10)),
-                metric: "time".to_owned(),
-                unit: "ns".to_owned(),
-                direction: Direction::LowerIsBetter,
-                estimate: Estimate {
-                    point: v,
-                    lower: Some(v * 0.99),
-                    upper: Some(v * 1.01),
-                    confidence_level: Some(0.95),
-                    standard_error: None,
-                },
-                statistics: BTreeMap::new(),
-                throughput: None,
-                samples: None,
-            }
-        })
-        .collect();
-    NewRun {
-        source: RunSource::BenchRun,
-        provenance: RunProvenance {
-            suite: "big".to_owned(),
-            command: vec!["bench-run".to_owned()],
-            cwd: "/bench".to_owned(),
-            machine: machine(),
-            git: GitInfo {
-                commit: Some(format!("{i:040x}")),
-                branch: Some("main".to_owned()),
-                dirty: false,
-                commit_time: Some(1_700_000_000 + i as i64 * 3_600),
-                summary: Some(format!("commit {i}")),
-            },
-            ..RunProvenance::default()
-        },
-        measurements,
+fn suite() -> SyntheticSuite {
+    SyntheticSuite {
+        suite: "big".to_owned(),
+        benchmarks: BENCHMARKS,
+        runs: RUNS,
     }
 }
 
 /// The ledger, generated on first use and kept in the target directory.
 fn ledger_path(rt: &tokio::runtime::Runtime) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-bench");
-    let path = dir.join(format!("trend-{BENCHMARKS}x{RUNS}.sqlite"));
+    let path = dir.join(format!("trend-v2-{BENCHMARKS}x{RUNS}.sqlite"));
     if path.exists() {
         return path;
     }
     std::fs::create_dir_all(&dir).unwrap();
     let partial = dir.join(format!(
-        "trend-{BENCHMARKS}x{RUNS}.partial-{}.sqlite",
+        "trend-v2-{BENCHMARKS}x{RUNS}.partial-{}.sqlite",
         std::process::id()
     ));
     rt.block_on(async {
         let ledger = Ledger::open(&partial).await.unwrap();
-        for i in 0..RUNS {
-            ledger.record_run(&run(i)).await.unwrap();
-        }
-        ledger.annotate(600, "compiler upgrade").await.unwrap();
+        suite().record(&ledger).await.unwrap();
         // Closing the last connection checkpoints the WAL into the main file.
         ledger.pool().close().await;
     });

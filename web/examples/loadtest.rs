@@ -18,10 +18,6 @@
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use harness::ledger::Ledger;
-use harness::model::{
-    BenchmarkId, Direction, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance,
-    RunSource,
-};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
@@ -29,6 +25,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use web::synthetic::SyntheticSuite;
 
 #[derive(Debug, Parser)]
 struct Args {
@@ -52,52 +49,12 @@ struct Args {
 /// Generated ledger: suite `load`, 20 benchmarks x 200 runs.
 async fn generate(path: &std::path::Path) -> Result<()> {
     let ledger = Ledger::open(path).await?;
-    for i in 0..200u32 {
-        let measurements = (0..20u32)
-            .map(|b| {
-                let v = 1_000.0 * f64::from(b + 1) * (1.0 + 0.01 * f64::from((i * 7 + b) % 5));
-                Measurement {
-                    benchmark: BenchmarkId::named(format!("group/bench_{b:02}")),
-                    metric: "time".to_owned(),
-                    unit: "ns".to_owned(),
-                    direction: Direction::LowerIsBetter,
-                    estimate: Estimate {
-                        point: v,
-                        lower: Some(v * 0.99),
-                        upper: Some(v * 1.01),
-                        confidence_level: Some(0.95),
-                        standard_error: None,
-                    },
-                    statistics: BTreeMap::new(),
-                    throughput: None,
-                    samples: None,
-                }
-            })
-            .collect();
-        let provenance = RunProvenance {
-            suite: "load".to_owned(),
-            command: vec!["loadtest".to_owned()],
-            machine: Machine {
-                fingerprint: "load-machine".to_owned(),
-                cpu_model: "Load CPU".to_owned(),
-                logical_cores: 2,
-                ..Machine::default()
-            },
-            git: GitInfo {
-                commit: Some(format!("{i:040x}")),
-                commit_time: Some(1_700_000_000 + i64::from(i) * 3_600),
-                ..GitInfo::default()
-            },
-            ..RunProvenance::default()
-        };
-        ledger
-            .record_run(&NewRun {
-                source: RunSource::BenchRun,
-                provenance,
-                measurements,
-            })
-            .await?;
-    }
+    let suite = SyntheticSuite {
+        suite: "load".to_owned(),
+        benchmarks: 20,
+        runs: 200,
+    };
+    suite.record(&ledger).await?;
     ledger.pool().close().await;
     Ok(())
 }

@@ -47,6 +47,7 @@ pub mod error;
 mod extract;
 pub mod ingest;
 pub(crate) mod pages;
+pub mod synthetic;
 pub mod trend;
 mod view;
 

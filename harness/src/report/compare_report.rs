@@ -31,16 +31,7 @@ fn value_cell(value: Option<f64>, unit: &str) -> String {
 }
 
 fn p_cell(row: &Row) -> String {
-    row.p_adjusted
-        .or(row.p_value)
-        .map(|p| {
-            if p < 1e-4 {
-                "<0.0001".to_owned()
-            } else {
-                format!("{p:.4}")
-            }
-        })
-        .unwrap_or_default()
+    format::p_value(row.p_adjusted.or(row.p_value))
 }
 
 fn noise_cell(row: &Row) -> String {

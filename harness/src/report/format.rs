@@ -84,6 +84,16 @@ pub fn pct(value: f64) -> String {
     format!("{value:+.2}%")
 }
 
+/// A p-value for a table: four decimals, `<0.0001` below that, empty when there is none.
+#[must_use]
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 1e-4 => "<0.0001".to_owned(),
+        Some(p) => format!("{p:.4}"),
+        None => String::new(),
+    }
+}
+
 /// Throughput of a measurement as a rate (`1.234 GiB/s`, `12.3 Melem/s`), when declared.
 #[must_use]
 pub fn throughput(m: &Measurement) -> Option<String> {

@@ -1,6 +1,6 @@
 //! `/compare?base=&head=`: the before/after table of two runs.
 
-use super::{compare_runs, render, resolve_run};
+use super::{render, resolve_run};
 use crate::AppState;
 use crate::error::AppError;
 use crate::extract::{Query, non_empty, parse_param};
@@ -58,7 +58,7 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
         .map_err(|e| AppError::BadRequest(format!("parameter threshold: {e}")))?;
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
-    let comparison = compare_runs(state, &base, &head, &config).await?;
+    let comparison = state.ledger().compare_runs(&base, &head, &config).await?;
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     Ok(Loaded {
         base,
@@ -124,17 +124,7 @@ impl RowView {
             NoiseSource::History { .. } => format!("{:.2}%", row.noise_floor.pct),
             NoiseSource::Default { .. } => format!("{:.2}%*", row.noise_floor.pct),
         };
-        let p = row
-            .p_adjusted
-            .or(row.p_value)
-            .map(|p| {
-                if p < 1e-4 {
-                    "<0.0001".to_owned()
-                } else {
-                    format!("{p:.4}")
-                }
-            })
-            .unwrap_or_default();
+        let p = format::p_value(row.p_adjusted.or(row.p_value));
         Self {
             benchmark: row.benchmark.clone(),
             metric: if row.metric == metric::TIME {

@@ -2,7 +2,7 @@
 //! against its baseline (the previous run of the same suite on the same machine).
 
 use super::compare::{RowView, verdict_class};
-use super::{compare_runs, render};
+use super::render;
 use crate::AppState;
 use crate::error::AppError;
 use crate::view;
@@ -97,7 +97,7 @@ async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppErr
         };
         if let Some(base_id) = ledger.previous_run(id).await? {
             let base = ledger.require_run(base_id).await?;
-            let comparison = compare_runs(&state, &base, &head, &config).await?;
+            let comparison = state.ledger().compare_runs(&base, &head, &config).await?;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;

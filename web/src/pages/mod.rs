@@ -10,7 +10,6 @@ use crate::error::AppError;
 use askama::Template;
 use axum::Router;
 use axum::response::Html;
-use harness::compare::{self as cmp, CompareConfig, Comparison};
 use harness::ledger::StoredRun;
 use harness::refs::{self, RunRef};
 
@@ -38,26 +37,4 @@ pub async fn resolve_run(
     let reference = RunRef::parse(text);
     let id = refs::resolve(state.ledger(), &reference, suite, state.git_dir()).await?;
     Ok(state.ledger().require_run(id).await?)
-}
-
-/// Compares `head` against `base` exactly as `bench-run compare` does: both runs' measurements,
-/// and the noise floor learnt from the history of `head`'s suite on `head`'s machine.
-pub async fn compare_runs(
-    state: &AppState,
-    base: &StoredRun,
-    head: &StoredRun,
-    config: &CompareConfig,
-) -> Result<Comparison, AppError> {
-    let ledger = state.ledger();
-    let base_results = ledger.measurements(base.id).await?;
-    let head_results = ledger.measurements(head.id).await?;
-    let history = ledger
-        .history(
-            &head.provenance.suite,
-            head.machine_id,
-            head.id,
-            config.max_history + 1,
-        )
-        .await?;
-    Ok(cmp::compare(&base_results, &head_results, &history, config))
 }

@@ -57,7 +57,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: runs differ: {mismatch}");
             }
-            let comparison = compare_runs(&ledger, &base, &head, &config).await?;
+            let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, format, verdict.explain);
             Ok(Outcome::Ok)
         }
@@ -179,30 +179,6 @@ fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
     Ok(config)
 }
 
-async fn compare_runs(
-    ledger: &Ledger,
-    base: &StoredRun,
-    head: &StoredRun,
-    config: &CompareConfig,
-) -> Result<Comparison> {
-    let base_results = ledger.measurements(base.id).await?;
-    let head_results = ledger.measurements(head.id).await?;
-    let history = ledger
-        .history(
-            &head.provenance.suite,
-            head.machine_id,
-            head.id,
-            config.max_history + 1,
-        )
-        .await?;
-    Ok(compare::compare(
-        &base_results,
-        &head_results,
-        &history,
-        config,
-    ))
-}
-
 fn print_comparison(
     c: &Comparison,
     base: &StoredRun,
@@ -280,7 +256,7 @@ async fn gate(
             "warning: a --quick run takes part; its short measurement is meant for smoke tests"
         );
     }
-    let comparison = compare_runs(ledger, &base, &head, &config).await?;
+    let comparison = ledger.compare_runs(&base, &head, &config).await?;
     print_comparison(&comparison, &base, &head, format, verdict.explain);
     let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
     match compare::gate(&comparison, &mismatches, allow_mismatch) {
@@ -528,7 +504,7 @@ async fn run_suite(
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: baseline differs: {mismatch}");
             }
-            let comparison = compare_runs(&ledger, &base, &head, &config).await?;
+            let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
         }
         None => {
@@ -621,7 +597,9 @@ async fn log_run(
     };
     let mut deltas = BTreeMap::new();
     if let Some(base) = &base {
-        let comparison = compare_runs(ledger, base, &run, &CompareConfig::default()).await?;
+        let comparison = ledger
+            .compare_runs(base, &run, &CompareConfig::default())
+            .await?;
         for row in &comparison.rows {
             if let Some(change) = &row.change {
                 deltas.insert(
