@@ -1,0 +1,1 @@
+//! root-tool integration tests (filled below).
