@@ -48,7 +48,7 @@ pub enum Selection {
 pub struct Config {
     /// Files.
     pub files: Vec<PathBuf>,
-    /// Trees (each read from every file).
+    /// Trees: one (read from every file) or one per file.
     pub trees: Vec<String>,
     /// Branches.
     pub branches: Selection,
@@ -197,9 +197,21 @@ pub fn run(config: &Config) -> Result<Report> {
     let setup = Instant::now();
     let mut branches: Vec<(Branch, Layout)> = Vec::new();
     let mut embedded_bytes = 0u64;
-    for path in &config.files {
+    // As rootreadspeed: one tree name is read from every file; several are paired with the
+    // files one to one.
+    let pairs: Vec<(&PathBuf, &String)> = match config.trees.as_slice() {
+        [one] => config.files.iter().map(|f| (f, one)).collect(),
+        many if many.len() == config.files.len() => config.files.iter().zip(many).collect(),
+        many => {
+            return Err(Error::NotFound {
+                name: format!("{} trees for {} files", many.len(), config.files.len()),
+                file: "give one tree, or one tree per file".to_string(),
+            });
+        }
+    };
+    for (path, tree_name) in pairs {
         let file = RootFile::open_with_cache(path, 0)?;
-        for tree_name in &config.trees {
+        {
             let tree = file.tree(tree_name)?;
             let selected: Vec<Branch> = match &config.branches {
                 Selection::Names(names) => {
