@@ -54,7 +54,11 @@ impl LazyBranchReader {
     }
 
     fn locate(&self, entry: u64) -> Result<(Arc<BasketData>, usize)> {
-        let out = || Error::EntryOutOfRange { start: entry, stop: entry + 1, entries: self.entries() };
+        let out = || Error::EntryOutOfRange {
+            start: entry,
+            stop: entry.saturating_add(1),
+            entries: self.entries(),
+        };
         let i = self.basket_of(entry).ok_or_else(out)?;
         let info = self.branch.baskets().get(i).ok_or_else(out)?;
         let basket = self.branch.load(info)?;

@@ -199,7 +199,7 @@ impl Branch {
     pub fn basket(&self, i: usize) -> Result<Arc<BasketData>> {
         let info = self.meta.baskets.get(i).ok_or(Error::EntryOutOfRange {
             start: i as u64,
-            stop: i as u64 + 1,
+            stop: (i as u64).saturating_add(1),
             entries: self.meta.baskets.len() as u64,
         })?;
         self.load(info)
@@ -281,52 +281,69 @@ impl Branch {
         let span = self.basket_span(start, stop);
         let selected = self.meta.baskets.get(span).unwrap_or_default();
         let par = parallel.decide(selected);
+        // Load (and validate) the baskets first: every allocation below is then justified by
+        // data actually decompressed, never by counts read from the file.
+        let load = |info: &BasketInfo| -> Result<Arc<BasketData>> {
+            let basket = self.load(info)?;
+            self.check_entries(info, &basket)?;
+            Ok(basket)
+        };
+        let loaded: Vec<Arc<BasketData>> = if par {
+            selected.par_iter().map(load).collect::<Result<_>>()?
+        } else {
+            selected.iter().map(load).collect::<Result<_>>()?
+        };
         if let Some(per) = layout.fixed_len() {
-            let total = usize::try_from(stop - start)
-                .ok()
-                .and_then(|n| n.checked_mul(per))
-                .ok_or_else(|| Error::corrupt("branch", 0, "entry count overflows"))?;
-            let mut out = vec![T::default(); total];
             let mut jobs = Vec::with_capacity(selected.len());
+            let mut total = 0usize;
+            for (info, basket) in selected.iter().zip(&loaded) {
+                let a = (start.max(info.first) - info.first) as usize;
+                let b = (stop.min(info.end) - info.first) as usize;
+                let need = basket.entries() * per * T::TYPE.size();
+                if basket.data().len() != need {
+                    return Err(Error::corrupt(
+                        "basket",
+                        info.first,
+                        format!(
+                            "branch {:?}: {} data bytes for {} entries of {} values",
+                            self.meta.name,
+                            basket.data().len(),
+                            basket.entries(),
+                            per
+                        ),
+                    ));
+                }
+                total += (b - a) * per;
+                jobs.push((basket, a, b));
+            }
+            let mut out = vec![T::default(); total];
+            let mut slices = Vec::with_capacity(jobs.len());
             let mut rest = out.as_mut_slice();
-            for info in selected {
-                let a = start.max(info.first);
-                let b = stop.min(info.end);
-                let n = ((b - a) as usize) * per;
+            for (basket, a, b) in jobs {
                 let (head, tail) = rest
-                    .split_at_mut_checked(n)
+                    .split_at_mut_checked((b - a) * per)
                     .ok_or_else(|| Error::corrupt("branch", 0, "basket table inconsistent"))?;
-                jobs.push((info, (a - info.first) as usize, (b - info.first) as usize, head));
+                slices.push((basket, a, b, head));
                 rest = tail;
             }
-            let run = |(info, a, b, dst): (&BasketInfo, usize, usize, &mut [T])| -> Result<()> {
-                let basket = self.load(info)?;
-                decode_flat(&basket, &self.meta.name, per, a, b, dst)
+            let name = self.meta.name.as_str();
+            let run = |(basket, a, b, dst): (&Arc<BasketData>, usize, usize, &mut [T])| {
+                decode_flat(basket, name, per, a, b, dst)
             };
             if par {
-                jobs.into_par_iter().try_for_each(run)?;
+                slices.into_par_iter().try_for_each(run)?;
             } else {
-                jobs.into_iter().try_for_each(run)?;
+                slices.into_iter().try_for_each(run)?;
             }
             Ok((out, None))
         } else {
             let vector = matches!(layout, Layout::Vector(_));
             let mut values = Vec::new();
-            let mut offsets = Vec::with_capacity(usize::try_from(stop - start).unwrap_or(0) + 1);
-            offsets.push(0u64);
-            let loaded: Vec<Arc<BasketData>> = if par {
-                selected.par_iter().map(|i| self.load(i)).collect::<Result<_>>()?
-            } else {
-                Vec::new()
-            };
-            for (k, info) in selected.iter().enumerate() {
-                let basket = match loaded.get(k) {
-                    Some(b) => Arc::clone(b),
-                    None => self.load(info)?,
-                };
+            let mut offsets = vec![0u64];
+            for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                decode_var(&basket, &self.meta.name, vector, a, b, &mut values, &mut offsets)?;
+                decode_var(basket, &self.meta.name, vector, a, b, &mut values, &mut offsets)?;
             }
             Ok((values, Some(offsets)))
         }
