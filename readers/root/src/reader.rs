@@ -436,6 +436,10 @@ pub(crate) fn decode_var<T: Element>(
         T::extend_from_be(data.get(first..last).unwrap_or_default(), values);
         return Ok(());
     }
+    // Reserve once: the values are the entry bytes minus one header per entry.
+    let span = (bounds[bounds.len() - 1] - bounds[0]) as usize;
+    values.reserve(span.saturating_sub(header * (bounds.len() - 1)) / size);
+    offsets.reserve(bounds.len() - 1);
     for w in bounds.windows(2) {
         let (s, e) = (w[0] as usize, w[1] as usize);
         let entry = data.get(s..e).unwrap_or_default();

@@ -109,14 +109,7 @@ pub trait Element: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     fn decode_into(src: &[u8], dst: &mut [Self]);
 
     /// Appends the elements encoded in `src` (a multiple of the element size) to `dst`.
-    fn extend_from_be(src: &[u8], dst: &mut Vec<Self>) {
-        let n = src.len() / Self::TYPE.size();
-        let start = dst.len();
-        dst.resize(start + n, Self::default());
-        if let Some(tail) = dst.get_mut(start..) {
-            Self::decode_into(src, tail);
-        }
-    }
+    fn extend_from_be(src: &[u8], dst: &mut Vec<Self>);
 }
 
 macro_rules! element {
@@ -129,6 +122,11 @@ macro_rules! element {
                 for (d, c) in dst.iter_mut().zip(chunks) {
                     *d = <$t>::from_be_bytes(*c);
                 }
+            }
+            #[inline]
+            fn extend_from_be(src: &[u8], dst: &mut Vec<Self>) {
+                let (chunks, _) = src.as_chunks::<$n>();
+                dst.extend(chunks.iter().map(|c| <$t>::from_be_bytes(*c)));
             }
         }
     };
@@ -151,6 +149,9 @@ impl Element for bool {
         for (d, &c) in dst.iter_mut().zip(src) {
             *d = c != 0;
         }
+    }
+    fn extend_from_be(src: &[u8], dst: &mut Vec<Self>) {
+        dst.extend(src.iter().map(|&c| c != 0));
     }
 }
 
