@@ -61,7 +61,12 @@ impl Data {
         let dir = ensure_data();
         let files = ["zlib", "zstd"]
             .into_iter()
-            .map(|c| (c, RootFile::open(dir.join(format!("readspeed_{c}.root"))).unwrap()))
+            .map(|c| {
+                (
+                    c,
+                    RootFile::open(dir.join(format!("readspeed_{c}.root"))).unwrap(),
+                )
+            })
             .collect();
         Self { files }
     }
@@ -79,7 +84,11 @@ fn cold_warm<R>(
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Bytes(bytes));
     g.bench_function(format!("{name}/cold"), |b| {
-        b.iter_batched(|| file.cache().clear(), |()| black_box(f()), BatchSize::PerIteration);
+        b.iter_batched(
+            || file.cache().clear(),
+            |()| black_box(f()),
+            BatchSize::PerIteration,
+        );
     });
     black_box(f());
     g.bench_function(format!("{name}/warm"), |b| b.iter(|| black_box(f())));
@@ -99,16 +108,38 @@ fn benches(c: &mut Criterion) {
         let jets_n = jets.reader().read_jagged::<f32>().unwrap().values.len() as u64;
         let jets_bytes = jets_n * 4;
 
-        cold_warm(c, "single_branch_read", &format!("{codec}/pt"), pt_bytes, file, || {
-            pt.reader().read::<f32>().unwrap()
-        });
-        cold_warm(c, "repeated_branch_read", &format!("{codec}/3x_same"), 3 * pt_bytes, file, || {
-            (0..3).map(|_| pt.reader().read::<f32>().unwrap().len()).sum::<usize>()
-        });
-        for (mode, par) in [("sequential", Parallel::Never), ("parallel", Parallel::Always)] {
-            cold_warm(c, "parallel_vs_sequential", &format!("{mode}/{codec}"), pt_bytes, file, || {
-                pt.reader().parallel(par).read::<f32>().unwrap()
-            });
+        cold_warm(
+            c,
+            "single_branch_read",
+            &format!("{codec}/pt"),
+            pt_bytes,
+            file,
+            || pt.reader().read::<f32>().unwrap(),
+        );
+        cold_warm(
+            c,
+            "repeated_branch_read",
+            &format!("{codec}/3x_same"),
+            3 * pt_bytes,
+            file,
+            || {
+                (0..3)
+                    .map(|_| pt.reader().read::<f32>().unwrap().len())
+                    .sum::<usize>()
+            },
+        );
+        for (mode, par) in [
+            ("sequential", Parallel::Never),
+            ("parallel", Parallel::Always),
+        ] {
+            cold_warm(
+                c,
+                "parallel_vs_sequential",
+                &format!("{mode}/{codec}"),
+                pt_bytes,
+                file,
+                || pt.reader().parallel(par).read::<f32>().unwrap(),
+            );
         }
         cold_warm(
             c,
@@ -125,41 +156,97 @@ fn benches(c: &mut Criterion) {
         );
         let lazy = pt.lazy().unwrap();
         let mid = ENTRIES / 2 + 17;
-        cold_warm(c, "lazy_single_entry", &format!("{codec}/pt"), 4, file, || {
-            lazy.read_at::<f32>(mid).unwrap()
-        });
+        cold_warm(
+            c,
+            "lazy_single_entry",
+            &format!("{codec}/pt"),
+            4,
+            file,
+            || lazy.read_at::<f32>(mid).unwrap(),
+        );
         let quarter = ENTRIES / 4;
-        cold_warm(c, "lazy_range_read", &format!("{codec}/25%_range"), quarter * 4, file, || {
-            lazy.read_range::<f32>(quarter, 2 * quarter).unwrap()
-        });
-        cold_warm(c, "lazy_range_read", &format!("{codec}/full_range"), pt_bytes, file, || {
-            lazy.read_range::<f32>(0, ENTRIES).unwrap()
-        });
-        cold_warm(c, "lazy_vs_eager", &format!("eager/{codec}"), pt_bytes, file, || {
-            pt.reader().parallel(Parallel::Never).read::<f32>().unwrap()
-        });
-        cold_warm(c, "lazy_vs_eager", &format!("lazy_all/{codec}"), pt_bytes, file, || {
-            lazy.read_all::<f32>().unwrap()
-        });
+        cold_warm(
+            c,
+            "lazy_range_read",
+            &format!("{codec}/25%_range"),
+            quarter * 4,
+            file,
+            || lazy.read_range::<f32>(quarter, 2 * quarter).unwrap(),
+        );
+        cold_warm(
+            c,
+            "lazy_range_read",
+            &format!("{codec}/full_range"),
+            pt_bytes,
+            file,
+            || lazy.read_range::<f32>(0, ENTRIES).unwrap(),
+        );
+        cold_warm(
+            c,
+            "lazy_vs_eager",
+            &format!("eager/{codec}"),
+            pt_bytes,
+            file,
+            || pt.reader().parallel(Parallel::Never).read::<f32>().unwrap(),
+        );
+        cold_warm(
+            c,
+            "lazy_vs_eager",
+            &format!("lazy_all/{codec}"),
+            pt_bytes,
+            file,
+            || lazy.read_all::<f32>().unwrap(),
+        );
         if *codec == "zstd" {
-            cold_warm(c, "jagged_branch_read", "vector_tree", jets_bytes, file, || {
-                jets.reader().read_jagged::<f32>().unwrap()
-            });
-            cold_warm(c, "indexed_branch_read", "vector_tree/jets[0]", ENTRIES * 4, file, || {
-                let j = jets.reader().read_jagged::<f32>().unwrap();
-                (0..j.len()).filter_map(|e| j.get(e).and_then(|v| v.first().copied())).sum::<f32>()
-            });
-            cold_warm(c, "fixed_array_branch_read", "fixed_array", arr_bytes, file, || {
-                arr.reader().read::<f32>().unwrap()
-            });
-            cold_warm(c, "chained_slice", "sequential_decode_all", pt_bytes, file, || {
-                lazy.load_all_chained().unwrap().decode_all::<f32>().unwrap()
-            });
-            let positions: Vec<u64> =
-                (0..1000u64).map(|i| (i * 7919 % ENTRIES) * 4).collect();
+            cold_warm(
+                c,
+                "jagged_branch_read",
+                "vector_tree",
+                jets_bytes,
+                file,
+                || jets.reader().read_jagged::<f32>().unwrap(),
+            );
+            cold_warm(
+                c,
+                "indexed_branch_read",
+                "vector_tree/jets[0]",
+                ENTRIES * 4,
+                file,
+                || {
+                    let j = jets.reader().read_jagged::<f32>().unwrap();
+                    (0..j.len())
+                        .filter_map(|e| j.get(e).and_then(|v| v.first().copied()))
+                        .sum::<f32>()
+                },
+            );
+            cold_warm(
+                c,
+                "fixed_array_branch_read",
+                "fixed_array",
+                arr_bytes,
+                file,
+                || arr.reader().read::<f32>().unwrap(),
+            );
+            cold_warm(
+                c,
+                "chained_slice",
+                "sequential_decode_all",
+                pt_bytes,
+                file,
+                || {
+                    lazy.load_all_chained()
+                        .unwrap()
+                        .decode_all::<f32>()
+                        .unwrap()
+                },
+            );
+            let positions: Vec<u64> = (0..1000u64).map(|i| (i * 7919 % ENTRIES) * 4).collect();
             cold_warm(c, "chained_slice", "random_access_1000", 4000, file, || {
                 let chained = lazy.load_all_chained().unwrap();
-                positions.iter().filter_map(|&p| chained.decode_at::<f32>(p)).sum::<f32>()
+                positions
+                    .iter()
+                    .filter_map(|&p| chained.decode_at::<f32>(p))
+                    .sum::<f32>()
             });
         }
     }

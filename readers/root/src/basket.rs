@@ -46,7 +46,11 @@ impl BasketHeader {
         if nev_buf < 0 || last < 0 {
             return Err(cur.corrupt(format!("negative fNevBuf {nev_buf} or fLast {last}")));
         }
-        Ok(Self { nev_buf, last, flag })
+        Ok(Self {
+            nev_buf,
+            last,
+            flag,
+        })
     }
 }
 
@@ -84,7 +88,10 @@ impl BasketData {
             return Err(Error::corrupt(
                 "basket key",
                 seek,
-                format!("fNbytes {nbytes}, fKeylen {keylen}, record of {} bytes", raw.len()),
+                format!(
+                    "fNbytes {nbytes}, fKeylen {keylen}, record of {} bytes",
+                    raw.len()
+                ),
             ));
         }
         let stored = raw.get(keylen..).unwrap_or_default();
@@ -114,12 +121,18 @@ impl BasketData {
         embedded: bool,
     ) -> Result<Self> {
         let entries = header.nev_buf as usize;
-        let border = (header.last as usize).checked_sub(keylen).filter(|&b| b <= payload.len());
+        let border = (header.last as usize)
+            .checked_sub(keylen)
+            .filter(|&b| b <= payload.len());
         let Some(border) = border else {
             return Err(Error::corrupt(
                 "basket",
                 seek,
-                format!("fLast {} outside the {}-byte payload", header.last, payload.len()),
+                format!(
+                    "fLast {} outside the {}-byte payload",
+                    header.last,
+                    payload.len()
+                ),
             ));
         };
         let offsets = if border == payload.len() || embedded {
@@ -134,7 +147,12 @@ impl BasketData {
             let starts = cur.counted(i64::from(header.nev_buf), 4, Cursor::i32)?;
             Some(to_payload_offsets(&starts, keylen, border, seek)?)
         };
-        Ok(Self { payload, border, offsets, entries })
+        Ok(Self {
+            payload,
+            border,
+            offsets,
+            entries,
+        })
     }
 
     /// Builds an embedded basket (stored inside the TTree record) from its streamed parts.
@@ -147,9 +165,22 @@ impl BasketData {
     ) -> Result<Self> {
         let last = header.last as usize;
         let data = buffer.get(keylen..last).ok_or_else(|| {
-            Error::corrupt("embedded basket", at, format!("fLast {last} outside the buffer"))
+            Error::corrupt(
+                "embedded basket",
+                at,
+                format!("fLast {last} outside the buffer"),
+            )
         })?;
-        let mut basket = Self::build(data.to_vec(), 0, BasketHeader { last: (last - keylen) as i32, ..header }, at, true)?;
+        let mut basket = Self::build(
+            data.to_vec(),
+            0,
+            BasketHeader {
+                last: (last - keylen) as i32,
+                ..header
+            },
+            at,
+            true,
+        )?;
         if let Some(starts) = starts {
             let n = header.nev_buf as usize;
             let starts = starts.get(..n).ok_or_else(|| {
@@ -187,7 +218,12 @@ impl BasketData {
     #[cfg(test)]
     pub(crate) fn for_test(payload: Vec<u8>) -> Self {
         let border = payload.len();
-        Self { payload, border, offsets: None, entries: 0 }
+        Self {
+            payload,
+            border,
+            offsets: None,
+            entries: 0,
+        }
     }
 }
 
@@ -200,7 +236,11 @@ fn to_payload_offsets(starts: &[i32], keylen: usize, border: usize, seek: u64) -
             .and_then(|s| s.checked_sub(keylen))
             .filter(|&o| o >= prev && o <= border)
             .ok_or_else(|| {
-                Error::corrupt("basket entry offsets", seek, format!("entry start {s} out of order"))
+                Error::corrupt(
+                    "basket entry offsets",
+                    seek,
+                    format!("entry start {s} out of order"),
+                )
             })?;
         prev = off;
         out.push(off as u32);

@@ -51,7 +51,9 @@ pub struct BasketCache {
 
 impl std::fmt::Debug for BasketCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BasketCache").field("stats", &self.stats()).finish()
+        f.debug_struct("BasketCache")
+            .field("stats", &self.stats())
+            .finish()
     }
 }
 
@@ -80,7 +82,9 @@ impl BasketCache {
     fn lock(&self) -> MutexGuard<'_, Lru> {
         // A panic while holding the lock cannot leave the maps inconsistent in a way that
         // matters for a cache (worst case: a stale size count), so poisoning is ignored.
-        self.lru.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.lru
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The bound in bytes.
@@ -131,7 +135,9 @@ impl BasketCache {
         lru.bytes += size;
         let mut evicted = 0;
         while lru.bytes > self.capacity {
-            let Some((_, victim)) = lru.order.pop_first() else { break };
+            let Some((_, victim)) = lru.order.pop_first() else {
+                break;
+            };
             if let Some((old, _)) = lru.map.remove(&victim) {
                 lru.bytes -= old.heap_bytes();
                 evicted += 1;

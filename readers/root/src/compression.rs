@@ -102,7 +102,9 @@ pub struct Block {
 }
 
 fn u24(b: &[u8]) -> usize {
-    b.iter().rev().fold(0usize, |acc, &x| (acc << 8) | usize::from(x))
+    b.iter()
+        .rev()
+        .fold(0usize, |acc, &x| (acc << 8) | usize::from(x))
 }
 
 /// Walks and validates the block headers of a compressed payload whose output must be
@@ -123,8 +125,10 @@ pub fn blocks(src: &[u8], expected: usize) -> Result<Vec<Block>> {
             have: (src.len() - pos) as u64,
         })?;
         let tag = [header[0], header[1]];
-        let algorithm = Algorithm::from_tag(tag)
-            .ok_or(Error::UnsupportedCompression { tag, offset: pos as u64 })?;
+        let algorithm = Algorithm::from_tag(tag).ok_or(Error::UnsupportedCompression {
+            tag,
+            offset: pos as u64,
+        })?;
         let compressed = u24(&header[3..6]);
         let uncompressed = u24(&header[6..9]);
         let start = pos + BLOCK_HEADER;
@@ -151,7 +155,12 @@ pub fn blocks(src: &[u8], expected: usize) -> Result<Vec<Block>> {
                 format!("blocks expand past the object's {expected} bytes"),
             ));
         }
-        out.push(Block { algorithm, offset: pos, compressed, uncompressed });
+        out.push(Block {
+            algorithm,
+            offset: pos,
+            compressed,
+            uncompressed,
+        });
         pos = start + compressed;
     }
     if total != expected {
@@ -181,7 +190,9 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
         let data = src
             .get(b.offset + BLOCK_HEADER..b.offset + BLOCK_HEADER + b.compressed)
             .unwrap_or_default();
-        let out = dst.get_mut(out_pos..out_pos + b.uncompressed).unwrap_or_default();
+        let out = dst
+            .get_mut(out_pos..out_pos + b.uncompressed)
+            .unwrap_or_default();
         decompress_block(b, data, out)?;
         out_pos += b.uncompressed;
     }
@@ -201,7 +212,11 @@ pub fn decompress(src: &[u8], expected: usize) -> Result<Vec<u8>> {
 }
 
 fn fail(b: Block, detail: impl Into<String>) -> Error {
-    Error::Decompress { algorithm: b.algorithm.name(), offset: b.offset as u64, detail: detail.into() }
+    Error::Decompress {
+        algorithm: b.algorithm.name(),
+        offset: b.offset as u64,
+        detail: detail.into(),
+    }
 }
 
 fn decompress_block(b: Block, data: &[u8], out: &mut [u8]) -> Result<()> {
@@ -212,7 +227,9 @@ fn decompress_block(b: Block, data: &[u8], out: &mut [u8]) -> Result<()> {
                 *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| fail(b, e.to_string()))?);
             }
             match slot.as_mut() {
-                Some(d) => d.decompress_to_buffer(data, out).map_err(|e| fail(b, e.to_string())),
+                Some(d) => d
+                    .decompress_to_buffer(data, out)
+                    .map_err(|e| fail(b, e.to_string())),
                 None => Err(fail(b, "no zstd context")),
             }
         })?,
@@ -235,7 +252,10 @@ fn decompress_block(b: Block, data: &[u8], out: &mut [u8]) -> Result<()> {
             let want = u64::from_be_bytes(*sum);
             let got = xxhash_rust::xxh64::xxh64(block, 0);
             if want != got {
-                return Err(fail(b, format!("checksum {got:016x} != stored {want:016x}")));
+                return Err(fail(
+                    b,
+                    format!("checksum {got:016x} != stored {want:016x}"),
+                ));
             }
             lz4_flex::block::decompress_into(block, out).map_err(|e| fail(b, e.to_string()))?
         }
@@ -252,7 +272,10 @@ fn decompress_block(b: Block, data: &[u8], out: &mut [u8]) -> Result<()> {
         }
     };
     if n != out.len() {
-        return Err(fail(b, format!("produced {n} bytes, the header says {}", out.len())));
+        return Err(fail(
+            b,
+            format!("produced {n} bytes, the header says {}", out.len()),
+        ));
     }
     Ok(())
 }
@@ -271,7 +294,9 @@ mod tests {
 
     #[test]
     fn zstd_and_zlib_blocks_round_trip() {
-        let raw: Vec<u8> = (0..50_000u32).flat_map(|i| (i % 97).to_be_bytes()).collect();
+        let raw: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 97).to_be_bytes())
+            .collect();
         let z = zstd::bulk::compress(&raw, 3).unwrap();
         let mut src = header(b"ZS", z.len(), raw.len());
         src.extend_from_slice(&z);
@@ -300,6 +325,11 @@ mod tests {
         assert_eq!(decompress(&src, raw.len()).unwrap(), raw);
         let last = src.len() - 1;
         src[last] ^= 0x40;
-        assert!(decompress(&src, raw.len()).unwrap_err().to_string().contains("checksum"));
+        assert!(
+            decompress(&src, raw.len())
+                .unwrap_err()
+                .to_string()
+                .contains("checksum")
+        );
     }
 }

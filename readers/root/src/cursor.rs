@@ -19,7 +19,12 @@ pub(crate) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(data: &'a [u8], origin: u64, what: &'static str) -> Self {
-        Self { data, pos: 0, origin, what }
+        Self {
+            data,
+            pos: 0,
+            origin,
+            what,
+        }
     }
 
     pub(crate) fn pos(&self) -> usize {
@@ -52,7 +57,10 @@ impl<'a> Cursor<'a> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
         match end {
             Some(end) => {
-                let out = self.data.get(self.pos..end).ok_or_else(|| self.truncated(n))?;
+                let out = self
+                    .data
+                    .get(self.pos..end)
+                    .ok_or_else(|| self.truncated(n))?;
                 self.pos = end;
                 Ok(out)
             }
@@ -104,7 +112,11 @@ impl<'a> Cursor<'a> {
     /// A ROOT short string: u8 length (255 => u32 length follows), then the bytes.
     pub(crate) fn string(&mut self) -> Result<String> {
         let n = self.u8()?;
-        let len = if n == 255 { self.u32()? as usize } else { usize::from(n) };
+        let len = if n == 255 {
+            self.u32()? as usize
+        } else {
+            usize::from(n)
+        };
         let b = self.bytes(len)?;
         Ok(String::from_utf8_lossy(b).into_owned())
     }
@@ -123,7 +135,11 @@ impl<'a> Cursor<'a> {
 
     /// A 32- or 64-bit file offset.
     pub(crate) fn seek(&mut self, large: bool) -> Result<u64> {
-        let v = if large { self.i64()? } else { i64::from(self.i32()?) };
+        let v = if large {
+            self.i64()?
+        } else {
+            i64::from(self.i32()?)
+        };
         u64::try_from(v).map_err(|_| self.corrupt(format!("negative file offset {v}")))
     }
 

@@ -130,6 +130,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn corrupt(what: &'static str, offset: u64, detail: impl Into<String>) -> Self {
-        Self::Corrupt { what, offset, detail: detail.into() }
+        Self::Corrupt {
+            what,
+            offset,
+            detail: detail.into(),
+        }
     }
 }

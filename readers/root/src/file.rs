@@ -74,12 +74,25 @@ impl Key {
         let class_name = cur.string()?;
         let name = cur.string()?;
         let title = cur.string()?;
-        let (Ok(nbytes), Ok(objlen), Ok(keylen)) =
-            (u32::try_from(nbytes), u32::try_from(objlen), u16::try_from(keylen))
-        else {
+        let (Ok(nbytes), Ok(objlen), Ok(keylen)) = (
+            u32::try_from(nbytes),
+            u32::try_from(objlen),
+            u16::try_from(keylen),
+        ) else {
             return Err(Error::corrupt("key header", start, "negative size"));
         };
-        Ok(Self { nbytes, version, objlen, keylen, cycle, seek_key, seek_pdir, class_name, name, title })
+        Ok(Self {
+            nbytes,
+            version,
+            objlen,
+            keylen,
+            cycle,
+            seek_key,
+            seek_pdir,
+            class_name,
+            name,
+            title,
+        })
     }
 
     /// Whether the payload is stored compressed.
@@ -171,7 +184,13 @@ impl RootFile {
     fn from_source(source: Source, cache_bytes: usize) -> Result<Self> {
         let head = source.read_up_to("file header", 0, 100)?;
         let header = parse_header(&head)?;
-        Ok(Self { inner: Arc::new(Inner { source, header, cache: BasketCache::new(cache_bytes) }) })
+        Ok(Self {
+            inner: Arc::new(Inner {
+                source,
+                header,
+                cache: BasketCache::new(cache_bytes),
+            }),
+        })
     }
 
     /// The file header.
@@ -232,11 +251,17 @@ impl RootFile {
         let _seek_parent = cur.seek(large)?;
         let seek_keys = cur.seek(large)?;
         if seek_keys == 0 {
-            return Ok(Directory { path, keys: Vec::new() });
+            return Ok(Directory {
+                path,
+                keys: Vec::new(),
+            });
         }
         let nbytes_keys = usize::try_from(nbytes_keys)
             .map_err(|_| Error::corrupt("directory header", at, "negative keys-list size"))?;
-        let list = self.inner.source.read("keys list", seek_keys, nbytes_keys)?;
+        let list = self
+            .inner
+            .source
+            .read("keys list", seek_keys, nbytes_keys)?;
         let mut cur = Cursor::new(&list, seek_keys, "keys list");
         let _own = Key::parse(&mut cur)?;
         let nkeys = cur.i32()?;
@@ -258,7 +283,11 @@ impl RootFile {
             format!("{}/{}", parent.path, key.name)
         };
         if key.is_compressed() {
-            return Err(Error::corrupt("directory key", key.seek_key, "compressed directory header"));
+            return Err(Error::corrupt(
+                "directory key",
+                key.seek_key,
+                "compressed directory header",
+            ));
         }
         self.directory_at(at, path)
     }
@@ -271,9 +300,17 @@ impl RootFile {
         let nbytes = key.nbytes as usize;
         let keylen = usize::from(key.keylen);
         if keylen > nbytes {
-            return Err(Error::corrupt("key", key.seek_key, "key header longer than the record"));
+            return Err(Error::corrupt(
+                "key",
+                key.seek_key,
+                "key header longer than the record",
+            ));
         }
-        let raw = self.inner.source.read("object record", key.seek_key + keylen as u64, nbytes - keylen)?;
+        let raw = self.inner.source.read(
+            "object record",
+            key.seek_key + keylen as u64,
+            nbytes - keylen,
+        )?;
         if key.is_compressed() {
             compression::decompress(&raw, key.objlen as usize)
         } else {
@@ -307,7 +344,10 @@ impl RootFile {
                 } else {
                     format!("{}/{}", dir.path, key.name)
                 };
-                out.push(TreeEntry { path, key: key.clone() });
+                out.push(TreeEntry {
+                    path,
+                    key: key.clone(),
+                });
             } else if key.is_directory() && depth < MAX_DEPTH && seen.insert(key.seek_key) {
                 let sub = self.subdirectory(dir, key)?;
                 self.walk(&sub, depth + 1, seen, out)?;
@@ -321,7 +361,10 @@ impl RootFile {
     /// # Errors
     /// [`Error::NotFound`] when nothing matches.
     pub fn find_key(&self, spec: &str) -> Result<Key> {
-        let not_found = || Error::NotFound { name: spec.to_string(), file: self.name() };
+        let not_found = || Error::NotFound {
+            name: spec.to_string(),
+            file: self.name(),
+        };
         let (path, cycle) = match spec.rsplit_once(';') {
             Some((p, c)) => (p, Some(c.trim().parse::<i16>().map_err(|_| not_found())?)),
             None => (spec, None),
@@ -357,7 +400,10 @@ impl RootFile {
     pub fn tree(&self, spec: &str) -> Result<Tree> {
         let key = self.find_key(spec)?;
         if !key.is_tree() {
-            return Err(Error::NotATree { name: spec.to_string(), class: key.class_name });
+            return Err(Error::NotATree {
+                name: spec.to_string(),
+                class: key.class_name,
+            });
         }
         let payload = self.read_payload(&key)?;
         Tree::parse(self.clone(), &key, &payload)
@@ -385,10 +431,24 @@ pub fn parse_header(head: &[u8]) -> Result<FileHeader> {
     let _units = cur.u8()?;
     let compress = cur.i32()?;
     let seek_info = cur.seek(large)?;
-    let (Ok(version), Ok(begin), Ok(nbytes_name)) =
-        (u32::try_from(raw_version % 1_000_000), u64::try_from(begin), u32::try_from(nbytes_name))
-    else {
-        return Err(Error::corrupt("file header", 4, "negative version, fBEGIN or fNbytesName"));
+    let (Ok(version), Ok(begin), Ok(nbytes_name)) = (
+        u32::try_from(raw_version % 1_000_000),
+        u64::try_from(begin),
+        u32::try_from(nbytes_name),
+    ) else {
+        return Err(Error::corrupt(
+            "file header",
+            4,
+            "negative version, fBEGIN or fNbytesName",
+        ));
     };
-    Ok(FileHeader { version, large, begin, end, nbytes_name, compress, seek_info })
+    Ok(FileHeader {
+        version,
+        large,
+        begin,
+        end,
+        nbytes_name,
+        compress,
+        seek_info,
+    })
 }

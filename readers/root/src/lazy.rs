@@ -29,7 +29,11 @@ impl LazyBranchReader {
     pub(crate) fn new(branch: Branch) -> Result<Self> {
         let layout = branch.layout()?;
         let firsts = branch.baskets().iter().map(|b| b.first).collect();
-        Ok(Self { branch, layout, firsts })
+        Ok(Self {
+            branch,
+            layout,
+            firsts,
+        })
     }
 
     /// The branch.
@@ -50,7 +54,7 @@ impl LazyBranchReader {
         if entry >= self.entries() {
             return None;
         }
-        Some(self.firsts.partition_point(|&f| f <= entry).checked_sub(1)?)
+        self.firsts.partition_point(|&f| f <= entry).checked_sub(1)
     }
 
     fn locate(&self, entry: u64) -> Result<(Arc<BasketData>, usize)> {
@@ -102,7 +106,15 @@ impl LazyBranchReader {
                 let vector = matches!(self.layout, Layout::Vector(_));
                 let mut values = Vec::new();
                 let mut offsets = vec![0];
-                crate::reader::decode_var(&basket, name, vector, j, j + 1, &mut values, &mut offsets)?;
+                crate::reader::decode_var(
+                    &basket,
+                    name,
+                    vector,
+                    j,
+                    j + 1,
+                    &mut values,
+                    &mut offsets,
+                )?;
                 Ok(values)
             }
         }
@@ -117,7 +129,10 @@ impl LazyBranchReader {
         if self.layout.fixed_len().is_none() {
             return Err(Error::UnsupportedBranch {
                 branch: self.branch.name().to_string(),
-                detail: format!("{} is variable-size: use read_range_jagged", self.layout.describe()),
+                detail: format!(
+                    "{} is variable-size: use read_range_jagged",
+                    self.layout.describe()
+                ),
             });
         }
         Ok(self.branch.read_range::<T>(start, stop, Parallel::Never)?.0)
@@ -160,7 +175,9 @@ impl LazyBranchReader {
     ) -> Result<()> {
         self.branch.check_range(start, stop)?;
         for i in self.branch.basket_span(start, stop) {
-            let Some(info) = self.branch.baskets().get(i) else { break };
+            let Some(info) = self.branch.baskets().get(i) else {
+                break;
+            };
             let basket = self.branch.load(info)?;
             f(info.first, &basket)?;
         }
@@ -188,7 +205,11 @@ impl LazyBranchReader {
     /// The per-entry header size of the layout (10 for `std::vector`).
     #[must_use]
     pub fn entry_header(&self) -> usize {
-        if matches!(self.layout, Layout::Vector(_)) { VECTOR_HEADER } else { 0 }
+        if matches!(self.layout, Layout::Vector(_)) {
+            VECTOR_HEADER
+        } else {
+            0
+        }
     }
 }
 
@@ -259,7 +280,8 @@ impl ChainedSlice {
         while filled < N {
             let data = self.segments.get(seg)?.data();
             let take = (N - filled).min(data.len().saturating_sub(off));
-            out.get_mut(filled..filled + take)?.copy_from_slice(data.get(off..off + take)?);
+            out.get_mut(filled..filled + take)?
+                .copy_from_slice(data.get(off..off + take)?);
             filled += take;
             seg += 1;
             off = 0;
@@ -294,7 +316,7 @@ impl ChainedSlice {
     /// A length that is not a multiple of the element size.
     pub fn decode_all<T: Element>(&self) -> Result<Vec<T>> {
         let size = T::TYPE.size() as u64;
-        if self.len() % size != 0 {
+        if !self.len().is_multiple_of(size) {
             return Err(Error::corrupt(
                 "chained slice",
                 self.len(),

@@ -47,7 +47,10 @@ impl Parallel {
             Self::Auto => {
                 baskets.len() >= 2
                     && rayon::current_num_threads() > 1
-                    && baskets.iter().map(BasketInfo::compressed_bytes).sum::<u64>()
+                    && baskets
+                        .iter()
+                        .map(BasketInfo::compressed_bytes)
+                        .sum::<u64>()
                         >= PARALLEL_THRESHOLD
             }
         }
@@ -180,10 +183,13 @@ impl Branch {
     /// # Errors
     /// Branches this reader cannot decode.
     pub fn layout(&self) -> Result<Layout> {
-        self.meta.layout.clone().map_err(|detail| Error::UnsupportedBranch {
-            branch: self.meta.name.clone(),
-            detail,
-        })
+        self.meta
+            .layout
+            .clone()
+            .map_err(|detail| Error::UnsupportedBranch {
+                branch: self.meta.name.clone(),
+                detail,
+            })
     }
 
     /// The baskets in entry order.
@@ -241,7 +247,10 @@ impl Branch {
     /// An eager reader.
     #[must_use]
     pub fn reader(&self) -> BranchReader {
-        BranchReader { branch: self.clone(), parallel: Parallel::Auto }
+        BranchReader {
+            branch: self.clone(),
+            parallel: Parallel::Auto,
+        }
     }
 
     /// A lazy reader.
@@ -262,7 +271,11 @@ impl Branch {
 
     pub(crate) fn check_range(&self, start: u64, stop: u64) -> Result<()> {
         if start > stop || stop > self.meta.entries {
-            return Err(Error::EntryOutOfRange { start, stop, entries: self.meta.entries });
+            return Err(Error::EntryOutOfRange {
+                start,
+                stop,
+                entries: self.meta.entries,
+            });
         }
         Ok(())
     }
@@ -343,7 +356,15 @@ impl Branch {
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                decode_var(basket, &self.meta.name, vector, a, b, &mut values, &mut offsets)?;
+                decode_var(
+                    basket,
+                    &self.meta.name,
+                    vector,
+                    a,
+                    b,
+                    &mut values,
+                    &mut offsets,
+                )?;
             }
             Ok((values, Some(offsets)))
         }
@@ -358,7 +379,11 @@ impl Branch {
         macro_rules! typed {
             ($t:ty, $v:ident) => {{
                 let (v, offsets) = self.read_range::<$t>(start, stop, parallel)?;
-                Column { layout, offsets, values: Values::$v(v) }
+                Column {
+                    layout,
+                    offsets,
+                    values: Values::$v(v),
+                }
             }};
         }
         Ok(match layout.leaf_type() {
@@ -416,18 +441,24 @@ pub(crate) fn decode_var<T: Element>(
     offsets: &mut Vec<u64>,
 ) -> Result<()> {
     let bad = |d: String| Error::corrupt("basket", 0, format!("branch {branch:?}: {d}"));
-    let offs = basket.offsets().ok_or_else(|| bad("variable-size entries without offsets".into()))?;
+    let offs = basket
+        .offsets()
+        .ok_or_else(|| bad("variable-size entries without offsets".into()))?;
     let size = T::TYPE.size();
     let data = basket.data();
-    let bounds = offs.get(a..=b).ok_or_else(|| bad(format!("entries {a}..{b} outside the basket")))?;
+    let bounds = offs
+        .get(a..=b)
+        .ok_or_else(|| bad(format!("entries {a}..{b} outside the basket")))?;
     let header = if vector { VECTOR_HEADER } else { 0 };
     let mut base = offsets.last().copied().unwrap_or(0);
     if !vector {
         // Counter-based arrays are contiguous: check the entry sizes, then decode in one go.
         for w in bounds.windows(2) {
             let len = (w[1] - w[0]) as usize;
-            if len % size != 0 {
-                return Err(bad(format!("entry of {len} bytes is not a multiple of {size}")));
+            if !len.is_multiple_of(size) {
+                return Err(bad(format!(
+                    "entry of {len} bytes is not a multiple of {size}"
+                )));
             }
             base += (len / size) as u64;
             offsets.push(base);
@@ -452,7 +483,9 @@ pub(crate) fn decode_var<T: Element>(
             .and_then(|c| <[u8; 4]>::try_from(c).ok())
             .map_or(-1, i32::from_be_bytes);
         if usize::try_from(declared).ok() != Some(n) {
-            return Err(bad(format!("vector entry declares {declared} values, holds {n}")));
+            return Err(bad(format!(
+                "vector entry declares {declared} values, holds {n}"
+            )));
         }
         T::extend_from_be(entry.get(header..).unwrap_or_default(), values);
         base += n as u64;
@@ -527,6 +560,7 @@ impl BranchReader {
     /// # Errors
     /// Unsupported branches, I/O and decoding errors.
     pub fn read_column(&self) -> Result<Column> {
-        self.branch.read_column(0, self.branch.entries(), self.parallel)
+        self.branch
+            .read_column(0, self.branch.entries(), self.parallel)
     }
 }

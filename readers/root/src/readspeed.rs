@@ -165,7 +165,15 @@ fn consume<T: Element>(
         }
         None => {
             offsets.push(0);
-            decode_var(basket, name, matches!(layout, Layout::Vector(_)), 0, n, buf, offsets)
+            decode_var(
+                basket,
+                name,
+                matches!(layout, Layout::Vector(_)),
+                0,
+                n,
+                buf,
+                offsets,
+            )
         }
     }
 }
@@ -214,9 +222,10 @@ pub fn run(config: &Config) -> Result<Report> {
         {
             let tree = file.tree(tree_name)?;
             let selected: Vec<Branch> = match &config.branches {
-                Selection::Names(names) => {
-                    names.iter().map(|n| tree.branch(n)).collect::<Result<_>>()?
-                }
+                Selection::Names(names) => names
+                    .iter()
+                    .map(|n| tree.branch(n))
+                    .collect::<Result<_>>()?,
                 Selection::All => tree
                     .all_branches()
                     .iter()
@@ -235,7 +244,11 @@ pub fn run(config: &Config) -> Result<Report> {
         for info in b.baskets() {
             match &info.location {
                 BasketLocation::OnDisk { seek, bytes } => {
-                    units.push(Unit { branch: k, seek: *seek, bytes: *bytes });
+                    units.push(Unit {
+                        branch: k,
+                        seek: *seek,
+                        bytes: *bytes,
+                    });
                 }
                 BasketLocation::Embedded(d) => embedded_bytes += d.data().len() as u64,
             }
@@ -265,16 +278,27 @@ pub fn run(config: &Config) -> Result<Report> {
     };
     let setup_real_time_s = setup.elapsed().as_secs_f64();
 
-    let new_scratch = || Scratch { raw: Vec::new(), payload: Vec::new(), typed: TypedScratch::default() };
+    let new_scratch = || Scratch {
+        raw: Vec::new(),
+        payload: Vec::new(),
+        typed: TypedScratch::default(),
+    };
     let work = |scratch: &mut Scratch, i: usize| -> Result<(u64, u64)> {
-        let unit = units.get(i).ok_or_else(|| Error::corrupt("readspeed", 0, "unit"))?;
+        let unit = units
+            .get(i)
+            .ok_or_else(|| Error::corrupt("readspeed", 0, "unit"))?;
         let (branch, layout) = &branches[unit.branch];
         if config.mode == Mode::DecompressOnly {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
             let n = decompress_only(raw, unit.seek, &mut scratch.payload)?;
             return Ok((n, u64::from(unit.bytes)));
         }
-        branch.file().source().read_into("basket", unit.seek, unit.bytes as usize, &mut scratch.raw)?;
+        branch.file().source().read_into(
+            "basket",
+            unit.seek,
+            unit.bytes as usize,
+            &mut scratch.raw,
+        )?;
         let payload = std::mem::take(&mut scratch.payload);
         let basket = BasketData::from_record_reusing(&scratch.raw, unit.seek, payload)?;
         scratch.typed.decode(&basket, branch.name(), *layout)?;

@@ -18,10 +18,17 @@ pub(crate) enum Source {
 
 impl Source {
     pub(crate) fn open(path: &Path) -> Result<Self> {
-        let io = |source| Error::Io { path: path.to_path_buf(), source };
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
-        Ok(Self::File { file, path: path.to_path_buf(), len })
+        Ok(Self::File {
+            file,
+            path: path.to_path_buf(),
+            len,
+        })
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -41,7 +48,12 @@ impl Source {
     fn check(&self, what: &'static str, offset: u64, len: usize) -> Result<()> {
         let have = self.len().saturating_sub(offset);
         if offset > self.len() || len as u64 > have {
-            return Err(Error::Truncated { what, offset, need: len as u64, have });
+            return Err(Error::Truncated {
+                what,
+                offset,
+                need: len as u64,
+                have,
+            });
         }
         Ok(())
     }
@@ -61,13 +73,20 @@ impl Source {
                 let start = usize::try_from(offset).unwrap_or(usize::MAX);
                 let s = v
                     .get(start..start.saturating_add(len))
-                    .ok_or(Error::Truncated { what, offset, need: len as u64, have: 0 })?;
+                    .ok_or(Error::Truncated {
+                        what,
+                        offset,
+                        need: len as u64,
+                        have: 0,
+                    })?;
                 buf.extend_from_slice(s);
             }
             Self::File { file, path, .. } => {
                 buf.resize(len, 0);
-                read_exact_at(file, buf, offset)
-                    .map_err(|source| Error::Io { path: path.clone(), source })?;
+                read_exact_at(file, buf, offset).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
             }
         }
         Ok(())
@@ -80,7 +99,12 @@ impl Source {
     }
 
     /// Reads up to `len` bytes at `offset` (fewer at the end of the file).
-    pub(crate) fn read_up_to(&self, what: &'static str, offset: u64, len: usize) -> Result<Vec<u8>> {
+    pub(crate) fn read_up_to(
+        &self,
+        what: &'static str,
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<u8>> {
         let avail = usize::try_from(self.len().saturating_sub(offset)).unwrap_or(usize::MAX);
         self.read(what, offset, len.min(avail))
     }

@@ -28,7 +28,10 @@ pub(crate) enum Pointer {
     /// A back reference to an object read earlier (not resolved).
     Reference,
     /// An object of `class` follows at the cursor; `end` is where it ends, if known.
-    Object { class: String, end: Option<u64> },
+    Object {
+        class: String,
+        end: Option<u64>,
+    },
     /// A class tag the reader cannot resolve; the object has been skipped.
     Skipped,
 }
@@ -44,7 +47,11 @@ const MAX_DEPTH: usize = 48;
 
 impl<'a> Streamer<'a> {
     pub(crate) fn new(cur: Cursor<'a>) -> Self {
-        Self { cur, classes: HashMap::new(), depth: 0 }
+        Self {
+            cur,
+            classes: HashMap::new(),
+            depth: 0,
+        }
     }
 
     pub(crate) fn enter(&mut self) -> Result<()> {
@@ -66,10 +73,15 @@ impl<'a> Streamer<'a> {
             let count = u64::from(word & !BYTE_COUNT_MASK);
             let end = self.cur.abs_pos() + count;
             if count < 2 || count > self.cur.remaining() as u64 {
-                return Err(self.cur.corrupt(format!("byte count {count} past the buffer")));
+                return Err(self
+                    .cur
+                    .corrupt(format!("byte count {count} past the buffer")));
             }
             let version = self.cur.u16()?;
-            Ok(Bcv { version, end: Some(end) })
+            Ok(Bcv {
+                version,
+                end: Some(end),
+            })
         } else {
             self.cur.seek_abs(start)?;
             let version = self.cur.u16()?;
@@ -92,7 +104,9 @@ impl<'a> Streamer<'a> {
     pub(crate) fn skip_object(&mut self) -> Result<()> {
         let bcv = self.bcv()?;
         if bcv.end.is_none() {
-            return Err(self.cur.corrupt("object without byte count cannot be skipped"));
+            return Err(self
+                .cur
+                .corrupt("object without byte count cannot be skipped"));
         }
         self.finish(bcv)
     }
@@ -133,7 +147,9 @@ impl<'a> Streamer<'a> {
         let (tag, end, tag_pos) = if w1 & BYTE_COUNT_MASK != 0 && w1 != NEW_CLASS_TAG {
             let count = u64::from(w1 & !BYTE_COUNT_MASK);
             if count > self.cur.remaining() as u64 {
-                return Err(self.cur.corrupt(format!("object byte count {count} past the buffer")));
+                return Err(self
+                    .cur
+                    .corrupt(format!("object byte count {count} past the buffer")));
             }
             let tag_pos = self.cur.abs_pos();
             (self.cur.u32()?, Some(beg + 4 + count), tag_pos)
@@ -148,7 +164,10 @@ impl<'a> Streamer<'a> {
         if tag & CLASS_MASK != 0 {
             let key = u64::from(tag & !CLASS_MASK);
             if let Some(class) = self.classes.get(&key) {
-                return Ok(Pointer::Object { class: class.clone(), end });
+                return Ok(Pointer::Object {
+                    class: class.clone(),
+                    end,
+                });
             }
             return match end {
                 Some(end) => {

@@ -172,7 +172,10 @@ impl Tree {
         let bcv = s.bcv()?;
         let v = bcv.version;
         if v < 16 {
-            return Err(Error::UnsupportedVersion { class: "TTree", version: i32::from(v) });
+            return Err(Error::UnsupportedVersion {
+                class: "TTree",
+                version: i32::from(v),
+            });
         }
         let (name, title) = s.tnamed()?;
         s.skip_object()?; // TAttLine
@@ -213,7 +216,16 @@ impl Tree {
         for b in &branches {
             index_branch(b, &mut index);
         }
-        Ok(Self { file, name, title, cycle: key.cycle, entries, auto_flush, branches, index })
+        Ok(Self {
+            file,
+            name,
+            title,
+            cycle: key.cycle,
+            entries,
+            auto_flush,
+            branches,
+            index,
+        })
     }
 
     /// The file the tree lives in.
@@ -231,7 +243,10 @@ impl Tree {
             tree: self.name.clone(),
             branch: name.to_string(),
         })?;
-        Ok(crate::reader::Branch::new(self.file.clone(), Arc::clone(meta)))
+        Ok(crate::reader::Branch::new(
+            self.file.clone(),
+            Arc::clone(meta),
+        ))
     }
 
     /// Every branch, depth first (nested branches after their parent).
@@ -273,7 +288,9 @@ fn read_branch_array(s: &mut Streamer<'_>, file_len: u64) -> Result<Vec<Arc<Bran
                 if let Some(end) = end {
                     s.cur.seek_abs(end)?;
                 } else if b.is_none() {
-                    return Err(s.cur.corrupt(format!("cannot skip branch of class {class}")));
+                    return Err(s
+                        .cur
+                        .corrupt(format!("cannot skip branch of class {class}")));
                 }
                 out.extend(b.map(Arc::new));
             }
@@ -290,7 +307,10 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
     let bcv = s.bcv()?;
     let v = bcv.version;
     if v < 10 {
-        return Err(Error::UnsupportedVersion { class: "TBranch", version: i32::from(v) });
+        return Err(Error::UnsupportedVersion {
+            class: "TBranch",
+            version: i32::from(v),
+        });
     }
     let (name, title) = s.tnamed()?;
     s.skip_object()?; // TAttFill
@@ -316,13 +336,19 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
     let branches = read_branch_array(s, file_len)?;
     let leaves = read_leaf_array(s)?;
     let embedded = read_embedded_baskets(s)?;
-    let (Ok(max_baskets), Ok(write_basket), Ok(entries)) =
-        (usize::try_from(max_baskets), usize::try_from(write_basket), u64::try_from(entries))
-    else {
-        return Err(s.cur.corrupt("negative fMaxBaskets, fWriteBasket or fEntries"));
+    let (Ok(max_baskets), Ok(write_basket), Ok(entries)) = (
+        usize::try_from(max_baskets),
+        usize::try_from(write_basket),
+        u64::try_from(entries),
+    ) else {
+        return Err(s
+            .cur
+            .corrupt("negative fMaxBaskets, fWriteBasket or fEntries"));
     };
     if write_basket > max_baskets {
-        return Err(s.cur.corrupt(format!("fWriteBasket {write_basket} > fMaxBaskets {max_baskets}")));
+        return Err(s.cur.corrupt(format!(
+            "fWriteBasket {write_basket} > fMaxBaskets {max_baskets}"
+        )));
     }
     let bytes = s.i32_array(max_baskets)?;
     let first = s.i64_array(max_baskets)?;
@@ -332,9 +358,25 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
     s.leave();
     let at = s.cur.abs_pos();
     if !file_name.is_empty() {
-        return Ok(unsupported(class, name, title, compress, entries, "baskets in another file"));
+        return Ok(unsupported(
+            class,
+            name,
+            title,
+            compress,
+            entries,
+            "baskets in another file",
+        ));
     }
-    let baskets = basket_table(&bytes, &first, &seeks, write_basket, embedded, entries, file_len, at)?;
+    let baskets = basket_table(
+        &bytes,
+        &first,
+        &seeks,
+        write_basket,
+        embedded,
+        entries,
+        file_len,
+        at,
+    )?;
     let mut meta = BranchMeta {
         class: class.to_string(),
         name,
@@ -353,7 +395,14 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
     Ok(meta)
 }
 
-fn unsupported(class: &str, name: String, title: String, compress: i32, entries: u64, why: &str) -> BranchMeta {
+fn unsupported(
+    class: &str,
+    name: String,
+    title: String,
+    compress: i32,
+    entries: u64,
+    why: &str,
+) -> BranchMeta {
     BranchMeta {
         class: class.to_string(),
         name,
@@ -388,10 +437,16 @@ fn basket_table(
         let (Some(&b), Some(&f), Some(&s)) = (bytes.get(i), first.get(i), seeks.get(i)) else {
             return Err(bad(format!("basket {i} missing from the arrays")));
         };
-        let end = first.get(i + 1).copied().unwrap_or(i64::try_from(entries).unwrap_or(i64::MAX));
-        let (Ok(f), Ok(end), Ok(s), Ok(b)) =
-            (u64::try_from(f), u64::try_from(end), u64::try_from(s), u32::try_from(b))
-        else {
+        let end = first
+            .get(i + 1)
+            .copied()
+            .unwrap_or(i64::try_from(entries).unwrap_or(i64::MAX));
+        let (Ok(f), Ok(end), Ok(s), Ok(b)) = (
+            u64::try_from(f),
+            u64::try_from(end),
+            u64::try_from(s),
+            u32::try_from(b),
+        ) else {
             return Err(bad(format!("negative value in basket {i}")));
         };
         if f != next || end < f || s.saturating_add(u64::from(b)) > file_len {
@@ -400,15 +455,25 @@ fn basket_table(
             )));
         }
         next = end;
-        out.push(BasketInfo { first: f, end, location: BasketLocation::OnDisk { seek: s, bytes: b } });
+        out.push(BasketInfo {
+            first: f,
+            end,
+            location: BasketLocation::OnDisk { seek: s, bytes: b },
+        });
     }
     for data in embedded {
         let end = next + data.entries() as u64;
-        out.push(BasketInfo { first: next, end, location: BasketLocation::Embedded(data) });
+        out.push(BasketInfo {
+            first: next,
+            end,
+            location: BasketLocation::Embedded(data),
+        });
         next = end;
     }
     if next != entries {
-        return Err(bad(format!("baskets hold {next} entries, the branch {entries}")));
+        return Err(bad(format!(
+            "baskets hold {next} entries, the branch {entries}"
+        )));
     }
     Ok(out)
 }
@@ -453,30 +518,44 @@ fn element_layout(
         return Err(format!("TBranchElement version {version}"));
     }
     if !meta.branches.is_empty() {
-        return Err(format!("split object {:?} (read its sub-branches)", meta.element_class));
+        return Err(format!(
+            "split object {:?} (read its sub-branches)",
+            meta.element_class
+        ));
     }
     let cls = meta.element_class.trim();
-    if let Some(inner) = cls.strip_prefix("vector<").and_then(|r| r.strip_suffix('>')) {
-        if id == -1 && (typ == 0 || typ == -1) {
-            return LeafType::from_cpp(inner)
-                .map(Layout::Vector)
-                .ok_or_else(|| format!("vector of {inner}"));
-        }
+    if let Some(inner) = cls
+        .strip_prefix("vector<")
+        .and_then(|r| r.strip_suffix('>'))
+        && id == -1
+        && (typ == 0 || typ == -1)
+    {
+        return LeafType::from_cpp(inner)
+            .map(Layout::Vector)
+            .ok_or_else(|| format!("vector of {inner}"));
     }
     // A simple member of a split object: its single leaf says what it is.
-    if typ == 0 && id >= 0 {
-        if let Some(l) = meta.leaves.first() {
-            if l.class != "TLeafElement" {
-                return layout_of(meta);
-            }
-        }
+    if typ == 0
+        && id >= 0
+        && meta
+            .leaves
+            .first()
+            .is_some_and(|l| l.class != "TLeafElement")
+    {
+        return layout_of(meta);
     }
-    Err(format!("object branch of class {:?} (fType {typ})", meta.element_class))
+    Err(format!(
+        "object branch of class {:?} (fType {typ})",
+        meta.element_class
+    ))
 }
 
 fn layout_of(meta: &BranchMeta) -> std::result::Result<Layout, String> {
     let [leaf] = meta.leaves.as_slice() else {
-        return Err(format!("{} leaves (only single-leaf branches are read)", meta.leaves.len()));
+        return Err(format!(
+            "{} leaves (only single-leaf branches are read)",
+            meta.leaves.len()
+        ));
     };
     let t = LeafType::from_leaf_class(&leaf.class, leaf.unsigned)
         .ok_or_else(|| format!("leaf class {}", leaf.class))?;
@@ -497,7 +576,11 @@ fn read_leaf_array(s: &mut Streamer<'_>) -> Result<Vec<Leaf>> {
     let mut out = Vec::new();
     for _ in 0..n {
         if let Pointer::Object { class, end } = s.pointer()? {
-            let leaf = if class.starts_with("TLeaf") { Some(read_leaf(s, &class)?) } else { None };
+            let leaf = if class.starts_with("TLeaf") {
+                Some(read_leaf(s, &class)?)
+            } else {
+                None
+            };
             if let Some(end) = end {
                 s.cur.seek_abs(end)?;
             } else if leaf.is_none() {
@@ -548,7 +631,15 @@ fn read_leaf(s: &mut Streamer<'_>, class: &str) -> Result<Leaf> {
     }
     s.finish(outer)?;
     s.leave();
-    Ok(Leaf { class: class.to_string(), name, title, len, len_type, unsigned, has_count })
+    Ok(Leaf {
+        class: class.to_string(),
+        name,
+        title,
+        len,
+        len_type,
+        unsigned,
+        has_count,
+    })
 }
 
 /// Reads TBranch::fBaskets; returns the non-null (embedded) baskets in order.
@@ -588,8 +679,18 @@ fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<BasketData> {
         s.cur.counted(i64::from(n), 4, Cursor::i32)?;
     }
     if !(header.flag == 1 || header.flag > 10) {
-        return Err(Error::corrupt("embedded basket", at, "no buffer stored with it"));
+        return Err(Error::corrupt(
+            "embedded basket",
+            at,
+            "no buffer stored with it",
+        ));
     }
     let buffer = s.cur.bytes(header.last as usize)?;
-    BasketData::from_embedded(buffer, usize::from(key.keylen), header, starts.as_deref(), at)
+    BasketData::from_embedded(
+        buffer,
+        usize::from(key.keylen),
+        header,
+        starts.as_deref(),
+        at,
+    )
 }

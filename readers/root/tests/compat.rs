@@ -45,7 +45,10 @@ fn values(col: &Column) -> Vec<V> {
 fn entries(col: &Column, n: usize) -> Vec<Vec<V>> {
     let vals = values(col);
     match &col.offsets {
-        Some(o) => o.windows(2).map(|w| vals[w[0] as usize..w[1] as usize].to_vec()).collect(),
+        Some(o) => o
+            .windows(2)
+            .map(|w| vals[w[0] as usize..w[1] as usize].to_vec())
+            .collect(),
         None => {
             let per = col.layout.fixed_len().unwrap();
             assert_eq!(vals.len(), n * per);
@@ -55,17 +58,27 @@ fn entries(col: &Column, n: usize) -> Vec<Vec<V>> {
 }
 
 fn check_fixture(name: &str, parallel: Parallel) {
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(util::fixture(&format!("{name}.json"))).unwrap())
-            .unwrap();
+    let json: Value = serde_json::from_str(
+        &std::fs::read_to_string(util::fixture(&format!("{name}.json"))).unwrap(),
+    )
+    .unwrap();
     let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
     let trees = json["trees"].as_object().unwrap();
     assert!(!trees.is_empty());
-    let listed: Vec<String> =
-        file.trees().unwrap().iter().map(|t| format!("{};{}", t.path, t.key.cycle)).collect();
+    let listed: Vec<String> = file
+        .trees()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{};{}", t.path, t.key.cycle))
+        .collect();
     for (spec, expected) in trees {
-        assert!(listed.contains(spec), "{name}: {spec} not listed in {listed:?}");
-        let tree = file.tree(spec).unwrap_or_else(|e| panic!("{name} {spec}: {e}"));
+        assert!(
+            listed.contains(spec),
+            "{name}: {spec} not listed in {listed:?}"
+        );
+        let tree = file
+            .tree(spec)
+            .unwrap_or_else(|e| panic!("{name} {spec}: {e}"));
         let n = expected["entries"].as_u64().unwrap();
         assert_eq!(tree.entries, n, "{name} {spec}");
         for (bname, b) in expected["branches"].as_object().unwrap() {
@@ -102,8 +115,10 @@ fn check_fixture(name: &str, parallel: Parallel) {
                             })
                             .collect();
                         assert_eq!(bytes.len() as u64, w["len"].as_u64().unwrap(), "{ctx}");
-                        let hex: String =
-                            Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+                        let hex: String = Sha256::digest(&bytes)
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect();
                         assert_eq!(hex, w["sha256"].as_str().unwrap(), "{ctx}");
                     }
                     other => panic!("unknown kind {other}"),
@@ -114,7 +129,11 @@ fn check_fixture(name: &str, parallel: Parallel) {
                 let lazy = branch.lazy().unwrap();
                 for j in (0..n).step_by(7) {
                     let col1 = branch.read_column(j, j + 1, Parallel::Never).unwrap();
-                    assert_eq!(entries(&col1, 1)[0], got[j as usize], "{name} {bname} lazy {j}");
+                    assert_eq!(
+                        entries(&col1, 1)[0],
+                        got[j as usize],
+                        "{name} {bname} lazy {j}"
+                    );
                     assert!(lazy.basket_of(j).is_some());
                 }
             }
@@ -155,7 +174,12 @@ fn structure_subdirectories_and_cycles() {
     assert_eq!(file.tree("t;1").unwrap().entries, 10);
     assert_eq!(file.tree("/sub/deeper/t2").unwrap().entries, 5);
     assert!(file.tree("t;3").is_err());
-    assert!(file.tree("note").unwrap_err().to_string().contains("TNamed"));
+    assert!(
+        file.tree("note")
+            .unwrap_err()
+            .to_string()
+            .contains("TNamed")
+    );
     assert!(file.tree("sub/missing").is_err());
 }
 #[test]
@@ -165,7 +189,9 @@ fn embedded_baskets() {
     let tree = file.tree("t").unwrap();
     let pt = tree.branch("pt").unwrap();
     assert!(
-        pt.baskets().iter().any(|b| matches!(b.location, root_reader::BasketLocation::Embedded(_))),
+        pt.baskets()
+            .iter()
+            .any(|b| matches!(b.location, root_reader::BasketLocation::Embedded(_))),
         "the fixture must keep its last basket inside the TTree record"
     );
 }

@@ -67,8 +67,14 @@ fn flipped_bits_never_panic() {
 fn wrong_magic() {
     let mut bytes = fixture_bytes("structure.root");
     bytes[0] = b'x';
-    assert!(matches!(RootFile::from_bytes(bytes), Err(Error::BadMagic { .. })));
-    assert!(matches!(RootFile::from_bytes(b"ro".to_vec()), Err(Error::Truncated { .. })));
+    assert!(matches!(
+        RootFile::from_bytes(bytes),
+        Err(Error::BadMagic { .. })
+    ));
+    assert!(matches!(
+        RootFile::from_bytes(b"ro".to_vec()),
+        Err(Error::Truncated { .. })
+    ));
     assert!(RootFile::from_bytes(Vec::new()).is_err());
 }
 
@@ -87,12 +93,18 @@ fn absurd_sizes_and_seeks_past_the_end() {
 
     let mut huge_keys = full.clone();
     put_u32(&mut huge_keys, dir + 10, 0x7fff_ffff);
-    let err = RootFile::from_bytes(huge_keys).unwrap().trees().unwrap_err();
+    let err = RootFile::from_bytes(huge_keys)
+        .unwrap()
+        .trees()
+        .unwrap_err();
     assert!(matches!(err, Error::Truncated { .. }), "{err}");
 
     let mut seek_past = full.clone();
     put_u32(&mut seek_past, dir + 26, 0x7fff_0000);
-    let err = RootFile::from_bytes(seek_past).unwrap().trees().unwrap_err();
+    let err = RootFile::from_bytes(seek_past)
+        .unwrap()
+        .trees()
+        .unwrap_err();
     assert!(matches!(err, Error::Truncated { .. }), "{err}");
 
     let mut negative = full;
@@ -126,7 +138,14 @@ fn corrupt_compressed_basket_is_an_error() {
     let mut bytes = fixture_bytes("types_lz4.root");
     bytes[at] ^= 0xff;
     let file = RootFile::from_bytes(bytes).unwrap();
-    let err = file.tree("t").unwrap().branch(&branch).unwrap().reader().read_column().unwrap_err();
+    let err = file
+        .tree("t")
+        .unwrap()
+        .branch(&branch)
+        .unwrap()
+        .reader()
+        .read_column()
+        .unwrap_err();
     assert!(err.to_string().contains("checksum"), "{err}");
 }
 
@@ -135,8 +154,20 @@ fn entry_out_of_range_and_type_mismatch() {
     let file = RootFile::open(util::fixture("structure.root")).unwrap();
     let tree = file.tree("t").unwrap();
     let v = tree.branch("v").unwrap();
-    assert!(matches!(v.lazy().unwrap().read_at::<f64>(25), Err(Error::EntryOutOfRange { .. })));
-    assert!(matches!(v.lazy().unwrap().read_at::<f64>(u64::MAX), Err(Error::EntryOutOfRange { .. })));
-    assert!(matches!(v.reader().read::<f32>(), Err(Error::TypeMismatch { .. })));
-    assert!(matches!(tree.branch("nope"), Err(Error::NoSuchBranch { .. })));
+    assert!(matches!(
+        v.lazy().unwrap().read_at::<f64>(25),
+        Err(Error::EntryOutOfRange { .. })
+    ));
+    assert!(matches!(
+        v.lazy().unwrap().read_at::<f64>(u64::MAX),
+        Err(Error::EntryOutOfRange { .. })
+    ));
+    assert!(matches!(
+        v.reader().read::<f32>(),
+        Err(Error::TypeMismatch { .. })
+    ));
+    assert!(matches!(
+        tree.branch("nope"),
+        Err(Error::NoSuchBranch { .. })
+    ));
 }

@@ -20,8 +20,18 @@ fn eager_parallel_and_sequential_agree() {
         let par = b.read_column(0, b.entries(), Parallel::Always).unwrap();
         assert_eq!(seq, par, "{name}");
     }
-    let x = tree.branch("jets").unwrap().reader().parallel(Parallel::Always).read_jagged::<f32>();
-    let y = tree.branch("jets").unwrap().reader().parallel(Parallel::Never).read_jagged::<f32>();
+    let x = tree
+        .branch("jets")
+        .unwrap()
+        .reader()
+        .parallel(Parallel::Always)
+        .read_jagged::<f32>();
+    let y = tree
+        .branch("jets")
+        .unwrap()
+        .reader()
+        .parallel(Parallel::Never)
+        .read_jagged::<f32>();
     assert_eq!(x.unwrap(), y.unwrap());
 }
 
@@ -38,7 +48,10 @@ fn lazy_reader_matches_eager_everywhere() {
     // Ranges that start and stop inside baskets and cross basket boundaries.
     let n = eager.len() as u64;
     for (a, b) in [(0, n), (3, 4), (17, 151), (n - 1, n), (50, 50)] {
-        assert_eq!(lazy.read_range::<f32>(a, b).unwrap(), eager[a as usize..b as usize].to_vec());
+        assert_eq!(
+            lazy.read_range::<f32>(a, b).unwrap(),
+            eager[a as usize..b as usize].to_vec()
+        );
     }
     assert_eq!(lazy.read_all::<f32>().unwrap(), eager);
     // Jagged through the lazy reader.
@@ -46,7 +59,11 @@ fn lazy_reader_matches_eager_everywhere() {
     let all = x.reader().read_jagged::<f64>().unwrap();
     let lx = x.lazy().unwrap();
     for j in 0..x.entries() {
-        assert_eq!(lx.read_entry::<f64>(j).unwrap(), all.get(j as usize).unwrap(), "entry {j}");
+        assert_eq!(
+            lx.read_entry::<f64>(j).unwrap(),
+            all.get(j as usize).unwrap(),
+            "entry {j}"
+        );
     }
     let part = lx.read_range_jagged::<f64>(5, 120).unwrap();
     for j in 0..part.len() {
@@ -54,9 +71,18 @@ fn lazy_reader_matches_eager_everywhere() {
     }
     // Fixed arrays.
     let arr = tree.branch("arr").unwrap();
-    assert_eq!(arr.layout().unwrap(), Layout::Fixed(root_reader::LeafType::F32, 4));
-    assert_eq!(arr.lazy().unwrap().read_entry::<f32>(3).unwrap(), vec![3.0, 3.25, 3.5, 3.75]);
-    assert!(arr.lazy().unwrap().read_at::<f32>(3).is_err(), "read_at is for scalars");
+    assert_eq!(
+        arr.layout().unwrap(),
+        Layout::Fixed(root_reader::LeafType::F32, 4)
+    );
+    assert_eq!(
+        arr.lazy().unwrap().read_entry::<f32>(3).unwrap(),
+        vec![3.0, 3.25, 3.5, 3.75]
+    );
+    assert!(
+        arr.lazy().unwrap().read_at::<f32>(3).is_err(),
+        "read_at is for scalars"
+    );
 }
 
 #[test]
@@ -95,7 +121,10 @@ fn chained_slice_decodes_across_segment_boundaries() {
     assert_eq!(chained.locate(boundary), Some((1, 0)));
     assert_eq!(chained.locate(chained.len()), None);
     // Misaligned element size across segments: decode as u8 always works.
-    assert_eq!(chained.decode_all::<u8>().unwrap().len() as u64, chained.len());
+    assert_eq!(
+        chained.decode_all::<u8>().unwrap().len() as u64,
+        chained.len()
+    );
     assert!(ChainedSlice::default().is_empty());
 }
 
@@ -123,7 +152,10 @@ fn cache_counts_hits_misses_and_evictions() {
     let all = b.reader().read::<f64>().unwrap();
     let s = small.cache().stats();
     assert!(s.evicted > 0 && s.bytes <= 600, "{s:?}");
-    assert_eq!(all, tree.branch("da").unwrap().reader().read::<f64>().unwrap());
+    assert_eq!(
+        all,
+        tree.branch("da").unwrap().reader().read::<f64>().unwrap()
+    );
     assert_eq!(BasketCache::default().capacity(), 256 << 20);
 }
 
@@ -152,8 +184,12 @@ fn header_and_listing() {
     assert!(!h.large);
     assert_eq!(h.begin, 100);
     assert_eq!(h.end, file.len());
-    let trees: Vec<String> =
-        file.trees().unwrap().iter().map(|t| format!("{};{}", t.path, t.key.cycle)).collect();
+    let trees: Vec<String> = file
+        .trees()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{};{}", t.path, t.key.cycle))
+        .collect();
     assert_eq!(trees.len(), 4, "{trees:?}");
     for want in ["t;1", "t;2", "sub/inner;1", "sub/deeper/t2;1"] {
         assert!(trees.contains(&want.to_string()), "{want} in {trees:?}");

@@ -8,7 +8,10 @@ use std::process::Command;
 use serde_json::Value;
 
 fn tool(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_root-tool")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_root-tool"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.success(),
         String::from_utf8(out.stdout).unwrap(),
@@ -35,18 +38,26 @@ fn ls_lists_trees_with_paths_and_cycles() {
     assert!(trees.contains(&"sub/deeper/t2;1".to_string()));
     let (ok, text, _) = tool(&["ls", &fixture("types_lz4.root")]);
     assert!(ok);
-    assert!(text.contains("jets") && text.contains("vector<f32>") && text.contains("lz4-4"), "{text}");
+    assert!(
+        text.contains("jets") && text.contains("vector<f32>") && text.contains("lz4-4"),
+        "{text}"
+    );
     assert!(text.contains("f32[4]") && text.contains("f64[]"), "{text}");
 }
 
 #[test]
 fn dump_jsonl_equals_root_values() {
-    let expected: Value = serde_json::from_str(
-        &std::fs::read_to_string(util::fixture("types_zstd.json")).unwrap(),
-    )
-    .unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(util::fixture("types_zstd.json")).unwrap())
+            .unwrap();
     let branches = &expected["trees"]["t;1"]["branches"];
-    let (ok, out, err) = tool(&["dump", &fixture("types_zstd.root"), "t;1", "--entries", "10:60"]);
+    let (ok, out, err) = tool(&[
+        "dump",
+        &fixture("types_zstd.root"),
+        "t;1",
+        "--entries",
+        "10:60",
+    ]);
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 50);
@@ -73,17 +84,36 @@ fn dump_jsonl_equals_root_values() {
         }
     }
     // f32 values use the shortest text that round-trips to f32.
-    let (_, out, _) = tool(&["dump", &fixture("types_zstd.root"), "t", "--branches", "jets", "--entries", "2:3"]);
+    let (_, out, _) = tool(&[
+        "dump",
+        &fixture("types_zstd.root"),
+        "t",
+        "--branches",
+        "jets",
+        "--entries",
+        "2:3",
+    ]);
     assert_eq!(out.trim(), r#"{"jets":[2.0,2.1]}"#);
 }
 
 #[test]
 fn dump_csv_and_errors() {
     let (ok, out, _) = tool(&[
-        "dump", &fixture("structure.root"), "sub/inner", "--format", "csv", "--branches", "w",
+        "dump",
+        &fixture("structure.root"),
+        "sub/inner",
+        "--format",
+        "csv",
+        "--branches",
+        "w",
     ]);
     assert!(ok);
-    assert_eq!(out.lines().collect::<Vec<_>>(), vec!["w", "0.0", "-0.75", "-1.5", "-2.25", "-3.0", "-3.75", "-4.5"]);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        vec![
+            "w", "0.0", "-0.75", "-1.5", "-2.25", "-3.0", "-3.75", "-4.5"
+        ]
+    );
     let (ok, _, err) = tool(&["dump", &fixture("structure.root"), "t", "--entries", "0:99"]);
     assert!(!ok && err.contains("outside"), "{err}");
     let (ok, _, err) = tool(&["dump", &fixture("structure.root"), "nope"]);
@@ -96,11 +126,26 @@ fn dump_csv_and_errors() {
 fn readspeed_reports() {
     let f = fixture("types_zlib.root");
     let (ok, out, err) = tool(&[
-        "readspeed", "--files", &f, "--trees", "t", "--branches", "f", "jets", "--format", "json",
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "f",
+        "jets",
+        "--format",
+        "json",
     ]);
     assert!(ok, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();
-    for key in ["real_time_s", "cpu_time_s", "uncompressed_bytes", "compressed_bytes", "threads"] {
+    for key in [
+        "real_time_s",
+        "cpu_time_s",
+        "uncompressed_bytes",
+        "compressed_bytes",
+        "threads",
+    ] {
         assert!(doc.get(key).is_some(), "{key} missing in {doc}");
     }
     assert_eq!(doc["threads"], 1);
@@ -108,16 +153,37 @@ fn readspeed_reports() {
     // f: 200 entries x 4 bytes; jets: 10-byte headers + values.
     assert!(doc["uncompressed_bytes"].as_u64().unwrap() > 800);
     let (ok, out, _) = tool(&[
-        "readspeed", "--files", &f, "--trees", "t", "--branches-regex", "^x", "--threads", "2", "--format", "bmf",
-        "--bmf-name", "rs/x",
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches-regex",
+        "^x",
+        "--threads",
+        "2",
+        "--format",
+        "bmf",
+        "--bmf-name",
+        "rs/x",
     ]);
     assert!(ok);
     let bmf: Value = serde_json::from_str(&out).unwrap();
     assert!(bmf["rs/x"]["throughput"]["value"].as_f64().unwrap() > 0.0);
     let (ok, out, _) = tool(&["readspeed", "--files", &f, "--trees", "t", "--all-branches"]);
     assert!(ok);
-    assert!(out.contains("Real time:") && out.contains("CPU efficiency") && out.contains("bottleneck"));
-    let (ok, _, err) = tool(&["readspeed", "--files", &f, "--trees", "t", "--branches", "zz"]);
+    assert!(
+        out.contains("Real time:") && out.contains("CPU efficiency") && out.contains("bottleneck")
+    );
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "zz",
+    ]);
     assert!(!ok && err.contains("zz"), "{err}");
     let (ok, _, _) = tool(&["readspeed", "--files", &f, "--trees", "t"]);
     assert!(!ok);

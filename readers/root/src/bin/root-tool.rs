@@ -58,9 +58,11 @@ enum Command {
         format: DumpFormat,
     },
     /// Measure read throughput like ROOT's rootreadspeed.
-    #[command(after_help = "Examples:\n  root-tool readspeed --files f.root --trees t --branches pt\n  \
+    #[command(
+        after_help = "Examples:\n  root-tool readspeed --files f.root --trees t --branches pt\n  \
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
-                            root-tool readspeed --files f.root --trees t --branches pt --decompress-only")]
+                            root-tool readspeed --files f.root --trees t --branches pt --decompress-only"
+    )]
     Readspeed {
         /// Files to read.
         #[arg(long, num_args = 1.., required = true)]
@@ -115,9 +117,13 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ls { file, format } => ls(&file, format),
-        Command::Dump { file, tree, branches, entries, format } => {
-            dump(&file, &tree, &branches, entries.as_deref(), format)
-        }
+        Command::Dump {
+            file,
+            tree,
+            branches,
+            entries,
+            format,
+        } => dump(&file, &tree, &branches, entries.as_deref(), format),
         Command::Readspeed {
             files,
             trees,
@@ -146,7 +152,11 @@ fn main() -> Result<()> {
                 trees,
                 branches: selection,
                 threads,
-                mode: if decompress_only { Mode::DecompressOnly } else { Mode::Full },
+                mode: if decompress_only {
+                    Mode::DecompressOnly
+                } else {
+                    Mode::Full
+                },
             };
             let report = readspeed::run(&config).context("readspeed failed")?;
             print_report(&report, format, &bmf_name);
@@ -167,7 +177,9 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
     let mut trees = Vec::new();
     for entry in file.trees().context("cannot list the file's directories")? {
         let spec = format!("{};{}", entry.path, entry.key.cycle);
-        let tree = file.tree(&spec).with_context(|| format!("cannot read tree {spec}"))?;
+        let tree = file
+            .tree(&spec)
+            .with_context(|| format!("cannot read tree {spec}"))?;
         let branches: Vec<serde_json::Value> = tree
             .all_branches()
             .iter()
@@ -230,10 +242,22 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
 }
 
 fn parse_range(spec: Option<&str>, entries: u64) -> Result<(u64, u64)> {
-    let Some(spec) = spec else { return Ok((0, entries)) };
-    let (a, b) = spec.split_once(':').context("--entries must look like START:STOP")?;
-    let start = if a.is_empty() { 0 } else { a.parse().context("bad START in --entries")? };
-    let stop = if b.is_empty() { entries } else { b.parse().context("bad STOP in --entries")? };
+    let Some(spec) = spec else {
+        return Ok((0, entries));
+    };
+    let (a, b) = spec
+        .split_once(':')
+        .context("--entries must look like START:STOP")?;
+    let start = if a.is_empty() {
+        0
+    } else {
+        a.parse().context("bad START in --entries")?
+    };
+    let stop = if b.is_empty() {
+        entries
+    } else {
+        b.parse().context("bad STOP in --entries")?
+    };
     if start > stop || stop > entries {
         bail!("--entries {start}:{stop} is outside the tree's {entries} entries");
     }
@@ -306,9 +330,15 @@ fn dump(
     format: DumpFormat,
 ) -> Result<()> {
     let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let tree = file.tree(spec).with_context(|| format!("cannot read tree {spec}"))?;
+    let tree = file
+        .tree(spec)
+        .with_context(|| format!("cannot read tree {spec}"))?;
     let names: Vec<String> = if names.is_empty() {
-        tree.all_branches().iter().filter(|b| b.layout.is_ok()).map(|b| b.name.clone()).collect()
+        tree.all_branches()
+            .iter()
+            .filter(|b| b.layout.is_ok())
+            .map(|b| b.name.clone())
+            .collect()
     } else {
         names.to_vec()
     };
@@ -367,9 +397,14 @@ fn resolve_regex(files: &[PathBuf], trees: &[String], patterns: &[String]) -> Re
     let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut names = Vec::new();
     for t in trees {
-        let tree = file.tree(t).with_context(|| format!("cannot read tree {t}"))?;
+        let tree = file
+            .tree(t)
+            .with_context(|| format!("cannot read tree {t}"))?;
         for b in tree.all_branches() {
-            if b.layout.is_ok() && res.iter().any(|r| r.is_match(&b.name)) && !names.contains(&b.name) {
+            if b.layout.is_ok()
+                && res.iter().any(|r| r.is_match(&b.name))
+                && !names.contains(&b.name)
+            {
                 names.push(b.name.clone());
             }
         }
@@ -388,17 +423,41 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
     match format {
         SpeedFormat::Text => {
             println!("Mode:                           {mode}");
-            println!("Real time to setup:             {:.6} s", r.setup_real_time_s);
+            println!(
+                "Real time to setup:             {:.6} s",
+                r.setup_real_time_s
+            );
             println!("Real time:                      {:.6} s", r.real_time_s);
             println!("CPU time:                       {:.6} s", r.cpu_time_s);
-            println!("Uncompressed data read:         {} bytes", r.uncompressed_bytes);
-            println!("Compressed data read:           {} bytes", r.compressed_bytes);
-            println!("Baskets:                        {} ({} branches)", r.baskets, r.branches);
+            println!(
+                "Uncompressed data read:         {} bytes",
+                r.uncompressed_bytes
+            );
+            println!(
+                "Compressed data read:           {} bytes",
+                r.compressed_bytes
+            );
+            println!(
+                "Baskets:                        {} ({} branches)",
+                r.baskets, r.branches
+            );
             println!("Threads:                        {}", r.threads);
-            println!("Uncompressed throughput:        {:.3} MB/s", r.throughput_mb_s());
-            println!("                                {:.3} MB/s/thread", r.throughput_per_thread_mb_s());
-            println!("Compressed throughput:          {:.3} MB/s", r.compressed_throughput_mb_s());
-            println!("CPU efficiency:                 {:.1} %", 100.0 * r.cpu_efficiency());
+            println!(
+                "Uncompressed throughput:        {:.3} MB/s",
+                r.throughput_mb_s()
+            );
+            println!(
+                "                                {:.3} MB/s/thread",
+                r.throughput_per_thread_mb_s()
+            );
+            println!(
+                "Compressed throughput:          {:.3} MB/s",
+                r.compressed_throughput_mb_s()
+            );
+            println!(
+                "CPU efficiency:                 {:.1} %",
+                100.0 * r.cpu_efficiency()
+            );
             println!("{}", r.diagnosis());
         }
         SpeedFormat::Json => {

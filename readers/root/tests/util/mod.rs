@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 /// The committed fixtures directory.
 pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
 }
 
 /// A fixture's path.
@@ -15,7 +17,9 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..")
 }
 
 /// The Python of the pinned venv: `$BENCH_PYTHON`, else `<workspace>/tools/.venv/bin/python`.
@@ -27,12 +31,19 @@ pub fn python() -> Option<PathBuf> {
             return Some(p);
         }
     }
-    let venv = workspace_root().join("tools").join(".venv").join("bin").join("python");
+    let venv = workspace_root()
+        .join("tools")
+        .join(".venv")
+        .join("bin")
+        .join("python");
     if venv.exists() {
         return Some(venv);
     }
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!ci, "no Python venv with ROOT: tools/test.sh creates it (tools/venv.sh)");
+    assert!(
+        !ci,
+        "no Python venv with ROOT: tools/test.sh creates it (tools/venv.sh)"
+    );
     eprintln!("SKIPPED: no Python venv with ROOT (set BENCH_PYTHON or run tools/test.sh)");
     None
 }
