@@ -452,3 +452,68 @@ pub fn parse_header(head: &[u8]) -> Result<FileHeader> {
         seek_info,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn large_file_header_uses_64_bit_offsets() {
+        // First 64 bytes of a 2,162,784,584-byte file written by ROOT 6.40 (format reference §1.3).
+        let head = hex(
+            "726f 6f74 0010 3c40 0000 0064 0000 0000 80e9 7948 0000 0000 0394 30a3 0000 0332
+             0000 0048 0000 0034 0800 0000 0000 0000 0001 ca9b c500 0039 3a00 01f8 786a 7e6d",
+        );
+        let h = parse_header(&head).unwrap();
+        assert!(h.large);
+        assert_eq!(h.version, 64000);
+        assert_eq!(h.begin, 100);
+        assert_eq!(h.end, 2_162_784_584);
+        assert_eq!(h.nbytes_name, 52);
+        assert_eq!(h.compress, 0);
+        assert_eq!(h.seek_info, 30_055_365);
+    }
+
+    #[test]
+    fn small_file_header() {
+        // zlib.root of the format reference §1.
+        let head = hex(
+            "726f 6f74 0000 fa00 0000 0064 0000 1e18 0000 1de3 0000 0035 0000 0001 0000 0036
+             0400 0000 6500 0009 1c00 0014 6c00 0112 6f47 b34c db4e 65b2 b933 8acd 7e95 6600",
+        );
+        let h = parse_header(&head).unwrap();
+        assert!(!h.large);
+        assert_eq!(
+            (h.end, h.nbytes_name, h.compress, h.seek_info),
+            (7704, 54, 101, 2332)
+        );
+    }
+
+    #[test]
+    fn key_with_64_bit_seeks() {
+        // A basket key header of the large file (§1.3): version 1004, 64-bit fSeekKey.
+        let mut raw =
+            hex("004f1a41 03ec 004f1a00 7eeb11af 0041 0642 000000008099be22 0000000000000064");
+        for s in ["TBasket", "a", "t"] {
+            raw.push(s.len() as u8);
+            raw.extend_from_slice(s.as_bytes());
+        }
+        let key = Key::parse(&mut Cursor::new(&raw, 0, "key")).unwrap();
+        assert_eq!(key.nbytes, 5_184_065);
+        assert_eq!(key.objlen, 5_184_000);
+        assert_eq!(key.keylen, 65);
+        assert_eq!(key.cycle, 1602);
+        assert_eq!(key.seek_key, 2_157_559_330);
+        assert_eq!(key.seek_pdir, 100);
+        assert!(!key.is_compressed());
+    }
+}
