@@ -97,12 +97,16 @@ impl BasketData {
         let stored = raw.get(keylen..).unwrap_or_default();
         let objlen = key.objlen as usize;
         let mut out = reuse.take().unwrap_or_default();
-        out.clear();
         if key.is_compressed() {
+            // Validate the block headers before (re)allocating; the decompressor overwrites
+            // every byte (it fails unless it fills the buffer exactly), so a reused buffer is
+            // only truncated or zero-extended, never cleared first.
             compression::blocks(stored, objlen)?;
+            out.truncate(objlen);
             out.resize(objlen, 0);
             compression::decompress_into(stored, &mut out)?;
         } else {
+            out.clear();
             out.extend_from_slice(stored);
         }
         let payload = out;

@@ -155,15 +155,17 @@ fn consume<T: Element>(
     buf: &mut Vec<T>,
     offsets: &mut Vec<u64>,
 ) -> Result<()> {
-    buf.clear();
     offsets.clear();
     let n = basket.entries();
     match layout.fixed_len() {
         Some(per) => {
+            // Every element is overwritten by the decode: no need to clear first.
+            buf.truncate(n * per);
             buf.resize(n * per, T::default());
             decode_flat(basket, name, per, 0, n, buf)
         }
         None => {
+            buf.clear();
             offsets.push(0);
             decode_var(
                 basket,
