@@ -467,19 +467,19 @@ pub(crate) fn decode_var<T: Element>(
         T::extend_from_be(data.get(first..last).unwrap_or_default(), values);
         return Ok(());
     }
-    // Reserve once: the values are the entry bytes minus one header per entry.
-    let span = (bounds[bounds.len() - 1] - bounds[0]) as usize;
-    values.reserve(span.saturating_sub(header * (bounds.len() - 1)) / size);
+    // Pass 1: validate every entry and write the offsets. Pass 2: decode each entry's values
+    // straight into its place in one zero-extended block.
+    let mut total = 0usize;
     offsets.reserve(bounds.len() - 1);
     for w in bounds.windows(2) {
-        let (s, e) = (w[0] as usize, w[1] as usize);
-        let entry = data.get(s..e).unwrap_or_default();
-        if entry.len() < header || (entry.len() - header) % size != 0 {
-            return Err(bad(format!("vector entry of {} bytes", entry.len())));
+        let len = (w[1] - w[0]) as usize;
+        if len < header || !(len - header).is_multiple_of(size) {
+            return Err(bad(format!("vector entry of {len} bytes")));
         }
-        let n = (entry.len() - header) / size;
-        let declared = entry
-            .get(6..10)
+        let n = (len - header) / size;
+        let at = w[0] as usize + 6;
+        let declared = data
+            .get(at..at + 4)
             .and_then(|c| <[u8; 4]>::try_from(c).ok())
             .map_or(-1, i32::from_be_bytes);
         if usize::try_from(declared).ok() != Some(n) {
@@ -487,9 +487,21 @@ pub(crate) fn decode_var<T: Element>(
                 "vector entry declares {declared} values, holds {n}"
             )));
         }
-        T::extend_from_be(entry.get(header..).unwrap_or_default(), values);
+        total += n;
         base += n as u64;
         offsets.push(base);
+    }
+    let start = values.len();
+    values.resize(start + total, T::default());
+    let mut dst = values.get_mut(start..).unwrap_or_default();
+    for w in bounds.windows(2) {
+        let (s, e) = (w[0] as usize + header, w[1] as usize);
+        let n = (e - s) / size;
+        let (head, tail) = std::mem::take(&mut dst)
+            .split_at_mut_checked(n)
+            .ok_or_else(|| bad("entry sizes changed between passes".into()))?;
+        T::decode_into(data.get(s..e).unwrap_or_default(), head);
+        dst = tail;
     }
     Ok(())
 }
