@@ -467,41 +467,26 @@ pub(crate) fn decode_var<T: Element>(
         T::extend_from_be(data.get(first..last).unwrap_or_default(), values);
         return Ok(());
     }
-    // Pass 1: validate every entry and write the offsets. Pass 2: decode each entry's values
-    // straight into its place in one zero-extended block.
-    let mut total = 0usize;
+    // One pass: each entry is a 10-byte header (byte count, version, i32 size) then `size`
+    // values; the declared size must account for exactly the entry's remaining bytes.
+    let span = (bounds[bounds.len() - 1] - bounds[0]) as usize;
+    values.reserve(span.saturating_sub(header * (bounds.len() - 1)) / size);
     offsets.reserve(bounds.len() - 1);
     for w in bounds.windows(2) {
-        let len = (w[1] - w[0]) as usize;
-        if len < header || !(len - header).is_multiple_of(size) {
-            return Err(bad(format!("vector entry of {len} bytes")));
-        }
-        let n = (len - header) / size;
-        let at = w[0] as usize + 6;
-        let declared = data
-            .get(at..at + 4)
-            .and_then(|c| <[u8; 4]>::try_from(c).ok())
-            .map_or(-1, i32::from_be_bytes);
-        if usize::try_from(declared).ok() != Some(n) {
+        let entry = data.get(w[0] as usize..w[1] as usize).unwrap_or_default();
+        let Some((head, body)) = entry.split_first_chunk::<VECTOR_HEADER>() else {
+            return Err(bad(format!("vector entry of {} bytes", entry.len())));
+        };
+        let declared = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
+        if body.len() != declared.wrapping_mul(size) {
             return Err(bad(format!(
-                "vector entry declares {declared} values, holds {n}"
+                "vector entry declares {declared} values in {} bytes",
+                body.len()
             )));
         }
-        total += n;
-        base += n as u64;
+        T::extend_from_be(body, values);
+        base += declared as u64;
         offsets.push(base);
-    }
-    let start = values.len();
-    values.resize(start + total, T::default());
-    let mut dst = values.get_mut(start..).unwrap_or_default();
-    for w in bounds.windows(2) {
-        let (s, e) = (w[0] as usize + header, w[1] as usize);
-        let n = (e - s) / size;
-        let (head, tail) = std::mem::take(&mut dst)
-            .split_at_mut_checked(n)
-            .ok_or_else(|| bad("entry sizes changed between passes".into()))?;
-        T::decode_into(data.get(s..e).unwrap_or_default(), head);
-        dst = tail;
     }
     Ok(())
 }
