@@ -252,6 +252,8 @@ pub fn run(config: &Config) -> Result<Report> {
                         bytes: *bytes,
                     });
                 }
+                // Embedded baskets were read with the tree metadata (setup); they are counted
+                // but have nothing left to read or decompress.
                 BasketLocation::Embedded(d) => embedded_bytes += d.data().len() as u64,
             }
         }
