@@ -142,6 +142,9 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--root-tool", default=None, help="default: build target/release/root-tool")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--lazy-scan", default=None,
+                    help="path of the lazy_scan example binary (cargo build --release --example "
+                         "lazy_scan): also record the peak RSS of a lazy scan with 16 and 64 MiB caches")
     args = ap.parse_args()
 
     os.makedirs(args.scratch, exist_ok=True)
@@ -210,6 +213,22 @@ def main():
                 scale = ours_by_threads[1] / ours_by_threads[2]
                 bmf[f"readspeed/{codec}/{branch}/2t_over_1t"] = {"ratio": {"value": scale}}
                 note(f"readspeed/{codec}/{branch}: 2 threads {scale:.2f}x 1 thread")
+    if args.lazy_scan:
+        for codec in CODECS:
+            for mib in (16, 64):
+                doc = json.loads(subprocess.run([args.lazy_scan, files[("", codec)], "t", str(mib)],
+                                                check=True, capture_output=True, text=True).stdout)
+                peak = doc["peak_rss_kib"] / 1024
+                base = doc["peak_rss_kib_before"] / 1024
+                largest = doc["largest_basket_bytes"] / 2**20
+                bmf[f"lazy_scan/{codec}/cache_{mib}MiB"] = {
+                    "peak_rss_mib": {"value": peak},
+                    "largest_basket_mib": {"value": largest},
+                    "scanned_mib": {"value": doc["scanned_bytes"] / 2**20},
+                }
+                note(f"lazy_scan/{codec}: file {doc['file_bytes'] / 2**20:.0f} MiB, scanned "
+                     f"{doc['scanned_bytes'] / 2**20:.0f} MiB decompressed with a {mib} MiB cache: peak RSS "
+                     f"{peak:.0f} MiB (start {base:.0f} MiB, largest basket {largest:.1f} MiB)")
     out = args.out or os.path.join(args.scratch, "readspeed.bmf.json")
     with open(out, "w") as fh:
         json.dump(bmf, fh, indent=1)
