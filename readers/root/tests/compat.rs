@@ -198,4 +198,34 @@ fn embedded_baskets() {
 #[test]
 fn multiblock_objects() {
     check_fixture("multiblock", Parallel::Never);
+    // Every branch's basket really is split over several compression blocks, one per algorithm.
+    let raw = std::fs::read(util::fixture("multiblock.root")).unwrap();
+    let file = RootFile::open(util::fixture("multiblock.root")).unwrap();
+    let tree = file.tree("t").unwrap();
+    let mut algorithms = Vec::new();
+    for meta in tree.all_branches() {
+        let root_reader::BasketLocation::OnDisk { seek, bytes } = meta.baskets[0].location else {
+            panic!("{} basket not on disk", meta.name);
+        };
+        let rec = &raw[seek as usize..(seek + u64::from(bytes)) as usize];
+        let keylen = u16::from_be_bytes([rec[14], rec[15]]) as usize;
+        let objlen = u32::from_be_bytes([rec[6], rec[7], rec[8], rec[9]]) as usize;
+        let blocks = root_reader::compression::blocks(&rec[keylen..], objlen).unwrap();
+        assert!(
+            blocks.len() >= 2,
+            "{}: {} block(s)",
+            meta.name,
+            blocks.len()
+        );
+        algorithms.push(blocks[0].algorithm);
+    }
+    use root_reader::compression::Algorithm;
+    for a in [
+        Algorithm::Zlib,
+        Algorithm::Zstd,
+        Algorithm::Lz4,
+        Algorithm::Lzma,
+    ] {
+        assert!(algorithms.contains(&a), "{a:?} missing from {algorithms:?}");
+    }
 }
