@@ -148,8 +148,13 @@ impl BasketData {
             if i64::from(count) < header.nev_buf as i64 {
                 return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
             }
-            let starts = cur.counted(i64::from(header.nev_buf), 4, Cursor::i32)?;
-            Some(to_payload_offsets(&starts, keylen, border, seek)?)
+            let table = cur.bytes(entries.saturating_mul(4))?;
+            let starts = table
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| i32::from_be_bytes(*c));
+            Some(to_payload_offsets(starts, entries, keylen, border, seek)?)
         };
         Ok(Self {
             payload,
@@ -190,7 +195,13 @@ impl BasketData {
             let starts = starts.get(..n).ok_or_else(|| {
                 Error::corrupt("embedded basket", at, "fewer entry offsets than entries")
             })?;
-            basket.offsets = Some(to_payload_offsets(starts, keylen, basket.border, at)?);
+            basket.offsets = Some(to_payload_offsets(
+                starts.iter().copied(),
+                n,
+                keylen,
+                basket.border,
+                at,
+            )?);
         }
         Ok(basket)
     }
@@ -231,10 +242,18 @@ impl BasketData {
     }
 }
 
-fn to_payload_offsets(starts: &[i32], keylen: usize, border: usize, seek: u64) -> Result<Vec<u32>> {
-    let mut out = Vec::with_capacity(starts.len() + 1);
+/// Key-relative entry starts -> payload offsets, checked to be ordered and inside the data,
+/// with `border` appended as the end of the last entry.
+fn to_payload_offsets(
+    starts: impl Iterator<Item = i32>,
+    n: usize,
+    keylen: usize,
+    border: usize,
+    seek: u64,
+) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(n + 1);
     let mut prev = 0usize;
-    for &s in starts {
+    for s in starts {
         let off = usize::try_from(s)
             .ok()
             .and_then(|s| s.checked_sub(keylen))

@@ -351,8 +351,16 @@ impl Branch {
             Ok((out, None))
         } else {
             let vector = matches!(layout, Layout::Vector(_));
-            let mut values = Vec::new();
-            let mut offsets = vec![0u64];
+            // Reserve once, from the loaded baskets (an upper bound for partial ranges): no
+            // reallocation and copy while decoding.
+            let header = if vector { VECTOR_HEADER } else { 0 };
+            let cap: usize = loaded
+                .iter()
+                .map(|b| b.data().len().saturating_sub(header * b.entries()) / T::TYPE.size())
+                .sum();
+            let mut values = Vec::with_capacity(cap);
+            let mut offsets = Vec::with_capacity((stop - start) as usize + 1);
+            offsets.push(0u64);
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
