@@ -1,0 +1,27 @@
+//! Open + list + read every branch of arbitrary bytes: must never panic, hang or over-allocate.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use root_reader::{Parallel, RootFile};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(file) = RootFile::from_bytes(data.to_vec()) else {
+        return;
+    };
+    let Ok(trees) = file.trees() else { return };
+    for entry in trees {
+        let Ok(tree) = file.tree(&format!("{};{}", entry.path, entry.key.cycle)) else {
+            continue;
+        };
+        for meta in tree.all_branches() {
+            let Ok(branch) = tree.branch(&meta.name) else {
+                continue;
+            };
+            let _ = branch.read_column(0, branch.entries(), Parallel::Never);
+            if let Ok(lazy) = branch.lazy() {
+                let _ = lazy.read_entry::<f32>(0);
+                let _ = lazy.load_all_chained().map(|c| c.decode_all::<u8>());
+            }
+        }
+    }
+});

@@ -1,0 +1,273 @@
+//! Baskets: the compressed chunks of entries of one branch.
+//!
+//! ```text
+//! key header (TKey, 64-bit form) | TBasket: u16 version, i32 fBufferSize, i32 fNevBufSize,
+//!                                |          i32 fNevBuf, i32 fLast, u8 flag
+//! payload (fObjlen bytes once decompressed):
+//!   [0, border)          entry data            border = fLast - fKeylen
+//!   [border, fObjlen)    entry-offset table    i32 count, i32 starts[fNevBuf] (key-relative), i32 0
+//! ```
+//!
+//! The table exists only for variable-size entries. [`BasketData`] keeps the decompressed
+//! payload and the entry starts converted to payload offsets, with `border` appended as the end
+//! of the last entry.
+
+use crate::compression;
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::Key;
+
+/// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BasketData {
+    payload: Vec<u8>,
+    border: usize,
+    /// `entries + 1` payload offsets (entry `j` is `offsets[j]..offsets[j+1]`), if variable-size.
+    offsets: Option<Vec<u32>>,
+    entries: usize,
+}
+
+/// The TBasket fields after the key header.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BasketHeader {
+    pub(crate) nev_buf: i32,
+    pub(crate) last: i32,
+    pub(crate) flag: u8,
+}
+
+impl BasketHeader {
+    pub(crate) fn parse(cur: &mut Cursor<'_>) -> Result<Self> {
+        let _version = cur.u16()?;
+        let _buffer_size = cur.i32()?;
+        let _nev_buf_size = cur.i32()?;
+        let nev_buf = cur.i32()?;
+        let last = cur.i32()?;
+        let flag = cur.u8()?;
+        if nev_buf < 0 || last < 0 {
+            return Err(cur.corrupt(format!("negative fNevBuf {nev_buf} or fLast {last}")));
+        }
+        Ok(Self {
+            nev_buf,
+            last,
+            flag,
+        })
+    }
+}
+
+impl BasketData {
+    /// Decodes a free-standing basket record (`raw` = the `fBasketBytes` bytes at its seek).
+    ///
+    /// # Errors
+    /// Malformed key or basket header, corrupt compressed data, inconsistent offsets.
+    pub fn from_record(raw: &[u8], seek: u64) -> Result<Self> {
+        Self::from_record_with(raw, seek, &mut None)
+    }
+
+    /// As [`Self::from_record`], reusing the allocation of `reuse` for the payload.
+    ///
+    /// # Errors
+    /// As [`Self::from_record`].
+    pub fn from_record_reusing(raw: &[u8], seek: u64, reuse: Vec<u8>) -> Result<Self> {
+        let mut reuse = Some(reuse);
+        Self::from_record_with(raw, seek, &mut reuse)
+    }
+
+    /// Gives back the payload buffer (for reuse).
+    #[must_use]
+    pub fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
+
+    fn from_record_with(raw: &[u8], seek: u64, reuse: &mut Option<Vec<u8>>) -> Result<Self> {
+        let mut cur = Cursor::new(raw, seek, "basket key");
+        let key = Key::parse(&mut cur)?;
+        let header = BasketHeader::parse(&mut cur)?;
+        let keylen = usize::from(key.keylen);
+        let nbytes = key.nbytes as usize;
+        if nbytes != raw.len() || keylen > nbytes || keylen < cur.pos() {
+            return Err(Error::corrupt(
+                "basket key",
+                seek,
+                format!(
+                    "fNbytes {nbytes}, fKeylen {keylen}, record of {} bytes",
+                    raw.len()
+                ),
+            ));
+        }
+        let stored = raw.get(keylen..).unwrap_or_default();
+        let objlen = key.objlen as usize;
+        let mut out = reuse.take().unwrap_or_default();
+        if key.is_compressed() {
+            // Validate the block headers before (re)allocating; the decompressor overwrites
+            // every byte (it fails unless it fills the buffer exactly), so a reused buffer is
+            // only truncated or zero-extended, never cleared first.
+            compression::blocks(stored, objlen)?;
+            out.truncate(objlen);
+            out.resize(objlen, 0);
+            compression::decompress_into(stored, &mut out)?;
+        } else {
+            out.clear();
+            out.extend_from_slice(stored);
+        }
+        let payload = out;
+        Self::build(payload, keylen, header, seek, false)
+    }
+
+    /// Builds from a payload (entry data + optional offset table).
+    ///
+    /// `embedded`: the table has `fNevBuf` entries and was read separately (see
+    /// [`Self::from_embedded`]).
+    fn build(
+        payload: Vec<u8>,
+        keylen: usize,
+        header: BasketHeader,
+        seek: u64,
+        embedded: bool,
+    ) -> Result<Self> {
+        let entries = header.nev_buf as usize;
+        let border = (header.last as usize)
+            .checked_sub(keylen)
+            .filter(|&b| b <= payload.len());
+        let Some(border) = border else {
+            return Err(Error::corrupt(
+                "basket",
+                seek,
+                format!(
+                    "fLast {} outside the {}-byte payload",
+                    header.last,
+                    payload.len()
+                ),
+            ));
+        };
+        let offsets = if border == payload.len() || embedded {
+            None
+        } else {
+            let table = payload.get(border..).unwrap_or_default();
+            let mut cur = Cursor::new(table, seek, "basket entry offsets");
+            let count = cur.i32()?;
+            if i64::from(count) < header.nev_buf as i64 {
+                return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
+            }
+            let table = cur.bytes(entries.saturating_mul(4))?;
+            let starts = table
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| i32::from_be_bytes(*c));
+            Some(to_payload_offsets(starts, entries, keylen, border, seek)?)
+        };
+        Ok(Self {
+            payload,
+            border,
+            offsets,
+            entries,
+        })
+    }
+
+    /// Builds an embedded basket (stored inside the TTree record) from its streamed parts.
+    pub(crate) fn from_embedded(
+        buffer: &[u8],
+        keylen: usize,
+        header: BasketHeader,
+        starts: Option<&[i32]>,
+        at: u64,
+    ) -> Result<Self> {
+        let last = header.last as usize;
+        let data = buffer.get(keylen..last).ok_or_else(|| {
+            Error::corrupt(
+                "embedded basket",
+                at,
+                format!("fLast {last} outside the buffer"),
+            )
+        })?;
+        let mut basket = Self::build(
+            data.to_vec(),
+            0,
+            BasketHeader {
+                last: (last - keylen) as i32,
+                ..header
+            },
+            at,
+            true,
+        )?;
+        if let Some(starts) = starts {
+            let n = header.nev_buf as usize;
+            let starts = starts.get(..n).ok_or_else(|| {
+                Error::corrupt("embedded basket", at, "fewer entry offsets than entries")
+            })?;
+            basket.offsets = Some(to_payload_offsets(
+                starts.iter().copied(),
+                n,
+                keylen,
+                basket.border,
+                at,
+            )?);
+        }
+        Ok(basket)
+    }
+
+    /// The entry data (without the offset table).
+    #[must_use]
+    pub fn data(&self) -> &[u8] {
+        self.payload.get(..self.border).unwrap_or_default()
+    }
+
+    /// Number of entries.
+    #[must_use]
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    /// Entry boundaries for variable-size entries (`entries + 1` offsets into [`Self::data`]).
+    #[must_use]
+    pub fn offsets(&self) -> Option<&[u32]> {
+        self.offsets.as_deref()
+    }
+
+    /// Bytes held on the heap (what the cache charges for it).
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.payload.capacity() + self.offsets.as_ref().map_or(0, |o| o.capacity() * 4)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn for_test(payload: Vec<u8>) -> Self {
+        let border = payload.len();
+        Self {
+            payload,
+            border,
+            offsets: None,
+            entries: 0,
+        }
+    }
+}
+
+/// Key-relative entry starts -> payload offsets, checked to be ordered and inside the data,
+/// with `border` appended as the end of the last entry.
+fn to_payload_offsets(
+    starts: impl Iterator<Item = i32>,
+    n: usize,
+    keylen: usize,
+    border: usize,
+    seek: u64,
+) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(n + 1);
+    let mut prev = 0usize;
+    for s in starts {
+        let off = usize::try_from(s)
+            .ok()
+            .and_then(|s| s.checked_sub(keylen))
+            .filter(|&o| o >= prev && o <= border)
+            .ok_or_else(|| {
+                Error::corrupt(
+                    "basket entry offsets",
+                    seek,
+                    format!("entry start {s} out of order"),
+                )
+            })?;
+        prev = off;
+        out.push(off as u32);
+    }
+    out.push(border as u32);
+    Ok(out)
+}

@@ -1,0 +1,492 @@
+//! `root-tool`: list, dump and time ROOT TTrees.
+//!
+//! A thin command-line layer over the `root_reader` library.
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use root_reader::compression::Algorithm;
+use root_reader::readspeed::{self, Mode, Selection};
+use root_reader::{Column, Parallel, RootFile, Values};
+
+#[derive(Parser)]
+#[command(
+    name = "root-tool",
+    version,
+    about = "List, dump and time the TTrees of ROOT files",
+    after_help = "Examples:\n  root-tool ls events.root\n  root-tool ls events.root --format json\n  \
+                  root-tool dump events.root sub/t;2 --branches pt,jets --entries 0:10\n  \
+                  root-tool dump events.root t --format csv\n  \
+                  root-tool readspeed --files a.root b.root --trees t --branches pt jets --threads 2\n  \
+                  root-tool readspeed --files a.root --trees t --branches-regex '^j' --format json"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List trees (with directory paths and cycles) and their branches.
+    #[command(after_help = "Example:\n  root-tool ls events.root --format json")]
+    Ls {
+        /// The ROOT file.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = LsFormat::Text)]
+        format: LsFormat,
+    },
+    /// Print entries of a tree, one line per entry.
+    #[command(after_help = "Examples:\n  root-tool dump f.root t\n  \
+                            root-tool dump f.root 'dir/t;1' --branches a,b --entries 10:20 --format csv")]
+    Dump {
+        /// The ROOT file.
+        file: PathBuf,
+        /// The tree: `name`, `dir/name`, `name;cycle` (highest cycle by default).
+        tree: String,
+        /// Comma-separated branches (default: every readable branch).
+        #[arg(long, value_delimiter = ',')]
+        branches: Vec<String>,
+        /// Entry range `START:STOP` (either side may be omitted).
+        #[arg(long)]
+        entries: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DumpFormat::Jsonl)]
+        format: DumpFormat,
+    },
+    /// Measure read throughput like ROOT's rootreadspeed.
+    #[command(
+        after_help = "Examples:\n  root-tool readspeed --files f.root --trees t --branches pt\n  \
+                            root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
+                            root-tool readspeed --files f.root --trees t --branches pt --decompress-only"
+    )]
+    Readspeed {
+        /// Files to read.
+        #[arg(long, num_args = 1.., required = true)]
+        files: Vec<PathBuf>,
+        /// Trees: one name for every file, or one per file (as rootreadspeed).
+        #[arg(long, num_args = 1.., required = true)]
+        trees: Vec<String>,
+        /// Branch names.
+        #[arg(long, num_args = 1.., group = "sel")]
+        branches: Vec<String>,
+        /// Regular expressions selecting branches.
+        #[arg(long, num_args = 1.., group = "sel")]
+        branches_regex: Vec<String>,
+        /// Every readable branch.
+        #[arg(long, group = "sel")]
+        all_branches: bool,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Time only the decompression of the same baskets, preloaded in memory.
+        #[arg(long)]
+        decompress_only: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
+        format: SpeedFormat,
+        /// Benchmark name used in `--format bmf`.
+        #[arg(long, default_value = "root-tool/readspeed")]
+        bmf_name: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LsFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DumpFormat {
+    Jsonl,
+    Csv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SpeedFormat {
+    Text,
+    Json,
+    Bmf,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Ls { file, format } => ls(&file, format),
+        Command::Dump {
+            file,
+            tree,
+            branches,
+            entries,
+            format,
+        } => dump(&file, &tree, &branches, entries.as_deref(), format),
+        Command::Readspeed {
+            files,
+            trees,
+            branches,
+            branches_regex,
+            all_branches,
+            threads,
+            decompress_only,
+            format,
+            bmf_name,
+        } => {
+            let selection = if all_branches {
+                Selection::All
+            } else if !branches_regex.is_empty() {
+                Selection::Names(resolve_regex(&files, &trees, &branches_regex)?)
+            } else if !branches.is_empty() {
+                Selection::Names(branches)
+            } else {
+                bail!("choose branches with --branches, --branches-regex or --all-branches");
+            };
+            if threads == 0 {
+                bail!("--threads must be at least 1");
+            }
+            let config = readspeed::Config {
+                files,
+                trees,
+                branches: selection,
+                threads,
+                mode: if decompress_only {
+                    Mode::DecompressOnly
+                } else {
+                    Mode::Full
+                },
+            };
+            let report = readspeed::run(&config).context("readspeed failed")?;
+            print_report(&report, format, &bmf_name);
+            Ok(())
+        }
+    }
+}
+
+fn compression_name(setting: i32) -> String {
+    match Algorithm::from_setting(setting) {
+        Some(a) => format!("{}-{}", a.name(), setting % 100),
+        None => "none".to_string(),
+    }
+}
+
+fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
+    let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut trees = Vec::new();
+    for entry in file.trees().context("cannot list the file's directories")? {
+        let spec = format!("{};{}", entry.path, entry.key.cycle);
+        let tree = file
+            .tree(&spec)
+            .with_context(|| format!("cannot read tree {spec}"))?;
+        let branches: Vec<serde_json::Value> = tree
+            .all_branches()
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "name": b.name,
+                    "type": match &b.layout { Ok(l) => l.describe(), Err(e) => format!("unsupported: {e}") },
+                    "entries": b.entries,
+                    "baskets": b.baskets.len(),
+                    "compression": compression_name(b.compress),
+                    "compressed_bytes": b.zip_bytes,
+                    "uncompressed_bytes": b.tot_bytes,
+                })
+            })
+            .collect();
+        trees.push(serde_json::json!({
+            "path": entry.path, "cycle": entry.key.cycle, "title": tree.title,
+            "entries": tree.entries, "branches": branches,
+        }));
+    }
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    match format {
+        LsFormat::Json => {
+            let h = file.header();
+            let doc = serde_json::json!({
+                "file": path.display().to_string(), "root_version": h.version,
+                "large": h.large, "compression": compression_name(h.compress), "trees": trees,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        LsFormat::Text => {
+            for t in &trees {
+                writeln!(
+                    out,
+                    "{};{}  {:?}  {} entries",
+                    t["path"].as_str().unwrap_or_default(),
+                    t["cycle"],
+                    t["title"].as_str().unwrap_or_default(),
+                    t["entries"]
+                )?;
+                for b in t["branches"].as_array().into_iter().flatten() {
+                    writeln!(
+                        out,
+                        "  {:<24} {:<16} {:>10} entries {:>6} baskets  {:<8} zip {:>10} B  raw {:>10} B",
+                        b["name"].as_str().unwrap_or_default(),
+                        b["type"].as_str().unwrap_or_default(),
+                        b["entries"],
+                        b["baskets"],
+                        b["compression"].as_str().unwrap_or_default(),
+                        b["compressed_bytes"],
+                        b["uncompressed_bytes"],
+                    )?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn parse_range(spec: Option<&str>, entries: u64) -> Result<(u64, u64)> {
+    let Some(spec) = spec else {
+        return Ok((0, entries));
+    };
+    let (a, b) = spec
+        .split_once(':')
+        .context("--entries must look like START:STOP")?;
+    let start = if a.is_empty() {
+        0
+    } else {
+        a.parse().context("bad START in --entries")?
+    };
+    let stop = if b.is_empty() {
+        entries
+    } else {
+        b.parse().context("bad STOP in --entries")?
+    };
+    if start > stop || stop > entries {
+        bail!("--entries {start}:{stop} is outside the tree's {entries} entries");
+    }
+    Ok((start, stop))
+}
+
+/// Shortest round-trip text of a value (`{:?}` of floats is shortest round-trip in Rust).
+fn push_value(out: &mut String, values: &Values, i: usize) {
+    macro_rules! int {
+        ($v:expr) => {{
+            let _ = write!(out, "{}", $v[i]);
+        }};
+    }
+    macro_rules! float {
+        ($v:expr) => {{
+            let x = $v[i];
+            if x.is_finite() {
+                let _ = write!(out, "{x:?}");
+            } else {
+                out.push_str("null");
+            }
+        }};
+    }
+    match values {
+        Values::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
+        Values::I8(v) => int!(v),
+        Values::U8(v) => int!(v),
+        Values::I16(v) => int!(v),
+        Values::U16(v) => int!(v),
+        Values::I32(v) => int!(v),
+        Values::U32(v) => int!(v),
+        Values::I64(v) => int!(v),
+        Values::U64(v) => int!(v),
+        Values::F32(v) => float!(v),
+        Values::F64(v) => float!(v),
+    }
+}
+
+fn push_entry(out: &mut String, col: &Column, j: usize, sep: char) {
+    let (a, b, array) = match &col.offsets {
+        Some(o) => (o[j] as usize, o[j + 1] as usize, true),
+        None => {
+            let per = col.layout.fixed_len().unwrap_or(1);
+            (j * per, (j + 1) * per, per > 1)
+        }
+    };
+    if !array {
+        push_value(out, &col.values, a);
+        return;
+    }
+    out.push('[');
+    for i in a..b {
+        if i > a {
+            out.push(sep);
+        }
+        push_value(out, &col.values, i);
+    }
+    out.push(']');
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+fn dump(
+    path: &PathBuf,
+    spec: &str,
+    names: &[String],
+    range: Option<&str>,
+    format: DumpFormat,
+) -> Result<()> {
+    let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let tree = file
+        .tree(spec)
+        .with_context(|| format!("cannot read tree {spec}"))?;
+    let names: Vec<String> = if names.is_empty() {
+        tree.all_branches()
+            .iter()
+            .filter(|b| b.layout.is_ok())
+            .map(|b| b.name.clone())
+            .collect()
+    } else {
+        names.to_vec()
+    };
+    let (start, stop) = parse_range(range, tree.entries)?;
+    let mut columns = Vec::new();
+    for name in &names {
+        let branch = tree.branch(name)?;
+        let col = branch
+            .read_column(start, stop, Parallel::Auto)
+            .with_context(|| format!("cannot read branch {name}"))?;
+        columns.push(col);
+    }
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let keys: Vec<String> = names.iter().map(|n| json_string(n)).collect();
+    if let DumpFormat::Csv = format {
+        writeln!(out, "{}", names.join(","))?;
+    }
+    let mut line = String::new();
+    for j in 0..(stop - start) as usize {
+        line.clear();
+        match format {
+            DumpFormat::Jsonl => {
+                line.push('{');
+                for (k, col) in columns.iter().enumerate() {
+                    if k > 0 {
+                        line.push(',');
+                    }
+                    line.push_str(&keys[k]);
+                    line.push(':');
+                    push_entry(&mut line, col, j, ',');
+                }
+                line.push('}');
+            }
+            DumpFormat::Csv => {
+                for (k, col) in columns.iter().enumerate() {
+                    if k > 0 {
+                        line.push(',');
+                    }
+                    push_entry(&mut line, col, j, ' ');
+                }
+            }
+        }
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn resolve_regex(files: &[PathBuf], trees: &[String], patterns: &[String]) -> Result<Vec<String>> {
+    let res: Vec<regex::Regex> = patterns
+        .iter()
+        .map(|p| regex::Regex::new(p).with_context(|| format!("bad regex {p:?}")))
+        .collect::<Result<_>>()?;
+    let path = files.first().context("no files")?;
+    let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut names = Vec::new();
+    for t in trees {
+        let tree = file
+            .tree(t)
+            .with_context(|| format!("cannot read tree {t}"))?;
+        for b in tree.all_branches() {
+            if b.layout.is_ok()
+                && res.iter().any(|r| r.is_match(&b.name))
+                && !names.contains(&b.name)
+            {
+                names.push(b.name.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        bail!("no readable branch matches {patterns:?}");
+    }
+    Ok(names)
+}
+
+fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
+    let mode = match r.mode {
+        Mode::Full => "read+decompress+decode",
+        Mode::DecompressOnly => "decompress-only",
+    };
+    match format {
+        SpeedFormat::Text => {
+            println!("Mode:                           {mode}");
+            println!(
+                "Real time to setup:             {:.6} s",
+                r.setup_real_time_s
+            );
+            println!("Real time:                      {:.6} s", r.real_time_s);
+            println!("CPU time:                       {:.6} s", r.cpu_time_s);
+            println!(
+                "Uncompressed data read:         {} bytes",
+                r.uncompressed_bytes
+            );
+            println!(
+                "Compressed data read:           {} bytes",
+                r.compressed_bytes
+            );
+            println!(
+                "Baskets:                        {} ({} branches)",
+                r.baskets, r.branches
+            );
+            println!("Threads:                        {}", r.threads);
+            println!(
+                "Uncompressed throughput:        {:.3} MB/s",
+                r.throughput_mb_s()
+            );
+            println!(
+                "                                {:.3} MB/s/thread",
+                r.throughput_per_thread_mb_s()
+            );
+            println!(
+                "Compressed throughput:          {:.3} MB/s",
+                r.compressed_throughput_mb_s()
+            );
+            println!(
+                "CPU efficiency:                 {:.1} %",
+                100.0 * r.cpu_efficiency()
+            );
+            println!("{}", r.diagnosis());
+        }
+        SpeedFormat::Json => {
+            let doc = serde_json::json!({
+                "mode": mode,
+                "setup_real_time_s": r.setup_real_time_s,
+                "real_time_s": r.real_time_s,
+                "cpu_time_s": r.cpu_time_s,
+                "uncompressed_bytes": r.uncompressed_bytes,
+                "compressed_bytes": r.compressed_bytes,
+                "baskets": r.baskets,
+                "branches": r.branches,
+                "threads": r.threads,
+                "throughput_mb_s": r.throughput_mb_s(),
+                "throughput_per_thread_mb_s": r.throughput_per_thread_mb_s(),
+                "compressed_throughput_mb_s": r.compressed_throughput_mb_s(),
+                "cpu_efficiency": r.cpu_efficiency(),
+                "diagnosis": r.diagnosis(),
+            });
+            println!("{doc}");
+        }
+        SpeedFormat::Bmf => {
+            let doc = serde_json::json!({
+                bmf_name: {
+                    "latency": {"value": r.real_time_s * 1e9},
+                    "throughput": {"value": r.throughput_mb_s()},
+                }
+            });
+            println!("{doc}");
+        }
+    }
+}

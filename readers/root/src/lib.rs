@@ -1,0 +1,55 @@
+//! A fast, defensive reader of ROOT TTree files.
+//!
+//! Reads flat numeric branches (every leaf type from `bool` to `f64`), fixed arrays
+//! (`x[4]/F`), counter-based jagged arrays (`x[n]/F`) and `std::vector<T>` of numeric `T`,
+//! compressed with zlib, zstd, LZ4, LZMA or not at all, from files written by ROOT 6.x
+//! (checked against ROOT 6.40). Baskets go through a per-file LRU [`BasketCache`] bounded by
+//! bytes; [`BranchReader`] reads whole branches (in parallel when it pays),
+//! [`LazyBranchReader`] reads entries on demand and [`ChainedSlice`] views several baskets as
+//! one byte sequence without copying.
+//!
+//! ```no_run
+//! use root_reader::RootFile;
+//!
+//! # fn main() -> Result<(), root_reader::Error> {
+//! let file = RootFile::open("events.root")?;
+//! let tree = file.tree("dir/t;2")?; // path and cycle optional
+//! let pt: Vec<f32> = tree.branch("pt")?.reader().read()?;
+//! let jets = tree.branch("jets")?.reader().read_jagged::<f32>()?; // offsets + values
+//! let lazy = tree.branch("pt")?.lazy()?;
+//! let one: f32 = lazy.read_at(12_345)?;
+//! # let _ = (pt, jets, one);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every decoder treats the file as hostile: truncation, bad offsets, corrupt compressed data
+//! and absurd sizes give an [`Error`], never a panic, and no allocation exceeds what the file
+//! size justifies (see [`compression`]).
+//!
+//! Glossary: a *key* is a record header; a *basket* is a compressed chunk of consecutive
+//! entries of one branch; a *cycle* is a version number of an object written several times
+//! under one name (`t;1`, `t;2`); *embedded* baskets are stored inside the TTree record.
+
+pub mod basket;
+pub mod cache;
+pub mod compression;
+mod cursor;
+pub mod error;
+pub mod file;
+pub mod lazy;
+pub mod reader;
+pub mod readspeed;
+mod source;
+mod streamer;
+pub mod tree;
+pub mod types;
+
+pub use basket::BasketData;
+pub use cache::{BasketCache, CacheStats};
+pub use error::{Error, Result};
+pub use file::{Directory, FileHeader, Key, RootFile, TreeEntry};
+pub use lazy::{ChainedSlice, LazyBranchReader};
+pub use reader::{Branch, BranchReader, Column, Jagged, Parallel, Values};
+pub use tree::{BasketInfo, BasketLocation, BranchMeta, Layout, Leaf, Tree};
+pub use types::{Element, LeafType};

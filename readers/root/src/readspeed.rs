@@ -1,0 +1,362 @@
+//! A throughput measurement in the manner of ROOT's `rootreadspeed`.
+//!
+//! Setup (untimed): open the files, read the trees, list every basket of the selected branches.
+//! Timed: read each basket record from the file, decompress it, and decode its entries into
+//! typed values (big-endian to native), spread over `threads` worker threads by basket. The
+//! cache is bypassed (every basket is read once, as in a real analysis pass) and per-thread
+//! buffers are reused, so the loop allocates nothing per basket.
+//!
+//! [`Mode::DecompressOnly`] is the codec anchor: the same basket records are first loaded into
+//! memory (untimed) and only their decompression is timed. Full read time over decompress-only
+//! time says how much the reader adds on top of the codec library.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::basket::BasketData;
+use crate::compression;
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::{Key, RootFile};
+use crate::reader::{Branch, decode_flat, decode_var};
+use crate::tree::{BasketLocation, Layout};
+use crate::types::{Element, LeafType};
+
+/// What is timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Read, decompress and decode (what an analysis pays).
+    #[default]
+    Full,
+    /// Decompress baskets preloaded in memory (the codec alone).
+    DecompressOnly,
+}
+
+/// Which branches to read.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    /// These names (each must exist in every tree).
+    Names(Vec<String>),
+    /// Every branch the reader can decode.
+    All,
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Files.
+    pub files: Vec<PathBuf>,
+    /// Trees: one (read from every file) or one per file.
+    pub trees: Vec<String>,
+    /// Branches.
+    pub branches: Selection,
+    /// Worker threads (1 = the calling thread only).
+    pub threads: usize,
+    /// What is timed.
+    pub mode: Mode,
+}
+
+/// The measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Wall-clock seconds of setup (open files, read metadata).
+    pub setup_real_time_s: f64,
+    /// Wall-clock seconds of the timed part.
+    pub real_time_s: f64,
+    /// Process CPU seconds of the timed part.
+    pub cpu_time_s: f64,
+    /// Entry bytes decoded (uncompressed).
+    pub uncompressed_bytes: u64,
+    /// Basket bytes read from the files (compressed, key headers included).
+    pub compressed_bytes: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Baskets processed.
+    pub baskets: u64,
+    /// Branches read.
+    pub branches: usize,
+    /// The mode.
+    pub mode: Mode,
+}
+
+impl Report {
+    /// Uncompressed MB/s (1 MB = 10^6 bytes, as rootreadspeed).
+    #[must_use]
+    pub fn throughput_mb_s(&self) -> f64 {
+        self.uncompressed_bytes as f64 / 1e6 / self.real_time_s.max(1e-12)
+    }
+
+    /// Compressed MB/s.
+    #[must_use]
+    pub fn compressed_throughput_mb_s(&self) -> f64 {
+        self.compressed_bytes as f64 / 1e6 / self.real_time_s.max(1e-12)
+    }
+
+    /// Uncompressed MB/s per thread.
+    #[must_use]
+    pub fn throughput_per_thread_mb_s(&self) -> f64 {
+        self.throughput_mb_s() / self.threads.max(1) as f64
+    }
+
+    /// CPU time over (real time x threads).
+    #[must_use]
+    pub fn cpu_efficiency(&self) -> f64 {
+        self.cpu_time_s / (self.real_time_s.max(1e-12) * self.threads.max(1) as f64)
+    }
+
+    /// rootreadspeed's bottleneck diagnosis (seed 001, "Where is the bottleneck?").
+    #[must_use]
+    pub fn diagnosis(&self) -> &'static str {
+        if self.cpu_efficiency() < 0.7 {
+            "Real time is much higher than CPU time / threads: raw I/O (storage or network) is \
+             the bottleneck; more threads will likely not help."
+        } else {
+            "Real time is about CPU time / threads: decompression and decoding are the \
+             bottleneck; more cores or a faster compression algorithm should help. If the \
+             analysis takes much longer than this real time, its own logic is the bottleneck."
+        }
+    }
+}
+
+struct Unit {
+    branch: usize,
+    seek: u64,
+    bytes: u32,
+}
+
+struct Scratch {
+    raw: Vec<u8>,
+    payload: Vec<u8>,
+    typed: TypedScratch,
+}
+
+#[derive(Default)]
+struct TypedScratch {
+    b: Vec<bool>,
+    i8: Vec<i8>,
+    u8: Vec<u8>,
+    i16: Vec<i16>,
+    u16: Vec<u16>,
+    i32: Vec<i32>,
+    u32: Vec<u32>,
+    i64: Vec<i64>,
+    u64: Vec<u64>,
+    f32: Vec<f32>,
+    f64: Vec<f64>,
+    offsets: Vec<u64>,
+}
+
+fn consume<T: Element>(
+    basket: &BasketData,
+    name: &str,
+    layout: Layout,
+    buf: &mut Vec<T>,
+    offsets: &mut Vec<u64>,
+) -> Result<()> {
+    offsets.clear();
+    let n = basket.entries();
+    match layout.fixed_len() {
+        Some(per) => {
+            // Every element is overwritten by the decode: no need to clear first.
+            buf.truncate(n * per);
+            buf.resize(n * per, T::default());
+            decode_flat(basket, name, per, 0, n, buf)
+        }
+        None => {
+            buf.clear();
+            offsets.push(0);
+            decode_var(
+                basket,
+                name,
+                matches!(layout, Layout::Vector(_)),
+                0,
+                n,
+                buf,
+                offsets,
+            )
+        }
+    }
+}
+
+impl TypedScratch {
+    fn decode(&mut self, basket: &BasketData, name: &str, layout: Layout) -> Result<()> {
+        let o = &mut self.offsets;
+        match layout.leaf_type() {
+            LeafType::Bool => consume(basket, name, layout, &mut self.b, o),
+            LeafType::I8 => consume(basket, name, layout, &mut self.i8, o),
+            LeafType::U8 => consume(basket, name, layout, &mut self.u8, o),
+            LeafType::I16 => consume(basket, name, layout, &mut self.i16, o),
+            LeafType::U16 => consume(basket, name, layout, &mut self.u16, o),
+            LeafType::I32 => consume(basket, name, layout, &mut self.i32, o),
+            LeafType::U32 => consume(basket, name, layout, &mut self.u32, o),
+            LeafType::I64 => consume(basket, name, layout, &mut self.i64, o),
+            LeafType::U64 => consume(basket, name, layout, &mut self.u64, o),
+            LeafType::F32 => consume(basket, name, layout, &mut self.f32, o),
+            LeafType::F64 => consume(basket, name, layout, &mut self.f64, o),
+        }
+    }
+}
+
+/// Runs the measurement.
+///
+/// # Errors
+/// Missing files, trees or branches; I/O and decoding errors.
+pub fn run(config: &Config) -> Result<Report> {
+    let setup = Instant::now();
+    let mut branches: Vec<(Branch, Layout)> = Vec::new();
+    let mut embedded_bytes = 0u64;
+    // As rootreadspeed: one tree name is read from every file; several are paired with the
+    // files one to one.
+    let pairs: Vec<(&PathBuf, &String)> = match config.trees.as_slice() {
+        [one] => config.files.iter().map(|f| (f, one)).collect(),
+        many if many.len() == config.files.len() => config.files.iter().zip(many).collect(),
+        many => {
+            return Err(Error::NotFound {
+                name: format!("{} trees for {} files", many.len(), config.files.len()),
+                file: "give one tree, or one tree per file".to_string(),
+            });
+        }
+    };
+    for (path, tree_name) in pairs {
+        let file = RootFile::open_with_cache(path, 0)?;
+        {
+            let tree = file.tree(tree_name)?;
+            let selected: Vec<Branch> = match &config.branches {
+                Selection::Names(names) => names
+                    .iter()
+                    .map(|n| tree.branch(n))
+                    .collect::<Result<_>>()?,
+                Selection::All => tree
+                    .all_branches()
+                    .iter()
+                    .filter(|b| b.layout.is_ok())
+                    .map(|b| tree.branch(&b.name))
+                    .collect::<Result<_>>()?,
+            };
+            for b in selected {
+                let layout = b.layout()?;
+                branches.push((b, layout));
+            }
+        }
+    }
+    let mut units = Vec::new();
+    for (k, (b, _)) in branches.iter().enumerate() {
+        for info in b.baskets() {
+            match &info.location {
+                BasketLocation::OnDisk { seek, bytes } => {
+                    units.push(Unit {
+                        branch: k,
+                        seek: *seek,
+                        bytes: *bytes,
+                    });
+                }
+                // Embedded baskets were read with the tree metadata (setup); they are counted
+                // but have nothing left to read or decompress.
+                BasketLocation::Embedded(d) => embedded_bytes += d.data().len() as u64,
+            }
+        }
+    }
+    let preloaded: Vec<Vec<u8>> = if config.mode == Mode::DecompressOnly {
+        units
+            .iter()
+            .map(|u| {
+                let (b, _) = &branches[u.branch];
+                b.file().source().read("basket", u.seek, u.bytes as usize)
+            })
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
+    let threads = config.threads.max(1);
+    let pool = if threads > 1 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Error::corrupt("thread pool", 0, e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    let setup_real_time_s = setup.elapsed().as_secs_f64();
+
+    let new_scratch = || Scratch {
+        raw: Vec::new(),
+        payload: Vec::new(),
+        typed: TypedScratch::default(),
+    };
+    let work = |scratch: &mut Scratch, i: usize| -> Result<(u64, u64)> {
+        let unit = units
+            .get(i)
+            .ok_or_else(|| Error::corrupt("readspeed", 0, "unit"))?;
+        let (branch, layout) = &branches[unit.branch];
+        if config.mode == Mode::DecompressOnly {
+            let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
+            let n = decompress_only(raw, unit.seek, &mut scratch.payload)?;
+            return Ok((n, u64::from(unit.bytes)));
+        }
+        branch.file().source().read_into(
+            "basket",
+            unit.seek,
+            unit.bytes as usize,
+            &mut scratch.raw,
+        )?;
+        let payload = std::mem::take(&mut scratch.payload);
+        let basket = BasketData::from_record_reusing(&scratch.raw, unit.seek, payload)?;
+        scratch.typed.decode(&basket, branch.name(), *layout)?;
+        let n = basket.data().len() as u64;
+        scratch.payload = basket.into_payload();
+        Ok((n, u64::from(unit.bytes)))
+    };
+
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = Instant::now();
+    let (unc, comp) = match &pool {
+        None => {
+            let mut scratch = new_scratch();
+            let mut acc = (0u64, 0u64);
+            for i in 0..units.len() {
+                let (u, c) = work(&mut scratch, i)?;
+                acc.0 += u;
+                acc.1 += c;
+            }
+            acc
+        }
+        Some(pool) => pool.install(|| {
+            (0..units.len())
+                .into_par_iter()
+                .map_init(new_scratch, |s, i| work(s, i))
+                .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
+        })?,
+    };
+    let real_time_s = t0.elapsed().as_secs_f64();
+    let cpu_time_s = cpu0.elapsed().as_secs_f64();
+    Ok(Report {
+        setup_real_time_s,
+        real_time_s,
+        cpu_time_s,
+        uncompressed_bytes: unc + embedded_bytes,
+        compressed_bytes: comp,
+        threads,
+        baskets: units.len() as u64,
+        branches: branches.len(),
+        mode: config.mode,
+    })
+}
+
+/// Decompresses one basket record into `out`; returns the payload size.
+fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>) -> Result<u64> {
+    let mut cur = Cursor::new(raw, seek, "basket key");
+    let key = Key::parse(&mut cur)?;
+    let stored = raw.get(usize::from(key.keylen)..).unwrap_or_default();
+    if key.is_compressed() {
+        out.resize(key.objlen as usize, 0);
+        compression::decompress_into(stored, out)?;
+    } else {
+        out.clear();
+        out.extend_from_slice(stored);
+    }
+    Ok(u64::from(key.objlen))
+}

@@ -1,0 +1,696 @@
+//! TTree, TBranch, TBranchElement and TLeaf metadata.
+//!
+//! The layouts are hard-coded for the class versions ROOT 6 writes (TTree 16-20, TBranch
+//! 10-13, TBranchElement 8-10, TLeaf 2); every object is entered through its byte count, so
+//! members this reader does not need (TAtt*, fIOFeatures, fAliases, fUserInfo, ...) and newer
+//! trailing members are skipped, and the StreamerInfo record is never read. A newer TTree or
+//! TBranch version is read with the newest known layout and then realigned by its byte count.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::basket::{BasketData, BasketHeader};
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::{Key, RootFile};
+use crate::streamer::{Pointer, Streamer};
+use crate::types::LeafType;
+
+/// How a branch's entries are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One value per entry.
+    Scalar(LeafType),
+    /// A fixed number of values per entry (`x[4]/F`).
+    Fixed(LeafType, usize),
+    /// A variable number of values per entry given by a counter leaf (`x[n]/F`).
+    Jagged(LeafType),
+    /// `std::vector<T>`: a variable number of values, each entry with a 10-byte header.
+    Vector(LeafType),
+}
+
+impl Layout {
+    /// The element type.
+    #[must_use]
+    pub fn leaf_type(self) -> LeafType {
+        match self {
+            Self::Scalar(t) | Self::Fixed(t, _) | Self::Jagged(t) | Self::Vector(t) => t,
+        }
+    }
+
+    /// A short description, e.g. `f32[4]`, `vector<f64>`.
+    #[must_use]
+    pub fn describe(self) -> String {
+        match self {
+            Self::Scalar(t) => t.name().to_string(),
+            Self::Fixed(t, n) => format!("{}[{n}]", t.name()),
+            Self::Jagged(t) => format!("{}[]", t.name()),
+            Self::Vector(t) => format!("vector<{}>", t.name()),
+        }
+    }
+
+    /// Values per entry for fixed layouts.
+    #[must_use]
+    pub fn fixed_len(self) -> Option<usize> {
+        match self {
+            Self::Scalar(_) => Some(1),
+            Self::Fixed(_, n) => Some(n),
+            Self::Jagged(_) | Self::Vector(_) => None,
+        }
+    }
+}
+
+/// A leaf (`TLeaf*`).
+#[derive(Debug, Clone)]
+pub struct Leaf {
+    /// Leaf class (`TLeafF`, `TLeafElement`, ...).
+    pub class: String,
+    /// Leaf name.
+    pub name: String,
+    /// Leaf title (`x[n]`, `arr[4]`).
+    pub title: String,
+    /// Fixed multiplicity.
+    pub len: i32,
+    /// Element size in bytes (0 for TLeafElement).
+    pub len_type: i32,
+    /// Unsigned integer type.
+    pub unsigned: bool,
+    /// Whether a counter leaf gives the entry's length.
+    pub has_count: bool,
+}
+
+/// Where a basket lives.
+#[derive(Debug, Clone)]
+pub enum BasketLocation {
+    /// A free-standing record in the file.
+    OnDisk {
+        /// Offset of its key.
+        seek: u64,
+        /// Record size.
+        bytes: u32,
+    },
+    /// Stored inside the TTree record (the tail of an unclosed or auto-saved tree).
+    Embedded(Arc<BasketData>),
+}
+
+/// One basket of a branch and the entries it holds.
+#[derive(Debug, Clone)]
+pub struct BasketInfo {
+    /// First entry (inclusive).
+    pub first: u64,
+    /// Last entry (exclusive).
+    pub end: u64,
+    /// Where it is.
+    pub location: BasketLocation,
+}
+
+impl BasketInfo {
+    /// Compressed size on disk (0 for embedded baskets).
+    #[must_use]
+    pub fn compressed_bytes(&self) -> u64 {
+        match self.location {
+            BasketLocation::OnDisk { bytes, .. } => u64::from(bytes),
+            BasketLocation::Embedded(_) => 0,
+        }
+    }
+}
+
+/// A branch's metadata.
+#[derive(Debug, Clone)]
+pub struct BranchMeta {
+    /// Branch class (`TBranch`, `TBranchElement`).
+    pub class: String,
+    /// Branch name.
+    pub name: String,
+    /// Title (leaf list, e.g. `pt/F`).
+    pub title: String,
+    /// Compression setting of the branch.
+    pub compress: i32,
+    /// Entries in the branch.
+    pub entries: u64,
+    /// Uncompressed bytes written (fTotBytes).
+    pub tot_bytes: i64,
+    /// Compressed bytes written (fZipBytes).
+    pub zip_bytes: i64,
+    /// For TBranchElement: the class name (`vector<float>`).
+    pub element_class: String,
+    /// Leaves.
+    pub leaves: Vec<Leaf>,
+    /// Sub-branches.
+    pub branches: Vec<Arc<BranchMeta>>,
+    /// Baskets in entry order.
+    pub baskets: Vec<BasketInfo>,
+    /// How entries are laid out, or why they cannot be read.
+    pub layout: std::result::Result<Layout, String>,
+}
+
+/// An opened TTree.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    pub(crate) file: RootFile,
+    /// Tree name.
+    pub name: String,
+    /// Tree title.
+    pub title: String,
+    /// Cycle of the key it was read from.
+    pub cycle: i16,
+    /// Number of entries.
+    pub entries: u64,
+    /// fAutoFlush (entries per cluster when positive).
+    pub auto_flush: i64,
+    /// Top-level branches.
+    pub branches: Vec<Arc<BranchMeta>>,
+    index: HashMap<String, Arc<BranchMeta>>,
+}
+
+impl Tree {
+    pub(crate) fn parse(file: RootFile, key: &Key, payload: &[u8]) -> Result<Self> {
+        let cur = Cursor::new(payload, u64::from(key.keylen), "TTree");
+        let mut s = Streamer::new(cur);
+        let ntuple = key.class_name.starts_with("TNtuple");
+        let outer = if ntuple { Some(s.bcv()?) } else { None };
+        let bcv = s.bcv()?;
+        let v = bcv.version;
+        if v < 16 {
+            return Err(Error::UnsupportedVersion {
+                class: "TTree",
+                version: i32::from(v),
+            });
+        }
+        let (name, title) = s.tnamed()?;
+        s.skip_object()?; // TAttLine
+        s.skip_object()?; // TAttFill
+        s.skip_object()?; // TAttMarker
+        let c = &mut s.cur;
+        let entries = c.i64()?;
+        let _tot_bytes = c.i64()?;
+        let _zip_bytes = c.i64()?;
+        let _saved_bytes = c.i64()?;
+        if v >= 18 {
+            let _flushed = c.i64()?;
+        }
+        c.skip(8)?; // fWeight
+        c.skip(12)?; // fTimerInterval, fScanField, fUpdate
+        if v >= 17 {
+            c.skip(4)?; // fDefaultEntryOffsetLen
+        }
+        let n_cluster_range = if v >= 19 { c.i32()? } else { 0 };
+        c.skip(32)?; // fMaxEntries, fMaxEntryLoop, fMaxVirtualSize, fAutoSave
+        let auto_flush = if v >= 18 { c.i64()? } else { 0 };
+        let _estimate = c.i64()?;
+        if v >= 19 {
+            let n = usize::try_from(n_cluster_range)
+                .map_err(|_| s.cur.corrupt("negative fNClusterRange"))?;
+            s.i64_array(n)?;
+            s.i64_array(n)?;
+        }
+        if v >= 20 {
+            s.skip_object()?; // fIOFeatures
+        }
+        let file_len = file.len();
+        let branches = read_branch_array(&mut s, file_len)?;
+        // Everything after fBranches (fLeaves, fAliases, indices, friends, ...) is not needed.
+        let _ = outer;
+        let entries = u64::try_from(entries).map_err(|_| s.cur.corrupt("negative fEntries"))?;
+        let mut index = HashMap::new();
+        for b in &branches {
+            index_branch(b, &mut index);
+        }
+        Ok(Self {
+            file,
+            name,
+            title,
+            cycle: key.cycle,
+            entries,
+            auto_flush,
+            branches,
+            index,
+        })
+    }
+
+    /// The file the tree lives in.
+    #[must_use]
+    pub fn file(&self) -> &RootFile {
+        &self.file
+    }
+
+    /// Looks up a branch (top-level or nested) by name.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn branch(&self, name: &str) -> Result<crate::reader::Branch> {
+        let meta = self.index.get(name).ok_or_else(|| Error::NoSuchBranch {
+            tree: self.name.clone(),
+            branch: name.to_string(),
+        })?;
+        Ok(crate::reader::Branch::new(
+            self.file.clone(),
+            Arc::clone(meta),
+        ))
+    }
+
+    /// Every branch, depth first (nested branches after their parent).
+    #[must_use]
+    pub fn all_branches(&self) -> Vec<Arc<BranchMeta>> {
+        fn walk(b: &Arc<BranchMeta>, out: &mut Vec<Arc<BranchMeta>>) {
+            out.push(Arc::clone(b));
+            for sub in &b.branches {
+                walk(sub, out);
+            }
+        }
+        let mut out = Vec::new();
+        for b in &self.branches {
+            walk(b, &mut out);
+        }
+        out
+    }
+}
+
+fn index_branch(b: &Arc<BranchMeta>, index: &mut HashMap<String, Arc<BranchMeta>>) {
+    index.entry(b.name.clone()).or_insert_with(|| Arc::clone(b));
+    for sub in &b.branches {
+        index_branch(sub, index);
+    }
+}
+
+fn read_branch_array(s: &mut Streamer<'_>, file_len: u64) -> Result<Vec<Arc<BranchMeta>>> {
+    s.enter()?;
+    let (bcv, n) = s.tobjarray_header()?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        match s.pointer()? {
+            Pointer::Object { class, end } => {
+                let b = match class.as_str() {
+                    "TBranch" => Some(read_tbranch(s, file_len, "TBranch")?),
+                    "TBranchElement" => Some(read_tbranch_element(s, file_len)?),
+                    _ => None,
+                };
+                if let Some(end) = end {
+                    s.cur.seek_abs(end)?;
+                } else if b.is_none() {
+                    return Err(s
+                        .cur
+                        .corrupt(format!("cannot skip branch of class {class}")));
+                }
+                out.extend(b.map(Arc::new));
+            }
+            Pointer::Null | Pointer::Reference | Pointer::Skipped => {}
+        }
+    }
+    s.finish(bcv)?;
+    s.leave();
+    Ok(out)
+}
+
+fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<BranchMeta> {
+    s.enter()?;
+    let bcv = s.bcv()?;
+    let v = bcv.version;
+    if v < 10 {
+        return Err(Error::UnsupportedVersion {
+            class: "TBranch",
+            version: i32::from(v),
+        });
+    }
+    let (name, title) = s.tnamed()?;
+    s.skip_object()?; // TAttFill
+    let c = &mut s.cur;
+    let compress = c.i32()?;
+    let _basket_size = c.i32()?;
+    let _entry_offset_len = c.i32()?;
+    let write_basket = c.i32()?;
+    let _entry_number = c.i64()?;
+    if v >= 13 {
+        s.skip_object()?; // fIOFeatures
+    }
+    let c = &mut s.cur;
+    let _offset = c.i32()?;
+    let max_baskets = c.i32()?;
+    let _split = c.i32()?;
+    let entries = c.i64()?;
+    if v >= 11 {
+        let _first_entry = c.i64()?;
+    }
+    let tot_bytes = c.i64()?;
+    let zip_bytes = c.i64()?;
+    let branches = read_branch_array(s, file_len)?;
+    let leaves = read_leaf_array(s)?;
+    let embedded = read_embedded_baskets(s)?;
+    let (Ok(max_baskets), Ok(write_basket), Ok(entries)) = (
+        usize::try_from(max_baskets),
+        usize::try_from(write_basket),
+        u64::try_from(entries),
+    ) else {
+        return Err(s
+            .cur
+            .corrupt("negative fMaxBaskets, fWriteBasket or fEntries"));
+    };
+    if write_basket > max_baskets {
+        return Err(s.cur.corrupt(format!(
+            "fWriteBasket {write_basket} > fMaxBaskets {max_baskets}"
+        )));
+    }
+    let bytes = s.i32_array(max_baskets)?;
+    let first = s.i64_array(max_baskets)?;
+    let seeks = s.i64_array(max_baskets)?;
+    let file_name = s.cur.string()?;
+    s.finish(bcv)?;
+    s.leave();
+    let at = s.cur.abs_pos();
+    if !file_name.is_empty() {
+        return Ok(unsupported(
+            class,
+            name,
+            title,
+            compress,
+            entries,
+            "baskets in another file",
+        ));
+    }
+    let baskets = basket_table(
+        &bytes,
+        &first,
+        &seeks,
+        write_basket,
+        embedded,
+        entries,
+        file_len,
+        at,
+    )?;
+    let mut meta = BranchMeta {
+        class: class.to_string(),
+        name,
+        title,
+        compress,
+        entries,
+        tot_bytes,
+        zip_bytes,
+        element_class: String::new(),
+        leaves,
+        branches,
+        baskets,
+        layout: Err(String::new()),
+    };
+    meta.layout = layout_of(&meta);
+    Ok(meta)
+}
+
+fn unsupported(
+    class: &str,
+    name: String,
+    title: String,
+    compress: i32,
+    entries: u64,
+    why: &str,
+) -> BranchMeta {
+    BranchMeta {
+        class: class.to_string(),
+        name,
+        title,
+        compress,
+        entries,
+        tot_bytes: 0,
+        zip_bytes: 0,
+        element_class: String::new(),
+        leaves: Vec::new(),
+        branches: Vec::new(),
+        baskets: Vec::new(),
+        layout: Err(why.to_string()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn basket_table(
+    bytes: &[i32],
+    first: &[i64],
+    seeks: &[i64],
+    write_basket: usize,
+    embedded: Vec<Arc<BasketData>>,
+    entries: u64,
+    file_len: u64,
+    at: u64,
+) -> Result<Vec<BasketInfo>> {
+    let bad = |d: String| Error::corrupt("TBranch basket table", at, d);
+    let mut out = Vec::with_capacity(write_basket + embedded.len());
+    let mut next = 0u64;
+    for i in 0..write_basket {
+        let (Some(&b), Some(&f), Some(&s)) = (bytes.get(i), first.get(i), seeks.get(i)) else {
+            return Err(bad(format!("basket {i} missing from the arrays")));
+        };
+        let end = first
+            .get(i + 1)
+            .copied()
+            .unwrap_or(i64::try_from(entries).unwrap_or(i64::MAX));
+        let (Ok(f), Ok(end), Ok(s), Ok(b)) = (
+            u64::try_from(f),
+            u64::try_from(end),
+            u64::try_from(s),
+            u32::try_from(b),
+        ) else {
+            return Err(bad(format!("negative value in basket {i}")));
+        };
+        if f != next || end < f || s.saturating_add(u64::from(b)) > file_len {
+            return Err(bad(format!(
+                "basket {i}: entries {f}..{end} after {next}, record {s}+{b} in a {file_len}-byte file"
+            )));
+        }
+        next = end;
+        out.push(BasketInfo {
+            first: f,
+            end,
+            location: BasketLocation::OnDisk { seek: s, bytes: b },
+        });
+    }
+    for data in embedded {
+        let end = next + data.entries() as u64;
+        out.push(BasketInfo {
+            first: next,
+            end,
+            location: BasketLocation::Embedded(data),
+        });
+        next = end;
+    }
+    if next != entries {
+        return Err(bad(format!(
+            "baskets hold {next} entries, the branch {entries}"
+        )));
+    }
+    Ok(out)
+}
+
+fn read_tbranch_element(s: &mut Streamer<'_>, file_len: u64) -> Result<BranchMeta> {
+    s.enter()?;
+    let bcv = s.bcv()?;
+    let mut meta = read_tbranch(s, file_len, "TBranchElement")?;
+    let class_name = s.cur.string()?;
+    let _parent = s.cur.string()?;
+    let _clones = s.cur.string()?;
+    let _checksum = s.cur.u32()?;
+    let (mut id, mut typ, mut streamer_type) = (0, 0, 0);
+    if (8..=10).contains(&bcv.version) {
+        if bcv.version >= 10 {
+            s.cur.skip(2)?;
+        } else {
+            s.cur.skip(4)?;
+        }
+        id = s.cur.i32()?;
+        typ = s.cur.i32()?;
+        streamer_type = s.cur.i32()?;
+    }
+    s.finish(bcv)?;
+    s.leave();
+    meta.element_class = class_name;
+    meta.layout = element_layout(&meta, id, typ, streamer_type, bcv.version);
+    Ok(meta)
+}
+
+fn element_layout(
+    meta: &BranchMeta,
+    id: i32,
+    typ: i32,
+    _streamer_type: i32,
+    version: u16,
+) -> std::result::Result<Layout, String> {
+    if meta.layout.is_ok() && meta.element_class.is_empty() {
+        return meta.layout.clone();
+    }
+    if !(8..=10).contains(&version) {
+        return Err(format!("TBranchElement version {version}"));
+    }
+    if !meta.branches.is_empty() {
+        return Err(format!(
+            "split object {:?} (read its sub-branches)",
+            meta.element_class
+        ));
+    }
+    let cls = meta.element_class.trim();
+    if let Some(inner) = cls
+        .strip_prefix("vector<")
+        .and_then(|r| r.strip_suffix('>'))
+        && id == -1
+        && (typ == 0 || typ == -1)
+    {
+        return LeafType::from_cpp(inner)
+            .map(Layout::Vector)
+            .ok_or_else(|| format!("vector of {inner}"));
+    }
+    // A simple member of a split object: its single leaf says what it is.
+    if typ == 0
+        && id >= 0
+        && meta
+            .leaves
+            .first()
+            .is_some_and(|l| l.class != "TLeafElement")
+    {
+        return layout_of(meta);
+    }
+    Err(format!(
+        "object branch of class {:?} (fType {typ})",
+        meta.element_class
+    ))
+}
+
+fn layout_of(meta: &BranchMeta) -> std::result::Result<Layout, String> {
+    let [leaf] = meta.leaves.as_slice() else {
+        return Err(format!(
+            "{} leaves (only single-leaf branches are read)",
+            meta.leaves.len()
+        ));
+    };
+    let t = LeafType::from_leaf_class(&leaf.class, leaf.unsigned)
+        .ok_or_else(|| format!("leaf class {}", leaf.class))?;
+    if leaf.has_count {
+        return Ok(Layout::Jagged(t));
+    }
+    let len = usize::try_from(leaf.len).map_err(|_| format!("negative fLen {}", leaf.len))?;
+    Ok(match len {
+        0 => return Err("fLen 0".to_string()),
+        1 => Layout::Scalar(t),
+        n => Layout::Fixed(t, n),
+    })
+}
+
+fn read_leaf_array(s: &mut Streamer<'_>) -> Result<Vec<Leaf>> {
+    s.enter()?;
+    let (bcv, n) = s.tobjarray_header()?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        if let Pointer::Object { class, end } = s.pointer()? {
+            let leaf = if class.starts_with("TLeaf") {
+                Some(read_leaf(s, &class)?)
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                s.cur.seek_abs(end)?;
+            } else if leaf.is_none() {
+                return Err(s.cur.corrupt(format!("cannot skip leaf of class {class}")));
+            }
+            out.extend(leaf);
+        }
+    }
+    s.finish(bcv)?;
+    s.leave();
+    Ok(out)
+}
+
+fn read_leaf(s: &mut Streamer<'_>, class: &str) -> Result<Leaf> {
+    s.enter()?;
+    let outer = s.bcv()?; // TLeafX
+    let inner = s.bcv()?; // TLeaf
+    let (name, title) = s.tnamed()?;
+    let len = s.cur.i32()?;
+    let len_type = s.cur.i32()?;
+    let _offset = s.cur.i32()?;
+    let _is_range = s.cur.u8()?;
+    let unsigned = s.cur.u8()? != 0;
+    let has_count = match s.pointer()? {
+        Pointer::Null => false,
+        Pointer::Reference | Pointer::Skipped => true,
+        Pointer::Object { class, end } => {
+            match end {
+                Some(end) => s.cur.seek_abs(end)?,
+                None => {
+                    read_leaf(s, &class)?;
+                }
+            }
+            true
+        }
+    };
+    s.finish(inner)?;
+    // The rest of TLeafX (minimum, maximum, ...) is not needed.
+    if outer.end.is_none() {
+        let extra = match class {
+            "TLeafO" | "TLeafB" => 2,
+            "TLeafS" => 4,
+            "TLeafI" | "TLeafF" | "TLeafElement" => 8,
+            "TLeafL" | "TLeafD" | "TLeafG" => 16,
+            _ => return Err(s.cur.corrupt(format!("cannot skip leaf of class {class}"))),
+        };
+        s.cur.skip(extra)?;
+    }
+    s.finish(outer)?;
+    s.leave();
+    Ok(Leaf {
+        class: class.to_string(),
+        name,
+        title,
+        len,
+        len_type,
+        unsigned,
+        has_count,
+    })
+}
+
+/// Reads TBranch::fBaskets; returns the non-null (embedded) baskets in order.
+fn read_embedded_baskets(s: &mut Streamer<'_>) -> Result<Vec<Arc<BasketData>>> {
+    s.enter()?;
+    let (bcv, n) = s.tobjarray_header()?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        if let Pointer::Object { class, end } = s.pointer()? {
+            if class == "TBasket" {
+                out.push(Arc::new(read_embedded_basket(s)?));
+            }
+            match end {
+                Some(end) => s.cur.seek_abs(end)?,
+                None if class == "TBasket" => {}
+                None => return Err(s.cur.corrupt(format!("cannot skip {class} in fBaskets"))),
+            }
+        }
+    }
+    s.finish(bcv)?;
+    s.leave();
+    Ok(out)
+}
+
+fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<BasketData> {
+    let at = s.cur.abs_pos();
+    let key = Key::parse(&mut s.cur)?;
+    let header = BasketHeader::parse(&mut s.cur)?;
+    let nev = header.nev_buf;
+    let mut starts = None;
+    if header.flag % 10 != 2 && nev > 0 {
+        let n = s.cur.i32()?;
+        starts = Some(s.cur.counted(i64::from(n), 4, Cursor::i32)?);
+    }
+    if header.flag > 40 {
+        let n = s.cur.i32()?;
+        s.cur.counted(i64::from(n), 4, Cursor::i32)?;
+    }
+    if !(header.flag == 1 || header.flag > 10) {
+        return Err(Error::corrupt(
+            "embedded basket",
+            at,
+            "no buffer stored with it",
+        ));
+    }
+    let buffer = s.cur.bytes(header.last as usize)?;
+    BasketData::from_embedded(
+        buffer,
+        usize::from(key.keylen),
+        header,
+        starts.as_deref(),
+        at,
+    )
+}

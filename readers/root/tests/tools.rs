@@ -1,0 +1,190 @@
+//! `root-tool` end to end: ls, dump (jsonl and csv) against ROOT's values, readspeed reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
+
+mod util;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn tool(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_root-tool"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    util::fixture(name).display().to_string()
+}
+
+#[test]
+fn ls_lists_trees_with_paths_and_cycles() {
+    let (ok, out, err) = tool(&["ls", &fixture("structure.root"), "--format", "json"]);
+    assert!(ok, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let trees: Vec<String> = doc["trees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{};{}", t["path"].as_str().unwrap(), t["cycle"]))
+        .collect();
+    assert_eq!(trees.len(), 4);
+    assert!(trees.contains(&"sub/deeper/t2;1".to_string()));
+    let (ok, text, _) = tool(&["ls", &fixture("types_lz4.root")]);
+    assert!(ok);
+    assert!(
+        text.contains("jets") && text.contains("vector<f32>") && text.contains("lz4-4"),
+        "{text}"
+    );
+    assert!(text.contains("f32[4]") && text.contains("f64[]"), "{text}");
+}
+
+#[test]
+fn dump_jsonl_equals_root_values() {
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(util::fixture("types_zstd.json")).unwrap())
+            .unwrap();
+    let branches = &expected["trees"]["t;1"]["branches"];
+    let (ok, out, err) = tool(&[
+        "dump",
+        &fixture("types_zstd.root"),
+        "t;1",
+        "--entries",
+        "10:60",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 50);
+    for (k, line) in lines.iter().enumerate() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        for (name, b) in branches.as_object().unwrap() {
+            let want = &b["values"][k + 10];
+            let got = &row[name];
+            let f32_branch = b["type"] == "f32";
+            let same = |g: &Value, w: &Value| {
+                if f32_branch {
+                    g.as_f64().map(|x| x as f32) == w.as_f64().map(|x| x as f32)
+                } else {
+                    g == w
+                }
+            };
+            let ok = match (got, want) {
+                (Value::Array(g), Value::Array(w)) => {
+                    g.len() == w.len() && g.iter().zip(w).all(|(g, w)| same(g, w))
+                }
+                (g, w) => same(g, w),
+            };
+            assert!(ok, "entry {} branch {name}: {got} vs {want}", k + 10);
+        }
+    }
+    // f32 values use the shortest text that round-trips to f32.
+    let (_, out, _) = tool(&[
+        "dump",
+        &fixture("types_zstd.root"),
+        "t",
+        "--branches",
+        "jets",
+        "--entries",
+        "2:3",
+    ]);
+    assert_eq!(out.trim(), r#"{"jets":[2.0,2.1]}"#);
+}
+
+#[test]
+fn dump_csv_and_errors() {
+    let (ok, out, _) = tool(&[
+        "dump",
+        &fixture("structure.root"),
+        "sub/inner",
+        "--format",
+        "csv",
+        "--branches",
+        "w",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        vec![
+            "w", "0.0", "-0.75", "-1.5", "-2.25", "-3.0", "-3.75", "-4.5"
+        ]
+    );
+    let (ok, _, err) = tool(&["dump", &fixture("structure.root"), "t", "--entries", "0:99"]);
+    assert!(!ok && err.contains("outside"), "{err}");
+    let (ok, _, err) = tool(&["dump", &fixture("structure.root"), "nope"]);
+    assert!(!ok && err.contains("nope"), "{err}");
+    let (ok, _, err) = tool(&["ls", "/nonexistent.root"]);
+    assert!(!ok && err.contains("nonexistent"), "{err}");
+}
+
+#[test]
+fn readspeed_reports() {
+    let f = fixture("types_zlib.root");
+    let (ok, out, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "f",
+        "jets",
+        "--format",
+        "json",
+    ]);
+    assert!(ok, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "real_time_s",
+        "cpu_time_s",
+        "uncompressed_bytes",
+        "compressed_bytes",
+        "threads",
+    ] {
+        assert!(doc.get(key).is_some(), "{key} missing in {doc}");
+    }
+    assert_eq!(doc["threads"], 1);
+    assert_eq!(doc["branches"], 2);
+    // f: 200 entries x 4 bytes; jets: 10-byte headers + values.
+    assert!(doc["uncompressed_bytes"].as_u64().unwrap() > 800);
+    let (ok, out, _) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches-regex",
+        "^x",
+        "--threads",
+        "2",
+        "--format",
+        "bmf",
+        "--bmf-name",
+        "rs/x",
+    ]);
+    assert!(ok);
+    let bmf: Value = serde_json::from_str(&out).unwrap();
+    assert!(bmf["rs/x"]["throughput"]["value"].as_f64().unwrap() > 0.0);
+    let (ok, out, _) = tool(&["readspeed", "--files", &f, "--trees", "t", "--all-branches"]);
+    assert!(ok);
+    assert!(
+        out.contains("Real time:") && out.contains("CPU efficiency") && out.contains("bottleneck")
+    );
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "zz",
+    ]);
+    assert!(!ok && err.contains("zz"), "{err}");
+    let (ok, _, _) = tool(&["readspeed", "--files", &f, "--trees", "t"]);
+    assert!(!ok);
+}

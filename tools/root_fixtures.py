@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""Write the ROOT fixtures of `readers/root` with real ROOT (PyROOT) and record what ROOT reads back.
+
+Usage:
+    $BENCH_PYTHON tools/root_fixtures.py [OUT_DIR]     (default: readers/root/tests/fixtures)
+
+For every fixture `NAME.root` it writes `NAME.json`, produced by reopening the file with ROOT in a
+fresh process and reading every entry of every branch of every tree through TTree/TLeaf:
+
+    {"file": NAME.root, "trees": {"path;cycle": {"entries": N, "branches": {
+        BRANCH: {"kind": "scalar"|"fixed"|"jagged"|"vector", "type": "f32"|..., "values": [...]}
+                 | {"kind": "digest", "type": ..., "len": L, "sha256": HEX, "head": [...], "tail": [...]}}}}}
+
+Branch value encodings: scalars are numbers (bool as true/false), fixed arrays and jagged arrays
+and std::vector entries are lists. Huge fixed arrays (the multi-block fixture) are recorded as
+the SHA-256 of the values serialised little-endian plus their first and last values.
+
+Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt):
+  types_{zlib,zstd,lz4,lzma,none}.root  every numeric leaf type, arr[4]/F, da[3]/D, x[n]/F,
+                                        xd[n]/D, vector<float|double|int>; small baskets so every
+                                        branch has many baskets
+  structure.root   tree `t` with two cycles (t;1 10 entries, t;2 25 entries), `sub/inner` and
+                   `sub/deeper/t2` in subdirectories, a TNamed next to them
+  embedded.root    AutoSave("SaveSelf") without closing: the last basket of every branch lives
+                   inside the TTree record (TBranch::fBaskets)
+  multiblock.root  one 17,000,000-byte basket per branch (u8 array), one branch per algorithm
+                   (zlib, zstd, lz4, lzma): every object is split over two compression blocks
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+N_TYPES = 200
+BIG = 17_000_000
+ALGOS = {"zlib": 101, "zstd": 505, "lz4": 404, "lzma": 207, "none": 0}
+
+
+def root():
+    import ROOT  # noqa: PLC0415
+
+    ROOT.gROOT.SetBatch(True)
+    return ROOT
+
+
+def scalar_specs():
+    # (branch name, leaflist code, numpy dtype, value function of entry i)
+    return [
+        ("o", "O", np.bool_, lambda i: i % 3 == 0),
+        ("b", "B", np.int8, lambda i: ((i * 37) % 256) - 128),
+        ("ub", "b", np.uint8, lambda i: (i * 53) % 256),
+        ("s", "S", np.int16, lambda i: ((i * 4099) % 65536) - 32768),
+        ("us", "s", np.uint16, lambda i: (i * 7919) % 65536),
+        ("i", "I", np.int32, lambda i: (i * 1_000_003) % (2**32) - 2**31),
+        ("ui", "i", np.uint32, lambda i: (i * 2_654_435_761) % (2**32)),
+        ("l", "L", np.int64, lambda i: [-(2**63), 2**63 - 1][i % 2] if i < 2 else (i * 0x9E3779B97F4A7C15) % (2**64) - 2**63),
+        ("ul", "l", np.uint64, lambda i: 2**64 - 1 if i == 1 else (i * 0x9E3779B97F4A7C15) % (2**64)),
+        ("f", "F", np.float32, lambda i: np.float32(i * 0.37 - 20.0)),
+        ("d", "D", np.float64, lambda i: i * 1.0e-3 - 0.05 + 1.0 / (i + 3)),
+    ]
+
+
+def write_types(path, setting):
+    ROOT = root()
+    f = ROOT.TFile(path, "RECREATE", "", setting)
+    t = ROOT.TTree("t", "all numeric types")
+    bufs = {}
+    for name, code, dtype, _ in scalar_specs():
+        bufs[name] = np.zeros(1, dtype=dtype)
+        t.Branch(name, bufs[name], f"{name}/{code}")
+    arr = np.zeros(4, dtype=np.float32)
+    t.Branch("arr", arr, "arr[4]/F")
+    da = np.zeros(3, dtype=np.float64)
+    t.Branch("da", da, "da[3]/D")
+    n = np.zeros(1, dtype=np.int32)
+    t.Branch("n", n, "n/I")
+    x = np.zeros(8, dtype=np.float32)
+    t.Branch("x", x, "x[n]/F")
+    xd = np.zeros(8, dtype=np.float64)
+    t.Branch("xd", xd, "xd[n]/D")
+    jets = ROOT.std.vector("float")()
+    t.Branch("jets", jets)
+    vd = ROOT.std.vector("double")()
+    t.Branch("vd", vd)
+    vi = ROOT.std.vector("int")()
+    t.Branch("vi", vi)
+    # Small baskets: every branch gets many of them.
+    t.SetBasketSize("*", 256)
+    for i in range(N_TYPES):
+        for name, _, _, fn in scalar_specs():
+            bufs[name][0] = fn(i)
+        arr[:] = [i + 0.25 * k for k in range(4)]
+        da[:] = [-(i * 1.5) + k * 1e-7 for k in range(3)]
+        n[0] = i % 5
+        for k in range(n[0]):
+            x[k] = i * 0.5 + k
+            xd[k] = -i * 0.125 - k * 1e9
+        jets.clear()
+        for k in range(i % 4):
+            jets.push_back(i + k * 0.1)
+        vd.clear()
+        for k in range((i * 7) % 3):
+            vd.push_back(i * 1e-3 - k)
+        vi.clear()
+        for k in range(i % 6):
+            vi.push_back((i * 131 + k) % 1000 - 500)
+        t.Fill()
+    t.Write()
+    f.Close()
+
+
+def write_structure(path):
+    ROOT = root()
+    f = ROOT.TFile(path, "RECREATE", "", 101)
+    v = np.zeros(1, dtype=np.float64)
+    k = np.zeros(1, dtype=np.int32)
+    t = ROOT.TTree("t", "two cycles")
+    t.Branch("v", v, "v/D")
+    t.Branch("k", k, "k/I")
+    for i in range(10):
+        v[0] = i * 1.5
+        k[0] = i
+        t.Fill()
+    t.Write()  # t;1
+    for i in range(10, 25):
+        v[0] = i * 1.5
+        k[0] = i
+        t.Fill()
+    t.Write()  # t;2 (keeps t;1)
+    ROOT.TNamed("note", "a non-tree object").Write()
+    sub = f.mkdir("sub")
+    sub.cd()
+    w = np.zeros(1, dtype=np.float32)
+    inner = ROOT.TTree("inner", "tree in a subdirectory")
+    inner.Branch("w", w, "w/F")
+    for i in range(7):
+        w[0] = -i * 0.75
+        inner.Fill()
+    inner.Write()
+    deeper = sub.mkdir("deeper")
+    deeper.cd()
+    q = np.zeros(1, dtype=np.int64)
+    t2 = ROOT.TTree("t2", "two levels down")
+    t2.Branch("q", q, "q/L")
+    for i in range(5):
+        q[0] = i * 10_000_000_000
+        t2.Fill()
+    t2.Write()
+    f.Close()
+
+
+def write_embedded(path):
+    # Runs in its own process: it ends with os._exit so ROOT never closes the file and the last
+    # baskets stay inside the TTree record written by AutoSave("SaveSelf").
+    ROOT = root()
+    f = ROOT.TFile(path, "RECREATE", "", 101)
+    pt = np.zeros(1, dtype=np.float32)
+    n = np.zeros(1, dtype=np.int32)
+    x = np.zeros(4, dtype=np.float32)
+    jets = ROOT.std.vector("float")()
+    t = ROOT.TTree("t", "embedded baskets")
+    t.Branch("pt", pt, "pt/F")
+    t.Branch("n", n, "n/I")
+    t.Branch("x", x, "x[n]/F")
+    t.Branch("jets", jets)
+
+    def fill(i):
+        pt[0] = i + 0.5
+        n[0] = i % 4
+        for k in range(n[0]):
+            x[k] = i + k * 0.25
+        jets.clear()
+        for k in range(i % 3):
+            jets.push_back(-i - k * 0.5)
+        t.Fill()
+
+    for i in range(10):
+        fill(i)
+    t.FlushBaskets()
+    for i in range(10, 15):
+        fill(i)
+    t.AutoSave("SaveSelf")
+    f.Flush()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def write_multiblock(path):
+    ROOT = root()
+    f = ROOT.TFile(path, "RECREATE", "", 101)
+    t = ROOT.TTree("t", "objects larger than one compression block")
+    buf = (np.arange(BIG, dtype=np.int64) % 251).astype(np.uint8)
+    branches = {}
+    for algo in ("zlib", "zstd", "lz4", "lzma"):
+        b = t.Branch(f"a_{algo}", buf, f"a_{algo}[{BIG}]/b")
+        b.SetCompressionSettings(ALGOS[algo] if algo != "zlib" else 105)
+        b.SetBasketSize(BIG + 1000)
+        branches[algo] = b
+    t.Fill()
+    t.Write()
+    f.Close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading back with ROOT
+
+
+def leaf_type(leaf):
+    cls = leaf.ClassName()
+    unsigned = bool(leaf.IsUnsigned())
+    table = {
+        "TLeafO": "bool",
+        "TLeafB": "u8" if unsigned else "i8",
+        "TLeafS": "u16" if unsigned else "i16",
+        "TLeafI": "u32" if unsigned else "i32",
+        "TLeafL": "u64" if unsigned else "i64",
+        "TLeafF": "f32",
+        "TLeafD": "f64",
+    }
+    return table.get(cls)
+
+
+def vector_type(class_name):
+    inner = class_name[len("vector<") : -1].strip()
+    return {
+        "float": "f32",
+        "double": "f64",
+        "int": "i32",
+        "unsigned int": "u32",
+        "Long64_t": "i64",
+        "long": "i64",
+        "short": "i16",
+        "char": "i8",
+        "bool": "bool",
+    }[inner]
+
+
+def convert(value, typ):
+    if typ == "bool":
+        return bool(value)
+    if typ.startswith("f"):
+        return float(value)
+    return int(value)
+
+
+def read_tree(tree):
+    out = {"entries": int(tree.GetEntries()), "branches": {}}
+    plan = []
+    for br in tree.GetListOfBranches():
+        name = br.GetName()
+        if br.ClassName() == "TBranchElement":
+            typ = vector_type(br.GetClassName())
+            plan.append((name, "vector", typ, None))
+            continue
+        leaf = br.GetLeaf(name)
+        typ = leaf_type(leaf)
+        if leaf.GetLeafCount():
+            plan.append((name, "jagged", typ, leaf))
+        elif leaf.GetLenStatic() > 1:
+            kind = "digest" if leaf.GetLenStatic() > 100_000 else "fixed"
+            plan.append((name, kind, typ, leaf))
+        else:
+            plan.append((name, "scalar", typ, leaf))
+    for name, kind, typ, _ in plan:
+        out["branches"][name] = {"kind": kind, "type": typ, "values": []}
+    for entry in range(tree.GetEntries()):
+        tree.GetEntry(entry)
+        for name, kind, typ, leaf in plan:
+            slot = out["branches"][name]
+            if kind == "vector":
+                slot["values"].append([convert(v, typ) for v in getattr(tree, name)])
+            elif kind == "scalar":
+                if typ in ("i64", "u64"):
+                    slot["values"].append(int(getattr(tree, name)))
+                else:
+                    slot["values"].append(convert(leaf.GetValue(0), typ))
+            elif kind == "digest":
+                n = leaf.GetLen()
+                vals = np.array(getattr(tree, name), dtype=np.uint8)[:n]
+                slot["values"].append({
+                    "len": int(n),
+                    "sha256": hashlib.sha256(vals.astype("<u1").tobytes()).hexdigest(),
+                    "head": [int(v) for v in vals[:8]],
+                    "tail": [int(v) for v in vals[-8:]],
+                })
+            else:
+                n = leaf.GetLen()
+                slot["values"].append([convert(leaf.GetValue(j), typ) for j in range(n)])
+    return out
+
+
+def walk(directory, prefix, trees):
+    seen = {}
+    for key in directory.GetListOfKeys():
+        seen.setdefault(key.GetName(), []).append(key)
+    for name, keys in seen.items():
+        for key in keys:
+            cls = key.GetClassName()
+            if cls in ("TDirectory", "TDirectoryFile"):
+                walk(directory.Get(name), f"{prefix}{name}/", trees)
+                break
+            if cls == "TTree":
+                tree = directory.Get(f"{name};{key.GetCycle()}")
+                trees[f"{prefix}{name};{key.GetCycle()}"] = read_tree(tree)
+
+
+def read_back(path):
+    ROOT = root()
+    f = ROOT.TFile.Open(path)
+    trees = {}
+    walk(f, "", trees)
+    f.Close()
+    return {"file": os.path.basename(path), "root_version": ROOT.gROOT.GetVersion(), "trees": trees}
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] in ("--write", "--read"):
+        what, path = sys.argv[1], sys.argv[2]
+        if what == "--read":
+            data = read_back(path)
+            with open(path[: -len(".root")] + ".json", "w") as fh:
+                json.dump(data, fh, indent=None, separators=(",", ":"))
+                fh.write("\n")
+            return
+        kind = os.path.basename(path)[: -len(".root")]
+        if kind.startswith("types_"):
+            write_types(path, ALGOS[kind[len("types_") :]])
+        elif kind == "structure":
+            write_structure(path)
+        elif kind == "embedded":
+            write_embedded(path)
+        elif kind == "multiblock":
+            write_multiblock(path)
+        else:
+            raise SystemExit(f"unknown fixture {kind}")
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "readers", "root", "tests", "fixtures")
+    os.makedirs(out, exist_ok=True)
+    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock"]
+    for name in names:
+        path = os.path.join(out, f"{name}.root")
+        if os.path.exists(path):
+            os.remove(path)
+        # Each file is written and read back in its own process (fresh ROOT state; embedded.root
+        # needs its writer to die without closing the file).
+        subprocess.run([sys.executable, __file__, "--write", path], check=True)
+        subprocess.run([sys.executable, __file__, "--read", path], check=True)
+        print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
