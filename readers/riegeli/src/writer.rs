@@ -1,0 +1,356 @@
+//! Writing Riegeli/records files.
+//!
+//! [`RecordWriter`] collects records into a chunk (simple or transposed, per [`WriterOptions`]), encodes it
+//! when it reaches the chunk size (each record counts its size + 8, as in C++) and streams it out with the
+//! block headers interleaved. With [`WriterOptions::array_record`] set it writes the ArrayRecord layout
+//! instead: exactly `group_size` records per chunk, then a footer chunk indexing the chunks and a postscript
+//! chunk in the last 64 KiB, so that C++ `ArrayRecordReader` can read records by index.
+
+use std::io::Write;
+
+use crate::array_record::{encode_footer_entry, encode_footer_metadata, encode_postscript};
+use crate::block::{BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, distance_without_overhead, is_possible_chunk_boundary};
+use crate::chunk::{CHUNK_HEADER_SIZE, ChunkHeader, ChunkType};
+use crate::compression::{CompressionOptions, CompressionType, Compressor};
+use crate::error::{Error, Result};
+use crate::options::WriterOptions;
+use crate::simple::SimpleEncoder;
+use crate::transpose::encode::TransposeEncoder;
+
+/// Writes chunks with block headers interleaved.
+#[derive(Debug)]
+pub(crate) struct ChunkWriter<W> {
+    out: W,
+    pos: u64,
+    zeros: Vec<u8>,
+}
+
+impl<W: Write> ChunkWriter<W> {
+    pub(crate) fn new(out: W) -> Self {
+        Self { out, pos: 0, zeros: Vec::new() }
+    }
+
+    pub(crate) fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Writes one chunk; returns its begin.
+    pub(crate) fn write_chunk(&mut self, header: &ChunkHeader, data: &[u8]) -> std::io::Result<u64> {
+        let begin = self.pos;
+        let end = header.chunk_end(begin);
+        self.write_section(begin, end, &header.encode())?;
+        self.write_section(begin, end, data)?;
+        while self.pos < end {
+            self.block_header_if_needed(begin, end)?;
+            let n = (end - self.pos).min(BLOCK_SIZE - self.pos % BLOCK_SIZE);
+            if self.zeros.len() < n as usize {
+                self.zeros.resize(n as usize, 0);
+            }
+            self.out.write_all(&self.zeros[..n as usize])?;
+            self.pos += n;
+        }
+        Ok(begin)
+    }
+
+    fn block_header_if_needed(&mut self, begin: u64, end: u64) -> std::io::Result<()> {
+        if self.pos % BLOCK_SIZE == 0 {
+            let h = BlockHeader { previous_chunk: self.pos - begin, next_chunk: end - self.pos };
+            self.out.write_all(&h.encode())?;
+            self.pos += BLOCK_HEADER_SIZE;
+        }
+        Ok(())
+    }
+
+    fn write_section(&mut self, begin: u64, end: u64, mut bytes: &[u8]) -> std::io::Result<()> {
+        while !bytes.is_empty() {
+            self.block_header_if_needed(begin, end)?;
+            let n = (bytes.len() as u64).min(BLOCK_SIZE - self.pos % BLOCK_SIZE) as usize;
+            self.out.write_all(&bytes[..n])?;
+            self.pos += n as u64;
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+
+    /// Writes a padding chunk so that the position becomes a multiple of `multiple` (C++
+    /// `PosAfterPadding`).
+    pub(crate) fn pad(&mut self, multiple: u64) -> std::io::Result<()> {
+        if multiple <= 1 || self.pos % multiple == 0 {
+            return Ok(());
+        }
+        let mut len = multiple - self.pos % multiple;
+        while len < CHUNK_HEADER_SIZE {
+            len += multiple;
+        }
+        let mut end = self.pos + len;
+        while !is_possible_chunk_boundary(end) {
+            end += multiple;
+        }
+        let data_size = distance_without_overhead(self.pos, end) - CHUNK_HEADER_SIZE;
+        let data = vec![0u8; data_size as usize];
+        let header = ChunkHeader::new(ChunkType::Padding, &data, 0, 0);
+        self.write_chunk(&header, &data)?;
+        Ok(())
+    }
+
+    pub(crate) fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
+    pub(crate) fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+enum Encoder {
+    Simple(SimpleEncoder),
+    Transpose(Box<TransposeEncoder>),
+}
+
+impl Encoder {
+    fn num_records(&self) -> u64 {
+        match self {
+            Self::Simple(e) => e.num_records(),
+            Self::Transpose(e) => e.num_records(),
+        }
+    }
+}
+
+/// One data chunk of an ArrayRecord file, for the footer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FooterEntry {
+    pub(crate) chunk_offset: u64,
+    pub(crate) decoded_data_size: u64,
+    pub(crate) num_records: u64,
+}
+
+/// Writes records to a Riegeli/records file (or the ArrayRecord layout).
+///
+/// Records are byte strings. `close` must be called to write the last chunk (and, for the ArrayRecord
+/// layout, the footer and postscript); dropping the writer loses them.
+pub struct RecordWriter<W: Write> {
+    chunks: ChunkWriter<W>,
+    options: WriterOptions,
+    compressor: Compressor,
+    encoder: Encoder,
+    chunk_so_far: u64,
+    chunk_size: u64,
+    data: Vec<u8>,
+    footer: Vec<FooterEntry>,
+    num_records: u64,
+    failed: bool,
+}
+
+impl<W: Write> std::fmt::Debug for RecordWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordWriter")
+            .field("options", &self.options)
+            .field("pos", &self.chunks.pos())
+            .field("num_records", &self.num_records)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> RecordWriter<W> {
+    /// Starts a file at position 0 of `out`: writes the file signature.
+    ///
+    /// # Errors
+    /// If writing fails or the codec parameters are rejected.
+    pub fn new(out: W, options: WriterOptions) -> Result<Self> {
+        let compressor = Compressor::new(options.compression)?;
+        let encoder = if options.transpose {
+            Encoder::Transpose(Box::new(TransposeEncoder::new()))
+        } else {
+            Encoder::Simple(SimpleEncoder::default())
+        };
+        let mut chunks = ChunkWriter::new(out);
+        chunks.write_chunk(&ChunkHeader::new(ChunkType::FileSignature, &[], 0, 0), &[])?;
+        let chunk_size = options.effective_chunk_size();
+        Ok(Self {
+            chunks,
+            options,
+            compressor,
+            encoder,
+            chunk_so_far: 0,
+            chunk_size,
+            data: Vec::new(),
+            footer: Vec::new(),
+            num_records: 0,
+            failed: false,
+        })
+    }
+
+    /// Parses `options` (C++ syntax, or array_record's when `array_record`) and starts a file.
+    ///
+    /// # Errors
+    /// As [`WriterOptions::parse`] and [`RecordWriter::new`].
+    pub fn with_options_text(out: W, options: &str, array_record: bool) -> Result<Self> {
+        let options =
+            if array_record { WriterOptions::parse_array_record(options)? } else { WriterOptions::parse(options)? };
+        Self::new(out, options)
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> &WriterOptions {
+        &self.options
+    }
+
+    /// Records written so far.
+    #[must_use]
+    pub fn num_records(&self) -> u64 {
+        self.num_records
+    }
+
+    /// Bytes written so far (complete chunks only).
+    #[must_use]
+    pub fn pos(&self) -> u64 {
+        self.chunks.pos()
+    }
+
+    /// Appends one record.
+    ///
+    /// # Errors
+    /// If writing a completed chunk fails; the writer is unusable afterwards.
+    pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
+        if self.failed {
+            return Err(Error::WriterClosed);
+        }
+        let cost = record.len() as u64 + 8;
+        if let Some(ar) = self.options.array_record {
+            self.add(record);
+            if self.encoder.num_records() >= ar.group_size {
+                self.guard(Self::write_data_chunk)?;
+            }
+            return Ok(());
+        }
+        if self.encoder.num_records() > 0 && self.chunk_so_far + cost > self.chunk_size {
+            self.guard(Self::write_data_chunk)?;
+        }
+        self.add(record);
+        self.chunk_so_far += cost;
+        if self.chunk_so_far + 8 > self.chunk_size {
+            self.guard(Self::write_data_chunk)?;
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, record: &[u8]) {
+        match &mut self.encoder {
+            Encoder::Simple(e) => e.add_record(record),
+            Encoder::Transpose(e) => e.add_record(record),
+        }
+        self.num_records += 1;
+    }
+
+    fn guard(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        let r = f(self);
+        if r.is_err() {
+            self.failed = true;
+        }
+        r
+    }
+
+    fn write_data_chunk(&mut self) -> Result<()> {
+        let num_records = self.encoder.num_records();
+        self.chunk_so_far = 0;
+        if num_records == 0 {
+            return Ok(());
+        }
+        let (chunk_type, decoded) = match &mut self.encoder {
+            Encoder::Simple(e) => {
+                let decoded = e.decoded_size();
+                e.encode(&mut self.compressor, &mut self.data)?;
+                (ChunkType::Simple, decoded)
+            }
+            Encoder::Transpose(e) => {
+                let decoded = e.decoded_size();
+                e.encode(&mut self.compressor, &mut self.data)?;
+                (ChunkType::Transposed, decoded)
+            }
+        };
+        let header = ChunkHeader::new(chunk_type, &self.data, num_records, decoded);
+        let begin = self.chunks.write_chunk(&header, &self.data)?;
+        if let Some(ar) = self.options.array_record {
+            self.footer.push(FooterEntry { chunk_offset: begin, decoded_data_size: decoded, num_records });
+            if ar.pad_to_block_boundary {
+                self.chunks.pad(BLOCK_SIZE)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the pending chunk and the final padding, then flushes the output.
+    ///
+    /// With the ArrayRecord layout a flush ends a group early, which array_record forbids for all but the
+    /// last chunk; there it only flushes the output.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.failed {
+            return Err(Error::WriterClosed);
+        }
+        self.guard(|w| {
+            if w.options.array_record.is_none() {
+                w.write_data_chunk()?;
+                w.chunks.pad(w.options.final_padding)?;
+            }
+            w.chunks.flush()?;
+            Ok(())
+        })
+    }
+
+    /// Writes the last chunk (and the ArrayRecord footer and postscript) and returns the output.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn close(mut self) -> Result<W> {
+        if self.failed {
+            return Err(Error::WriterClosed);
+        }
+        self.write_data_chunk()?;
+        if self.options.array_record.is_some() {
+            self.write_array_record_tail()?;
+        } else {
+            self.chunks.pad(self.options.final_padding)?;
+        }
+        self.chunks.flush()?;
+        Ok(self.chunks.into_inner())
+    }
+
+    fn write_array_record_tail(&mut self) -> Result<()> {
+        let mut footer = SimpleEncoder::default();
+        let mut rec = Vec::new();
+        encode_footer_metadata(
+            &mut rec,
+            self.footer.len() as u64,
+            self.num_records,
+            &self.options.array_record_text(),
+        );
+        footer.add_record(&rec);
+        for e in &self.footer {
+            rec.clear();
+            encode_footer_entry(&mut rec, e);
+            footer.add_record(&rec);
+        }
+        let n = footer.num_records();
+        let decoded = footer.decoded_size();
+        footer.encode(&mut self.compressor, &mut self.data)?;
+        let footer_offset =
+            self.chunks.write_chunk(&ChunkHeader::new(ChunkType::Simple, &self.data, n, decoded), &self.data)?;
+        self.chunks.pad(BLOCK_SIZE)?;
+        let mut postscript = SimpleEncoder::default();
+        rec.clear();
+        encode_postscript(&mut rec, footer_offset);
+        for _ in 0..3 {
+            postscript.add_record(&rec);
+        }
+        let decoded = postscript.decoded_size();
+        let mut plain = Compressor::new(CompressionOptions { kind: CompressionType::None, level: 0, window_log: None })?;
+        postscript.encode(&mut plain, &mut self.data)?;
+        self.chunks.write_chunk(&ChunkHeader::new(ChunkType::Simple, &self.data, 3, decoded), &self.data)?;
+        self.chunks.pad(BLOCK_SIZE)?;
+        Ok(())
+    }
+}
