@@ -104,7 +104,8 @@ mod tests {
             write_varint64(&mut out, v);
             assert_eq!(out.len(), varint_len(v), "{v}");
             let mut buf = [0u8; 10];
-            assert_eq!(&buf[..encode_varint64(&mut buf, v)], &out[..]);
+            let n = encode_varint64(&mut buf, v);
+            assert_eq!(&buf[..n], &out[..]);
             let mut pos = 0;
             assert_eq!(read_varint64(&out, &mut pos), Some(v));
             assert_eq!(pos, out.len());

@@ -157,3 +157,112 @@ pub fn cpp_read(python: &Path, file: &Path, indices: &[u64]) -> (Vec<Vec<u8>>, V
     };
     (list("records_b64"), list("random_b64"), json["writer_options"].as_str().unwrap_or("").to_owned())
 }
+
+/// A small deterministic PRNG (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn proto(rng: &mut Rng, depth: u32, out: &mut Vec<u8>) {
+    for _ in 0..rng.below(7) {
+        let field = 1 + rng.below(12);
+        match rng.below(10) {
+            0..=2 => {
+                put_varint(out, field << 3);
+                let v = match rng.below(5) {
+                    0 => rng.below(4),
+                    1 => rng.below(300),
+                    2 => u64::MAX,
+                    _ => rng.next() >> rng.below(64),
+                };
+                put_varint(out, v);
+            }
+            3 => {
+                put_varint(out, (field << 3) | 5);
+                out.extend_from_slice(&(rng.next() as u32).to_le_bytes());
+            }
+            4 => {
+                put_varint(out, (field << 3) | 1);
+                out.extend_from_slice(&rng.next().to_le_bytes());
+            }
+            5 | 6 => {
+                put_varint(out, (field << 3) | 2);
+                let n = rng.below(40) as usize;
+                put_varint(out, n as u64);
+                out.extend((0..n).map(|i| b"abc \x00\xff\x07"[(i + rng.below(7) as usize) % 7]));
+            }
+            7 | 8 if depth < 4 => {
+                let mut sub = Vec::new();
+                proto(rng, depth + 1, &mut sub);
+                put_varint(out, (field << 3) | 2);
+                put_varint(out, sub.len() as u64);
+                out.extend_from_slice(&sub);
+            }
+            _ if depth < 4 => {
+                put_varint(out, (field << 3) | 3);
+                proto(rng, depth + 1, out);
+                put_varint(out, (field << 3) | 4);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Proto-like records (varints of all sizes, fixed32/64, strings, submessages, groups) mixed with
+/// non-proto and empty records; every `big`-th record carries a large string (crossing blocks).
+pub fn records(seed: u64, n: usize, big: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(seed | 1);
+    (0..n)
+        .map(|i| {
+            let mut r = Vec::new();
+            match rng.below(10) {
+                0 => {}
+                1 => r.extend_from_slice(format!("plain text record {i}").as_bytes()),
+                2 => r.extend_from_slice(&[0x08, 0x80, 0x00]),
+                3 => r.extend((0..rng.below(50)).map(|_| rng.next() as u8)),
+                _ => proto(&mut rng, 0, &mut r),
+            }
+            if big > 0 && i % big == 0 {
+                let pad: Vec<u8> = (0..30_000).map(|k| (k % 61) as u8 + b'0').collect();
+                let mut with = vec![0x7a];
+                put_varint(&mut with, pad.len() as u64);
+                with.extend_from_slice(&pad);
+                with.extend_from_slice(&r);
+                r = with;
+            }
+            r
+        })
+        .collect()
+}
+
+/// Records with about 150 distinct fields (more than 64 states: NoOp routing trees).
+pub fn many_field_records(n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| {
+            let mut r = Vec::new();
+            for f in (1 + (i % 3) * 50)..(20 + (i % 3) * 50 + i % 31) {
+                put_varint(&mut r, (f as u64) << 3);
+                put_varint(&mut r, (i * f) as u64);
+            }
+            r
+        })
+        .collect()
+}
