@@ -145,16 +145,7 @@ impl Compressor {
             }
             CompressionType::Brotli => {
                 write_varint64(dst, src.len() as u64);
-                let mut params = brotli::enc::BrotliEncoderParams {
-                    quality: self.options.level,
-                    size_hint: src.len(),
-                    ..Default::default()
-                };
-                let lgwin = self.options.window_log.map_or(22, |w| w as i32);
-                params.lgwin = lgwin;
-                params.large_window = lgwin > 24;
-                let mut input = src;
-                brotli::BrotliCompress(&mut input, dst, &params)?;
+                brotli_compress(src, dst, self.options.level, self.options.window_log)?;
             }
         }
         Ok(())
@@ -290,47 +281,77 @@ fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), Dec
     Ok(())
 }
 
+/// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended.
+fn brotli_compress(src: &[u8], dst: &mut Vec<u8>, level: i32, window_log: Option<u32>) -> std::io::Result<()> {
+    use brotlic::encode::BrotliOperation;
+    use brotlic::{BrotliEncoderOptions, LargeWindowSize, Quality, WindowSize};
+    let bad = |e| std::io::Error::other(format!("brotli parameters: {e:?}"));
+    let mut options = BrotliEncoderOptions::new();
+    options.quality(Quality::new(u8::try_from(level).unwrap_or(6)).map_err(bad)?);
+    let window = window_log.unwrap_or(22) as u8;
+    if window > 24 {
+        options.large_window_size(LargeWindowSize::new(window).map_err(bad)?);
+    } else {
+        options.window_size(WindowSize::new(window).map_err(bad)?);
+    }
+    options.size_hint(u32::try_from(src.len()).unwrap_or(u32::MAX));
+    let mut encoder = options.build().map_err(bad)?;
+    let mut input = src;
+    let start = dst.len();
+    // Enough for incompressible input; grown if ever needed.
+    dst.resize(start + src.len() + src.len() / 8 + 1024, 0);
+    let mut written = start;
+    loop {
+        let r = encoder
+            .compress(input, &mut dst[written..], BrotliOperation::Finish)
+            .map_err(|_| std::io::Error::other("brotli compression failed"))?;
+        input = &input[r.bytes_read..];
+        written += r.bytes_written;
+        if encoder.is_finished() {
+            break;
+        }
+        if written == dst.len() {
+            let len = dst.len();
+            dst.resize(len + len / 2 + 1024, 0);
+        }
+    }
+    dst.truncate(written);
+    Ok(())
+}
+
 fn brotli_decompress(body: &[u8], dst: &mut Vec<u8>, size: usize, trusted: bool) -> Result<(), DecodeError> {
-    use brotli::enc::StandardAlloc;
-    use brotli::{BrotliDecompressStream, BrotliResult, BrotliState};
-    let mut state: BrotliState<StandardAlloc, StandardAlloc, StandardAlloc> =
-        BrotliState::new(StandardAlloc::default(), StandardAlloc::default(), StandardAlloc::default());
-    state.large_window = true;
+    use brotlic::BrotliDecoderOptions;
+    use brotlic::decode::DecoderInfo;
+    let mut decoder = BrotliDecoderOptions::new()
+        .large_window_size(true)
+        .build()
+        .map_err(|e| DecodeError::new(format!("brotli: {e:?}")))?;
     let initial = if trusted { size } else { size.min(1 << 20) };
     dst.resize(initial, 0);
-    let mut available_in = body.len();
-    let mut input_offset = 0usize;
-    let mut output_offset = 0usize;
-    let mut total_out = 0usize;
+    let mut input = body;
+    let mut written = 0usize;
     loop {
-        let mut available_out = dst.len() - output_offset;
-        let result = BrotliDecompressStream(
-            &mut available_in,
-            &mut input_offset,
-            body,
-            &mut available_out,
-            &mut output_offset,
-            dst.as_mut_slice(),
-            &mut total_out,
-            &mut state,
-        );
-        match result {
-            BrotliResult::ResultSuccess => {
-                if available_in != 0 {
+        let r = decoder
+            .decompress(input, &mut dst[written..])
+            .map_err(|e| DecodeError::new(format!("brotli: {e:?}")))?;
+        input = &input[r.bytes_read..];
+        written += r.bytes_written;
+        match r.info {
+            DecoderInfo::Finished => {
+                if !input.is_empty() {
                     return invalid("brotli: bytes after the end of the stream");
                 }
-                dst.truncate(output_offset);
+                dst.truncate(written);
                 return Ok(());
             }
-            BrotliResult::NeedsMoreOutput => {
+            DecoderInfo::NeedsMoreOutput => {
                 if dst.len() > size {
                     return invalid("brotli: stream longer than its size prefix");
                 }
                 let grow = dst.len().max(1 << 16).min(size + 1 - dst.len());
                 dst.resize(dst.len() + grow, 0);
             }
-            BrotliResult::NeedsMoreInput => return invalid("brotli: truncated stream"),
-            BrotliResult::ResultFailure => return invalid("brotli: corrupted stream"),
+            DecoderInfo::NeedsMoreInput => return invalid("brotli: truncated stream"),
         }
     }
 }
