@@ -21,6 +21,16 @@ pub fn highway_hash64(data: &[u8]) -> u64 {
     HighwayHasher::new(Key(RIEGELI_KEY)).hash64(data)
 }
 
+/// HighwayHash-64 of the concatenation of `parts`.
+#[must_use]
+pub fn highway_hash64_parts(parts: &[&[u8]]) -> u64 {
+    let mut h = HighwayHasher::new(Key(RIEGELI_KEY));
+    for p in parts {
+        h.append(p);
+    }
+    h.finalize64()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,6 +54,8 @@ mod tests {
         ];
         for (i, (input, want)) in cases.iter().enumerate() {
             assert_eq!(highway_hash64(input), *want, "case {i}");
+            let mid = input.len() / 3;
+            assert_eq!(highway_hash64_parts(&[&input[..mid], &input[mid..]]), *want, "case {i} in parts");
         }
     }
 }

@@ -120,6 +120,19 @@ impl SimpleEncoder {
         Ok(())
     }
 
+    /// For uncompressed chunks: writes the chunk data before the values to `out` (cleared first); the
+    /// chunk data is `out ‖ self.values()`, which saves copying the values.
+    pub(crate) fn encode_uncompressed_prefix(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        out.push(0);
+        write_varint64(out, self.sizes.len() as u64);
+        out.extend_from_slice(&self.sizes);
+    }
+
+    pub(crate) fn values(&self) -> &[u8] {
+        &self.values
+    }
+
     pub(crate) fn clear(&mut self) {
         self.sizes.clear();
         self.values.clear();

@@ -36,10 +36,17 @@ impl<W: Write> ChunkWriter<W> {
 
     /// Writes one chunk; returns its begin.
     pub(crate) fn write_chunk(&mut self, header: &ChunkHeader, data: &[u8]) -> std::io::Result<u64> {
+        self.write_chunk_parts(header, &[data])
+    }
+
+    /// Writes one chunk whose data is the concatenation of `parts`; returns its begin.
+    pub(crate) fn write_chunk_parts(&mut self, header: &ChunkHeader, parts: &[&[u8]]) -> std::io::Result<u64> {
         let begin = self.pos;
         let end = header.chunk_end(begin);
         self.write_section(begin, end, &header.encode())?;
-        self.write_section(begin, end, data)?;
+        for part in parts {
+            self.write_section(begin, end, part)?;
+        }
         while self.pos < end {
             self.block_header_if_needed(begin, end)?;
             let n = (end - self.pos).min(BLOCK_SIZE - self.pos % BLOCK_SIZE);
@@ -258,6 +265,22 @@ impl<W: Write> RecordWriter<W> {
             return Ok(());
         }
         let (chunk_type, decoded) = match &mut self.encoder {
+            Encoder::Simple(e) if self.compressor.options().kind == CompressionType::None => {
+                // No copy of the values into the chunk data: it is written in two parts.
+                let decoded = e.decoded_size();
+                e.encode_uncompressed_prefix(&mut self.data);
+                let parts = [self.data.as_slice(), e.values()];
+                let header = ChunkHeader {
+                    data_size: (parts[0].len() + parts[1].len()) as u64,
+                    data_hash: crate::hash::highway_hash64_parts(&parts),
+                    chunk_type: ChunkType::Simple,
+                    num_records,
+                    decoded_data_size: decoded,
+                };
+                let begin = self.chunks.write_chunk_parts(&header, &parts)?;
+                e.clear();
+                return self.after_data_chunk(begin, decoded, num_records);
+            }
             Encoder::Simple(e) => {
                 let decoded = e.decoded_size();
                 e.encode(&mut self.compressor, &mut self.data)?;
@@ -271,6 +294,10 @@ impl<W: Write> RecordWriter<W> {
         };
         let header = ChunkHeader::new(chunk_type, &self.data, num_records, decoded);
         let begin = self.chunks.write_chunk(&header, &self.data)?;
+        self.after_data_chunk(begin, decoded, num_records)
+    }
+
+    fn after_data_chunk(&mut self, begin: u64, decoded: u64, num_records: u64) -> Result<()> {
         if let Some(ar) = self.options.array_record {
             self.footer.push(FooterEntry { chunk_offset: begin, decoded_data_size: decoded, num_records });
             if ar.pad_to_block_boundary {
