@@ -5,7 +5,11 @@
 //!
 //! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "benches fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benches fail loudly"
+)]
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -14,10 +18,15 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use riegeli::{CompressionType as C, ReaderOptions, WriterOptions as CrateOptions};
 
 mod common;
-use common::{CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record, options, read_ours, write_ours};
+use common::{
+    CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record,
+    options, read_ours, write_ours,
+};
 
 fn crate_options(name: &str) -> CrateOptions {
-    let o = CrateOptions::new().chunk_size(CHUNK_SIZE).transpose(name.starts_with("transpose"));
+    let o = CrateOptions::new()
+        .chunk_size(CHUNK_SIZE)
+        .transpose(name.starts_with("transpose"));
     if name.ends_with("brotli_6") {
         o.compression(C::Brotli).compression_level(6)
     } else if name.ends_with("zstd_3") {
@@ -60,10 +69,16 @@ fn bench(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("{name}_{size_name}"));
             configure(&mut group);
             group.throughput(Throughput::Bytes(bytes as u64));
-            group.bench_function("ours_write", |b| b.iter(|| black_box(write_ours(&opts, &records).len())));
-            group.bench_function("riegeli_crate_write", |b| b.iter(|| black_box(write_crate(name, &records).len())));
+            group.bench_function("ours_write", |b| {
+                b.iter(|| black_box(write_ours(&opts, &records).len()))
+            });
+            group.bench_function("riegeli_crate_write", |b| {
+                b.iter(|| black_box(write_crate(name, &records).len()))
+            });
             group.bench_function("ours_read", |b| b.iter(|| black_box(read_ours(&ours))));
-            group.bench_function("riegeli_crate_read", |b| b.iter(|| black_box(read_crate(&theirs))));
+            group.bench_function("riegeli_crate_read", |b| {
+                b.iter(|| black_box(read_crate(&theirs)))
+            });
             group.finish();
         }
     }

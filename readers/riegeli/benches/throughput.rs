@@ -6,14 +6,20 @@
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "benches fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benches fail loudly"
+)]
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod common;
-use common::{NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, write_ours};
+use common::{
+    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, write_ours,
+};
 
 fn bench(c: &mut Criterion) {
     let records: Vec<Vec<u8>> = (0..NUM_RECORDS).map(|i| proto_record(i, 1024)).collect();
@@ -25,7 +31,9 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         configure(&mut group);
         group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_function("write", |b| b.iter(|| black_box(write_ours(&opts, &records).len())));
+        group.bench_function("write", |b| {
+            b.iter(|| black_box(write_ours(&opts, &records).len()))
+        });
         group.bench_function("read", |b| b.iter(|| black_box(read_ours(&file))));
         group.finish();
     }

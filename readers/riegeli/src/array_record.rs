@@ -33,7 +33,12 @@ fn put_varint_field(out: &mut Vec<u8>, field: u64, value: u64) {
     write_varint64(out, value);
 }
 
-pub(crate) fn encode_footer_metadata(out: &mut Vec<u8>, num_chunks: u64, num_records: u64, writer_options: &str) {
+pub(crate) fn encode_footer_metadata(
+    out: &mut Vec<u8>,
+    num_chunks: u64,
+    num_records: u64,
+    writer_options: &str,
+) {
     let mut inner = Vec::new();
     put_varint_field(&mut inner, 1, 1);
     put_varint_field(&mut inner, 2, num_chunks);
@@ -71,7 +76,10 @@ fn fields(data: &[u8]) -> Result<Vec<(u64, Field<'_>)>> {
     while p < data.len() {
         let tag = read_varint64(data, &mut p).ok_or_else(bad)?;
         match tag & 7 {
-            0 => out.push((tag >> 3, Field::Varint(read_varint64(data, &mut p).ok_or_else(bad)?))),
+            0 => out.push((
+                tag >> 3,
+                Field::Varint(read_varint64(data, &mut p).ok_or_else(bad)?),
+            )),
             2 => {
                 let len = read_varint64(data, &mut p).ok_or_else(bad)?;
                 let end = usize::try_from(len)
@@ -82,8 +90,18 @@ fn fields(data: &[u8]) -> Result<Vec<(u64, Field<'_>)>> {
                 out.push((tag >> 3, Field::Bytes(&data[p..end])));
                 p = end;
             }
-            1 => p = p.checked_add(8).filter(|&e| e <= data.len()).ok_or_else(bad)?,
-            5 => p = p.checked_add(4).filter(|&e| e <= data.len()).ok_or_else(bad)?,
+            1 => {
+                p = p
+                    .checked_add(8)
+                    .filter(|&e| e <= data.len())
+                    .ok_or_else(bad)?
+            }
+            5 => {
+                p = p
+                    .checked_add(4)
+                    .filter(|&e| e <= data.len())
+                    .ok_or_else(bad)?
+            }
             _ => return Err(bad()),
         }
     }
@@ -118,11 +136,16 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
     pub fn new(src: R) -> Result<Self> {
         let mut reader = RecordReader::new(src)?;
         let size = reader.size();
-        if size < BLOCK_SIZE || size % BLOCK_SIZE != 0 {
-            return Err(Error::ArrayRecord(format!("file size {size} is not a positive multiple of 65536")));
+        if size < BLOCK_SIZE || !size.is_multiple_of(BLOCK_SIZE) {
+            return Err(Error::ArrayRecord(format!(
+                "file size {size} is not a positive multiple of 65536"
+            )));
         }
         let postscript_at = size - BLOCK_SIZE;
-        reader.seek(crate::RecordPosition { chunk_begin: postscript_at, record_index: 0 })?;
+        reader.seek(crate::RecordPosition {
+            chunk_begin: postscript_at,
+            record_index: 0,
+        })?;
         let postscript = reader
             .read_record()?
             .ok_or_else(|| Error::ArrayRecord("no postscript record".into()))?
@@ -131,14 +154,19 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
         if varint_field(&ps, 2) != Some(POSTSCRIPT_MAGIC) {
             return Err(Error::ArrayRecord("postscript magic mismatch".into()));
         }
-        let footer_offset =
-            varint_field(&ps, 1).ok_or_else(|| Error::ArrayRecord("postscript without footer offset".into()))?;
+        let footer_offset = varint_field(&ps, 1)
+            .ok_or_else(|| Error::ArrayRecord("postscript without footer offset".into()))?;
         if footer_offset >= postscript_at {
-            return Err(Error::ArrayRecord("footer offset past the postscript".into()));
+            return Err(Error::ArrayRecord(
+                "footer offset past the postscript".into(),
+            ));
         }
         // Footer records.
         reader.set_limit(postscript_at);
-        reader.seek(crate::RecordPosition { chunk_begin: footer_offset, record_index: 0 })?;
+        reader.seek(crate::RecordPosition {
+            chunk_begin: footer_offset,
+            record_index: 0,
+        })?;
         let metadata = reader
             .read_record()?
             .ok_or_else(|| Error::ArrayRecord("empty footer".into()))?
@@ -150,7 +178,9 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
                 Field::Bytes(b) if *n == 1 => Some(*b),
                 _ => None,
             })
-            .ok_or_else(|| Error::ArrayRecord("footer metadata without array_record_metadata".into()))?;
+            .ok_or_else(|| {
+                Error::ArrayRecord("footer metadata without array_record_metadata".into())
+            })?;
         let inner = fields(inner)?;
         if varint_field(&inner, 1) != Some(1) {
             return Err(Error::ArrayRecord("unsupported footer version".into()));
@@ -177,17 +207,26 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
                 chunk_offsets.len()
             )));
         }
-        if chunk_offsets.windows(2).any(|w| w[0] >= w[1]) || chunk_offsets.last().is_some_and(|&o| o >= footer_offset) {
+        if chunk_offsets.windows(2).any(|w| w[0] >= w[1])
+            || chunk_offsets.last().is_some_and(|&o| o >= footer_offset)
+        {
             return Err(Error::ArrayRecord("chunk offsets out of order".into()));
         }
         let group_size = chunk_records.first().copied().unwrap_or(1).max(1);
         let total: u64 = chunk_records.iter().sum();
         let n = chunk_records.len();
         if total != num_records
-            || chunk_records.iter().take(n.saturating_sub(1)).any(|&r| r != group_size)
-            || chunk_records.last().is_some_and(|&r| r == 0 || r > group_size)
+            || chunk_records
+                .iter()
+                .take(n.saturating_sub(1))
+                .any(|&r| r != group_size)
+            || chunk_records
+                .last()
+                .is_some_and(|&r| r == 0 || r > group_size)
         {
-            return Err(Error::ArrayRecord("chunk record counts are not equal groups".into()));
+            return Err(Error::ArrayRecord(
+                "chunk record counts are not equal groups".into(),
+            ));
         }
         reader.set_limit(footer_offset);
         Ok(Self {
@@ -238,18 +277,26 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
     /// [`Error::IndexOutOfRange`], or errors of the chunk holding it.
     pub fn get(&mut self, index: u64) -> Result<&[u8]> {
         if index >= self.num_records {
-            return Err(Error::IndexOutOfRange { index, num_records: self.num_records });
+            return Err(Error::IndexOutOfRange {
+                index,
+                num_records: self.num_records,
+            });
         }
         let chunk = (index / self.group_size) as usize;
         let in_chunk = (index % self.group_size) as usize;
         if self.loaded != Some(chunk) {
             self.loaded = None;
             let offset = self.chunk_offsets[chunk];
-            self.reader.seek(crate::RecordPosition { chunk_begin: offset, record_index: 0 })?;
+            self.reader.seek(crate::RecordPosition {
+                chunk_begin: offset,
+                record_index: 0,
+            })?;
             if self.reader.position().chunk_begin != offset
                 || self.reader.chunk_len() as u64 != self.chunk_records[chunk]
             {
-                return Err(Error::ArrayRecord(format!("chunk {chunk} at {offset} does not match the footer")));
+                return Err(Error::ArrayRecord(format!(
+                    "chunk {chunk} at {offset} does not match the footer"
+                )));
             }
             self.loaded = Some(chunk);
         }
@@ -262,7 +309,10 @@ impl<R: Read + Seek> ArrayRecordReader<R> {
     /// Errors of the chunks.
     pub fn for_each(&mut self, mut f: impl FnMut(&[u8])) -> Result<()> {
         self.loaded = None;
-        self.reader.seek(crate::RecordPosition { chunk_begin: 64.min(self.footer_offset), record_index: 0 })?;
+        self.reader.seek(crate::RecordPosition {
+            chunk_begin: 64.min(self.footer_offset),
+            record_index: 0,
+        })?;
         while let Some(r) = self.reader.read_record()? {
             f(r);
         }

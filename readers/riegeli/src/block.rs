@@ -47,7 +47,8 @@ pub fn round_up_to_possible_chunk_boundary(pos: u64) -> u64 {
 #[inline]
 #[must_use]
 pub fn add_with_overhead(begin: u64, len: u64) -> u64 {
-    let blocks = (len.saturating_add((begin + USABLE_BLOCK_SIZE - 1) % BLOCK_SIZE)) / USABLE_BLOCK_SIZE;
+    let blocks =
+        (len.saturating_add((begin + USABLE_BLOCK_SIZE - 1) % BLOCK_SIZE)) / USABLE_BLOCK_SIZE;
     begin
         .saturating_add(len)
         .saturating_add(blocks.saturating_mul(BLOCK_HEADER_SIZE))
@@ -94,7 +95,10 @@ impl BlockHeader {
         if highway_hash64(&bytes[8..24]) != word(0) {
             return None;
         }
-        let header = Self { previous_chunk: word(8), next_chunk: word(16) };
+        let header = Self {
+            previous_chunk: word(8),
+            next_chunk: word(16),
+        };
         if header.previous_chunk % BLOCK_SIZE >= USABLE_BLOCK_SIZE
             || header.next_chunk == 0
             || (header.next_chunk - 1) % BLOCK_SIZE < BLOCK_HEADER_SIZE
@@ -129,8 +133,18 @@ mod tests {
 
     #[test]
     fn first_block_header_bytes() {
-        let h = BlockHeader { previous_chunk: 0, next_chunk: 64 }.encode();
+        let h = BlockHeader {
+            previous_chunk: 0,
+            next_chunk: 64,
+        }
+        .encode();
         assert_eq!(&h[..8], &[0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f]);
-        assert_eq!(BlockHeader::decode(&h), Some(BlockHeader { previous_chunk: 0, next_chunk: 64 }));
+        assert_eq!(
+            BlockHeader::decode(&h),
+            Some(BlockHeader {
+                previous_chunk: 0,
+                next_chunk: 64
+            })
+        );
     }
 }

@@ -95,7 +95,12 @@ pub struct ChunkHeader {
 impl ChunkHeader {
     /// A header for `data`.
     #[must_use]
-    pub fn new(chunk_type: ChunkType, data: &[u8], num_records: u64, decoded_data_size: u64) -> Self {
+    pub fn new(
+        chunk_type: ChunkType,
+        data: &[u8],
+        num_records: u64,
+        decoded_data_size: u64,
+    ) -> Self {
         Self {
             data_size: data.len() as u64,
             data_hash: highway_hash64(data),
@@ -144,8 +149,9 @@ impl ChunkHeader {
     /// `num_records` bytes past `begin` so that every record has a distinct numeric position.
     #[must_use]
     pub fn chunk_end(&self, begin: u64) -> u64 {
-        add_with_overhead(begin, CHUNK_HEADER_SIZE.saturating_add(self.data_size))
-            .max(round_up_to_possible_chunk_boundary(begin.saturating_add(self.num_records)))
+        add_with_overhead(begin, CHUNK_HEADER_SIZE.saturating_add(self.data_size)).max(
+            round_up_to_possible_chunk_boundary(begin.saturating_add(self.num_records)),
+        )
     }
 }
 
@@ -157,7 +163,10 @@ mod tests {
     fn signature_header_bytes() {
         let h = ChunkHeader::new(ChunkType::FileSignature, b"", 0, 0).encode();
         assert_eq!(&h[..8], &[0x91, 0xba, 0xc2, 0x3c, 0x92, 0x87, 0xe1, 0xa9]);
-        assert_eq!(ChunkHeader::decode(&h).map(|h| h.chunk_type), Some(ChunkType::FileSignature));
+        assert_eq!(
+            ChunkHeader::decode(&h).map(|h| h.chunk_type),
+            Some(ChunkType::FileSignature)
+        );
     }
 
     #[test]

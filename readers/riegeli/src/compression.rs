@@ -74,7 +74,11 @@ pub struct CompressionOptions {
 impl Default for CompressionOptions {
     /// `brotli:6`, the C++ default.
     fn default() -> Self {
-        Self { kind: CompressionType::Brotli, level: 6, window_log: None }
+        Self {
+            kind: CompressionType::Brotli,
+            level: 6,
+            window_log: None,
+        }
     }
 }
 
@@ -88,7 +92,9 @@ pub struct Compressor {
 
 impl std::fmt::Debug for Compressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compressor").field("options", &self.options).finish_non_exhaustive()
+        f.debug_struct("Compressor")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
     }
 }
 
@@ -109,7 +115,12 @@ impl Compressor {
         } else {
             None
         };
-        Ok(Self { options, zstd, snappy: snap::raw::Encoder::new(), scratch: Vec::new() })
+        Ok(Self {
+            options,
+            zstd,
+            snappy: snap::raw::Encoder::new(),
+            scratch: Vec::new(),
+        })
     }
 
     /// The options.
@@ -127,9 +138,13 @@ impl Compressor {
             CompressionType::None => dst.extend_from_slice(src),
             CompressionType::Zstd => {
                 write_varint64(dst, src.len() as u64);
-                let c = self.zstd.as_mut().ok_or_else(|| std::io::Error::other("zstd context missing"))?;
+                let c = self
+                    .zstd
+                    .as_mut()
+                    .ok_or_else(|| std::io::Error::other("zstd context missing"))?;
                 self.scratch.clear();
-                self.scratch.reserve(zstd::zstd_safe::compress_bound(src.len()));
+                self.scratch
+                    .reserve(zstd::zstd_safe::compress_bound(src.len()));
                 c.compress_to_buffer(src, &mut self.scratch)?;
                 dst.extend_from_slice(&self.scratch);
             }
@@ -216,11 +231,17 @@ impl Decompressor {
             return invalid("bad size prefix of a compressed stream");
         };
         if size > max_size {
-            return invalid(format!("compressed stream claims {size} bytes, more than the {max_size} allowed"));
+            return invalid(format!(
+                "compressed stream claims {size} bytes, more than the {max_size} allowed"
+            ));
         }
         let body = src.get(pos..).unwrap_or_default();
         let size = usize::try_from(size).map_err(|_| DecodeError::new("stream too large"))?;
-        let trusted = size <= body.len().saturating_mul(TRUSTED_EXPANSION).saturating_add(1 << 16);
+        let trusted = size
+            <= body
+                .len()
+                .saturating_mul(TRUSTED_EXPANSION)
+                .saturating_add(1 << 16);
         match kind {
             CompressionType::None => {}
             CompressionType::Zstd => {
@@ -243,7 +264,8 @@ impl Decompressor {
                 }
             }
             CompressionType::Snappy => {
-                let n = snap::raw::decompress_len(body).map_err(|e| DecodeError::new(format!("snappy: {e}")))?;
+                let n = snap::raw::decompress_len(body)
+                    .map_err(|e| DecodeError::new(format!("snappy: {e}")))?;
                 if n != size {
                     return invalid("snappy length disagrees with the size prefix");
                 }
@@ -260,7 +282,10 @@ impl Decompressor {
             }
         }
         if dst.len() != size {
-            return invalid(format!("stream decompressed to {} bytes, its prefix says {size}", dst.len()));
+            return invalid(format!(
+                "stream decompressed to {} bytes, its prefix says {size}",
+                dst.len()
+            ));
         }
         Ok(())
     }
@@ -269,8 +294,8 @@ impl Decompressor {
 /// Zstd for streams whose claimed size is not plausible from their length: output grows as decoded.
 fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), DecodeError> {
     use std::io::Read;
-    let mut decoder =
-        zstd::stream::read::Decoder::with_buffer(body).map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(body)
+        .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
     decoder
         .window_log_max(31)
         .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
@@ -282,7 +307,12 @@ fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), Dec
 }
 
 /// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended.
-fn brotli_compress(src: &[u8], dst: &mut Vec<u8>, level: i32, window_log: Option<u32>) -> std::io::Result<()> {
+fn brotli_compress(
+    src: &[u8],
+    dst: &mut Vec<u8>,
+    level: i32,
+    window_log: Option<u32>,
+) -> std::io::Result<()> {
     use brotlic::encode::BrotliOperation;
     use brotlic::{BrotliEncoderOptions, LargeWindowSize, Quality, WindowSize};
     let bad = |e| std::io::Error::other(format!("brotli parameters: {e:?}"));
@@ -319,7 +349,12 @@ fn brotli_compress(src: &[u8], dst: &mut Vec<u8>, level: i32, window_log: Option
     Ok(())
 }
 
-fn brotli_decompress(body: &[u8], dst: &mut Vec<u8>, size: usize, trusted: bool) -> Result<(), DecodeError> {
+fn brotli_decompress(
+    body: &[u8],
+    dst: &mut Vec<u8>,
+    size: usize,
+    trusted: bool,
+) -> Result<(), DecodeError> {
     use brotlic::BrotliDecoderOptions;
     use brotlic::decode::DecoderInfo;
     let mut decoder = BrotliDecoderOptions::new()
@@ -363,17 +398,33 @@ mod tests {
 
     #[test]
     fn roundtrip_every_codec() {
-        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8 ^ (i / 1000) as u8).collect();
+        let data: Vec<u8> = (0..100_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 1000) as u8)
+            .collect();
         let mut d = Decompressor::new();
-        for kind in [CompressionType::None, CompressionType::Brotli, CompressionType::Zstd, CompressionType::Snappy] {
-            let mut c = Compressor::new(CompressionOptions { kind, level: 3, window_log: None }).unwrap();
+        for kind in [
+            CompressionType::None,
+            CompressionType::Brotli,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
+            let mut c = Compressor::new(CompressionOptions {
+                kind,
+                level: 3,
+                window_log: None,
+            })
+            .unwrap();
             let mut framed = Vec::new();
             c.compress_into(&data, &mut framed).unwrap();
             let mut out = Vec::new();
-            d.decompress_into(kind, &framed, &mut out, data.len() as u64).unwrap();
+            d.decompress_into(kind, &framed, &mut out, data.len() as u64)
+                .unwrap();
             assert_eq!(out, data, "{kind:?}");
             // A smaller limit is refused.
-            assert!(d.decompress_into(kind, &framed, &mut out, 10).is_err(), "{kind:?}");
+            assert!(
+                d.decompress_into(kind, &framed, &mut out, 10).is_err(),
+                "{kind:?}"
+            );
         }
     }
 }

@@ -18,7 +18,9 @@ pub enum Error {
         message: String,
     },
     /// The chunk data does not match its hash; the chunk header is intact.
-    #[error("chunk at offset {chunk_begin}: data hash mismatch (stored {stored:#018x}, computed {computed:#018x})")]
+    #[error(
+        "chunk at offset {chunk_begin}: data hash mismatch (stored {stored:#018x}, computed {computed:#018x})"
+    )]
     DataHash {
         /// Begin of the chunk.
         chunk_begin: u64,
@@ -28,7 +30,9 @@ pub enum Error {
         computed: u64,
     },
     /// The file ends inside a chunk.
-    #[error("truncated Riegeli/records file: the chunk at offset {chunk_begin} needs {needed} bytes, the file has {size}")]
+    #[error(
+        "truncated Riegeli/records file: the chunk at offset {chunk_begin} needs {needed} bytes, the file has {size}"
+    )]
     Truncated {
         /// Begin of the incomplete chunk.
         chunk_begin: u64,
@@ -82,7 +86,10 @@ impl DecodeError {
     }
 
     pub(crate) fn at(self, chunk_begin: u64) -> Error {
-        Error::InvalidChunk { chunk_begin, message: self.0 }
+        Error::InvalidChunk {
+            chunk_begin,
+            message: self.0,
+        }
     }
 }
 

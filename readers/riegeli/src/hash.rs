@@ -48,14 +48,21 @@ mod tests {
             (b"abc", 0x672f_e946_c18d_0ed9),
             (&seq33, 0xec2f_9200_14ea_a741),
             (&seq64, 0xe34b_1e10_0f13_22af),
-            (b"Riegeli/records\nRiegeli/records\nRiegeli/records\n", 0x2dcc_f80d_8379_8774),
+            (
+                b"Riegeli/records\nRiegeli/records\nRiegeli/records\n",
+                0x2dcc_f80d_8379_8774,
+            ),
             (&block_header_body, 0x3f4a_880d_d170_af83),
             (&[0u8; 65_472], 0xd994_ed38_16cb_64ce),
         ];
         for (i, (input, want)) in cases.iter().enumerate() {
             assert_eq!(highway_hash64(input), *want, "case {i}");
             let mid = input.len() / 3;
-            assert_eq!(highway_hash64_parts(&[&input[..mid], &input[mid..]]), *want, "case {i} in parts");
+            assert_eq!(
+                highway_hash64_parts(&[&input[..mid], &input[mid..]]),
+                *want,
+                "case {i} in parts"
+            );
         }
     }
 }

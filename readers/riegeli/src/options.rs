@@ -31,7 +31,11 @@ pub struct ArrayRecordOptions {
 
 impl Default for ArrayRecordOptions {
     fn default() -> Self {
-        Self { group_size: 1, transpose_bucket_size: Some(256), pad_to_block_boundary: false }
+        Self {
+            group_size: 1,
+            transpose_bucket_size: Some(256),
+            pad_to_block_boundary: false,
+        }
     }
 }
 
@@ -69,7 +73,10 @@ impl Default for WriterOptions {
 }
 
 fn err(text: &str, message: impl Into<String>) -> Error {
-    Error::Options { text: text.to_owned(), message: message.into() }
+    Error::Options {
+        text: text.to_owned(),
+        message: message.into(),
+    }
 }
 
 fn parse_size(text: &str, value: &str) -> Result<u64> {
@@ -82,9 +89,13 @@ fn parse_size(text: &str, value: &str) -> Result<u64> {
         _ => (value, 1),
     };
     if let Ok(n) = num.parse::<u64>() {
-        return n.checked_mul(mult).ok_or_else(|| err(text, format!("size {value} overflows")));
+        return n
+            .checked_mul(mult)
+            .ok_or_else(|| err(text, format!("size {value} overflows")));
     }
-    let f: f64 = num.parse().map_err(|_| err(text, format!("bad size {value:?}")))?;
+    let f: f64 = num
+        .parse()
+        .map_err(|_| err(text, format!("bad size {value:?}")))?;
     if !(f >= 0.0 && f.is_finite()) {
         return Err(err(text, format!("bad size {value:?}")));
     }
@@ -98,9 +109,14 @@ fn parse_int<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     min: T,
     max: T,
 ) -> Result<T> {
-    let v: T = value.parse().map_err(|_| err(text, format!("{name}: bad number {value:?}")))?;
+    let v: T = value
+        .parse()
+        .map_err(|_| err(text, format!("{name}: bad number {value:?}")))?;
     if v < min || v > max {
-        return Err(err(text, format!("{name}: {value} is outside {min}..={max}")));
+        return Err(err(
+            text,
+            format!("{name}: {value} is outside {min}..={max}"),
+        ));
     }
     Ok(v)
 }
@@ -109,7 +125,10 @@ fn parse_bool(text: &str, name: &str, value: Option<&str>) -> Result<bool> {
     match value {
         None | Some("true") => Ok(true),
         Some("false") => Ok(false),
-        Some(v) => Err(err(text, format!("{name}: expected true or false, got {v:?}"))),
+        Some(v) => Err(err(
+            text,
+            format!("{name}: expected true or false, got {v:?}"),
+        )),
     }
 }
 
@@ -138,7 +157,11 @@ impl WriterOptions {
         let mut codec_named = false;
         let mut window_named = false;
         if array_record {
-            o.compression = CompressionOptions { kind: CompressionType::Zstd, level: 3, window_log: None };
+            o.compression = CompressionOptions {
+                kind: CompressionType::Zstd,
+                level: 3,
+                window_log: None,
+            };
         }
         for item in text.split(',') {
             let item = item.trim();
@@ -149,7 +172,9 @@ impl WriterOptions {
                 Some((n, v)) => (n, Some(v)),
                 None => (item, None),
             };
-            let need = |what: &str| value.ok_or_else(|| err(text, format!("{name} needs a value ({what})")));
+            let need = |what: &str| {
+                value.ok_or_else(|| err(text, format!("{name} needs a value ({what})")))
+            };
             match name {
                 "default" => {}
                 "transpose" => o.transpose = parse_bool(text, name, value)?,
@@ -162,22 +187,29 @@ impl WriterOptions {
                 }
                 "brotli" => {
                     o.compression.kind = CompressionType::Brotli;
-                    o.compression.level = value.map_or(Ok(6), |v| parse_int(text, name, v, 0, 11))?;
+                    o.compression.level =
+                        value.map_or(Ok(6), |v| parse_int(text, name, v, 0, 11))?;
                     codec_named = true;
                 }
                 "zstd" => {
                     o.compression.kind = CompressionType::Zstd;
-                    o.compression.level = value.map_or(Ok(3), |v| parse_int(text, name, v, -131_072, 22))?;
+                    o.compression.level =
+                        value.map_or(Ok(3), |v| parse_int(text, name, v, -131_072, 22))?;
                     codec_named = true;
                 }
                 "snappy" => {
                     o.compression.kind = CompressionType::Snappy;
-                    o.compression.level = value.map_or(Ok(1), |v| parse_int(text, name, v, 1, 2))?;
+                    o.compression.level =
+                        value.map_or(Ok(1), |v| parse_int(text, name, v, 1, 2))?;
                     codec_named = true;
                 }
                 "window_log" => {
                     let v = need("auto or 10..=31")?;
-                    o.compression.window_log = if v == "auto" { None } else { Some(parse_int(text, name, v, 10, 31)?) };
+                    o.compression.window_log = if v == "auto" {
+                        None
+                    } else {
+                        Some(parse_int(text, name, v, 10, 31)?)
+                    };
                     window_named = true;
                 }
                 "chunk_size" if !array_record => {
@@ -188,7 +220,9 @@ impl WriterOptions {
                     o.chunk_size = Some(v);
                 }
                 "bucket_fraction" if !array_record => {
-                    let v: f64 = need("0..=1")?.parse().map_err(|_| err(text, "bad bucket_fraction"))?;
+                    let v: f64 = need("0..=1")?
+                        .parse()
+                        .map_err(|_| err(text, "bad bucket_fraction"))?;
                     if !(0.0..=1.0).contains(&v) {
                         return Err(err(text, "bucket_fraction must be in 0..=1"));
                     }
@@ -213,17 +247,24 @@ impl WriterOptions {
                         o.final_padding = 1;
                     }
                     Some("initially") => o.initial_padding = 1 << 16,
-                    Some(v) => return Err(err(text, format!("pad_to_block_boundary: bad value {v:?}"))),
+                    Some(v) => {
+                        return Err(err(text, format!("pad_to_block_boundary: bad value {v:?}")));
+                    }
                 },
                 "parallelism" if !array_record => {
                     parse_int::<u64>(text, name, need("a number")?, 0, u64::MAX)?;
                 }
                 "group_size" if array_record => {
-                    ar.group_size = parse_int(text, name, need("a number")?, 1, u64::from(u32::MAX))?;
+                    ar.group_size =
+                        parse_int(text, name, need("a number")?, 1, u64::from(u32::MAX))?;
                 }
                 "transpose_bucket_size" if array_record => {
                     let v = need("a size or auto")?;
-                    ar.transpose_bucket_size = if v == "auto" { None } else { Some(parse_size(text, v)?) };
+                    ar.transpose_bucket_size = if v == "auto" {
+                        None
+                    } else {
+                        Some(parse_size(text, v)?)
+                    };
                 }
                 "pad_to_block_boundary" if array_record => {
                     // As array_record: a bare option parses as false.
@@ -251,7 +292,9 @@ impl WriterOptions {
         if o.compression.kind == CompressionType::Snappy && o.compression.window_log.is_some() {
             return Err(err(text, "snappy takes no window_log"));
         }
-        if o.compression.kind == CompressionType::Brotli && o.compression.window_log.is_some_and(|w| w > 30) {
+        if o.compression.kind == CompressionType::Brotli
+            && o.compression.window_log.is_some_and(|w| w > 30)
+        {
             return Err(err(text, "brotli window_log is at most 30"));
         }
         Ok(o)
@@ -260,7 +303,12 @@ impl WriterOptions {
     /// The effective chunk size.
     #[must_use]
     pub fn effective_chunk_size(&self) -> u64 {
-        self.chunk_size.unwrap_or(if self.compression.kind == CompressionType::None { 4 << 10 } else { 1 << 20 })
+        self.chunk_size
+            .unwrap_or(if self.compression.kind == CompressionType::None {
+                4 << 10
+            } else {
+                1 << 20
+            })
     }
 
     /// The codec part in option syntax, e.g. `zstd:3,window_log:20`.
@@ -312,9 +360,28 @@ mod tests {
         assert_eq!(o.chunk_size, Some(2 << 20));
         assert_eq!(o.final_padding, 1 << 16);
         let d = WriterOptions::parse("").unwrap();
-        assert_eq!(d.compression, CompressionOptions { kind: CompressionType::Brotli, level: 6, window_log: None });
-        assert_eq!(WriterOptions::parse("uncompressed").unwrap().effective_chunk_size(), 4096);
-        for bad in ["brotli:12", "zstd:x", "nope", "chunk_size:0", "snappy,window_log:12", "group_size:3"] {
+        assert_eq!(
+            d.compression,
+            CompressionOptions {
+                kind: CompressionType::Brotli,
+                level: 6,
+                window_log: None
+            }
+        );
+        assert_eq!(
+            WriterOptions::parse("uncompressed")
+                .unwrap()
+                .effective_chunk_size(),
+            4096
+        );
+        for bad in [
+            "brotli:12",
+            "zstd:x",
+            "nope",
+            "chunk_size:0",
+            "snappy,window_log:12",
+            "group_size:3",
+        ] {
             assert!(WriterOptions::parse(bad).is_err(), "{bad}");
         }
     }
@@ -326,7 +393,8 @@ mod tests {
             o.array_record_text(),
             "group_size:16,transpose:false,pad_to_block_boundary:false,zstd:3,window_log:20,max_parallelism:1"
         );
-        let o = WriterOptions::parse_array_record("transpose,brotli:6,pad_to_block_boundary").unwrap();
+        let o =
+            WriterOptions::parse_array_record("transpose,brotli:6,pad_to_block_boundary").unwrap();
         assert!(!o.array_record.unwrap().pad_to_block_boundary);
         assert_eq!(
             o.array_record_text(),

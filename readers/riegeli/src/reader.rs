@@ -20,7 +20,9 @@
 use std::fmt;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 
-use crate::block::{BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, add_with_overhead, is_possible_chunk_boundary};
+use crate::block::{
+    BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, add_with_overhead, is_possible_chunk_boundary,
+};
 use crate::chunk::{CHUNK_HEADER_SIZE, ChunkHeader, ChunkType};
 use crate::compression::{CompressionType, Decompressor};
 use crate::error::{Error, Result};
@@ -54,7 +56,11 @@ impl SkippedRegion {
 
 impl fmt::Display for SkippedRegion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "skipped [{}, {}): {}", self.begin, self.end, self.message)
+        write!(
+            f,
+            "skipped [{}, {}): {}",
+            self.begin, self.end, self.message
+        )
     }
 }
 
@@ -114,7 +120,11 @@ struct Failure {
 
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Self {
-        Self { error: Error::Io(e), resume: None, begin: 0 }
+        Self {
+            error: Error::Io(e),
+            resume: None,
+            begin: 0,
+        }
     }
 }
 
@@ -131,7 +141,13 @@ impl<R: Read + Seek> ChunkReader<R> {
     fn new(mut src: R) -> Result<Self> {
         let size = src.seek(SeekFrom::End(0))?;
         src.seek(SeekFrom::Start(0))?;
-        Ok(Self { src, size, phys: 0, pos: 0, checks: Vec::new() })
+        Ok(Self {
+            src,
+            size,
+            phys: 0,
+            pos: 0,
+            checks: Vec::new(),
+        })
     }
 
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8], chunk_begin: u64) -> Result<(), Failure> {
@@ -147,7 +163,11 @@ impl<R: Read + Seek> ChunkReader<R> {
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
                 self.phys = u64::MAX;
                 Err(Failure {
-                    error: Error::Truncated { chunk_begin, needed: pos + buf.len() as u64, size: self.size },
+                    error: Error::Truncated {
+                        chunk_begin,
+                        needed: pos + buf.len() as u64,
+                        size: self.size,
+                    },
                     resume: Some(Resume::ToEnd),
                     begin: chunk_begin,
                 })
@@ -161,7 +181,12 @@ impl<R: Read + Seek> ChunkReader<R> {
 
     /// Reads `out.len()` chunk bytes from `pos`, skipping and checking block headers; returns the position
     /// after them.
-    fn read_logical(&mut self, chunk_begin: u64, mut pos: u64, out: &mut [u8]) -> Result<u64, Failure> {
+    fn read_logical(
+        &mut self,
+        chunk_begin: u64,
+        mut pos: u64,
+        out: &mut [u8],
+    ) -> Result<u64, Failure> {
         let mut filled = 0;
         while filled < out.len() {
             let in_block = pos % BLOCK_SIZE;
@@ -171,7 +196,10 @@ impl<R: Read + Seek> ChunkReader<R> {
                 self.read_exact_at(block_begin, &mut raw, chunk_begin)?;
                 let Some(bh) = BlockHeader::decode(&raw) else {
                     return Err(Failure {
-                        error: Error::Corrupted { pos: block_begin, message: "block header hash mismatch".into() },
+                        error: Error::Corrupted {
+                            pos: block_begin,
+                            message: "block header hash mismatch".into(),
+                        },
                         resume: Some(Resume::FindChunk(block_begin)),
                         begin: chunk_begin,
                     });
@@ -229,17 +257,27 @@ impl<R: Read + Seek> ChunkReader<R> {
     /// Reads and verifies the chunk header at `begin`; returns it and the position after it.
     fn read_header(&mut self, begin: u64) -> Result<(ChunkHeader, u64), Failure> {
         let corrupted = |message: String, resume| Failure {
-            error: Error::Corrupted { pos: begin, message },
+            error: Error::Corrupted {
+                pos: begin,
+                message,
+            },
             resume: Some(resume),
             begin,
         };
         if !is_possible_chunk_boundary(begin) {
-            return Err(corrupted("not a possible chunk boundary".into(), Resume::FindChunk(begin)));
+            return Err(corrupted(
+                "not a possible chunk boundary".into(),
+                Resume::FindChunk(begin),
+            ));
         }
         let needed = add_with_overhead(begin, CHUNK_HEADER_SIZE);
         if needed > self.size {
             return Err(Failure {
-                error: Error::Truncated { chunk_begin: begin, needed, size: self.size },
+                error: Error::Truncated {
+                    chunk_begin: begin,
+                    needed,
+                    size: self.size,
+                },
                 resume: Some(Resume::ToEnd),
                 begin,
             });
@@ -248,7 +286,10 @@ impl<R: Read + Seek> ChunkReader<R> {
         let mut raw = [0u8; 40];
         let after = self.read_logical(begin, begin, &mut raw)?;
         let Some(header) = ChunkHeader::decode(&raw) else {
-            return Err(corrupted("chunk header hash mismatch".into(), Resume::FindChunk(begin)));
+            return Err(corrupted(
+                "chunk header hash mismatch".into(),
+                Resume::FindChunk(begin),
+            ));
         };
         let end = header.chunk_end(begin);
         self.check_block_headers(begin, end)?;
@@ -258,10 +299,16 @@ impl<R: Read + Seek> ChunkReader<R> {
                 || header.num_records != 0
                 || header.decoded_data_size != 0)
         {
-            return Err(corrupted("missing file signature".into(), Resume::FindChunk(0)));
+            return Err(corrupted(
+                "missing file signature".into(),
+                Resume::FindChunk(0),
+            ));
         }
         if header.num_records > crate::chunk::MAX_NUM_RECORDS {
-            return Err(corrupted("too many records".into(), Resume::FindChunk(begin)));
+            return Err(corrupted(
+                "too many records".into(),
+                Resume::FindChunk(begin),
+            ));
         }
         Ok((header, after))
     }
@@ -276,7 +323,11 @@ impl<R: Read + Seek> ChunkReader<R> {
         let end = header.chunk_end(begin);
         if end > self.size {
             return Err(Failure {
-                error: Error::Truncated { chunk_begin: begin, needed: end, size: self.size },
+                error: Error::Truncated {
+                    chunk_begin: begin,
+                    needed: end,
+                    size: self.size,
+                },
                 resume: Some(Resume::ToEnd),
                 begin,
             });
@@ -291,7 +342,11 @@ impl<R: Read + Seek> ChunkReader<R> {
         let computed = crate::hash::highway_hash64(&data[..n]);
         if computed != header.data_hash {
             return Err(Failure {
-                error: Error::DataHash { chunk_begin: begin, stored: header.data_hash, computed },
+                error: Error::DataHash {
+                    chunk_begin: begin,
+                    stored: header.data_hash,
+                    computed,
+                },
                 resume: Some(Resume::At(end)),
                 begin,
             });
@@ -309,7 +364,11 @@ impl<R: Read + Seek> ChunkReader<R> {
         };
         let resume_at = resume_at.max(begin);
         self.pos = resume_at;
-        SkippedRegion { begin, end: resume_at, message }
+        SkippedRegion {
+            begin,
+            end: resume_at,
+            message,
+        }
     }
 
     /// The first chunk boundary named by a valid block header after the block of `from`.
@@ -317,7 +376,10 @@ impl<R: Read + Seek> ChunkReader<R> {
         let mut block_begin = (from / BLOCK_SIZE + 1) * BLOCK_SIZE;
         while block_begin < self.size {
             let mut raw = [0u8; 24];
-            if self.read_exact_at(block_begin, &mut raw, block_begin).is_err() {
+            if self
+                .read_exact_at(block_begin, &mut raw, block_begin)
+                .is_err()
+            {
                 return self.size;
             }
             if let Some(bh) = BlockHeader::decode(&raw) {
@@ -346,12 +408,18 @@ impl<R: Read + Seek> ChunkReader<R> {
             let mut raw = [0u8; 24];
             self.read_exact_at(block_begin, &mut raw, block_begin)?;
             let bh = BlockHeader::decode(&raw).ok_or(Failure {
-                error: Error::Corrupted { pos: block_begin, message: "block header hash mismatch".into() },
+                error: Error::Corrupted {
+                    pos: block_begin,
+                    message: "block header hash mismatch".into(),
+                },
                 resume: Some(Resume::FindChunk(block_begin)),
                 begin: block_begin,
             })?;
             block_begin.checked_sub(bh.previous_chunk).ok_or(Failure {
-                error: Error::Corrupted { pos: block_begin, message: "previous_chunk before the file".into() },
+                error: Error::Corrupted {
+                    pos: block_begin,
+                    message: "previous_chunk before the file".into(),
+                },
                 resume: Some(Resume::FindChunk(block_begin)),
                 begin: block_begin,
             })?
@@ -486,9 +554,15 @@ impl<R: Read + Seek> RecordReader<R> {
     #[must_use]
     pub fn position(&self) -> RecordPosition {
         if self.index < self.ends.len() {
-            RecordPosition { chunk_begin: self.chunk_begin, record_index: self.index as u64 }
+            RecordPosition {
+                chunk_begin: self.chunk_begin,
+                record_index: self.index as u64,
+            }
         } else {
-            RecordPosition { chunk_begin: self.chunks.pos, record_index: 0 }
+            RecordPosition {
+                chunk_begin: self.chunks.pos,
+                record_index: 0,
+            }
         }
     }
 
@@ -504,7 +578,9 @@ impl<R: Read + Seek> RecordReader<R> {
             return Ok(());
         }
         if self.chunk_begin == pos.chunk_begin {
-            self.index = usize::try_from(pos.record_index).unwrap_or(usize::MAX).min(self.ends.len());
+            self.index = usize::try_from(pos.record_index)
+                .unwrap_or(usize::MAX)
+                .min(self.ends.len());
         }
         Ok(())
     }
@@ -515,12 +591,22 @@ impl<R: Read + Seek> RecordReader<R> {
     /// # Errors
     /// If the block or chunk headers on the way are damaged.
     pub fn seek_numeric(&mut self, pos: u64) -> Result<()> {
-        let begin = self.chunks.find_chunk_containing(pos).map_err(|f| f.error)?;
-        self.seek(RecordPosition { chunk_begin: begin, record_index: pos.saturating_sub(begin) })
+        let begin = self
+            .chunks
+            .find_chunk_containing(pos)
+            .map_err(|f| f.error)?;
+        self.seek(RecordPosition {
+            chunk_begin: begin,
+            record_index: pos.saturating_sub(begin),
+        })
     }
 
     fn fail(&mut self, failure: Failure) -> Result<()> {
-        let Failure { error, resume, begin } = failure;
+        let Failure {
+            error,
+            resume,
+            begin,
+        } = failure;
         match (resume, self.recovery.as_mut()) {
             (Some(resume), Some(_)) => {
                 let region = self.chunks.recover(begin, resume, error.to_string());
@@ -570,7 +656,9 @@ impl<R: Read + Seek> RecordReader<R> {
                     )
                     .map(|()| Values::InBuffer),
                 ChunkType::Unknown(t) if header.num_records > 0 => {
-                    Err(crate::error::DecodeError::new(format!("unknown chunk type {t:#04x} with records")))
+                    Err(crate::error::DecodeError::new(format!(
+                        "unknown chunk type {t:#04x} with records"
+                    )))
                 }
                 _ => continue,
             };
@@ -585,7 +673,11 @@ impl<R: Read + Seek> RecordReader<R> {
                 Err(e) => {
                     self.ends.clear();
                     let end = self.chunks.pos;
-                    self.fail(Failure { error: e.at(begin), resume: Some(Resume::At(end)), begin })?;
+                    self.fail(Failure {
+                        error: e.at(begin),
+                        resume: Some(Resume::At(end)),
+                        begin,
+                    })?;
                 }
             }
         }
@@ -602,12 +694,21 @@ impl<R: Read + Seek> RecordReader<R> {
             match self.chunks.read_chunk(&mut self.data) {
                 Ok(Some((begin, header))) => {
                     let compression = match header.chunk_type {
-                        ChunkType::Simple | ChunkType::Transposed | ChunkType::FileMetadata if header.data_size > 0 => {
-                            self.data.first().and_then(|&b| CompressionType::from_byte(b))
+                        ChunkType::Simple | ChunkType::Transposed | ChunkType::FileMetadata
+                            if header.data_size > 0 =>
+                        {
+                            self.data
+                                .first()
+                                .and_then(|&b| CompressionType::from_byte(b))
                         }
                         _ => None,
                     };
-                    return Ok(Some(ChunkInfo { begin, end: self.chunks.pos, header, compression }));
+                    return Ok(Some(ChunkInfo {
+                        begin,
+                        end: self.chunks.pos,
+                        header,
+                        compression,
+                    }));
                 }
                 Ok(None) => return Ok(None),
                 Err(failure) => self.fail(failure)?,

@@ -38,23 +38,33 @@ pub(crate) fn decode(
         return invalid(format!("unknown compression type {kind_byte:#04x}"));
     };
     let mut pos = 1;
-    let sizes_size = read_varint64(data, &mut pos).ok_or_else(|| DecodeError::new("bad sizes size"))?;
+    let sizes_size =
+        read_varint64(data, &mut pos).ok_or_else(|| DecodeError::new("bad sizes size"))?;
     let sizes_end = usize::try_from(sizes_size)
         .ok()
         .and_then(|s| pos.checked_add(s))
         .filter(|&e| e <= data.len())
         .ok_or_else(|| DecodeError::new("sizes stream extends past the chunk"))?;
     let sizes_src = &data[pos..sizes_end];
-    let sizes = decompressor.stream(kind, sizes_src, sizes_scratch, num_records.saturating_mul(10))?;
+    let sizes = decompressor.stream(
+        kind,
+        sizes_src,
+        sizes_scratch,
+        num_records.saturating_mul(10),
+    )?;
     // Every record needs at least one byte of sizes: this bounds the allocation below.
     if num_records > sizes.len() as u64 {
-        return invalid(format!("{num_records} records but only {} bytes of sizes", sizes.len()));
+        return invalid(format!(
+            "{num_records} records but only {} bytes of sizes",
+            sizes.len()
+        ));
     }
     ends.reserve(num_records as usize);
     let mut total = 0u64;
     let mut spos = 0;
     for _ in 0..num_records {
-        let size = read_varint64(sizes, &mut spos).ok_or_else(|| DecodeError::new("bad record size"))?;
+        let size =
+            read_varint64(sizes, &mut spos).ok_or_else(|| DecodeError::new("bad record size"))?;
         total = total
             .checked_add(size)
             .filter(|&t| t <= decoded_data_size)
@@ -65,7 +75,9 @@ pub(crate) fn decode(
         return invalid("extra bytes after the record sizes");
     }
     if total != decoded_data_size {
-        return invalid(format!("record sizes sum to {total}, the header says {decoded_data_size}"));
+        return invalid(format!(
+            "record sizes sum to {total}, the header says {decoded_data_size}"
+        ));
     }
     let values_src = &data[sizes_end..];
     if kind == CompressionType::None {
@@ -107,7 +119,11 @@ impl SimpleEncoder {
     }
 
     /// Writes the chunk data to `out` (cleared first) and resets the encoder.
-    pub(crate) fn encode(&mut self, compressor: &mut Compressor, out: &mut Vec<u8>) -> std::io::Result<()> {
+    pub(crate) fn encode(
+        &mut self,
+        compressor: &mut Compressor,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
         out.clear();
         let kind = compressor.options().kind;
         out.push(kind.to_byte());

@@ -113,9 +113,15 @@ mod tests {
         let mut pos = 0;
         assert_eq!(read_varint64(&[0xff; 10], &mut pos), None);
         let mut pos = 0;
-        assert_eq!(read_varint32(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut pos), None);
+        assert_eq!(
+            read_varint32(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut pos),
+            None
+        );
         let mut pos = 0;
-        assert_eq!(read_varint32(&[0xff, 0xff, 0xff, 0xff, 0x0f], &mut pos), Some(u32::MAX));
+        assert_eq!(
+            read_varint32(&[0xff, 0xff, 0xff, 0xff, 0x0f], &mut pos),
+            Some(u32::MAX)
+        );
         let mut pos = 0;
         assert_eq!(read_varint64(&[0x80, 0x00], &mut pos), Some(0));
         let mut pos = 0;

@@ -9,7 +9,10 @@
 use std::io::Write;
 
 use crate::array_record::{encode_footer_entry, encode_footer_metadata, encode_postscript};
-use crate::block::{BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, distance_without_overhead, is_possible_chunk_boundary};
+use crate::block::{
+    BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, distance_without_overhead,
+    is_possible_chunk_boundary,
+};
 use crate::chunk::{CHUNK_HEADER_SIZE, ChunkHeader, ChunkType};
 use crate::compression::{CompressionOptions, CompressionType, Compressor};
 use crate::error::{Error, Result};
@@ -27,7 +30,11 @@ pub(crate) struct ChunkWriter<W> {
 
 impl<W: Write> ChunkWriter<W> {
     pub(crate) fn new(out: W) -> Self {
-        Self { out, pos: 0, zeros: Vec::new() }
+        Self {
+            out,
+            pos: 0,
+            zeros: Vec::new(),
+        }
     }
 
     pub(crate) fn pos(&self) -> u64 {
@@ -35,12 +42,20 @@ impl<W: Write> ChunkWriter<W> {
     }
 
     /// Writes one chunk; returns its begin.
-    pub(crate) fn write_chunk(&mut self, header: &ChunkHeader, data: &[u8]) -> std::io::Result<u64> {
+    pub(crate) fn write_chunk(
+        &mut self,
+        header: &ChunkHeader,
+        data: &[u8],
+    ) -> std::io::Result<u64> {
         self.write_chunk_parts(header, &[data])
     }
 
     /// Writes one chunk whose data is the concatenation of `parts`; returns its begin.
-    pub(crate) fn write_chunk_parts(&mut self, header: &ChunkHeader, parts: &[&[u8]]) -> std::io::Result<u64> {
+    pub(crate) fn write_chunk_parts(
+        &mut self,
+        header: &ChunkHeader,
+        parts: &[&[u8]],
+    ) -> std::io::Result<u64> {
         let begin = self.pos;
         let end = header.chunk_end(begin);
         self.write_section(begin, end, &header.encode())?;
@@ -60,8 +75,11 @@ impl<W: Write> ChunkWriter<W> {
     }
 
     fn block_header_if_needed(&mut self, begin: u64, end: u64) -> std::io::Result<()> {
-        if self.pos % BLOCK_SIZE == 0 {
-            let h = BlockHeader { previous_chunk: self.pos - begin, next_chunk: end - self.pos };
+        if self.pos.is_multiple_of(BLOCK_SIZE) {
+            let h = BlockHeader {
+                previous_chunk: self.pos - begin,
+                next_chunk: end - self.pos,
+            };
             self.out.write_all(&h.encode())?;
             self.pos += BLOCK_HEADER_SIZE;
         }
@@ -82,7 +100,7 @@ impl<W: Write> ChunkWriter<W> {
     /// Writes a padding chunk so that the position becomes a multiple of `multiple` (C++
     /// `PosAfterPadding`).
     pub(crate) fn pad(&mut self, multiple: u64) -> std::io::Result<()> {
-        if multiple <= 1 || self.pos % multiple == 0 {
+        if multiple <= 1 || self.pos.is_multiple_of(multiple) {
             return Ok(());
         }
         let mut len = multiple - self.pos % multiple;
@@ -192,8 +210,11 @@ impl<W: Write> RecordWriter<W> {
     /// # Errors
     /// As [`WriterOptions::parse`] and [`RecordWriter::new`].
     pub fn with_options_text(out: W, options: &str, array_record: bool) -> Result<Self> {
-        let options =
-            if array_record { WriterOptions::parse_array_record(options)? } else { WriterOptions::parse(options)? };
+        let options = if array_record {
+            WriterOptions::parse_array_record(options)?
+        } else {
+            WriterOptions::parse(options)?
+        };
         Self::new(out, options)
     }
 
@@ -299,7 +320,11 @@ impl<W: Write> RecordWriter<W> {
 
     fn after_data_chunk(&mut self, begin: u64, decoded: u64, num_records: u64) -> Result<()> {
         if let Some(ar) = self.options.array_record {
-            self.footer.push(FooterEntry { chunk_offset: begin, decoded_data_size: decoded, num_records });
+            self.footer.push(FooterEntry {
+                chunk_offset: begin,
+                decoded_data_size: decoded,
+                num_records,
+            });
             if ar.pad_to_block_boundary {
                 self.chunks.pad(BLOCK_SIZE)?;
             }
@@ -364,8 +389,10 @@ impl<W: Write> RecordWriter<W> {
         let n = footer.num_records();
         let decoded = footer.decoded_size();
         footer.encode(&mut self.compressor, &mut self.data)?;
-        let footer_offset =
-            self.chunks.write_chunk(&ChunkHeader::new(ChunkType::Simple, &self.data, n, decoded), &self.data)?;
+        let footer_offset = self.chunks.write_chunk(
+            &ChunkHeader::new(ChunkType::Simple, &self.data, n, decoded),
+            &self.data,
+        )?;
         self.chunks.pad(BLOCK_SIZE)?;
         let mut postscript = SimpleEncoder::default();
         rec.clear();
@@ -374,9 +401,16 @@ impl<W: Write> RecordWriter<W> {
             postscript.add_record(&rec);
         }
         let decoded = postscript.decoded_size();
-        let mut plain = Compressor::new(CompressionOptions { kind: CompressionType::None, level: 0, window_log: None })?;
+        let mut plain = Compressor::new(CompressionOptions {
+            kind: CompressionType::None,
+            level: 0,
+            window_log: None,
+        })?;
         postscript.encode(&mut plain, &mut self.data)?;
-        self.chunks.write_chunk(&ChunkHeader::new(ChunkType::Simple, &self.data, 3, decoded), &self.data)?;
+        self.chunks.write_chunk(
+            &ChunkHeader::new(ChunkType::Simple, &self.data, 3, decoded),
+            &self.data,
+        )?;
         self.chunks.pad(BLOCK_SIZE)?;
         Ok(())
     }

@@ -21,7 +21,9 @@ fn every_fixture_reads_as_cpp_wrote_it() {
         let mut reader = RecordReader::new(Cursor::new(&bytes[..])).unwrap();
         let mut n = 0;
         while n < g.num_records {
-            let rec = reader.read_record().unwrap_or_else(|e| panic!("{}: {e}", g.name));
+            let rec = reader
+                .read_record()
+                .unwrap_or_else(|e| panic!("{}: {e}", g.name));
             let rec = rec.unwrap_or_else(|| panic!("{}: only {n} records", g.name));
             g.records.check(n, rec, &g.name);
             n += 1;
@@ -30,10 +32,15 @@ fn every_fixture_reads_as_cpp_wrote_it() {
         while reader.read_record().unwrap().is_some() {
             tail += 1;
         }
-        assert!(tail >= 4, "{}: footer and postscript records missing", g.name);
+        assert!(
+            tail >= 4,
+            "{}: footer and postscript records missing",
+            g.name
+        );
 
         // ArrayRecord: sequential and random access by index.
-        let mut ar = ArrayRecordReader::new(Cursor::new(&bytes[..])).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        let mut ar = ArrayRecordReader::new(Cursor::new(&bytes[..]))
+            .unwrap_or_else(|e| panic!("{}: {e}", g.name));
         assert_eq!(ar.len() as usize, g.num_records, "{}", g.name);
         assert_eq!(ar.writer_options(), g.writer_options, "{}", g.name);
         let mut i = 0;
@@ -65,5 +72,8 @@ fn chunk_types_and_block_crossings() {
     }
     assert_eq!(types[0], ChunkType::FileSignature);
     assert!(types.contains(&ChunkType::Padding));
-    assert!(crossing >= 3, "only {crossing} chunks cross a block boundary");
+    assert!(
+        crossing >= 3,
+        "only {crossing} chunks cross a block boundary"
+    );
 }

@@ -70,9 +70,14 @@ fn riegeli_crate_reads_our_plain_files() {
     let records = test_records();
     for text in PLAIN_OPTIONS {
         let file = write(&WriterOptions::parse(text).unwrap(), &records);
-        let mut reader = riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new()).unwrap();
+        let mut reader =
+            riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
+                .unwrap();
         let mut i = 0;
-        while let Some(r) = reader.read_record().unwrap_or_else(|e| panic!("{text}: record {i}: {e}")) {
+        while let Some(r) = reader
+            .read_record()
+            .unwrap_or_else(|e| panic!("{text}: record {i}: {e}"))
+        {
             assert!(r == records[i], "{text}: record {i}");
             i += 1;
         }
@@ -90,7 +95,10 @@ fn we_read_riegeli_crate_files() {
         O::new().compression(C::Zstd).compression_level(3),
         O::new().compression(C::Snappy),
         O::new().compression(C::None).transpose(true),
-        O::new().compression(C::Zstd).transpose(true).chunk_size(20_000),
+        O::new()
+            .compression(C::Zstd)
+            .transpose(true)
+            .chunk_size(20_000),
         O::new().compression(C::Brotli).transpose(true),
     ];
     for (k, options) in configs.into_iter().enumerate() {
@@ -118,7 +126,9 @@ const ARRAY_RECORD_OPTIONS: &[&str] = &[
 
 #[test]
 fn cpp_reads_our_array_record_files() {
-    let Some(python) = util::python("cpp_reads_our_array_record_files") else { return };
+    let Some(python) = util::python("cpp_reads_our_array_record_files") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let records = test_records();
     for (k, text) in ARRAY_RECORD_OPTIONS.iter().enumerate() {
@@ -134,7 +144,10 @@ fn cpp_reads_our_array_record_files() {
             assert!(a == b, "{text}: C++ read record {i} differently");
         }
         for (&i, r) in indices.iter().zip(&random) {
-            assert!(*r == records[i as usize], "{text}: C++ random access to {i}");
+            assert!(
+                *r == records[i as usize],
+                "{text}: C++ random access to {i}"
+            );
         }
         assert_eq!(writer_options, options.array_record_text(), "{text}");
 
@@ -142,7 +155,10 @@ fn cpp_reads_our_array_record_files() {
         let mut ar = ArrayRecordReader::new(Cursor::new(&file[..])).unwrap();
         assert_eq!(ar.len(), records.len() as u64);
         for &i in &indices {
-            assert!(ar.get(i).unwrap() == records[i as usize], "{text}: get({i})");
+            assert!(
+                ar.get(i).unwrap() == records[i as usize],
+                "{text}: get({i})"
+            );
         }
     }
 }
@@ -152,7 +168,10 @@ fn empty_files() {
     let file = write(&WriterOptions::parse("zstd:3").unwrap(), &[]);
     assert_eq!(file.len(), 64);
     assert!(read_ours(&file).is_empty());
-    let ar = write(&WriterOptions::parse_array_record("group_size:4").unwrap(), &[]);
+    let ar = write(
+        &WriterOptions::parse_array_record("group_size:4").unwrap(),
+        &[],
+    );
     let reader = ArrayRecordReader::new(Cursor::new(&ar[..])).unwrap();
     assert!(reader.is_empty());
 }

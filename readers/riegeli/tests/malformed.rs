@@ -9,7 +9,10 @@ use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 
 use riegeli_records::block::BLOCK_SIZE;
-use riegeli_records::{ArrayRecordReader, ChunkHeader, ChunkType, RecordReader, RecordWriter, SkippedRegion, WriterOptions};
+use riegeli_records::{
+    ArrayRecordReader, ChunkHeader, ChunkType, RecordReader, RecordWriter, SkippedRegion,
+    WriterOptions,
+};
 
 fn write(options: &str, records: &[Vec<u8>]) -> Vec<u8> {
     let mut w = RecordWriter::new(Vec::new(), WriterOptions::parse(options).unwrap()).unwrap();
@@ -55,24 +58,42 @@ fn is_subsequence(got: &[Vec<u8>], all: &[Vec<u8>]) -> bool {
 #[test]
 fn truncated_at_every_offset() {
     let records = util::records(3, 40, 0);
-    for options in ["transpose,zstd:3,chunk_size:600", "brotli:6,chunk_size:500", "snappy", "uncompressed"] {
+    for options in [
+        "transpose,zstd:3,chunk_size:600",
+        "brotli:6,chunk_size:500",
+        "snappy",
+        "uncompressed",
+    ] {
         let file = write(options, &records);
         for cut in 0..file.len() {
             let (got, error, _) = read_all(&file[..cut], false);
-            assert!(records.starts_with(&got), "{options}: cut {cut}: wrong records");
+            assert!(
+                records.starts_with(&got),
+                "{options}: cut {cut}: wrong records"
+            );
             if (1..64).contains(&cut) {
                 assert!(error.is_some(), "{options}: cut {cut} must fail");
             }
             let (got, _, skipped) = read_all(&file[..cut], true);
-            assert!(records.starts_with(&got), "{options}: cut {cut}: wrong records with recovery");
-            assert!(skipped.iter().all(|r| r.end <= cut as u64), "{options}: cut {cut}");
+            assert!(
+                records.starts_with(&got),
+                "{options}: cut {cut}: wrong records with recovery"
+            );
+            assert!(
+                skipped.iter().all(|r| r.end <= cut as u64),
+                "{options}: cut {cut}"
+            );
         }
     }
 }
 
 #[test]
 fn truncated_cpp_fixtures() {
-    for name in ["transpose_brotli6", "cross_blocks_uncompressed", "simple_snappy"] {
+    for name in [
+        "transpose_brotli6",
+        "cross_blocks_uncompressed",
+        "simple_snappy",
+    ] {
         let file = util::fixture(name);
         for cut in (0..file.len()).step_by(997) {
             let _ = read_all(&file[..cut], false);
@@ -85,7 +106,10 @@ fn truncated_cpp_fixtures() {
 #[test]
 fn flipped_bits_are_detected_or_recovered() {
     let records = util::records(4, 60, 0);
-    for (options, step) in [("transpose,zstd:3,chunk_size:800", 1), ("uncompressed,chunk_size:700", 3)] {
+    for (options, step) in [
+        ("transpose,zstd:3,chunk_size:800", 1),
+        ("uncompressed,chunk_size:700", 3),
+    ] {
         let file = write(options, &records);
         for pos in (0..file.len()).step_by(step) {
             for bit in [0u8, 5] {
@@ -95,9 +119,15 @@ fn flipped_bits_are_detected_or_recovered() {
                 // Hashes protect everything but the padding: the records read are always genuine.
                 assert!(records.starts_with(&got), "{options}: flip {pos}.{bit}");
                 let (got, _, skipped) = read_all(&bad, true);
-                assert!(is_subsequence(&got, &records), "{options}: flip {pos}.{bit} with recovery");
+                assert!(
+                    is_subsequence(&got, &records),
+                    "{options}: flip {pos}.{bit} with recovery"
+                );
                 if error.is_some() {
-                    assert!(!skipped.is_empty(), "{options}: flip {pos}.{bit}: an error must be a skip");
+                    assert!(
+                        !skipped.is_empty(),
+                        "{options}: flip {pos}.{bit}: an error must be a skip"
+                    );
                 }
             }
         }
@@ -115,14 +145,24 @@ fn recovery_skips_a_damaged_block_header_and_a_damaged_chunk() {
     let mut bad = file.clone();
     bad[2 * BLOCK_SIZE as usize + 3] ^= 0x40;
     let (_, error, _) = read_all(&bad, false);
-    assert!(error.unwrap().contains("block header"), "no error without recovery");
+    assert!(
+        error.unwrap().contains("block header"),
+        "no error without recovery"
+    );
     let (got, error, skipped) = read_all(&bad, true);
     assert!(error.is_none());
     assert_eq!(skipped.len(), 1, "{skipped:?}");
-    assert!(skipped[0].begin < 2 * BLOCK_SIZE && skipped[0].end > 2 * BLOCK_SIZE, "{skipped:?}");
+    assert!(
+        skipped[0].begin < 2 * BLOCK_SIZE && skipped[0].end > 2 * BLOCK_SIZE,
+        "{skipped:?}"
+    );
     assert!(is_subsequence(&got, &records));
     // As C++: the next chunk is found through the next good block header, so up to a block is lost.
-    assert!(got.len() >= records.len() - 80, "lost {} records", records.len() - got.len());
+    assert!(
+        got.len() >= records.len() - 80,
+        "lost {} records",
+        records.len() - got.len()
+    );
     assert_eq!(got.last(), records.last());
 
     // Damaged chunk data: exactly that chunk's records are lost.
@@ -130,8 +170,15 @@ fn recovery_skips_a_damaged_block_header_and_a_damaged_chunk() {
     bad[3 * BLOCK_SIZE as usize + 5000] ^= 1;
     let (got, _, skipped) = read_all(&bad, true);
     assert_eq!(skipped.len(), 1);
-    assert!(skipped[0].message.contains("hash"), "{}", skipped[0].message);
-    assert!(skipped[0].len() > 9_000 && skipped[0].len() < 11_000, "{skipped:?}");
+    assert!(
+        skipped[0].message.contains("hash"),
+        "{}",
+        skipped[0].message
+    );
+    assert!(
+        skipped[0].len() > 9_000 && skipped[0].len() < 11_000,
+        "{skipped:?}"
+    );
     let lost = records.len() - got.len();
     assert!((9..=10).contains(&lost), "lost {lost}");
 
@@ -168,17 +215,32 @@ fn absurd_sizes_with_valid_hashes() {
         (ChunkType::Simple, vec![0, 1, 1, b'a'], 100, 1),
         (ChunkType::Simple, vec![0, 1, 1, b'a'], 1, u64::MAX),
         (ChunkType::Simple, vec![b'z', 1, 1], 1, 1 << 40),
-        (ChunkType::Simple, vec![b'z', 0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0], 1, 1),
+        (
+            ChunkType::Simple,
+            vec![
+                b'z', 0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0,
+            ],
+            1,
+            1,
+        ),
         (ChunkType::Simple, vec![b'q', 0], 0, 0),
         (ChunkType::Transposed, vec![0, 3, 0xff, 0xff, 0x0f], 1, 1),
-        (ChunkType::Transposed, vec![0, 5, 0, 0, 1, 0, 0, 0], 5, 1 << 50),
+        (
+            ChunkType::Transposed,
+            vec![0, 5, 0, 0, 1, 0, 0, 0],
+            5,
+            1 << 50,
+        ),
         (ChunkType::Transposed, vec![b's', 0x20, 0xff], 1, 1),
         (ChunkType::Unknown(b'x'), vec![1, 2, 3], 3, 3),
     ];
     for (i, (t, data, n, decoded)) in cases.into_iter().enumerate() {
         let file = file_with_chunk(t, &data, n, decoded);
         let (got, error, _) = read_all(&file, false);
-        assert!(got.is_empty() && error.is_some(), "case {i}: {got:?} {error:?}");
+        assert!(
+            got.is_empty() && error.is_some(),
+            "case {i}: {got:?} {error:?}"
+        );
         let (_, error, skipped) = read_all(&file, true);
         assert!(error.is_none() && skipped.len() == 1, "case {i}");
     }
@@ -196,7 +258,11 @@ fn mutated_transposed_chunks_with_valid_hashes() {
     // Real transposed chunks with random byte changes, hashes recomputed: exercises the decoder's checks.
     let records = util::records(9, 30, 0);
     let mut rng = util::Rng(12345);
-    for options in ["transpose,uncompressed", "transpose,snappy", "transpose,zstd:1"] {
+    for options in [
+        "transpose,uncompressed",
+        "transpose,snappy",
+        "transpose,zstd:1",
+    ] {
         let file = write(options, &records);
         let chunk = ChunkHeader::decode(file[64..104].try_into().unwrap()).unwrap();
         let data = &file[104..104 + chunk.data_size as usize];
@@ -207,7 +273,12 @@ fn mutated_transposed_chunks_with_valid_hashes() {
                 let p = rng.below(d.len() as u64) as usize;
                 d[p] = rng.next() as u8;
             }
-            let f = file_with_chunk(ChunkType::Transposed, &d, chunk.num_records, chunk.decoded_data_size);
+            let f = file_with_chunk(
+                ChunkType::Transposed,
+                &d,
+                chunk.num_records,
+                chunk.decoded_data_size,
+            );
             let (got, error, _) = read_all(&f, false);
             if error.is_none() {
                 assert_eq!(got.len() as u64, chunk.num_records);
@@ -221,7 +292,11 @@ fn mutated_transposed_chunks_with_valid_hashes() {
 #[test]
 fn seek_to_every_record_position() {
     let records = util::records(5, 300, 40);
-    for options in ["transpose,zstd:3,chunk_size:5000", "uncompressed,chunk_size:3000", "snappy"] {
+    for options in [
+        "transpose,zstd:3,chunk_size:5000",
+        "uncompressed,chunk_size:3000",
+        "snappy",
+    ] {
         let file = write(options, &records);
         let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
         let mut positions = Vec::new();
@@ -235,10 +310,16 @@ fn seek_to_every_record_position() {
         assert_eq!(positions.len(), records.len());
         for i in (0..records.len()).rev().step_by(7) {
             reader.seek(positions[i]).unwrap();
-            assert!(reader.read_record().unwrap().unwrap() == records[i], "{options}: seek {i}");
+            assert!(
+                reader.read_record().unwrap().unwrap() == records[i],
+                "{options}: seek {i}"
+            );
             reader.seek_numeric(positions[i].numeric()).unwrap();
             assert_eq!(reader.position(), positions[i], "{options}: numeric {i}");
-            assert!(reader.read_record().unwrap().unwrap() == records[i], "{options}: numeric {i}");
+            assert!(
+                reader.read_record().unwrap().unwrap() == records[i],
+                "{options}: numeric {i}"
+            );
         }
         reader.seek_numeric(file.len() as u64 + 10).unwrap();
         assert!(reader.read_record().unwrap().is_none());
@@ -248,13 +329,19 @@ fn seek_to_every_record_position() {
 #[test]
 fn array_record_hostile_footers() {
     let records = util::records(6, 50, 0);
-    let mut w = RecordWriter::new(Vec::new(), WriterOptions::parse_array_record("group_size:8,zstd:3").unwrap()).unwrap();
+    let mut w = RecordWriter::new(
+        Vec::new(),
+        WriterOptions::parse_array_record("group_size:8,zstd:3").unwrap(),
+    )
+    .unwrap();
     for r in &records {
         w.write_record(r).unwrap();
     }
     let file = w.close().unwrap();
     // Every byte of the postscript region and the footer, flipped: an error or the right records.
-    let footer_offset = ArrayRecordReader::new(Cursor::new(&file[..])).unwrap().footer_offset() as usize;
+    let footer_offset = ArrayRecordReader::new(Cursor::new(&file[..]))
+        .unwrap()
+        .footer_offset() as usize;
     for pos in (footer_offset..file.len()).step_by(61).chain(0..200) {
         let mut bad = file.clone();
         bad[pos] ^= 0x10;

@@ -70,10 +70,17 @@ pub fn proto_record(i: usize, size: usize) -> Vec<u8> {
 /// `head_to_head`'s record: a JSON-like text prefix, then low-entropy binary padding (16 byte values),
 /// `size` bytes in all.
 pub fn json_record(i: usize, size: usize) -> Vec<u8> {
-    let mut r = format!("{{\"id\":{i},\"name\":\"record-{i}\",\"value\":{}}}", (i * 7919) % 100_003).into_bytes();
+    let mut r = format!(
+        "{{\"id\":{i},\"name\":\"record-{i}\",\"value\":{}}}",
+        (i * 7919) % 100_003
+    )
+    .into_bytes();
     let mut k = 0u64;
     while r.len() < size {
-        let x = ((i as u64).wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503))) & 0xffff_ffff;
+        let x = ((i as u64)
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(k.wrapping_mul(40_503)))
+            & 0xffff_ffff;
         r.push((((x >> 13) & 0x0f) as u8) | 0x40);
         k += 1;
     }

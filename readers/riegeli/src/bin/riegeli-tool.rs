@@ -99,17 +99,30 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
     let mut reader = open(path, recover)?;
     let size = reader.size();
     let mut chunks = Vec::new();
-    while let Some(c) = reader.read_chunk_info().with_context(|| format!("reading {}", path.display()))? {
+    while let Some(c) = reader
+        .read_chunk_info()
+        .with_context(|| format!("reading {}", path.display()))?
+    {
         chunks.push(c);
     }
     let records: u64 = chunks
         .iter()
-        .filter(|c| matches!(c.header.chunk_type, ChunkType::Simple | ChunkType::Transposed))
+        .filter(|c| {
+            matches!(
+                c.header.chunk_type,
+                ChunkType::Simple | ChunkType::Transposed
+            )
+        })
         .map(|c| c.header.num_records)
         .sum();
     let decoded: u64 = chunks
         .iter()
-        .filter(|c| matches!(c.header.chunk_type, ChunkType::Simple | ChunkType::Transposed))
+        .filter(|c| {
+            matches!(
+                c.header.chunk_type,
+                ChunkType::Simple | ChunkType::Transposed
+            )
+        })
         .map(|c| c.header.decoded_data_size)
         .sum();
     let mut out = std::io::stdout().lock();
@@ -139,8 +152,17 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         return Ok(());
     }
-    writeln!(out, "{}: {size} bytes, {} chunks, {records} records, {decoded} record bytes", path.display(), chunks.len())?;
-    writeln!(out, "{:>12} {:>12}  {:<10} {:<12} {:>10} {:>12} {:>12}", "begin", "end", "type", "compression", "records", "data", "decoded")?;
+    writeln!(
+        out,
+        "{}: {size} bytes, {} chunks, {records} records, {decoded} record bytes",
+        path.display(),
+        chunks.len()
+    )?;
+    writeln!(
+        out,
+        "{:>12} {:>12}  {:<10} {:<12} {:>10} {:>12} {:>12}",
+        "begin", "end", "type", "compression", "records", "data", "decoded"
+    )?;
     for c in &chunks {
         writeln!(
             out,
@@ -164,7 +186,10 @@ fn cat(path: &Path, format: CatFormat, recover: bool) -> Result<()> {
     let mut index = 0u64;
     loop {
         let position = reader.position();
-        let Some(record) = reader.read_record().with_context(|| format!("reading {}", path.display()))? else {
+        let Some(record) = reader
+            .read_record()
+            .with_context(|| format!("reading {}", path.display()))?
+        else {
             break;
         };
         match format {
@@ -196,8 +221,12 @@ fn cat(path: &Path, format: CatFormat, recover: bool) -> Result<()> {
 
 fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut writer = RecordWriter::with_options_text(BufWriter::with_capacity(1 << 20, file), options, array_record)
-        .with_context(|| format!("options {options:?}"))?;
+    let mut writer = RecordWriter::with_options_text(
+        BufWriter::with_capacity(1 << 20, file),
+        options,
+        array_record,
+    )
+    .with_context(|| format!("options {options:?}"))?;
     let mut input = std::io::stdin().lock();
     let mut record = Vec::new();
     let mut count = 0u64;
@@ -217,7 +246,9 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
         writer.write_record(&record)?;
         count += 1;
     }
-    let mut out = writer.close().with_context(|| format!("writing {}", path.display()))?;
+    let mut out = writer
+        .close()
+        .with_context(|| format!("writing {}", path.display()))?;
     out.flush()?;
     eprintln!("riegeli-tool: wrote {count} records to {}", path.display());
     Ok(())
@@ -238,14 +269,28 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Info { file, format, recover } => info(file, *format, *recover),
-        Command::Cat { file, format, recover } => cat(file, *format, *recover),
-        Command::Write { options, array_record, out } => write(options, *array_record, out),
+        Command::Info {
+            file,
+            format,
+            recover,
+        } => info(file, *format, *recover),
+        Command::Cat {
+            file,
+            format,
+            recover,
+        } => cat(file, *format, *recover),
+        Command::Write {
+            options,
+            array_record,
+            out,
+        } => write(options, *array_record, out),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
                 return std::process::ExitCode::SUCCESS;
             }
             eprintln!("riegeli-tool: {e:#}");

@@ -81,10 +81,12 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn v32(&mut self, what: &str) -> Result<u32, DecodeError> {
-        read_varint32(self.data, &mut self.pos).ok_or_else(|| DecodeError::new(format!("bad varint ({what})")))
+        read_varint32(self.data, &mut self.pos)
+            .ok_or_else(|| DecodeError::new(format!("bad varint ({what})")))
     }
     fn v64(&mut self, what: &str) -> Result<u64, DecodeError> {
-        read_varint64(self.data, &mut self.pos).ok_or_else(|| DecodeError::new(format!("bad varint ({what})")))
+        read_varint64(self.data, &mut self.pos)
+            .ok_or_else(|| DecodeError::new(format!("bad varint ({what})")))
     }
     fn byte(&mut self, what: &str) -> Result<u8, DecodeError> {
         let b = *self
@@ -107,7 +109,11 @@ fn count_at_most(n: u32, available: usize, what: &str) -> Result<usize, DecodeEr
     Ok(n)
 }
 
-fn take<'a>(buckets: &'a [u8], cursor: &mut (usize, usize), n: usize) -> Result<&'a [u8], DecodeError> {
+fn take<'a>(
+    buckets: &'a [u8],
+    cursor: &mut (usize, usize),
+    n: usize,
+) -> Result<&'a [u8], DecodeError> {
     let (pos, end) = *cursor;
     if end - pos < n {
         return invalid("a buffer ran out of data");
@@ -145,7 +151,8 @@ impl TransposeDecoder {
             return invalid(format!("unknown compression type {kind_byte:#04x}"));
         };
         let mut pos = 1;
-        let header_size = read_varint64(data, &mut pos).ok_or_else(|| DecodeError::new("bad header size"))?;
+        let header_size =
+            read_varint64(data, &mut pos).ok_or_else(|| DecodeError::new("bad header size"))?;
         let header_end = usize::try_from(header_size)
             .ok()
             .and_then(|s| pos.checked_add(s))
@@ -154,7 +161,17 @@ impl TransposeDecoder {
         decompressor.decompress_into(kind, &data[pos..header_end], &mut self.header, 1 << 32)?;
         pos = header_end;
         let header = std::mem::take(&mut self.header);
-        let result = self.decode_with_header(&header, data, pos, kind, num_records, decoded_data_size, decompressor, out, ends);
+        let result = self.decode_with_header(
+            &header,
+            data,
+            pos,
+            kind,
+            num_records,
+            decoded_data_size,
+            decompressor,
+            out,
+            ends,
+        );
         self.header = header;
         result
     }
@@ -172,7 +189,10 @@ impl TransposeDecoder {
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) -> Result<(), DecodeError> {
-        let mut h = Cursor { data: header, pos: 0 };
+        let mut h = Cursor {
+            data: header,
+            pos: 0,
+        };
         let num_buckets = h.v32("num_buckets")?;
         let num_buffers = h.v32("num_buffers")?;
         let num_buckets = count_at_most(num_buckets, h.remaining(), "num_buckets")?;
@@ -288,7 +308,11 @@ impl TransposeDecoder {
         for (i, st) in self.states.iter_mut().enumerate() {
             if matches!(
                 st.action,
-                Action::NonProto | Action::Varint | Action::Fixed32 | Action::Fixed64 | Action::String
+                Action::NonProto
+                    | Action::Varint
+                    | Action::Fixed32
+                    | Action::Fixed64
+                    | Action::String
             ) {
                 let idx = h.v32("buffer index")?;
                 if idx as usize >= num_buffers {
@@ -372,7 +396,8 @@ impl TransposeDecoder {
         let transitions: &[u8] = match kind {
             CompressionType::None => &data[pos..],
             _ => {
-                let r = decompressor.decompress_into(kind, &data[pos..], &mut transitions_buf, 1 << 34);
+                let r =
+                    decompressor.decompress_into(kind, &data[pos..], &mut transitions_buf, 1 << 34);
                 if let Err(e) = r {
                     self.transitions = transitions_buf;
                     return Err(e);
@@ -380,7 +405,17 @@ impl TransposeDecoder {
                 &transitions_buf
             }
         };
-        let result = self.finish(transitions, buffers_total, max_chain, decoded_data_size, num_records, num_buffers, first_node, out, ends);
+        let result = self.finish(
+            transitions,
+            buffers_total,
+            max_chain,
+            decoded_data_size,
+            num_records,
+            num_buffers,
+            first_node,
+            out,
+            ends,
+        );
         self.transitions = transitions_buf;
         result
     }
@@ -405,15 +440,25 @@ impl TransposeDecoder {
         if decoded_data_size > buffers_total.saturating_add(steps.saturating_mul(16)) {
             return invalid("decoded data size is larger than the chunk can produce");
         }
-        let size = usize::try_from(decoded_data_size).map_err(|_| DecodeError::new("chunk too large"))?;
+        let size =
+            usize::try_from(decoded_data_size).map_err(|_| DecodeError::new("chunk too large"))?;
         out.clear();
         out.resize(size, 0);
         let non_proto_lengths = num_buffers.wrapping_sub(1);
-        self.run(out, transitions, first_node, num_records, non_proto_lengths, decoded_data_size)?;
+        self.run(
+            out,
+            transitions,
+            first_node,
+            num_records,
+            non_proto_lengths,
+            decoded_data_size,
+        )?;
         // Record ends from the limits (distances from the end, last record first).
         let n = self.limits.len();
         if n as u64 != num_records {
-            return invalid(format!("decoded {n} records, the header says {num_records}"));
+            return invalid(format!(
+                "decoded {n} records, the header says {num_records}"
+            ));
         }
         if n > 0 && self.limits[n - 1] != size {
             return invalid("the first record does not start at the beginning");
@@ -544,8 +589,9 @@ impl TransposeDecoder {
                     stack.push((size - w, node as u32));
                 }
                 Action::StartOfSubmessage => {
-                    let (saved, end_state) =
-                        stack.pop().ok_or_else(|| DecodeError::new("submessage start without an end"))?;
+                    let (saved, end_state) = stack
+                        .pop()
+                        .ok_or_else(|| DecodeError::new("submessage start without an end"))?;
                     let len = (size - w) - saved;
                     if len >= 1 << 32 {
                         return invalid("submessage too long");
@@ -586,7 +632,9 @@ impl TransposeDecoder {
             }
             let next = st.next as usize;
             if n == 0 {
-                let Some(&b) = transitions.get(tpos) else { break };
+                let Some(&b) = transitions.get(tpos) else {
+                    break;
+                };
                 tpos += 1;
                 node = next + usize::from(b >> 2);
                 let Some(target) = states.get(node) else {

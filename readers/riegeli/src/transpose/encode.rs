@@ -47,7 +47,11 @@ struct Buffer {
 
 impl Buffer {
     fn new(kind: BufferKind) -> Self {
-        Self { kind, bytes: Vec::new(), ends: Vec::new() }
+        Self {
+            kind,
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        }
     }
 
     /// Appends the values last-first.
@@ -143,7 +147,11 @@ impl TransposeEncoder {
     }
 
     fn new_key(&mut self, tag: u32, subtype: u8, buffer: u32) -> u32 {
-        self.keys.push(Key { tag, subtype, buffer });
+        self.keys.push(Key {
+            tag,
+            subtype,
+            buffer,
+        });
         (self.keys.len() - 1) as u32
     }
 
@@ -166,7 +174,8 @@ impl TransposeEncoder {
             buf.bytes.extend_from_slice(record);
             buf.ends.push(buf.bytes.len());
             write_varint64(&mut self.non_proto_lengths, record.len() as u64);
-            self.non_proto_length_ends.push(self.non_proto_lengths.len());
+            self.non_proto_length_ends
+                .push(self.non_proto_lengths.len());
             self.sequence.push(self.non_proto);
         }
     }
@@ -175,7 +184,11 @@ impl TransposeEncoder {
         let next = self.nodes.len() as u32;
         let id = *self.node_ids.entry((parent, tag)).or_insert(next);
         if id == next {
-            self.nodes.push(Node { buffer: NONE, states: [NONE; 14], end_state: NONE });
+            self.nodes.push(Node {
+                buffer: NONE,
+                states: [NONE; 14],
+                end_state: NONE,
+            });
         }
         id
     }
@@ -207,7 +220,9 @@ impl TransposeEncoder {
         let base_stack = self.group_stack.len();
         let mut p = 0;
         while p < data.len() {
-            let Some(tag) = read_canonical_varint64(data, &mut p) else { return };
+            let Some(tag) = read_canonical_varint64(data, &mut p) else {
+                return;
+            };
             let tag = tag as u32;
             let node = self.node(parent, tag);
             match tag & 7 {
@@ -232,21 +247,33 @@ impl TransposeEncoder {
                     }
                 }
                 1 | 5 => {
-                    let (kind, n) = if tag & 7 == 1 { (BufferKind::Fixed64, 8) } else { (BufferKind::Fixed32, 4) };
+                    let (kind, n) = if tag & 7 == 1 {
+                        (BufferKind::Fixed64, 8)
+                    } else {
+                        (BufferKind::Fixed32, 4)
+                    };
                     let b = self.buffer_of(node, kind);
                     let s = self.state(node, 0, tag, 0, b);
                     self.sequence.push(s);
-                    self.buffers[b as usize].bytes.extend_from_slice(&data[p..p + n]);
+                    self.buffers[b as usize]
+                        .bytes
+                        .extend_from_slice(&data[p..p + n]);
                     p += n;
                 }
                 2 => {
                     let start = p;
-                    let Some(len) = read_canonical_varint64(data, &mut p) else { return };
+                    let Some(len) = read_canonical_varint64(data, &mut p) else {
+                        return;
+                    };
                     let end = p + len as usize;
                     let payload = &data[p..end];
-                    if !payload.is_empty() && depth < MAX_DEPTH && is_proto_message(payload, &mut self.group_stack) {
+                    if !payload.is_empty()
+                        && depth < MAX_DEPTH
+                        && is_proto_message(payload, &mut self.group_stack)
+                    {
                         if self.start_of_submessage == NONE {
-                            self.start_of_submessage = self.new_key(ids::START_OF_SUBMESSAGE, 0, NONE);
+                            self.start_of_submessage =
+                                self.new_key(ids::START_OF_SUBMESSAGE, 0, NONE);
                         }
                         self.sequence.push(self.start_of_submessage);
                         self.walk(payload, node, depth + 1);
@@ -288,7 +315,11 @@ impl TransposeEncoder {
 
     /// Writes the chunk data to `out` (cleared first) and resets the encoder.
     #[allow(clippy::too_many_lines)]
-    pub(crate) fn encode(&mut self, compressor: &mut Compressor, out: &mut Vec<u8>) -> std::io::Result<()> {
+    pub(crate) fn encode(
+        &mut self,
+        compressor: &mut Compressor,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
         out.clear();
         let kind = compressor.options().kind;
         out.push(kind.to_byte());
@@ -305,8 +336,13 @@ impl TransposeEncoder {
             let before = self.bucket.len();
             let mut end = self.non_proto_lengths.len();
             for i in (0..self.non_proto_length_ends.len()).rev() {
-                let start = if i == 0 { 0 } else { self.non_proto_length_ends[i - 1] };
-                self.bucket.extend_from_slice(&self.non_proto_lengths[start..end]);
+                let start = if i == 0 {
+                    0
+                } else {
+                    self.non_proto_length_ends[i - 1]
+                };
+                self.bucket
+                    .extend_from_slice(&self.non_proto_lengths[start..end]);
                 end = start;
             }
             buffer_lengths.push((self.bucket.len() - before) as u64);
@@ -455,7 +491,9 @@ pub(crate) fn is_proto_message(data: &[u8], group_stack: &mut Vec<u32>) -> bool 
 fn check_proto(data: &[u8], stack: &mut Vec<u32>, base: usize) -> bool {
     let mut p = 0;
     while p < data.len() {
-        let Some(tag) = read_canonical_varint64(data, &mut p) else { return false };
+        let Some(tag) = read_canonical_varint64(data, &mut p) else {
+            return false;
+        };
         if tag > u64::from(u32::MAX) || tag >> 3 == 0 {
             return false;
         }
@@ -479,7 +517,9 @@ fn check_proto(data: &[u8], stack: &mut Vec<u32>, base: usize) -> bool {
                 p += 4;
             }
             2 => {
-                let Some(len) = read_canonical_varint64(data, &mut p) else { return false };
+                let Some(len) = read_canonical_varint64(data, &mut p) else {
+                    return false;
+                };
                 if len > u64::from(u32::MAX) || ((data.len() - p) as u64) < len {
                     return false;
                 }

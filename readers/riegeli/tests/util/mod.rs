@@ -48,10 +48,19 @@ impl Expected {
     /// Panics with context if `got` is not record `i`.
     pub fn check(&self, i: usize, got: &[u8], context: &str) {
         match self {
-            Self::Bytes(v) => assert!(v[i] == got, "{context}: record {i} differs ({} vs {} bytes)", v[i].len(), got.len()),
+            Self::Bytes(v) => assert!(
+                v[i] == got,
+                "{context}: record {i} differs ({} vs {} bytes)",
+                v[i].len(),
+                got.len()
+            ),
             Self::Digests(v) => {
                 assert_eq!(v[i].0, got.len(), "{context}: record {i} length");
-                assert_eq!(v[i].1, hex(&Sha256::digest(got)), "{context}: record {i} digest");
+                assert_eq!(
+                    v[i].1,
+                    hex(&Sha256::digest(got)),
+                    "{context}: record {i} digest"
+                );
             }
         }
     }
@@ -83,7 +92,13 @@ pub fn goldens() -> Vec<Golden> {
     let map = json.as_object().unwrap();
     let records_of = |entry: &serde_json::Value| -> Expected {
         if let Some(list) = entry.get("records_b64") {
-            Expected::Bytes(list.as_array().unwrap().iter().map(|s| b64(s.as_str().unwrap())).collect())
+            Expected::Bytes(
+                list.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| b64(s.as_str().unwrap()))
+                    .collect(),
+            )
         } else {
             let lens = entry["records_len"].as_array().unwrap();
             let digests = entry["records_sha256"].as_array().unwrap();
@@ -97,7 +112,10 @@ pub fn goldens() -> Vec<Golden> {
     };
     let mut out = Vec::new();
     for (name, entry) in map {
-        let source = entry.get("same_records_as").and_then(|s| s.as_str()).map_or(entry, |other| &map[other]);
+        let source = entry
+            .get("same_records_as")
+            .and_then(|s| s.as_str())
+            .map_or(entry, |other| &map[other]);
         out.push(Golden {
             name: name.clone(),
             options: entry["options"].as_str().unwrap().to_owned(),
@@ -124,14 +142,21 @@ pub fn python(test: &str) -> Option<PathBuf> {
         return Some(p);
     }
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!ci, "{test}: no Python venv with array-record; tools/test.sh creates the venv (tools/.venv)");
+    assert!(
+        !ci,
+        "{test}: no Python venv with array-record; tools/test.sh creates the venv (tools/.venv)"
+    );
     eprintln!("SKIPPED: {test}: no Python venv (set BENCH_PYTHON or run tools/test.sh)");
     None
 }
 
 /// Reads `file` with C++ `ArrayRecordReader` (through `tools/riegeli_fixtures.py read`); returns the
 /// records read sequentially, the records at `indices`, and the writer options string.
-pub fn cpp_read(python: &Path, file: &Path, indices: &[u64]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, String) {
+pub fn cpp_read(
+    python: &Path,
+    file: &Path,
+    indices: &[u64],
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, String) {
     let script = workspace_root().join("tools/riegeli_fixtures.py");
     let idx: Vec<String> = indices.iter().map(u64::to_string).collect();
     let output = Command::new(python)
@@ -155,7 +180,11 @@ pub fn cpp_read(python: &Path, file: &Path, indices: &[u64]) -> (Vec<Vec<u8>>, V
             .map(|a| a.iter().map(|s| b64(s.as_str().unwrap())).collect())
             .unwrap_or_default()
     };
-    (list("records_b64"), list("random_b64"), json["writer_options"].as_str().unwrap_or("").to_owned())
+    (
+        list("records_b64"),
+        list("random_b64"),
+        json["writer_options"].as_str().unwrap_or("").to_owned(),
+    )
 }
 
 /// A small deterministic PRNG (xorshift64*).
