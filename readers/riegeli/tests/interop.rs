@@ -175,3 +175,31 @@ fn empty_files() {
     let reader = ArrayRecordReader::new(Cursor::new(&ar[..])).unwrap();
     assert!(reader.is_empty());
 }
+
+#[test]
+fn metadata_written_by_the_riegeli_crate() {
+    // A serialized RecordsMetadata: file_comment (1) = "hello", record_type_name (2) = "pkg.Rec".
+    let metadata = b"\x0a\x05hello\x12\x07pkg.Rec".to_vec();
+    for compression in [
+        riegeli::CompressionType::None,
+        riegeli::CompressionType::Zstd,
+    ] {
+        let mut file = Vec::new();
+        let options = riegeli::WriterOptions::new()
+            .compression(compression)
+            .set_serialized_metadata(metadata.clone());
+        let mut w = riegeli::RecordWriter::new(&mut file, options).unwrap();
+        w.write_record(b"record").unwrap();
+        w.close().unwrap();
+        let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
+        assert_eq!(
+            reader.read_serialized_metadata().unwrap(),
+            Some(metadata.clone())
+        );
+        assert_eq!(reader.read_record().unwrap(), Some(&b"record"[..]));
+        assert_eq!(reader.read_record().unwrap(), None);
+    }
+    let plain = write(&WriterOptions::parse("zstd:3").unwrap(), &[b"x".to_vec()]);
+    let mut reader = RecordReader::new(Cursor::new(&plain[..])).unwrap();
+    assert_eq!(reader.read_serialized_metadata().unwrap(), None);
+}
