@@ -347,8 +347,10 @@ impl TransposeDecoder {
         }
         let max_chain = self.check_implicit_loops()?;
 
-        // Buckets and buffers.
+        // Buckets and buffers. A single bucket (our encoder's layout) is used in place when uncompressed
+        // and decompressed straight into `buckets` otherwise.
         self.buckets.clear();
+        let mut raw_bucket = None;
         let mut bucket_ends = Vec::with_capacity(num_buckets);
         for i in 0..num_buckets {
             let len = self.bucket_lengths[i];
@@ -362,7 +364,15 @@ impl TransposeDecoder {
                 if (end - pos) as u64 > limit {
                     return invalid("bucket larger than its buffers");
                 }
+                if num_buckets == 1 {
+                    raw_bucket = Some(pos..end);
+                    bucket_ends.push(end - pos);
+                    pos = end;
+                    continue;
+                }
                 self.buckets.extend_from_slice(&data[pos..end]);
+            } else if num_buckets == 1 {
+                decompressor.decompress_into(kind, &data[pos..end], &mut self.buckets, limit)?;
             } else {
                 decompressor.decompress_into(kind, &data[pos..end], &mut self.scratch, limit)?;
                 self.buckets.extend_from_slice(&self.scratch);
@@ -370,6 +380,50 @@ impl TransposeDecoder {
             bucket_ends.push(self.buckets.len());
             pos = end;
         }
+        let buckets_owned = std::mem::take(&mut self.buckets);
+        let storage: &[u8] = match &raw_bucket {
+            Some(r) => &data[r.clone()],
+            None => &buckets_owned,
+        };
+        let result = self.finish_buckets(
+            storage,
+            &bucket_ends,
+            data,
+            pos,
+            kind,
+            buffers_total,
+            max_chain,
+            decoded_data_size,
+            num_records,
+            num_buffers,
+            first_node,
+            decompressor,
+            out,
+            ends,
+        );
+        self.buckets = buckets_owned;
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_buckets(
+        &mut self,
+        storage: &[u8],
+        bucket_ends: &[usize],
+        data: &[u8],
+        pos: usize,
+        kind: CompressionType,
+        buffers_total: u64,
+        max_chain: usize,
+        decoded_data_size: u64,
+        num_records: u64,
+        num_buffers: usize,
+        first_node: usize,
+        decompressor: &mut Decompressor,
+        out: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<(), DecodeError> {
+        let num_buckets = bucket_ends.len();
         self.buffers.clear();
         let mut off = 0usize;
         let mut bucket = 0usize;
@@ -388,7 +442,7 @@ impl TransposeDecoder {
                 bucket += 1;
             }
         }
-        if off != self.buckets.len() || (num_buckets > 0 && bucket + 1 != num_buckets) {
+        if off != storage.len() || (num_buckets > 0 && bucket + 1 != num_buckets) {
             return invalid("buckets hold data beyond their buffers");
         }
         // Transitions: the rest of the chunk.
@@ -406,6 +460,7 @@ impl TransposeDecoder {
             }
         };
         let result = self.finish(
+            storage,
             transitions,
             buffers_total,
             max_chain,
@@ -423,6 +478,7 @@ impl TransposeDecoder {
     #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
+        storage: &[u8],
         transitions: &[u8],
         buffers_total: u64,
         max_chain: usize,
@@ -442,10 +498,15 @@ impl TransposeDecoder {
         }
         let size =
             usize::try_from(decoded_data_size).map_err(|_| DecodeError::new("chunk too large"))?;
-        out.clear();
-        out.resize(size, 0);
+        // Every byte is written below (the run checks that the output is filled exactly), so a reused
+        // buffer needs no clearing.
+        if out.len() < size {
+            out.resize(size, 0);
+        }
+        out.truncate(size);
         let non_proto_lengths = num_buffers.wrapping_sub(1);
         self.run(
+            storage,
             out,
             transitions,
             first_node,
@@ -512,6 +573,7 @@ impl TransposeDecoder {
     #[allow(clippy::too_many_lines)]
     fn run(
         &mut self,
+        buckets: &[u8],
         out: &mut [u8],
         transitions: &[u8],
         first_node: usize,
@@ -522,7 +584,6 @@ impl TransposeDecoder {
         let size = out.len();
         let mut w = size;
         let states = &self.states[..];
-        let buckets = &self.buckets[..];
         let cursors = &mut self.buffers;
         let stack = &mut self.stack;
         let limits = &mut self.limits;

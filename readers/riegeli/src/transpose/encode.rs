@@ -19,7 +19,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{INLINE_BASE, MAX_INLINE_ENCODE, ids};
-use crate::compression::Compressor;
+use crate::compression::{CompressionType, Compressor};
 use crate::varint::{read_canonical_varint64, write_varint64};
 
 /// Maximum submessage nesting the encoder descends into (as C++).
@@ -324,33 +324,24 @@ impl TransposeEncoder {
         let kind = compressor.options().kind;
         out.push(kind.to_byte());
 
-        // Buffers: creation order, the non-proto lengths last. One bucket holds them all.
-        let mut buffer_lengths = Vec::with_capacity(self.buffers.len() + 1);
-        self.bucket.clear();
-        for buf in &self.buffers {
-            let before = self.bucket.len();
-            buf.write_reversed(&mut self.bucket);
-            buffer_lengths.push((self.bucket.len() - before) as u64);
-        }
+        // Buffers: creation order, the non-proto lengths last. One bucket holds them all; uncompressed it
+        // is written straight into `out` below.
+        let mut buffer_lengths: Vec<u64> =
+            self.buffers.iter().map(|b| b.bytes.len() as u64).collect();
         if self.non_proto != NONE {
-            let before = self.bucket.len();
-            let mut end = self.non_proto_lengths.len();
-            for i in (0..self.non_proto_length_ends.len()).rev() {
-                let start = if i == 0 {
-                    0
-                } else {
-                    self.non_proto_length_ends[i - 1]
-                };
-                self.bucket
-                    .extend_from_slice(&self.non_proto_lengths[start..end]);
-                end = start;
-            }
-            buffer_lengths.push((self.bucket.len() - before) as u64);
+            buffer_lengths.push(self.non_proto_lengths.len() as u64);
         }
         self.compressed.clear();
-        if !buffer_lengths.is_empty() {
-            compressor.compress_into(&self.bucket, &mut self.compressed)?;
-        }
+        let bucket_stored_len = if kind == CompressionType::None {
+            buffer_lengths.iter().sum::<u64>()
+        } else {
+            if !buffer_lengths.is_empty() {
+                self.bucket.clear();
+                self.write_bucket_into_scratch();
+                compressor.compress_into(&self.bucket, &mut self.compressed)?;
+            }
+            self.compressed.len() as u64
+        };
 
         // States: NoOp tree levels, then the real states (one per key).
         let num_keys = self.keys.len();
@@ -423,7 +414,7 @@ impl TransposeEncoder {
         write_varint64(h, num_buckets);
         write_varint64(h, buffer_lengths.len() as u64);
         if num_buckets == 1 {
-            write_varint64(h, self.compressed.len() as u64);
+            write_varint64(h, bucket_stored_len);
         }
         for &len in &buffer_lengths {
             write_varint64(h, len);
@@ -472,10 +463,57 @@ impl TransposeEncoder {
         write_varint64(out, stream.len() as u64);
         out.extend_from_slice(&stream);
         debug_assert!(out.len() > header_start);
-        out.extend_from_slice(&self.compressed);
+        if kind == CompressionType::None {
+            let before = out.len();
+            Self::write_buffers(
+                &self.buffers,
+                &self.non_proto_lengths,
+                &self.non_proto_length_ends,
+                self.non_proto != NONE,
+                out,
+            );
+            debug_assert_eq!((out.len() - before) as u64, bucket_stored_len);
+        } else {
+            out.extend_from_slice(&self.compressed);
+        }
         compressor.compress_into(&self.transitions, out)?;
         self.clear();
         Ok(())
+    }
+}
+
+impl TransposeEncoder {
+    fn write_bucket_into_scratch(&mut self) {
+        let mut bucket = std::mem::take(&mut self.bucket);
+        Self::write_buffers(
+            &self.buffers,
+            &self.non_proto_lengths,
+            &self.non_proto_length_ends,
+            self.non_proto != NONE,
+            &mut bucket,
+        );
+        self.bucket = bucket;
+    }
+
+    /// Appends every buffer, values last-first, then the non-proto lengths (last-first) if any.
+    fn write_buffers(
+        buffers: &[Buffer],
+        lengths: &[u8],
+        length_ends: &[usize],
+        non_proto: bool,
+        out: &mut Vec<u8>,
+    ) {
+        for buf in buffers {
+            buf.write_reversed(out);
+        }
+        if non_proto {
+            let mut end = lengths.len();
+            for i in (0..length_ends.len()).rev() {
+                let start = if i == 0 { 0 } else { length_ends[i - 1] };
+                out.extend_from_slice(&lengths[start..end]);
+                end = start;
+            }
+        }
     }
 }
 
