@@ -56,6 +56,9 @@ pub struct WriterOptions {
     pub initial_padding: u64,
     /// Write the ArrayRecord layout (footer index and postscript).
     pub array_record: Option<ArrayRecordOptions>,
+    /// Chunks encoded in parallel by this many background threads (0: on the calling thread). The
+    /// bytes written do not depend on it.
+    pub parallelism: u32,
 }
 
 impl Default for WriterOptions {
@@ -68,6 +71,7 @@ impl Default for WriterOptions {
             final_padding: 1,
             initial_padding: 1,
             array_record: None,
+            parallelism: 0,
         }
     }
 }
@@ -252,7 +256,7 @@ impl WriterOptions {
                     }
                 },
                 "parallelism" if !array_record => {
-                    parse_int::<u64>(text, name, need("a number")?, 0, u64::MAX)?;
+                    o.parallelism = parse_int(text, name, need("a number")?, 0, 256)?;
                 }
                 "group_size" if array_record => {
                     ar.group_size =

@@ -133,6 +133,36 @@ enum Encoder {
 }
 
 impl Encoder {
+    fn new(transpose: bool) -> Self {
+        if transpose {
+            Self::Transpose(Box::new(TransposeEncoder::new()))
+        } else {
+            Self::Simple(SimpleEncoder::default())
+        }
+    }
+
+    /// Encodes the collected records into `data`; returns the chunk header. Resets the encoder.
+    fn encode(
+        &mut self,
+        compressor: &mut Compressor,
+        data: &mut Vec<u8>,
+    ) -> std::io::Result<ChunkHeader> {
+        let num_records = self.num_records();
+        let (chunk_type, decoded) = match self {
+            Self::Simple(e) => {
+                let decoded = e.decoded_size();
+                e.encode(compressor, data)?;
+                (ChunkType::Simple, decoded)
+            }
+            Self::Transpose(e) => {
+                let decoded = e.decoded_size();
+                e.encode(compressor, data)?;
+                (ChunkType::Transposed, decoded)
+            }
+        };
+        Ok(ChunkHeader::new(chunk_type, data, num_records, decoded))
+    }
+
     fn num_records(&self) -> u64 {
         match self {
             Self::Simple(e) => e.num_records(),
@@ -164,6 +194,72 @@ pub struct RecordWriter<W: Write> {
     footer: Vec<FooterEntry>,
     num_records: u64,
     failed: bool,
+    pool: Option<Pool>,
+}
+
+/// A chunk encoded by a worker: its header, data, and the emptied encoder for reuse.
+type Encoded = (ChunkHeader, Vec<u8>, Encoder);
+
+/// Background threads encoding chunks; results are written in submission order.
+struct Pool {
+    jobs: Option<std::sync::mpsc::Sender<(u64, Encoder, Vec<u8>)>>,
+    done: std::sync::mpsc::Receiver<(u64, std::io::Result<Encoded>)>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    submitted: u64,
+    written: u64,
+    ready: std::collections::BTreeMap<u64, Encoded>,
+    spare: Vec<(Encoder, Vec<u8>)>,
+    max_in_flight: u64,
+}
+
+impl Pool {
+    fn new(threads: u32, compression: CompressionOptions) -> std::io::Result<Self> {
+        let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<(u64, Encoder, Vec<u8>)>();
+        let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let mut workers = Vec::new();
+        for _ in 0..threads {
+            let jobs_rx = std::sync::Arc::clone(&jobs_rx);
+            let done_tx = done_tx.clone();
+            let mut compressor = Compressor::new(compression)?;
+            workers.push(std::thread::spawn(move || {
+                loop {
+                    let job = match jobs_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, mut encoder, mut data)) = job else {
+                        return;
+                    };
+                    let result = encoder
+                        .encode(&mut compressor, &mut data)
+                        .map(|h| (h, data, encoder));
+                    if done_tx.send((seq, result)).is_err() {
+                        return;
+                    }
+                }
+            }));
+        }
+        Ok(Self {
+            jobs: Some(jobs_tx),
+            done,
+            workers,
+            submitted: 0,
+            written: 0,
+            ready: std::collections::BTreeMap::new(),
+            spare: Vec::new(),
+            max_in_flight: u64::from(threads) * 2,
+        })
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
 }
 
 impl<W: Write> std::fmt::Debug for RecordWriter<W> {
@@ -183,10 +279,11 @@ impl<W: Write> RecordWriter<W> {
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
         let compressor = Compressor::new(options.compression)?;
-        let encoder = if options.transpose {
-            Encoder::Transpose(Box::new(TransposeEncoder::new()))
+        let encoder = Encoder::new(options.transpose);
+        let pool = if options.parallelism > 0 {
+            Some(Pool::new(options.parallelism, options.compression)?)
         } else {
-            Encoder::Simple(SimpleEncoder::default())
+            None
         };
         let mut chunks = ChunkWriter::new(out);
         chunks.write_chunk(&ChunkHeader::new(ChunkType::FileSignature, &[], 0, 0), &[])?;
@@ -202,6 +299,7 @@ impl<W: Write> RecordWriter<W> {
             footer: Vec::new(),
             num_records: 0,
             failed: false,
+            pool,
         })
     }
 
@@ -279,9 +377,64 @@ impl<W: Write> RecordWriter<W> {
         r
     }
 
+    /// Hands the collected records to the pool; writes the chunks finished so far (waiting while too many
+    /// are in flight, or for all of them when `all`).
+    fn submit_and_drain(&mut self, all: bool) -> Result<()> {
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(());
+        };
+        if self.encoder.num_records() > 0 {
+            let (fresh, data) = pool
+                .spare
+                .pop()
+                .unwrap_or_else(|| (Encoder::new(self.options.transpose), Vec::new()));
+            let encoder = std::mem::replace(&mut self.encoder, fresh);
+            let jobs = pool.jobs.as_ref().ok_or(Error::WriterClosed)?;
+            jobs.send((pool.submitted, encoder, data))
+                .map_err(|_| Error::WriterClosed)?;
+            pool.submitted += 1;
+        }
+        loop {
+            let in_flight = pool.submitted - pool.written;
+            let must_wait = if all {
+                in_flight > 0
+            } else {
+                in_flight > pool.max_in_flight
+            };
+            let next = if must_wait {
+                pool.done.recv().map_err(|_| Error::WriterClosed)?
+            } else {
+                match pool.done.try_recv() {
+                    Ok(x) => x,
+                    Err(_) => return Ok(()),
+                }
+            };
+            let (seq, result) = next;
+            pool.ready.insert(seq, result?);
+            while let Some((header, data, encoder)) = pool.ready.remove(&pool.written) {
+                let begin = self.chunks.write_chunk(&header, &data)?;
+                pool.written += 1;
+                pool.spare.push((encoder, data));
+                if let Some(ar) = self.options.array_record {
+                    self.footer.push(FooterEntry {
+                        chunk_offset: begin,
+                        decoded_data_size: header.decoded_data_size,
+                        num_records: header.num_records,
+                    });
+                    if ar.pad_to_block_boundary {
+                        self.chunks.pad(BLOCK_SIZE)?;
+                    }
+                }
+            }
+        }
+    }
+
     fn write_data_chunk(&mut self) -> Result<()> {
         let num_records = self.encoder.num_records();
         self.chunk_so_far = 0;
+        if self.pool.is_some() {
+            return self.submit_and_drain(false);
+        }
         if num_records == 0 {
             return Ok(());
         }
@@ -346,6 +499,7 @@ impl<W: Write> RecordWriter<W> {
         self.guard(|w| {
             if w.options.array_record.is_none() {
                 w.write_data_chunk()?;
+                w.submit_and_drain(true)?;
                 w.chunks.pad(w.options.final_padding)?;
             }
             w.chunks.flush()?;
@@ -362,6 +516,8 @@ impl<W: Write> RecordWriter<W> {
             return Err(Error::WriterClosed);
         }
         self.write_data_chunk()?;
+        self.submit_and_drain(true)?;
+        self.pool = None;
         if self.options.array_record.is_some() {
             self.write_array_record_tail()?;
         } else {

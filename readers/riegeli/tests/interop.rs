@@ -24,6 +24,8 @@ const PLAIN_OPTIONS: &[&str] = &[
     "transpose,zstd:-3,window_log:16,chunk_size:3000",
     "brotli:9,window_log:25",
     "snappy:2,chunk_size:200k,pad_to_block_boundary",
+    "transpose,zstd:3,chunk_size:20k,parallelism:2",
+    "snappy,chunk_size:5k,parallelism:3,final_padding",
     "",
 ];
 
@@ -62,6 +64,13 @@ fn roundtrip_every_option() {
         for (i, (a, b)) in got.iter().zip(&records).enumerate() {
             assert!(a == b, "{text}: record {i}");
         }
+        // Parallel encoding writes the very same bytes.
+        let mut parallel = options.clone();
+        parallel.parallelism = if options.parallelism == 0 { 2 } else { 0 };
+        assert!(
+            write(&parallel, &records) == file,
+            "{text}: parallelism changed the bytes"
+        );
     }
 }
 
