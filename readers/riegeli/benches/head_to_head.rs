@@ -2,6 +2,8 @@
 //! records each): this crate against the `riegeli` crate 0.2.1, in the same process, interleaved per cell.
 //! Ids read `<config>_<size>/<impl>_<op>` with impl `ours` or `riegeli_crate` and op `write` or `read`;
 //! throughput is the record bytes. Both write 1 MiB chunks with the same codec and level.
+//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on two background threads, same bytes);
+//! the `riegeli` crate has no parallel encoding.
 //!
 //! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).
 
@@ -71,6 +73,11 @@ fn bench(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(bytes as u64));
             group.bench_function("ours_write", |b| {
                 b.iter(|| black_box(write_ours(&opts, &records).len()))
+            });
+            let mut parallel = opts.clone();
+            parallel.parallelism = 2;
+            group.bench_function("ours_write_parallel", |b| {
+                b.iter(|| black_box(write_ours(&parallel, &records).len()));
             });
             group.bench_function("riegeli_crate_write", |b| {
                 b.iter(|| black_box(write_crate(name, &records).len()))

@@ -1,7 +1,8 @@
 //! `throughput`: seed 004's matrix. 10,000 proto-like records of 1 KiB (a varint index and a padding field
 //! with a repeating pattern), written and read in memory, for simple and transposed chunks with none,
 //! brotli:6, zstd:3 and snappy. Ids read `<config>/write` and `<config>/read`; throughput is the record
-//! bytes (10,240,000).
+//! bytes (10,240,000). `<config>/write_parallel` adds `parallelism:2` (chunks encoded on two background
+//! threads; the same bytes).
 //!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
@@ -33,6 +34,11 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function("write", |b| {
             b.iter(|| black_box(write_ours(&opts, &records).len()))
+        });
+        let mut parallel = opts.clone();
+        parallel.parallelism = 2;
+        group.bench_function("write_parallel", |b| {
+            b.iter(|| black_box(write_ours(&parallel, &records).len()))
         });
         group.bench_function("read", |b| b.iter(|| black_box(read_ours(&file))));
         group.finish();
