@@ -570,7 +570,7 @@ impl TransposeDecoder {
         Ok(max_chain)
     }
 
-    #[allow(clippy::too_many_lines)]
+    #[allow(clippy::too_many_lines, clippy::too_many_arguments)]
     fn run(
         &mut self,
         buckets: &[u8],
