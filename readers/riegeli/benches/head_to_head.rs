@@ -2,8 +2,8 @@
 //! records each): this crate against the `riegeli` crate 0.2.1, in the same process, interleaved per cell.
 //! Ids read `<config>_<size>/<impl>_<op>` with impl `ours` or `riegeli_crate` and op `write` or `read`;
 //! throughput is the record bytes. Both write 1 MiB chunks with the same codec and level.
-//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on two background threads, same bytes);
-//! the `riegeli` crate has no parallel encoding.
+//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on two background threads, same bytes) and
+//! `ours_read_parallel` decodes chunks ahead on two background threads; the `riegeli` crate has neither.
 //!
 //! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).
 
@@ -22,7 +22,7 @@ use riegeli::{CompressionType as C, ReaderOptions, WriterOptions as CrateOptions
 mod common;
 use common::{
     CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record,
-    options, read_ours, write_ours,
+    options, read_ours, read_ours_with, write_ours,
 };
 
 fn crate_options(name: &str) -> CrateOptions {
@@ -83,6 +83,9 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(write_crate(name, &records).len()))
             });
             group.bench_function("ours_read", |b| b.iter(|| black_box(read_ours(&ours))));
+            group.bench_function("ours_read_parallel", |b| {
+                b.iter(|| black_box(read_ours_with(&ours, 2)))
+            });
             group.bench_function("riegeli_crate_read", |b| {
                 b.iter(|| black_box(read_crate(&theirs)))
             });

@@ -2,7 +2,7 @@
 //! with a repeating pattern), written and read in memory, for simple and transposed chunks with none,
 //! brotli:6, zstd:3 and snappy. Ids read `<config>/write` and `<config>/read`; throughput is the record
 //! bytes (10,240,000). `<config>/write_parallel` adds `parallelism:2` (chunks encoded on two background
-//! threads; the same bytes).
+//! threads; the same bytes) and `<config>/read_parallel` decodes chunks ahead on two background threads.
 //!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
@@ -19,7 +19,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod common;
 use common::{
-    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, write_ours,
+    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, read_ours_with,
+    write_ours,
 };
 
 fn bench(c: &mut Criterion) {
@@ -41,6 +42,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(write_ours(&parallel, &records).len()))
         });
         group.bench_function("read", |b| b.iter(|| black_box(read_ours(&file))));
+        group.bench_function("read_parallel", |b| {
+            b.iter(|| black_box(read_ours_with(&file, 2)))
+        });
         group.finish();
     }
 }

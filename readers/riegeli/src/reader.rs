@@ -440,6 +440,176 @@ impl<R: Read + Seek> ChunkReader<R> {
 
 type RecoveryFn = Box<dyn FnMut(&SkippedRegion) -> bool + Send>;
 
+/// Whether a chunk of this header is decoded for records (unknown types with records fail to decode).
+fn has_records(header: &ChunkHeader) -> bool {
+    match header.chunk_type {
+        ChunkType::Simple | ChunkType::Transposed => true,
+        ChunkType::Unknown(_) => header.num_records > 0,
+        _ => false,
+    }
+}
+
+/// Codec contexts and scratch of one decoding thread.
+#[derive(Debug, Default)]
+pub(crate) struct Decoders {
+    decompressor: Decompressor,
+    transpose: TransposeDecoder,
+    scratch: Vec<u8>,
+}
+
+/// Decodes the records of a simple or transposed chunk into `values` / `ends`.
+fn decode_chunk(
+    header: &ChunkHeader,
+    data: &[u8],
+    d: &mut Decoders,
+    values: &mut Vec<u8>,
+    ends: &mut Vec<usize>,
+) -> Result<Values, crate::error::DecodeError> {
+    let data = &data[..header.data_size as usize];
+    match header.chunk_type {
+        ChunkType::Simple => simple::decode(
+            data,
+            header.num_records,
+            header.decoded_data_size,
+            &mut d.decompressor,
+            &mut d.scratch,
+            values,
+            ends,
+        ),
+        ChunkType::Transposed => d
+            .transpose
+            .decode(
+                data,
+                header.num_records,
+                header.decoded_data_size,
+                &mut d.decompressor,
+                values,
+                ends,
+            )
+            .map(|()| Values::InBuffer),
+        ChunkType::Unknown(t) => {
+            ends.clear();
+            Err(crate::error::DecodeError::new(format!(
+                "unknown chunk type {t:#04x} with records"
+            )))
+        }
+        _ => {
+            ends.clear();
+            Ok(Values::InBuffer)
+        }
+    }
+}
+
+/// Buffers of one decoded chunk.
+#[derive(Debug, Default)]
+struct ChunkBufs {
+    data: Vec<u8>,
+    values: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+struct Job {
+    seq: u64,
+    begin: u64,
+    end: u64,
+    header: ChunkHeader,
+    bufs: ChunkBufs,
+    result: Result<Values, crate::error::DecodeError>,
+}
+
+enum Pending {
+    Chunk(u64),
+    Failure(Failure),
+}
+
+/// Background threads decoding the chunks ahead of the reader (see [`RecordReader::set_parallelism`]).
+struct ReadPool {
+    jobs: Option<std::sync::mpsc::Sender<Job>>,
+    done: std::sync::mpsc::Receiver<Job>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    queue: std::collections::VecDeque<Pending>,
+    ready: std::collections::BTreeMap<u64, Job>,
+    spare: Vec<ChunkBufs>,
+    next_seq: u64,
+    in_flight: usize,
+    depth: usize,
+    stopped: bool,
+}
+
+impl ReadPool {
+    fn new(threads: usize) -> Self {
+        let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
+        let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
+        let (done_tx, done) = std::sync::mpsc::channel::<Job>();
+        let workers = (0..threads)
+            .map(|_| {
+                let jobs_rx = std::sync::Arc::clone(&jobs_rx);
+                let done_tx = done_tx.clone();
+                std::thread::spawn(move || {
+                    let mut decoders = Decoders::default();
+                    loop {
+                        let job = match jobs_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(mut job) = job else { return };
+                        let bufs = &mut job.bufs;
+                        job.result = decode_chunk(
+                            &job.header,
+                            &bufs.data,
+                            &mut decoders,
+                            &mut bufs.values,
+                            &mut bufs.ends,
+                        );
+                        if done_tx.send(job).is_err() {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Self {
+            jobs: Some(jobs_tx),
+            done,
+            workers,
+            queue: std::collections::VecDeque::new(),
+            ready: std::collections::BTreeMap::new(),
+            spare: Vec::new(),
+            next_seq: 0,
+            in_flight: 0,
+            depth: threads * 2,
+            stopped: false,
+        }
+    }
+
+    /// Waits for every job in flight and forgets the queue (after a seek).
+    fn reset(&mut self) {
+        while self.in_flight > 0 {
+            match self.done.recv() {
+                Ok(job) => {
+                    self.in_flight -= 1;
+                    self.spare.push(job.bufs);
+                }
+                Err(_) => break,
+            }
+        }
+        for (_, job) in std::mem::take(&mut self.ready) {
+            self.spare.push(job.bufs);
+        }
+        self.queue.clear();
+        self.stopped = false;
+    }
+}
+
+impl Drop for ReadPool {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
 /// Reads records of a Riegeli/records file.
 pub struct RecordReader<R> {
     chunks: ChunkReader<R>,
@@ -449,9 +619,9 @@ pub struct RecordReader<R> {
     ends: Vec<usize>,
     index: usize,
     chunk_begin: u64,
-    decompressor: Decompressor,
-    transpose: TransposeDecoder,
-    scratch: Vec<u8>,
+    decoders: Decoders,
+    pool: Option<ReadPool>,
+    chunk_end: u64,
     recovery: Option<RecoveryFn>,
     limit: u64,
 }
@@ -482,9 +652,9 @@ impl<R: Read + Seek> RecordReader<R> {
             ends: Vec::new(),
             index: 0,
             chunk_begin: 0,
-            decompressor: Decompressor::new(),
-            transpose: TransposeDecoder::default(),
-            scratch: Vec::new(),
+            decoders: Decoders::default(),
+            pool: None,
+            chunk_end: 0,
             recovery: None,
             limit,
         })
@@ -494,6 +664,13 @@ impl<R: Read + Seek> RecordReader<R> {
     /// continue (`false` turns the failure into an error).
     pub fn set_recovery(&mut self, callback: impl FnMut(&SkippedRegion) -> bool + Send + 'static) {
         self.recovery = Some(Box::new(callback));
+    }
+
+    /// Decodes up to `2 * threads` chunks ahead on `threads` background threads (0: on the calling
+    /// thread). Records and errors come in the same order either way; with recovery, a chunk that does not
+    /// decode is reported when its turn comes.
+    pub fn set_parallelism(&mut self, threads: usize) {
+        self.pool = (threads > 0).then(|| ReadPool::new(threads.min(256)));
     }
 
     /// The file size.
@@ -571,6 +748,9 @@ impl<R: Read + Seek> RecordReader<R> {
     /// # Errors
     /// If the chunk there is damaged (unless recovery skips it).
     pub fn seek(&mut self, pos: RecordPosition) -> Result<()> {
+        if let Some(pool) = self.pool.as_mut() {
+            pool.reset();
+        }
         self.ends.clear();
         self.index = 0;
         self.chunks.pos = pos.chunk_begin;
@@ -621,6 +801,9 @@ impl<R: Read + Seek> RecordReader<R> {
     fn load_next_chunk(&mut self) -> Result<bool> {
         self.ends.clear();
         self.index = 0;
+        if self.pool.is_some() {
+            return self.load_next_chunk_parallel();
+        }
         loop {
             if self.chunks.pos >= self.limit {
                 return Ok(false);
@@ -633,35 +816,16 @@ impl<R: Read + Seek> RecordReader<R> {
                     continue;
                 }
             };
-            let data = &self.data[..header.data_size as usize];
-            let decoded = match header.chunk_type {
-                ChunkType::Simple => simple::decode(
-                    data,
-                    header.num_records,
-                    header.decoded_data_size,
-                    &mut self.decompressor,
-                    &mut self.scratch,
-                    &mut self.values,
-                    &mut self.ends,
-                ),
-                ChunkType::Transposed => self
-                    .transpose
-                    .decode(
-                        data,
-                        header.num_records,
-                        header.decoded_data_size,
-                        &mut self.decompressor,
-                        &mut self.values,
-                        &mut self.ends,
-                    )
-                    .map(|()| Values::InBuffer),
-                ChunkType::Unknown(t) if header.num_records > 0 => {
-                    Err(crate::error::DecodeError::new(format!(
-                        "unknown chunk type {t:#04x} with records"
-                    )))
-                }
-                _ => continue,
-            };
+            if !has_records(&header) {
+                continue;
+            }
+            let decoded = decode_chunk(
+                &header,
+                &self.data,
+                &mut self.decoders,
+                &mut self.values,
+                &mut self.ends,
+            );
             match decoded {
                 Ok(at) => {
                     self.values_at = at;
@@ -683,11 +847,122 @@ impl<R: Read + Seek> RecordReader<R> {
         }
     }
 
+    /// [`RecordReader::load_next_chunk`] with read-ahead: chunks are read (and hash-checked) here, decoded by
+    /// the pool, and installed in order. A read failure stops the read-ahead until its turn, so recovery
+    /// sees the reader exactly where the sequential path would.
+    fn load_next_chunk_parallel(&mut self) -> Result<bool> {
+        loop {
+            let Some(pool) = self.pool.as_mut() else {
+                return Ok(false);
+            };
+            while pool.queue.len() < pool.depth && !pool.stopped && self.chunks.pos < self.limit {
+                let mut bufs = pool.spare.pop().unwrap_or_default();
+                match self.chunks.read_chunk(&mut bufs.data) {
+                    Ok(Some((begin, header))) => {
+                        if !has_records(&header) {
+                            pool.spare.push(bufs);
+                            continue;
+                        }
+                        let seq = pool.next_seq;
+                        pool.next_seq += 1;
+                        let job = Job {
+                            seq,
+                            begin,
+                            end: self.chunks.pos,
+                            header,
+                            bufs,
+                            result: Ok(Values::InBuffer),
+                        };
+                        let Some(jobs) = pool.jobs.as_ref() else {
+                            return Err(Error::WriterClosed);
+                        };
+                        if jobs.send(job).is_err() {
+                            return Err(Error::Io(std::io::Error::other(
+                                "decoding thread stopped",
+                            )));
+                        }
+                        pool.in_flight += 1;
+                        pool.queue.push_back(Pending::Chunk(seq));
+                    }
+                    Ok(None) => {
+                        pool.spare.push(bufs);
+                        break;
+                    }
+                    Err(failure) => {
+                        pool.spare.push(bufs);
+                        pool.queue.push_back(Pending::Failure(failure));
+                        pool.stopped = true;
+                    }
+                }
+            }
+            let Some(front) = pool.queue.pop_front() else {
+                return Ok(false);
+            };
+            let seq = match front {
+                Pending::Failure(failure) => {
+                    pool.stopped = false;
+                    self.fail(failure)?;
+                    continue;
+                }
+                Pending::Chunk(seq) => seq,
+            };
+            let job = loop {
+                if let Some(job) = pool.ready.remove(&seq) {
+                    break job;
+                }
+                let job = pool
+                    .done
+                    .recv()
+                    .map_err(|_| Error::Io(std::io::Error::other("decoding thread stopped")))?;
+                pool.in_flight -= 1;
+                pool.ready.insert(job.seq, job);
+            };
+            let Job {
+                begin,
+                end,
+                mut bufs,
+                result,
+                ..
+            } = job;
+            std::mem::swap(&mut self.data, &mut bufs.data);
+            std::mem::swap(&mut self.values, &mut bufs.values);
+            std::mem::swap(&mut self.ends, &mut bufs.ends);
+            pool.spare.push(bufs);
+            self.index = 0;
+            self.chunk_end = end;
+            match result {
+                Ok(at) => {
+                    self.values_at = at;
+                    self.chunk_begin = begin;
+                    if !self.ends.is_empty() {
+                        return Ok(true);
+                    }
+                }
+                Err(e) => {
+                    self.ends.clear();
+                    // Reading has moved on: report the chunk without moving the position.
+                    let error = e.at(begin);
+                    let region = SkippedRegion {
+                        begin,
+                        end,
+                        message: error.to_string(),
+                    };
+                    if !self.recovery.as_mut().is_some_and(|cb| cb(&region)) {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+
     /// Reads the next chunk's header without decoding it (for inspection); `None` at the end.
     ///
     /// # Errors
     /// On damaged headers or data (unless recovery skips them).
     pub fn read_chunk_info(&mut self) -> Result<Option<ChunkInfo>> {
+        if let Some(pool) = self.pool.as_mut() {
+            pool.reset();
+        }
         self.ends.clear();
         self.index = 0;
         loop {
@@ -737,12 +1012,13 @@ impl<R: Read + Seek> RecordReader<R> {
         }
         let mut out = Vec::new();
         let mut ends = Vec::new();
-        self.transpose
+        self.decoders
+            .transpose
             .decode(
                 &data[..header.data_size as usize],
                 1,
                 header.decoded_data_size,
-                &mut self.decompressor,
+                &mut self.decoders.decompressor,
                 &mut out,
                 &mut ends,
             )

@@ -45,7 +45,12 @@ fn write(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
 }
 
 fn read_ours(file: &[u8]) -> Vec<Vec<u8>> {
+    read_ours_with(file, 0)
+}
+
+fn read_ours_with(file: &[u8], threads: usize) -> Vec<Vec<u8>> {
     let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_parallelism(threads);
     let mut out = Vec::new();
     while let Some(r) = reader.read_record().unwrap() {
         out.push(r.to_vec());
@@ -64,6 +69,8 @@ fn roundtrip_every_option() {
         for (i, (a, b)) in got.iter().zip(&records).enumerate() {
             assert!(a == b, "{text}: record {i}");
         }
+        // Parallel decoding reads the same records.
+        assert!(read_ours_with(&file, 2) == records, "{text}: parallel read");
         // Parallel encoding writes the very same bytes.
         let mut parallel = options.clone();
         parallel.parallelism = if options.parallelism == 0 { 2 } else { 0 };

@@ -24,8 +24,17 @@ fn write(options: &str, records: &[Vec<u8>]) -> Vec<u8> {
 
 /// Reads everything; returns the records and whether an error ended the reading.
 fn read_all(file: &[u8], recover: bool) -> (Vec<Vec<u8>>, Option<String>, Vec<SkippedRegion>) {
+    read_all_with(file, recover, 0)
+}
+
+fn read_all_with(
+    file: &[u8],
+    recover: bool,
+    threads: usize,
+) -> (Vec<Vec<u8>>, Option<String>, Vec<SkippedRegion>) {
     let skipped = Arc::new(Mutex::new(Vec::new()));
     let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_parallelism(threads);
     if recover {
         let s = Arc::clone(&skipped);
         reader.set_recovery(move |region| {
@@ -319,6 +328,20 @@ fn seek_to_every_record_position() {
             assert!(
                 reader.read_record().unwrap().unwrap() == records[i],
                 "{options}: numeric {i}"
+            );
+        }
+        // Seeking with read-ahead decoding in flight.
+        reader.set_parallelism(2);
+        reader.seek(positions[0]).unwrap();
+        assert!(reader.read_record().unwrap().unwrap() == records[0]);
+        for i in (0..records.len()).step_by(53) {
+            reader.seek(positions[i]).unwrap();
+            assert!(
+                reader.read_record().unwrap().unwrap() == records[i],
+                "{options}: parallel seek {i}"
+            );
+            assert!(
+                reader.read_record().unwrap().map(<[u8]>::to_vec) == records.get(i + 1).cloned()
             );
         }
         reader.seek_numeric(file.len() as u64 + 10).unwrap();

@@ -102,7 +102,13 @@ pub fn write_ours(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
 
 /// Reads every record; returns the bytes read (so the work cannot be optimised away).
 pub fn read_ours(file: &[u8]) -> usize {
+    read_ours_with(file, 0)
+}
+
+/// As [`read_ours`], decoding on `threads` background threads.
+pub fn read_ours_with(file: &[u8], threads: usize) -> usize {
     let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_parallelism(threads);
     let mut total = 0;
     while let Some(r) = reader.read_record().unwrap() {
         total += r.len();
