@@ -1,0 +1,123 @@
+//! Data and configurations shared by the `throughput` and `head_to_head` suites. The C++ anchor
+//! (`tools/riegeli_cpp_bench.py`) generates byte-identical records.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Cursor;
+use std::time::Duration;
+
+use criterion::BenchmarkGroup;
+use criterion::measurement::WallTime;
+use riegeli_records::{RecordReader, RecordWriter, WriterOptions};
+
+/// Records per benchmark iteration (seed 004).
+pub const NUM_RECORDS: usize = 10_000;
+
+/// Every configuration writes chunks of this size (the C++ default for compressed files and the
+/// `riegeli` crate's default), so that all implementations compress the same amount per chunk.
+pub const CHUNK_SIZE: u64 = 1 << 20;
+
+/// Seed 004's `throughput` matrix: (name, C++ options).
+pub const THROUGHPUT_CONFIGS: [(&str, &str); 8] = [
+    ("simple_none", "uncompressed"),
+    ("simple_brotli_6", "brotli:6"),
+    ("simple_zstd_3", "zstd:3"),
+    ("simple_snappy", "snappy"),
+    ("transpose_none", "transpose,uncompressed"),
+    ("transpose_brotli_6", "transpose,brotli:6"),
+    ("transpose_zstd_3", "transpose,zstd:3"),
+    ("transpose_snappy", "transpose,snappy"),
+];
+
+/// Seed 004's `head_to_head` configurations (each with small and large records).
+pub const HEAD_TO_HEAD_CONFIGS: [(&str, &str); 6] = [
+    ("simple_none", "uncompressed"),
+    ("simple_brotli_6", "brotli:6"),
+    ("simple_zstd_3", "zstd:3"),
+    ("transpose_none", "transpose,uncompressed"),
+    ("transpose_brotli_6", "transpose,brotli:6"),
+    ("transpose_zstd_3", "transpose,zstd:3"),
+];
+
+/// Record sizes of `head_to_head`: small 100 B, large 10 KiB.
+pub const HEAD_TO_HEAD_SIZES: [(&str, usize); 2] = [("small", 100), ("large", 10 * 1024)];
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+const TEXT: &[u8] = b"The quick brown fox jumps over the lazy dog. ";
+
+/// Seed 004's proto-like record: field 1 = varint index, field 2 = padding with a repeating pattern,
+/// `size` bytes in all.
+pub fn proto_record(i: usize, size: usize) -> Vec<u8> {
+    let mut head = vec![0x08];
+    put_varint(&mut head, i as u64);
+    head.push(0x12);
+    let mut len = size - head.len() - 1;
+    if len >= 128 {
+        len = size - head.len() - 2;
+    }
+    put_varint(&mut head, len as u64);
+    head.extend((0..len).map(|k| TEXT[(k + i) % TEXT.len()]));
+    head
+}
+
+/// `head_to_head`'s record: a JSON-like text prefix, then low-entropy binary padding (16 byte values),
+/// `size` bytes in all.
+pub fn json_record(i: usize, size: usize) -> Vec<u8> {
+    let mut r = format!(
+        "{{\"id\":{i},\"name\":\"record-{i}\",\"value\":{}}}",
+        (i * 7919) % 100_003
+    )
+    .into_bytes();
+    let mut k = 0u64;
+    while r.len() < size {
+        let x = ((i as u64)
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(k.wrapping_mul(40_503)))
+            & 0xffff_ffff;
+        r.push((((x >> 13) & 0x0f) as u8) | 0x40);
+        k += 1;
+    }
+    r.truncate(size);
+    r
+}
+
+pub fn options(cpp: &str) -> WriterOptions {
+    WriterOptions::parse(&format!("{cpp},chunk_size:{CHUNK_SIZE}")).unwrap()
+}
+
+pub fn write_ours(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
+    let mut w = RecordWriter::new(Vec::with_capacity(16 << 20), options.clone()).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap()
+}
+
+/// Reads every record; returns the bytes read (so the work cannot be optimised away).
+pub fn read_ours(file: &[u8]) -> usize {
+    read_ours_with(file, 0)
+}
+
+/// As [`read_ours`], decoding on `threads` background threads.
+pub fn read_ours_with(file: &[u8], threads: usize) -> usize {
+    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_parallelism(threads);
+    let mut total = 0;
+    while let Some(r) = reader.read_record().unwrap() {
+        total += r.len();
+    }
+    total
+}
+
+pub fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(3));
+}

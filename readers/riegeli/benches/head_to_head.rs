@@ -1,0 +1,98 @@
+//! `head_to_head`: seed 004's 12 cells (6 configurations x small 100 B / large 10 KiB records, 10,000
+//! records each): this crate against the `riegeli` crate 0.2.1, in the same process, interleaved per cell.
+//! Ids read `<config>_<size>/<impl>_<op>` with impl `ours` or `riegeli_crate` and op `write` or `read`;
+//! throughput is the record bytes. Both write 1 MiB chunks with the same codec and level.
+//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on two background threads, same bytes) and
+//! `ours_read_parallel` decodes chunks ahead on two background threads; the `riegeli` crate has neither.
+//!
+//! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benches fail loudly"
+)]
+
+use std::hint::black_box;
+use std::io::Cursor;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use riegeli::{CompressionType as C, ReaderOptions, WriterOptions as CrateOptions};
+
+mod common;
+use common::{
+    CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record,
+    options, read_ours, read_ours_with, write_ours,
+};
+
+fn crate_options(name: &str) -> CrateOptions {
+    let o = CrateOptions::new()
+        .chunk_size(CHUNK_SIZE)
+        .transpose(name.starts_with("transpose"));
+    if name.ends_with("brotli_6") {
+        o.compression(C::Brotli).compression_level(6)
+    } else if name.ends_with("zstd_3") {
+        o.compression(C::Zstd).compression_level(3)
+    } else {
+        o.compression(C::None)
+    }
+}
+
+fn write_crate(name: &str, records: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 << 20);
+    let mut w = riegeli::RecordWriter::new(&mut out, crate_options(name)).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
+fn read_crate(file: &[u8]) -> usize {
+    let mut reader = riegeli::RecordReader::new(Cursor::new(file), ReaderOptions::new()).unwrap();
+    let mut total = 0;
+    while let Some(r) = reader.read_record().unwrap() {
+        total += r.len();
+    }
+    total
+}
+
+fn bench(c: &mut Criterion) {
+    for (size_name, size) in HEAD_TO_HEAD_SIZES {
+        let records: Vec<Vec<u8>> = (0..NUM_RECORDS).map(|i| json_record(i, size)).collect();
+        let bytes: usize = records.iter().map(Vec::len).sum();
+        for (name, cpp) in HEAD_TO_HEAD_CONFIGS {
+            let opts = options(cpp);
+            let ours = write_ours(&opts, &records);
+            let theirs = write_crate(name, &records);
+            // Each reads the other's file too: the comparison is between compatible implementations.
+            assert_eq!(read_ours(&theirs), bytes);
+            assert_eq!(read_crate(&ours), bytes);
+            let mut group = c.benchmark_group(format!("{name}_{size_name}"));
+            configure(&mut group);
+            group.throughput(Throughput::Bytes(bytes as u64));
+            group.bench_function("ours_write", |b| {
+                b.iter(|| black_box(write_ours(&opts, &records).len()))
+            });
+            let mut parallel = opts.clone();
+            parallel.parallelism = 2;
+            group.bench_function("ours_write_parallel", |b| {
+                b.iter(|| black_box(write_ours(&parallel, &records).len()));
+            });
+            group.bench_function("riegeli_crate_write", |b| {
+                b.iter(|| black_box(write_crate(name, &records).len()))
+            });
+            group.bench_function("ours_read", |b| b.iter(|| black_box(read_ours(&ours))));
+            group.bench_function("ours_read_parallel", |b| {
+                b.iter(|| black_box(read_ours_with(&ours, 2)))
+            });
+            group.bench_function("riegeli_crate_read", |b| {
+                b.iter(|| black_box(read_crate(&theirs)))
+            });
+            group.finish();
+        }
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

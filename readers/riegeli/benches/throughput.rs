@@ -1,0 +1,53 @@
+//! `throughput`: seed 004's matrix. 10,000 proto-like records of 1 KiB (a varint index and a padding field
+//! with a repeating pattern), written and read in memory, for simple and transposed chunks with none,
+//! brotli:6, zstd:3 and snappy. Ids read `<config>/write` and `<config>/read`; throughput is the record
+//! bytes (10,240,000). `<config>/write_parallel` adds `parallelism:2` (chunks encoded on two background
+//! threads; the same bytes) and `<config>/read_parallel` decodes chunks ahead on two background threads.
+//!
+//! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
+//! `array-record` wheel), imported with `bench-run import bmf`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benches fail loudly"
+)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+mod common;
+use common::{
+    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, read_ours_with,
+    write_ours,
+};
+
+fn bench(c: &mut Criterion) {
+    let records: Vec<Vec<u8>> = (0..NUM_RECORDS).map(|i| proto_record(i, 1024)).collect();
+    let bytes: usize = records.iter().map(Vec::len).sum();
+    for (name, cpp) in THROUGHPUT_CONFIGS {
+        let opts = options(cpp);
+        let file = write_ours(&opts, &records);
+        assert_eq!(read_ours(&file), bytes);
+        let mut group = c.benchmark_group(name);
+        configure(&mut group);
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function("write", |b| {
+            b.iter(|| black_box(write_ours(&opts, &records).len()))
+        });
+        let mut parallel = opts.clone();
+        parallel.parallelism = 2;
+        group.bench_function("write_parallel", |b| {
+            b.iter(|| black_box(write_ours(&parallel, &records).len()))
+        });
+        group.bench_function("read", |b| b.iter(|| black_box(read_ours(&file))));
+        group.bench_function("read_parallel", |b| {
+            b.iter(|| black_box(read_ours_with(&file, 2)))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

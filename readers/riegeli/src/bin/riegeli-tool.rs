@@ -1,0 +1,300 @@
+//! `riegeli-tool`: inspect, dump and write Riegeli/records files.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use base64::Engine;
+use clap::{Parser, Subcommand, ValueEnum};
+use riegeli_records::{ChunkType, RecordReader, RecordWriter, SkippedRegion};
+
+#[derive(Parser)]
+#[command(
+    name = "riegeli-tool",
+    version,
+    about = "Inspect, dump and write Riegeli/records files (byte-compatible with C++ riegeli)",
+    after_help = "Examples:
+  riegeli-tool info data.riegeli
+  riegeli-tool info --format json data.riegeli
+  riegeli-tool cat --format jsonl data.riegeli
+  riegeli-tool cat --recover --format hex damaged.riegeli
+  riegeli-tool cat data.riegeli | riegeli-tool write --options transpose,zstd:3 copy.riegeli
+  riegeli-tool cat data.riegeli | riegeli-tool write --array-record --options group_size:64,zstd:3 out.array_record
+
+Exit status: 0 on success, 1 on a damaged or unreadable file, 2 on bad usage."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the chunks of a file: offsets, types, compression, records and sizes.
+    Info {
+        /// The file.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+        format: InfoFormat,
+        /// Skip damaged regions (reported on standard error) instead of failing.
+        #[arg(long)]
+        recover: bool,
+    },
+    /// Write every record to standard output.
+    Cat {
+        /// The file.
+        file: PathBuf,
+        /// `len-prefixed`: 8-byte little-endian length, then the bytes; `hex`/`base64`: one record per
+        /// line; `jsonl`: {"index", "position", "base64"} per line.
+        #[arg(long, value_enum, default_value_t = CatFormat::LenPrefixed)]
+        format: CatFormat,
+        /// Skip damaged regions (reported on standard error) instead of failing.
+        #[arg(long)]
+        recover: bool,
+    },
+    /// Write records read from standard input (len-prefixed, as `cat` writes them) to a new file.
+    Write {
+        /// Writer options in C++ syntax, e.g. `transpose,brotli:6,chunk_size:1M` (array_record's syntax
+        /// with --array-record, e.g. `group_size:64,zstd:3`).
+        #[arg(long, default_value = "")]
+        options: String,
+        /// Write the ArrayRecord layout (footer index and postscript).
+        #[arg(long)]
+        array_record: bool,
+        /// The output file (overwritten).
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum InfoFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum CatFormat {
+    LenPrefixed,
+    Hex,
+    Base64,
+    Jsonl,
+}
+
+fn open(path: &Path, recover: bool) -> Result<RecordReader<BufReader<File>>> {
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut reader = RecordReader::new(BufReader::with_capacity(1 << 20, file))
+        .with_context(|| format!("reading {}", path.display()))?;
+    if recover {
+        reader.set_recovery(|region: &SkippedRegion| {
+            eprintln!("riegeli-tool: {region} ({} bytes)", region.len());
+            true
+        });
+    }
+    Ok(reader)
+}
+
+fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
+    let mut reader = open(path, recover)?;
+    let size = reader.size();
+    let mut chunks = Vec::new();
+    while let Some(c) = reader
+        .read_chunk_info()
+        .with_context(|| format!("reading {}", path.display()))?
+    {
+        chunks.push(c);
+    }
+    let records: u64 = chunks
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.header.chunk_type,
+                ChunkType::Simple | ChunkType::Transposed
+            )
+        })
+        .map(|c| c.header.num_records)
+        .sum();
+    let decoded: u64 = chunks
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.header.chunk_type,
+                ChunkType::Simple | ChunkType::Transposed
+            )
+        })
+        .map(|c| c.header.decoded_data_size)
+        .sum();
+    let mut out = std::io::stdout().lock();
+    if format == InfoFormat::Json {
+        let list: Vec<serde_json::Value> = chunks
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "begin": c.begin,
+                    "end": c.end,
+                    "type": c.header.chunk_type.name(),
+                    "compression": c.compression.map(|k| k.name()),
+                    "num_records": c.header.num_records,
+                    "data_size": c.header.data_size,
+                    "decoded_data_size": c.header.decoded_data_size,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "file": path.display().to_string(),
+            "size": size,
+            "num_chunks": chunks.len(),
+            "num_records": records,
+            "decoded_data_size": decoded,
+            "chunks": list,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}: {size} bytes, {} chunks, {records} records, {decoded} record bytes",
+        path.display(),
+        chunks.len()
+    )?;
+    writeln!(
+        out,
+        "{:>12} {:>12}  {:<10} {:<12} {:>10} {:>12} {:>12}",
+        "begin", "end", "type", "compression", "records", "data", "decoded"
+    )?;
+    for c in &chunks {
+        writeln!(
+            out,
+            "{:>12} {:>12}  {:<10} {:<12} {:>10} {:>12} {:>12}",
+            c.begin,
+            c.end,
+            c.header.chunk_type.name(),
+            c.compression.map_or("-", |k| k.name()),
+            c.header.num_records,
+            c.header.data_size,
+            c.header.decoded_data_size
+        )?;
+    }
+    Ok(())
+}
+
+fn cat(path: &Path, format: CatFormat, recover: bool) -> Result<()> {
+    let mut reader = open(path, recover)?;
+    let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut index = 0u64;
+    loop {
+        let position = reader.position();
+        let Some(record) = reader
+            .read_record()
+            .with_context(|| format!("reading {}", path.display()))?
+        else {
+            break;
+        };
+        match format {
+            CatFormat::LenPrefixed => {
+                out.write_all(&(record.len() as u64).to_le_bytes())?;
+                out.write_all(record)?;
+            }
+            CatFormat::Hex => {
+                for b in record {
+                    write!(out, "{b:02x}")?;
+                }
+                writeln!(out)?;
+            }
+            CatFormat::Base64 => writeln!(out, "{}", b64.encode(record))?,
+            CatFormat::Jsonl => {
+                let line = serde_json::json!({
+                    "index": index,
+                    "position": position.to_string(),
+                    "base64": b64.encode(record),
+                });
+                writeln!(out, "{line}")?;
+            }
+        }
+        index += 1;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
+    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut writer = RecordWriter::with_options_text(
+        BufWriter::with_capacity(1 << 20, file),
+        options,
+        array_record,
+    )
+    .with_context(|| format!("options {options:?}"))?;
+    let mut input = std::io::stdin().lock();
+    let mut record = Vec::new();
+    let mut count = 0u64;
+    loop {
+        let mut len = [0u8; 8];
+        match read_full(&mut input, &mut len)? {
+            0 => break,
+            8 => {}
+            n => bail!("standard input ends inside the length of record {count} ({n} of 8 bytes)"),
+        }
+        let len = u64::from_le_bytes(len);
+        record.clear();
+        let got = (&mut input).take(len).read_to_end(&mut record)?;
+        if got as u64 != len {
+            bail!("standard input ends inside record {count} ({got} of {len} bytes)");
+        }
+        writer.write_record(&record)?;
+        count += 1;
+    }
+    let mut out = writer
+        .close()
+        .with_context(|| format!("writing {}", path.display()))?;
+    out.flush()?;
+    eprintln!("riegeli-tool: wrote {count} records to {}", path.display());
+    Ok(())
+}
+
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        let k = input.read(&mut buf[n..])?;
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    Ok(n)
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Info {
+            file,
+            format,
+            recover,
+        } => info(file, *format, *recover),
+        Command::Cat {
+            file,
+            format,
+            recover,
+        } => cat(file, *format, *recover),
+        Command::Write {
+            options,
+            array_record,
+            out,
+        } => write(options, *array_record, out),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return std::process::ExitCode::SUCCESS;
+            }
+            eprintln!("riegeli-tool: {e:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! Compression of the streams inside chunks.
+//!
+//! A chunk names one codec in its first byte; every stream of the chunk uses it. A compressed stream is
+//! `varint64(uncompressed_size) ‖ codec bytes`; an uncompressed stream is the raw bytes, without prefix.
+//! Zstd is one standard frame, Brotli a (possibly large-window) brotli stream, Snappy the raw block format.
+//!
+//! [`Compressor`] and [`Decompressor`] keep their codec contexts between streams so that a writer or reader
+//! allocates them once.
+
+use crate::error::{DecodeError, invalid};
+use crate::varint::{read_varint64, write_varint64};
+
+/// The codec byte of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CompressionType {
+    /// `0x00`: no compression.
+    None,
+    /// `'b'`: Brotli.
+    Brotli,
+    /// `'z'`: Zstd.
+    Zstd,
+    /// `'s'`: raw Snappy.
+    Snappy,
+}
+
+impl CompressionType {
+    /// The stored byte.
+    #[must_use]
+    pub fn to_byte(self) -> u8 {
+        match self {
+            Self::None => 0,
+            Self::Brotli => b'b',
+            Self::Zstd => b'z',
+            Self::Snappy => b's',
+        }
+    }
+
+    /// The codec of a stored byte, if known.
+    #[must_use]
+    pub fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            0 => Some(Self::None),
+            b'b' => Some(Self::Brotli),
+            b'z' => Some(Self::Zstd),
+            b's' => Some(Self::Snappy),
+            _ => None,
+        }
+    }
+
+    /// The name used in option strings.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "uncompressed",
+            Self::Brotli => "brotli",
+            Self::Zstd => "zstd",
+            Self::Snappy => "snappy",
+        }
+    }
+}
+
+/// Codec and its parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompressionOptions {
+    /// The codec.
+    pub kind: CompressionType,
+    /// Level (Brotli 0..=11, Zstd -131072..=22, Snappy 1..=2).
+    pub level: i32,
+    /// Window log (Brotli 10..=30, Zstd 10..=31); `None` is the codec's default.
+    pub window_log: Option<u32>,
+}
+
+impl Default for CompressionOptions {
+    /// `brotli:6`, the C++ default.
+    fn default() -> Self {
+        Self {
+            kind: CompressionType::Brotli,
+            level: 6,
+            window_log: None,
+        }
+    }
+}
+
+/// A reusable compressor for one codec.
+pub struct Compressor {
+    options: CompressionOptions,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
+    snappy: snap::raw::Encoder,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for Compressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compressor")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Compressor {
+    /// A compressor with `options`.
+    ///
+    /// # Errors
+    /// If the zstd context cannot be created with these parameters.
+    pub fn new(options: CompressionOptions) -> std::io::Result<Self> {
+        let zstd = if options.kind == CompressionType::Zstd {
+            let mut c = zstd::bulk::Compressor::new(options.level)?;
+            c.include_checksum(false)?;
+            c.include_contentsize(true)?;
+            if let Some(w) = options.window_log {
+                c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(w))?;
+            }
+            Some(c)
+        } else {
+            None
+        };
+        Ok(Self {
+            options,
+            zstd,
+            snappy: snap::raw::Encoder::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> CompressionOptions {
+        self.options
+    }
+
+    /// Appends the framed stream of `src` to `dst`.
+    ///
+    /// # Errors
+    /// If the codec fails (it does not on valid parameters).
+    pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> std::io::Result<()> {
+        match self.options.kind {
+            CompressionType::None => dst.extend_from_slice(src),
+            CompressionType::Zstd => {
+                write_varint64(dst, src.len() as u64);
+                let c = self
+                    .zstd
+                    .as_mut()
+                    .ok_or_else(|| std::io::Error::other("zstd context missing"))?;
+                self.scratch.clear();
+                self.scratch
+                    .reserve(zstd::zstd_safe::compress_bound(src.len()));
+                c.compress_to_buffer(src, &mut self.scratch)?;
+                dst.extend_from_slice(&self.scratch);
+            }
+            CompressionType::Snappy => {
+                write_varint64(dst, src.len() as u64);
+                let start = dst.len();
+                dst.resize(start + snap::raw::max_compress_len(src.len()), 0);
+                let n = self
+                    .snappy
+                    .compress(src, &mut dst[start..])
+                    .map_err(std::io::Error::other)?;
+                dst.truncate(start + n);
+            }
+            CompressionType::Brotli => {
+                write_varint64(dst, src.len() as u64);
+                brotli_compress(src, dst, self.options.level, self.options.window_log)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A reusable decompressor for all codecs.
+#[derive(Default)]
+pub struct Decompressor {
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+    snappy: snap::raw::Decoder,
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decompressor").finish_non_exhaustive()
+    }
+}
+
+/// Most streams expand by less than this; beyond it, output grows only as the codec produces it.
+const TRUSTED_EXPANSION: usize = 1 << 12;
+
+impl Decompressor {
+    /// A decompressor.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decodes the framed stream `src` of codec `kind`. For [`CompressionType::None`] returns `src` itself;
+    /// otherwise decompresses into `scratch` (cleared first) and returns it. The output may not exceed
+    /// `max_size` bytes.
+    pub(crate) fn stream<'a>(
+        &mut self,
+        kind: CompressionType,
+        src: &'a [u8],
+        scratch: &'a mut Vec<u8>,
+        max_size: u64,
+    ) -> Result<&'a [u8], DecodeError> {
+        if kind == CompressionType::None {
+            if src.len() as u64 > max_size {
+                return invalid("uncompressed stream longer than the decoded size");
+            }
+            return Ok(src);
+        }
+        self.decompress_into(kind, src, scratch, max_size)?;
+        Ok(scratch.as_slice())
+    }
+
+    /// Decompresses the framed stream `src` into `dst` (cleared first).
+    pub(crate) fn decompress_into(
+        &mut self,
+        kind: CompressionType,
+        src: &[u8],
+        dst: &mut Vec<u8>,
+        max_size: u64,
+    ) -> Result<(), DecodeError> {
+        dst.clear();
+        if kind == CompressionType::None {
+            if src.len() as u64 > max_size {
+                return invalid("uncompressed stream longer than the decoded size");
+            }
+            dst.extend_from_slice(src);
+            return Ok(());
+        }
+        let mut pos = 0;
+        let Some(size) = read_varint64(src, &mut pos) else {
+            return invalid("bad size prefix of a compressed stream");
+        };
+        if size > max_size {
+            return invalid(format!(
+                "compressed stream claims {size} bytes, more than the {max_size} allowed"
+            ));
+        }
+        let body = src.get(pos..).unwrap_or_default();
+        let size = usize::try_from(size).map_err(|_| DecodeError::new("stream too large"))?;
+        let trusted = size
+            <= body
+                .len()
+                .saturating_mul(TRUSTED_EXPANSION)
+                .saturating_add(1 << 16);
+        match kind {
+            CompressionType::None => {}
+            CompressionType::Zstd => {
+                if trusted {
+                    if self.zstd.is_none() {
+                        let mut d = zstd::bulk::Decompressor::new()
+                            .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+                        d.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(31))
+                            .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+                        self.zstd = Some(d);
+                    }
+                    let Some(d) = self.zstd.as_mut() else {
+                        return invalid("zstd context missing");
+                    };
+                    dst.reserve_exact(size);
+                    d.decompress_to_buffer(body, dst)
+                        .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+                } else {
+                    zstd_streaming(body, dst, size)?;
+                }
+            }
+            CompressionType::Snappy => {
+                let n = snap::raw::decompress_len(body)
+                    .map_err(|e| DecodeError::new(format!("snappy: {e}")))?;
+                if n != size {
+                    return invalid("snappy length disagrees with the size prefix");
+                }
+                if !trusted {
+                    return invalid("snappy stream claims an impossible expansion");
+                }
+                dst.resize(n, 0);
+                self.snappy
+                    .decompress(body, dst)
+                    .map_err(|e| DecodeError::new(format!("snappy: {e}")))?;
+            }
+            CompressionType::Brotli => {
+                brotli_decompress(body, dst, size, trusted)?;
+            }
+        }
+        if dst.len() != size {
+            return invalid(format!(
+                "stream decompressed to {} bytes, its prefix says {size}",
+                dst.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Zstd for streams whose claimed size is not plausible from their length: output grows as decoded.
+fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), DecodeError> {
+    use std::io::Read;
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(body)
+        .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+    decoder
+        .window_log_max(31)
+        .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+    let mut limited = decoder.single_frame().take(size as u64 + 1);
+    limited
+        .read_to_end(dst)
+        .map_err(|e| DecodeError::new(format!("zstd: {e}")))?;
+    Ok(())
+}
+
+/// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended.
+fn brotli_compress(
+    src: &[u8],
+    dst: &mut Vec<u8>,
+    level: i32,
+    window_log: Option<u32>,
+) -> std::io::Result<()> {
+    use brotlic::encode::BrotliOperation;
+    use brotlic::{BrotliEncoderOptions, LargeWindowSize, Quality, WindowSize};
+    let bad = |e| std::io::Error::other(format!("brotli parameters: {e:?}"));
+    let mut options = BrotliEncoderOptions::new();
+    options.quality(Quality::new(u8::try_from(level).unwrap_or(6)).map_err(bad)?);
+    let window = window_log.unwrap_or(22) as u8;
+    if window > 24 {
+        options.large_window_size(LargeWindowSize::new(window).map_err(bad)?);
+    } else {
+        options.window_size(WindowSize::new(window).map_err(bad)?);
+    }
+    options.size_hint(u32::try_from(src.len()).unwrap_or(u32::MAX));
+    let mut encoder = options.build().map_err(bad)?;
+    let mut input = src;
+    let start = dst.len();
+    // Enough for incompressible input; grown if ever needed.
+    dst.resize(start + src.len() + src.len() / 8 + 1024, 0);
+    let mut written = start;
+    loop {
+        let r = encoder
+            .compress(input, &mut dst[written..], BrotliOperation::Finish)
+            .map_err(|_| std::io::Error::other("brotli compression failed"))?;
+        input = &input[r.bytes_read..];
+        written += r.bytes_written;
+        if encoder.is_finished() {
+            break;
+        }
+        if written == dst.len() {
+            let len = dst.len();
+            dst.resize(len + len / 2 + 1024, 0);
+        }
+    }
+    dst.truncate(written);
+    Ok(())
+}
+
+fn brotli_decompress(
+    body: &[u8],
+    dst: &mut Vec<u8>,
+    size: usize,
+    trusted: bool,
+) -> Result<(), DecodeError> {
+    use brotlic::BrotliDecoderOptions;
+    use brotlic::decode::DecoderInfo;
+    let mut decoder = BrotliDecoderOptions::new()
+        .large_window_size(true)
+        .build()
+        .map_err(|e| DecodeError::new(format!("brotli: {e:?}")))?;
+    let initial = if trusted { size } else { size.min(1 << 20) };
+    dst.resize(initial, 0);
+    let mut input = body;
+    let mut written = 0usize;
+    loop {
+        let r = decoder
+            .decompress(input, &mut dst[written..])
+            .map_err(|e| DecodeError::new(format!("brotli: {e:?}")))?;
+        input = &input[r.bytes_read..];
+        written += r.bytes_written;
+        match r.info {
+            DecoderInfo::Finished => {
+                if !input.is_empty() {
+                    return invalid("brotli: bytes after the end of the stream");
+                }
+                dst.truncate(written);
+                return Ok(());
+            }
+            DecoderInfo::NeedsMoreOutput => {
+                if dst.len() > size {
+                    return invalid("brotli: stream longer than its size prefix");
+                }
+                let grow = dst.len().max(1 << 16).min(size + 1 - dst.len());
+                dst.resize(dst.len() + grow, 0);
+            }
+            DecoderInfo::NeedsMoreInput => return invalid("brotli: truncated stream"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn roundtrip_every_codec() {
+        let data: Vec<u8> = (0..100_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 1000) as u8)
+            .collect();
+        let mut d = Decompressor::new();
+        for kind in [
+            CompressionType::None,
+            CompressionType::Brotli,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
+            let mut c = Compressor::new(CompressionOptions {
+                kind,
+                level: 3,
+                window_log: None,
+            })
+            .unwrap();
+            let mut framed = Vec::new();
+            c.compress_into(&data, &mut framed).unwrap();
+            let mut out = Vec::new();
+            d.decompress_into(kind, &framed, &mut out, data.len() as u64)
+                .unwrap();
+            assert_eq!(out, data, "{kind:?}");
+            // A smaller limit is refused.
+            assert!(
+                d.decompress_into(kind, &framed, &mut out, 10).is_err(),
+                "{kind:?}"
+            );
+        }
+    }
+}

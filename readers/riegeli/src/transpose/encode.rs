@@ -1,0 +1,576 @@
+//! Encoding of transposed chunks.
+//!
+//! Records are split as C++ does (`TransposeEncoder`): a record that parses as a protobuf message with
+//! canonical varints is walked field by field; every (parent message, tag) pair gets its own buffer;
+//! varints lose their continuation bits (single-byte values 0..=3 are inlined into the state), fixed32/64
+//! keep their raw bytes, length-delimited fields become submessages when their payload is itself a
+//! non-empty proto (depth below 100), otherwise strings (`varint len ‖ bytes`); groups emit their tags.
+//! Other records go whole into the non-proto buffer, with their lengths in the last buffer.
+//!
+//! The state machine is simpler than C++'s but fully general (C++ reads it, see the interop tests):
+//! - one state per distinct key (tag, subtype, buffer); when there are more than 64, a complete 64-ary tree
+//!   of NoOp states in front routes to them, so an explicit transition is the base-64 digits of the target;
+//! - a key always followed by the same key (in execution order) gets an *implicit* transition, except the
+//!   last executed state, which must stay explicit so that decoding stops;
+//! - zero offsets fold into the previous transition byte's repeat count (up to 3).
+//!
+//! All buffers go into one bucket, written last-value-first as the decoder reads them.
+
+use rustc_hash::FxHashMap;
+
+use super::{INLINE_BASE, MAX_INLINE_ENCODE, ids};
+use crate::compression::{CompressionType, Compressor};
+use crate::varint::{read_canonical_varint64, write_varint64};
+
+/// Maximum submessage nesting the encoder descends into (as C++).
+const MAX_DEPTH: usize = 100;
+const NONE: u32 = u32::MAX;
+/// Parent id of top-level fields.
+const ROOT: u32 = u32::MAX - 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BufferKind {
+    Varint,
+    Fixed32,
+    Fixed64,
+    String,
+    NonProto,
+}
+
+#[derive(Debug)]
+struct Buffer {
+    kind: BufferKind,
+    bytes: Vec<u8>,
+    /// End offset of every value, for variable-size kinds.
+    ends: Vec<usize>,
+}
+
+impl Buffer {
+    fn new(kind: BufferKind) -> Self {
+        Self {
+            kind,
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Appends the values last-first.
+    fn write_reversed(&self, out: &mut Vec<u8>) {
+        match self.kind {
+            BufferKind::Fixed32 => out.extend(self.bytes.rchunks_exact(4).flatten()),
+            BufferKind::Fixed64 => out.extend(self.bytes.rchunks_exact(8).flatten()),
+            _ => {
+                let mut end = self.bytes.len();
+                for i in (0..self.ends.len()).rev() {
+                    let start = if i == 0 { 0 } else { self.ends[i - 1] };
+                    out.extend_from_slice(&self.bytes[start..end]);
+                    end = start;
+                }
+            }
+        }
+    }
+}
+
+/// A (parent message, tag) pair.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    buffer: u32,
+    /// State per varint subtype 0..=13 (0..=9 lengths, 10..=13 inline values), or slot 0 for other kinds.
+    states: [u32; 14],
+    /// State of the submessage end (`tag + 4`).
+    end_state: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    /// Stored tag or reserved id.
+    tag: u32,
+    /// Varint subtype (only for varint tags).
+    subtype: u8,
+    /// Internal buffer id or [`NONE`].
+    buffer: u32,
+}
+
+/// Collects records and encodes them as a transposed chunk.
+#[derive(Debug, Default)]
+pub(crate) struct TransposeEncoder {
+    buffers: Vec<Buffer>,
+    non_proto_lengths: Vec<u8>,
+    non_proto_length_ends: Vec<usize>,
+    non_proto_buffer: u32,
+    nodes: Vec<Node>,
+    node_ids: FxHashMap<(u32, u32), u32>,
+    keys: Vec<Key>,
+    start_of_message: u32,
+    non_proto: u32,
+    start_of_submessage: u32,
+    sequence: Vec<u32>,
+    group_stack: Vec<u32>,
+    num_records: u64,
+    decoded_size: u64,
+    // Scratch for `encode`.
+    header: Vec<u8>,
+    bucket: Vec<u8>,
+    transitions: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+impl TransposeEncoder {
+    pub(crate) fn new() -> Self {
+        let mut e = Self::default();
+        e.clear();
+        e
+    }
+
+    pub(crate) fn num_records(&self) -> u64 {
+        self.num_records
+    }
+
+    pub(crate) fn decoded_size(&self) -> u64 {
+        self.decoded_size
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.buffers.clear();
+        self.non_proto_lengths.clear();
+        self.non_proto_length_ends.clear();
+        self.non_proto_buffer = NONE;
+        self.nodes.clear();
+        self.node_ids.clear();
+        self.keys.clear();
+        self.start_of_message = NONE;
+        self.non_proto = NONE;
+        self.start_of_submessage = NONE;
+        self.sequence.clear();
+        self.num_records = 0;
+        self.decoded_size = 0;
+    }
+
+    fn new_key(&mut self, tag: u32, subtype: u8, buffer: u32) -> u32 {
+        self.keys.push(Key {
+            tag,
+            subtype,
+            buffer,
+        });
+        (self.keys.len() - 1) as u32
+    }
+
+    pub(crate) fn add_record(&mut self, record: &[u8]) {
+        self.num_records += 1;
+        self.decoded_size += record.len() as u64;
+        if is_proto_message(record, &mut self.group_stack) {
+            if self.start_of_message == NONE {
+                self.start_of_message = self.new_key(ids::START_OF_MESSAGE, 0, NONE);
+            }
+            self.sequence.push(self.start_of_message);
+            self.walk(record, ROOT, 0);
+        } else {
+            if self.non_proto == NONE {
+                self.buffers.push(Buffer::new(BufferKind::NonProto));
+                self.non_proto_buffer = (self.buffers.len() - 1) as u32;
+                self.non_proto = self.new_key(ids::NON_PROTO, 0, self.non_proto_buffer);
+            }
+            let buf = &mut self.buffers[self.non_proto_buffer as usize];
+            buf.bytes.extend_from_slice(record);
+            buf.ends.push(buf.bytes.len());
+            write_varint64(&mut self.non_proto_lengths, record.len() as u64);
+            self.non_proto_length_ends
+                .push(self.non_proto_lengths.len());
+            self.sequence.push(self.non_proto);
+        }
+    }
+
+    fn node(&mut self, parent: u32, tag: u32) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.node_ids.entry((parent, tag)).or_insert(next);
+        if id == next {
+            self.nodes.push(Node {
+                buffer: NONE,
+                states: [NONE; 14],
+                end_state: NONE,
+            });
+        }
+        id
+    }
+
+    fn buffer_of(&mut self, node: u32, kind: BufferKind) -> u32 {
+        let b = self.nodes[node as usize].buffer;
+        if b != NONE {
+            return b;
+        }
+        self.buffers.push(Buffer::new(kind));
+        let b = (self.buffers.len() - 1) as u32;
+        self.nodes[node as usize].buffer = b;
+        b
+    }
+
+    fn state(&mut self, node: u32, slot: usize, tag: u32, subtype: u8, buffer: u32) -> u32 {
+        let s = self.nodes[node as usize].states[slot];
+        if s != NONE {
+            return s;
+        }
+        let s = self.new_key(tag, subtype, buffer);
+        self.nodes[node as usize].states[slot] = s;
+        s
+    }
+
+    /// Walks a message already checked by [`is_proto_message`].
+    fn walk(&mut self, data: &[u8], parent: u32, depth: usize) {
+        let mut parent = parent;
+        let base_stack = self.group_stack.len();
+        let mut p = 0;
+        while p < data.len() {
+            let Some(tag) = read_canonical_varint64(data, &mut p) else {
+                return;
+            };
+            let tag = tag as u32;
+            let node = self.node(parent, tag);
+            match tag & 7 {
+                0 => {
+                    let start = p;
+                    if read_canonical_varint64(data, &mut p).is_none() {
+                        return;
+                    }
+                    let bytes = &data[start..p];
+                    if bytes.len() == 1 && bytes[0] <= MAX_INLINE_ENCODE {
+                        let subtype = INLINE_BASE + bytes[0];
+                        let s = self.state(node, usize::from(subtype), tag, subtype, NONE);
+                        self.sequence.push(s);
+                    } else {
+                        let subtype = (bytes.len() - 1) as u8;
+                        let b = self.buffer_of(node, BufferKind::Varint);
+                        let s = self.state(node, usize::from(subtype), tag, subtype, b);
+                        self.sequence.push(s);
+                        let buf = &mut self.buffers[b as usize];
+                        buf.bytes.extend(data[start..p].iter().map(|&x| x & 0x7f));
+                        buf.ends.push(buf.bytes.len());
+                    }
+                }
+                1 | 5 => {
+                    let (kind, n) = if tag & 7 == 1 {
+                        (BufferKind::Fixed64, 8)
+                    } else {
+                        (BufferKind::Fixed32, 4)
+                    };
+                    let b = self.buffer_of(node, kind);
+                    let s = self.state(node, 0, tag, 0, b);
+                    self.sequence.push(s);
+                    self.buffers[b as usize]
+                        .bytes
+                        .extend_from_slice(&data[p..p + n]);
+                    p += n;
+                }
+                2 => {
+                    let start = p;
+                    let Some(len) = read_canonical_varint64(data, &mut p) else {
+                        return;
+                    };
+                    let end = p + len as usize;
+                    let payload = &data[p..end];
+                    if !payload.is_empty()
+                        && depth < MAX_DEPTH
+                        && is_proto_message(payload, &mut self.group_stack)
+                    {
+                        if self.start_of_submessage == NONE {
+                            self.start_of_submessage =
+                                self.new_key(ids::START_OF_SUBMESSAGE, 0, NONE);
+                        }
+                        self.sequence.push(self.start_of_submessage);
+                        self.walk(payload, node, depth + 1);
+                        let mut end_state = self.nodes[node as usize].end_state;
+                        if end_state == NONE {
+                            end_state = self.new_key(tag + 4, 0, NONE);
+                            self.nodes[node as usize].end_state = end_state;
+                        }
+                        self.sequence.push(end_state);
+                    } else {
+                        let b = self.buffer_of(node, BufferKind::String);
+                        let s = self.state(node, 0, tag, 0, b);
+                        self.sequence.push(s);
+                        let buf = &mut self.buffers[b as usize];
+                        buf.bytes.extend_from_slice(&data[start..end]);
+                        buf.ends.push(buf.bytes.len());
+                    }
+                    p = end;
+                }
+                3 => {
+                    let s = self.state(node, 0, tag, 0, NONE);
+                    self.sequence.push(s);
+                    self.group_stack.push(parent);
+                    parent = node;
+                }
+                _ => {
+                    // 4: end of group (validated to match).
+                    if self.group_stack.len() > base_stack {
+                        parent = self.group_stack.pop().unwrap_or(ROOT);
+                    }
+                    let node = self.node(parent, tag);
+                    let s = self.state(node, 0, tag, 0, NONE);
+                    self.sequence.push(s);
+                }
+            }
+        }
+        self.group_stack.truncate(base_stack);
+    }
+
+    /// Writes the chunk data to `out` (cleared first) and resets the encoder.
+    #[allow(clippy::too_many_lines)]
+    pub(crate) fn encode(
+        &mut self,
+        compressor: &mut Compressor,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        out.clear();
+        let kind = compressor.options().kind;
+        out.push(kind.to_byte());
+
+        // Buffers: creation order, the non-proto lengths last. One bucket holds them all; uncompressed it
+        // is written straight into `out` below.
+        let mut buffer_lengths: Vec<u64> =
+            self.buffers.iter().map(|b| b.bytes.len() as u64).collect();
+        if self.non_proto != NONE {
+            buffer_lengths.push(self.non_proto_lengths.len() as u64);
+        }
+        self.compressed.clear();
+        let bucket_stored_len = if kind == CompressionType::None {
+            buffer_lengths.iter().sum::<u64>()
+        } else {
+            if !buffer_lengths.is_empty() {
+                self.bucket.clear();
+                self.write_bucket_into_scratch();
+                compressor.compress_into(&self.bucket, &mut self.compressed)?;
+            }
+            self.compressed.len() as u64
+        };
+
+        // States: NoOp tree levels, then the real states (one per key).
+        let num_keys = self.keys.len();
+        let mut level_counts = Vec::new();
+        if num_keys > 64 {
+            let mut c = num_keys;
+            while c > 64 {
+                c = c.div_ceil(64);
+                level_counts.push(c);
+            }
+            level_counts.reverse();
+        }
+        let levels = level_counts.len();
+        let mut level_starts = Vec::with_capacity(levels + 1);
+        let mut total_noops = 0usize;
+        for &c in &level_counts {
+            level_starts.push(total_noops);
+            total_noops += c;
+        }
+        let real_start = total_noops;
+        let (num_states, first_node) = if num_keys == 0 {
+            (1usize, 0usize)
+        } else {
+            let last = *self.sequence.last().unwrap_or(&0) as usize;
+            (total_noops + num_keys, real_start + last)
+        };
+
+        // Successors in execution order (reverse sequence): implicit when unique.
+        const MULTIPLE: u32 = u32::MAX - 1;
+        let mut succ = vec![NONE; num_keys];
+        for pair in self.sequence.windows(2) {
+            let (to, from) = (pair[0], pair[1]);
+            let s = &mut succ[from as usize];
+            if *s == NONE {
+                *s = to;
+            } else if *s != to {
+                *s = MULTIPLE;
+            }
+        }
+        if let Some(&first) = self.sequence.first() {
+            succ[first as usize] = MULTIPLE;
+        }
+
+        // Transition bytes.
+        self.transitions.clear();
+        let mut digits = [0u8; 8];
+        for pair in self.sequence.windows(2).rev() {
+            let (to, from) = (pair[0] as usize, pair[1] as usize);
+            if succ[from] != MULTIPLE {
+                continue;
+            }
+            let nd = levels + 1;
+            let mut j = to;
+            for l in (0..nd).rev() {
+                digits[l] = (j % 64) as u8;
+                j /= 64;
+            }
+            for &d in &digits[..nd] {
+                match self.transitions.last_mut() {
+                    Some(last) if d == 0 && *last & 3 < 3 => *last += 1,
+                    _ => self.transitions.push(d << 2),
+                }
+            }
+        }
+
+        // Header.
+        self.header.clear();
+        let h = &mut self.header;
+        let num_buckets = u64::from(!buffer_lengths.is_empty());
+        write_varint64(h, num_buckets);
+        write_varint64(h, buffer_lengths.len() as u64);
+        if num_buckets == 1 {
+            write_varint64(h, bucket_stored_len);
+        }
+        for &len in &buffer_lengths {
+            write_varint64(h, len);
+        }
+        write_varint64(h, num_states as u64);
+        if num_keys == 0 {
+            write_varint64(h, u64::from(ids::NO_OP));
+            write_varint64(h, 0);
+        } else {
+            for _ in 0..total_noops {
+                write_varint64(h, u64::from(ids::NO_OP));
+            }
+            for key in &self.keys {
+                write_varint64(h, u64::from(key.tag));
+            }
+            for (l, &c) in level_counts.iter().enumerate() {
+                let next_start = level_starts.get(l + 1).copied().unwrap_or(real_start);
+                for t in 0..c {
+                    write_varint64(h, (next_start + 64 * t) as u64);
+                }
+            }
+            for &s in &succ {
+                if s == MULTIPLE || s == NONE {
+                    write_varint64(h, 0);
+                } else {
+                    write_varint64(h, (num_states + real_start + s as usize) as u64);
+                }
+            }
+            for key in &self.keys {
+                if key.tag >= 8 && key.tag & 7 == 0 {
+                    h.push(key.subtype);
+                }
+            }
+            for key in &self.keys {
+                if key.buffer != NONE {
+                    write_varint64(h, u64::from(key.buffer));
+                }
+            }
+        }
+        write_varint64(h, first_node as u64);
+
+        // Chunk data.
+        let header_start = out.len();
+        let mut stream = Vec::new();
+        compressor.compress_into(&self.header, &mut stream)?;
+        write_varint64(out, stream.len() as u64);
+        out.extend_from_slice(&stream);
+        debug_assert!(out.len() > header_start);
+        if kind == CompressionType::None {
+            let before = out.len();
+            Self::write_buffers(
+                &self.buffers,
+                &self.non_proto_lengths,
+                &self.non_proto_length_ends,
+                self.non_proto != NONE,
+                out,
+            );
+            debug_assert_eq!((out.len() - before) as u64, bucket_stored_len);
+        } else {
+            out.extend_from_slice(&self.compressed);
+        }
+        compressor.compress_into(&self.transitions, out)?;
+        self.clear();
+        Ok(())
+    }
+}
+
+impl TransposeEncoder {
+    fn write_bucket_into_scratch(&mut self) {
+        let mut bucket = std::mem::take(&mut self.bucket);
+        Self::write_buffers(
+            &self.buffers,
+            &self.non_proto_lengths,
+            &self.non_proto_length_ends,
+            self.non_proto != NONE,
+            &mut bucket,
+        );
+        self.bucket = bucket;
+    }
+
+    /// Appends every buffer, values last-first, then the non-proto lengths (last-first) if any.
+    fn write_buffers(
+        buffers: &[Buffer],
+        lengths: &[u8],
+        length_ends: &[usize],
+        non_proto: bool,
+        out: &mut Vec<u8>,
+    ) {
+        for buf in buffers {
+            buf.write_reversed(out);
+        }
+        if non_proto {
+            let mut end = lengths.len();
+            for i in (0..length_ends.len()).rev() {
+                let start = if i == 0 { 0 } else { length_ends[i - 1] };
+                out.extend_from_slice(&lengths[start..end]);
+                end = start;
+            }
+        }
+    }
+}
+
+/// Whether `data` is a protobuf message as C++'s transpose encoder sees it: canonical varints, field
+/// numbers above 0, wire types 0..=5, fixed and length-delimited fields inside the data, balanced groups.
+pub(crate) fn is_proto_message(data: &[u8], group_stack: &mut Vec<u32>) -> bool {
+    let base = group_stack.len();
+    let ok = check_proto(data, group_stack, base);
+    group_stack.truncate(base);
+    ok
+}
+
+fn check_proto(data: &[u8], stack: &mut Vec<u32>, base: usize) -> bool {
+    let mut p = 0;
+    while p < data.len() {
+        let Some(tag) = read_canonical_varint64(data, &mut p) else {
+            return false;
+        };
+        if tag > u64::from(u32::MAX) || tag >> 3 == 0 {
+            return false;
+        }
+        let field = (tag >> 3) as u32;
+        match tag & 7 {
+            0 => {
+                if read_canonical_varint64(data, &mut p).is_none() {
+                    return false;
+                }
+            }
+            1 => {
+                if data.len() - p < 8 {
+                    return false;
+                }
+                p += 8;
+            }
+            5 => {
+                if data.len() - p < 4 {
+                    return false;
+                }
+                p += 4;
+            }
+            2 => {
+                let Some(len) = read_canonical_varint64(data, &mut p) else {
+                    return false;
+                };
+                if len > u64::from(u32::MAX) || ((data.len() - p) as u64) < len {
+                    return false;
+                }
+                p += len as usize;
+            }
+            3 => stack.push(field),
+            4 => {
+                if stack.len() <= base || stack.pop() != Some(field) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    stack.len() == base
+}

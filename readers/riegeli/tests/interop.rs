@@ -1,0 +1,221 @@
+//! Interoperability: our files read by C++ riegeli (array-record wheel) and by the `riegeli` crate, and
+//! theirs by us; plus our own round trips with every option.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod util;
+
+use std::io::Cursor;
+
+use riegeli_records::{ArrayRecordReader, RecordReader, RecordWriter, WriterOptions};
+
+const PLAIN_OPTIONS: &[&str] = &[
+    "uncompressed",
+    "brotli:6",
+    "zstd:3",
+    "snappy",
+    "transpose,uncompressed",
+    "transpose,brotli:6",
+    "transpose,zstd:3",
+    "transpose,snappy",
+    "zstd:1,chunk_size:10k",
+    "transpose,brotli:0,chunk_size:100000",
+    "uncompressed,chunk_size:1M,final_padding",
+    "transpose,zstd:-3,window_log:16,chunk_size:3000",
+    "brotli:9,window_log:25",
+    "snappy:2,chunk_size:200k,pad_to_block_boundary",
+    "transpose,zstd:3,chunk_size:20k,parallelism:2",
+    "snappy,chunk_size:5k,parallelism:3,final_padding",
+    "",
+];
+
+fn test_records() -> Vec<Vec<u8>> {
+    let mut r = util::records(7, 600, 97);
+    r.extend(util::many_field_records(150));
+    r.extend(util::records(8, 50, 0));
+    r
+}
+
+fn write(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
+    let mut w = RecordWriter::new(Vec::new(), options.clone()).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap()
+}
+
+fn read_ours(file: &[u8]) -> Vec<Vec<u8>> {
+    read_ours_with(file, 0)
+}
+
+fn read_ours_with(file: &[u8], threads: usize) -> Vec<Vec<u8>> {
+    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_parallelism(threads);
+    let mut out = Vec::new();
+    while let Some(r) = reader.read_record().unwrap() {
+        out.push(r.to_vec());
+    }
+    out
+}
+
+#[test]
+fn roundtrip_every_option() {
+    let records = test_records();
+    for text in PLAIN_OPTIONS {
+        let options = WriterOptions::parse(text).unwrap();
+        let file = write(&options, &records);
+        let got = read_ours(&file);
+        assert_eq!(got.len(), records.len(), "{text}");
+        for (i, (a, b)) in got.iter().zip(&records).enumerate() {
+            assert!(a == b, "{text}: record {i}");
+        }
+        // Parallel decoding reads the same records.
+        assert!(read_ours_with(&file, 2) == records, "{text}: parallel read");
+        // Parallel encoding writes the very same bytes.
+        let mut parallel = options.clone();
+        parallel.parallelism = if options.parallelism == 0 { 2 } else { 0 };
+        assert!(
+            write(&parallel, &records) == file,
+            "{text}: parallelism changed the bytes"
+        );
+    }
+}
+
+#[test]
+fn riegeli_crate_reads_our_plain_files() {
+    let records = test_records();
+    for text in PLAIN_OPTIONS {
+        let file = write(&WriterOptions::parse(text).unwrap(), &records);
+        let mut reader =
+            riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
+                .unwrap();
+        let mut i = 0;
+        while let Some(r) = reader
+            .read_record()
+            .unwrap_or_else(|e| panic!("{text}: record {i}: {e}"))
+        {
+            assert!(r == records[i], "{text}: record {i}");
+            i += 1;
+        }
+        assert_eq!(i, records.len(), "{text}");
+    }
+}
+
+#[test]
+fn we_read_riegeli_crate_files() {
+    use riegeli::{CompressionType as C, WriterOptions as O};
+    let records = test_records();
+    let configs = [
+        O::new().compression(C::None),
+        O::new().compression(C::Brotli).compression_level(6),
+        O::new().compression(C::Zstd).compression_level(3),
+        O::new().compression(C::Snappy),
+        O::new().compression(C::None).transpose(true),
+        O::new()
+            .compression(C::Zstd)
+            .transpose(true)
+            .chunk_size(20_000),
+        O::new().compression(C::Brotli).transpose(true),
+    ];
+    for (k, options) in configs.into_iter().enumerate() {
+        let mut file = Vec::new();
+        let mut w = riegeli::RecordWriter::new(&mut file, options).unwrap();
+        for r in &records {
+            w.write_record(r).unwrap();
+        }
+        w.close().unwrap();
+        assert_eq!(read_ours(&file), records, "config {k}");
+    }
+}
+
+const ARRAY_RECORD_OPTIONS: &[&str] = &[
+    "group_size:1,uncompressed",
+    "group_size:64,brotli:6",
+    "group_size:100,zstd:3",
+    "group_size:37,snappy",
+    "group_size:64,transpose,uncompressed",
+    "group_size:100,transpose,brotli:6",
+    "group_size:250,transpose,zstd:3",
+    "group_size:10,transpose,snappy,pad_to_block_boundary:true",
+    "group_size:8",
+];
+
+#[test]
+fn cpp_reads_our_array_record_files() {
+    let Some(python) = util::python("cpp_reads_our_array_record_files") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let records = test_records();
+    for (k, text) in ARRAY_RECORD_OPTIONS.iter().enumerate() {
+        let options = WriterOptions::parse_array_record(text).unwrap();
+        let file = write(&options, &records);
+        assert_eq!(file.len() % 65_536, 0, "{text}");
+        let path = dir.path().join(format!("ours_{k}.array_record"));
+        std::fs::write(&path, &file).unwrap();
+        let indices: Vec<u64> = (0..records.len() as u64).rev().step_by(13).collect();
+        let (all, random, writer_options) = util::cpp_read(&python, &path, &indices);
+        assert_eq!(all.len(), records.len(), "{text}");
+        for (i, (a, b)) in all.iter().zip(&records).enumerate() {
+            assert!(a == b, "{text}: C++ read record {i} differently");
+        }
+        for (&i, r) in indices.iter().zip(&random) {
+            assert!(
+                *r == records[i as usize],
+                "{text}: C++ random access to {i}"
+            );
+        }
+        assert_eq!(writer_options, options.array_record_text(), "{text}");
+
+        // And our own ArrayRecord reader, by index.
+        let mut ar = ArrayRecordReader::new(Cursor::new(&file[..])).unwrap();
+        assert_eq!(ar.len(), records.len() as u64);
+        for &i in &indices {
+            assert!(
+                ar.get(i).unwrap() == records[i as usize],
+                "{text}: get({i})"
+            );
+        }
+    }
+}
+
+#[test]
+fn empty_files() {
+    let file = write(&WriterOptions::parse("zstd:3").unwrap(), &[]);
+    assert_eq!(file.len(), 64);
+    assert!(read_ours(&file).is_empty());
+    let ar = write(
+        &WriterOptions::parse_array_record("group_size:4").unwrap(),
+        &[],
+    );
+    let reader = ArrayRecordReader::new(Cursor::new(&ar[..])).unwrap();
+    assert!(reader.is_empty());
+}
+
+#[test]
+fn metadata_written_by_the_riegeli_crate() {
+    // A serialized RecordsMetadata: file_comment (1) = "hello", record_type_name (2) = "pkg.Rec".
+    let metadata = b"\x0a\x05hello\x12\x07pkg.Rec".to_vec();
+    for compression in [
+        riegeli::CompressionType::None,
+        riegeli::CompressionType::Zstd,
+    ] {
+        let mut file = Vec::new();
+        let options = riegeli::WriterOptions::new()
+            .compression(compression)
+            .set_serialized_metadata(metadata.clone());
+        let mut w = riegeli::RecordWriter::new(&mut file, options).unwrap();
+        w.write_record(b"record").unwrap();
+        w.close().unwrap();
+        let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
+        assert_eq!(
+            reader.read_serialized_metadata().unwrap(),
+            Some(metadata.clone())
+        );
+        assert_eq!(reader.read_record().unwrap(), Some(&b"record"[..]));
+        assert_eq!(reader.read_record().unwrap(), None);
+    }
+    let plain = write(&WriterOptions::parse("zstd:3").unwrap(), &[b"x".to_vec()]);
+    let mut reader = RecordReader::new(Cursor::new(&plain[..])).unwrap();
+    assert_eq!(reader.read_serialized_metadata().unwrap(), None);
+}
