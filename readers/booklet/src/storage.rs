@@ -120,13 +120,13 @@ impl Storage {
         let end = off
             .checked_add(data.len() as u64)
             .ok_or_else(|| Error::corrupt(off, "write offset overflows"))?;
-        if end <= self.len {
-            if let Some(m) = self.map.as_mut().and_then(Mapping::bytes_mut) {
-                let start = usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))?;
-                if let Some(dst) = m.get_mut(start..start + data.len()) {
-                    dst.copy_from_slice(data);
-                    return Ok(());
-                }
+        if end <= self.len
+            && let Some(m) = self.map.as_mut().and_then(Mapping::bytes_mut)
+        {
+            let start = usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))?;
+            if let Some(dst) = m.get_mut(start..start + data.len()) {
+                dst.copy_from_slice(data);
+                return Ok(());
             }
         }
         self.file.write_all_at(data, off).map_err(|e| io_err(&self.path, e))?;
