@@ -401,6 +401,7 @@ impl<'de> Deserialize<'de> for JsonValue {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -193,5 +193,7 @@ fn chain_cycle_is_an_error_not_a_hang() {
     for i in 0..20u8 {
         let _ = db.set(&[i], b"x");
     }
-    assert!(db.sync().is_err() || db.len() > 0);
+    // Linking new keys walks the cyclic chains: a Corrupt error, never a hang.
+    let r = db.sync();
+    assert!(matches!(r, Err(Error::Corrupt { .. })), "{r:?}");
 }

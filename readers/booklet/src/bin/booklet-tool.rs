@@ -169,7 +169,6 @@ fn decoded_json(d: &Decoded) -> Option<String> {
         Decoded::Json(j) => Some(j.to_compact_json()),
         Decoded::Int(i) => Some(i.to_string()),
         Decoded::Bytes(_) | Decoded::Opaque(_) => None,
-        _ => None,
     }
 }
 
