@@ -22,7 +22,11 @@
 //! Read benchmarks run on the mmap path; `*_buffered` variants run the same reads with
 //! positioned reads (`ReadMode::Buffered`) for the mmap-vs-buffered comparison.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "benchmarks fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmarks fail loudly"
+)]
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -53,7 +57,11 @@ fn dataset(n: usize) -> Data {
             keys.push(k);
         }
     }
-    let mut value = || (0..200).map(|_| ALNUM[rng.usize(0..ALNUM.len())]).collect::<Vec<u8>>();
+    let mut value = || {
+        (0..200)
+            .map(|_| ALNUM[rng.usize(0..ALNUM.len())])
+            .collect::<Vec<u8>>()
+    };
     let values: Vec<Vec<u8>> = (0..n).map(|_| value()).collect();
     let new_values: Vec<Vec<u8>> = (0..n).map(|_| value()).collect();
     let mut shuffled: Vec<usize> = (0..n).collect();
@@ -62,11 +70,21 @@ fn dataset(n: usize) -> Data {
     rng.shuffle(&mut misses);
     let mut contains: Vec<Vec<u8>> = keys.iter().cloned().chain(misses.iter().cloned()).collect();
     rng.shuffle(&mut contains);
-    Data { keys, values, new_values, shuffled, misses, contains }
+    Data {
+        keys,
+        values,
+        new_values,
+        shuffled,
+        misses,
+        contains,
+    }
 }
 
 fn options() -> OpenOptions {
-    OpenOptions::new().key_serializer(Serializer::Str).value_serializer(Serializer::Str).timestamps(false)
+    OpenOptions::new()
+        .key_serializer(Serializer::Str)
+        .value_serializer(Serializer::Str)
+        .timestamps(false)
 }
 
 struct Tmp {
@@ -142,13 +160,16 @@ fn bench(c: &mut Criterion) {
                     }
                 });
             });
-            g.bench_function(BenchmarkId::new(format!("random_read_miss{suffix}"), n), |b| {
-                b.iter(|| {
-                    for k in &d.misses {
-                        black_box(db.get(k).unwrap());
-                    }
-                });
-            });
+            g.bench_function(
+                BenchmarkId::new(format!("random_read_miss{suffix}"), n),
+                |b| {
+                    b.iter(|| {
+                        for k in &d.misses {
+                            black_box(db.get(k).unwrap());
+                        }
+                    });
+                },
+            );
             g.throughput(Throughput::Elements(2 * n as u64));
             g.bench_function(BenchmarkId::new(format!("contains{suffix}"), n), |b| {
                 b.iter(|| {

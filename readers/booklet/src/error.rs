@@ -16,7 +16,9 @@ pub enum Error {
         source: std::io::Error,
     },
     /// Flag `r` or `w` on a file that does not exist.
-    #[error("{0}: no such booklet file (flag r and w need an existing file; use c or n to create one)")]
+    #[error(
+        "{0}: no such booklet file (flag r and w need an existing file; use c or n to create one)"
+    )]
     NotFound(PathBuf),
     /// The first 16 bytes are neither booklet magic.
     #[error("not a booklet file: unknown file-type magic {magic:02x?}")]
@@ -36,7 +38,9 @@ pub enum Error {
         reason: String,
     },
     /// Another handle holds a conflicting lock and the lock timeout expired.
-    #[error("{path}: could not acquire the file lock within {waited_ms} ms; another handle or process holds it")]
+    #[error(
+        "{path}: could not acquire the file lock within {waited_ms} ms; another handle or process holds it"
+    )]
     LockTimeout {
         /// The booklet file.
         path: PathBuf,
@@ -89,6 +93,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn corrupt(offset: u64, reason: impl Into<String>) -> Self {
-        Error::Corrupt { offset, reason: reason.into() }
+        Error::Corrupt {
+            offset,
+            reason: reason.into(),
+        }
     }
 }

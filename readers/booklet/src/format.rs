@@ -167,7 +167,10 @@ impl Header {
         let widths = (h[18], h[19], h[20]);
         let want = if fixed { (6, 2, 0) } else { (6, 2, 4) };
         if widths != want {
-            return Err(Error::corrupt(18, format!("byte widths {widths:?}, expected {want:?}")));
+            return Err(Error::corrupt(
+                18,
+                format!("byte widths {widths:?}, expected {want:?}"),
+            ));
         }
         let n_buckets = le(&h[21..25]);
         if n_buckets == 0 {
@@ -183,7 +186,11 @@ impl Header {
         uuid.copy_from_slice(&h[49..65]);
         let raw_index = le(&h[65..71]);
         let raw_first = le(&h[71..77]);
-        let index_offset = if raw_index == 0 || raw_index == LAYOUT_V4_DEFAULT { SUB_INDEX_INIT_POS } else { raw_index };
+        let index_offset = if raw_index == 0 || raw_index == LAYOUT_V4_DEFAULT {
+            SUB_INDEX_INIT_POS
+        } else {
+            raw_index
+        };
         let index_end = n_buckets
             .checked_mul(N_BYTES_FILE)
             .and_then(|l| l.checked_add(index_offset))
@@ -191,7 +198,9 @@ impl Header {
         if index_offset < SUB_INDEX_INIT_POS || index_end > file_len {
             return Err(Error::corrupt(
                 POS_INDEX_OFFSET,
-                format!("bucket index [{index_offset}, {index_end}) does not fit in the {file_len}-byte file"),
+                format!(
+                    "bucket index [{index_offset}, {index_end}) does not fit in the {file_len}-byte file"
+                ),
             ));
         }
         let first_data_block_pos = if raw_first == 0 || raw_first == LAYOUT_V4_DEFAULT {
@@ -200,10 +209,16 @@ impl Header {
             raw_first
         };
         if first_data_block_pos < SUB_INDEX_INIT_POS || first_data_block_pos > file_len {
-            return Err(Error::corrupt(POS_FIRST_DATA, format!("first data block {first_data_block_pos} outside the file")));
+            return Err(Error::corrupt(
+                POS_FIRST_DATA,
+                format!("first data block {first_data_block_pos} outside the file"),
+            ));
         }
         if index_offset != SUB_INDEX_INIT_POS && first_data_block_pos > index_offset {
-            return Err(Error::corrupt(POS_FIRST_DATA, "first data block lies after the relocated index"));
+            return Err(Error::corrupt(
+                POS_FIRST_DATA,
+                "first data block lies after the relocated index",
+            ));
         }
         let kind = if fixed {
             if value_len == 0 {
@@ -239,7 +254,11 @@ impl Header {
         h[16..18].copy_from_slice(&self.version.to_le_bytes());
         h[18] = 6;
         h[19] = 2;
-        h[20] = if matches!(self.kind, Kind::Fixed { .. }) { 0 } else { 4 };
+        h[20] = if matches!(self.kind, Kind::Fixed { .. }) {
+            0
+        } else {
+            4
+        };
         h[21..25].copy_from_slice(&(self.n_buckets as u32).to_le_bytes());
         h[29..31].copy_from_slice(&self.value_serializer.to_le_bytes());
         h[31..33].copy_from_slice(&self.key_serializer.to_le_bytes());

@@ -11,7 +11,10 @@
 //! break that promise; this is the same trust Python booklet's own mmap read path places in
 //! its lock.
 
-#![allow(unsafe_code, reason = "memory maps are unsafe to create; see the module docs")]
+#![allow(
+    unsafe_code,
+    reason = "memory maps are unsafe to create; see the module docs"
+)]
 
 use std::fs::File;
 use std::io;
@@ -65,7 +68,11 @@ impl Mapping {
 
     /// `madvise` a byte range; errors are ignored because advice is only a hint.
     pub(crate) fn advise(&self, random: bool, offset: usize, len: usize) {
-        let advice = if random { Advice::Random } else { Advice::Sequential };
+        let advice = if random {
+            Advice::Random
+        } else {
+            Advice::Sequential
+        };
         let len = len.min(self.bytes().len().saturating_sub(offset));
         if len == 0 {
             return;

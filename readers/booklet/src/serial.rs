@@ -88,18 +88,76 @@ pub enum Serializer {
 const ALL: [Serializer; 33] = {
     use Serializer as S;
     [
-        S::Custom, S::None, S::Str, S::Pickle, S::Json, S::Orjson, S::Uint1, S::Int1, S::Uint2, S::Int2, S::Uint4,
-        S::Int4, S::Uint5, S::Int5, S::Uint8, S::Int8, S::PickleZstd, S::OrjsonZstd, S::NumpyInt1, S::NumpyInt2,
-        S::NumpyInt4, S::NumpyInt8, S::NumpyInt2Zstd, S::NumpyInt4Zstd, S::NumpyInt8Zstd, S::PdZstd, S::GpdZstd,
-        S::Zstd, S::Wkb, S::WkbZstd, S::Msgpack, S::MsgpackZstd, S::Bytes,
+        S::Custom,
+        S::None,
+        S::Str,
+        S::Pickle,
+        S::Json,
+        S::Orjson,
+        S::Uint1,
+        S::Int1,
+        S::Uint2,
+        S::Int2,
+        S::Uint4,
+        S::Int4,
+        S::Uint5,
+        S::Int5,
+        S::Uint8,
+        S::Int8,
+        S::PickleZstd,
+        S::OrjsonZstd,
+        S::NumpyInt1,
+        S::NumpyInt2,
+        S::NumpyInt4,
+        S::NumpyInt8,
+        S::NumpyInt2Zstd,
+        S::NumpyInt4Zstd,
+        S::NumpyInt8Zstd,
+        S::PdZstd,
+        S::GpdZstd,
+        S::Zstd,
+        S::Wkb,
+        S::WkbZstd,
+        S::Msgpack,
+        S::MsgpackZstd,
+        S::Bytes,
     ]
 };
 
 const NAMES: [&str; 33] = [
-    "custom", "None", "str", "pickle", "json", "orjson", "uint1", "int1", "uint2", "int2", "uint4", "int4", "uint5",
-    "int5", "uint8", "int8", "pickle_zstd", "orjson_zstd", "numpy_int1", "numpy_int2", "numpy_int4", "numpy_int8",
-    "numpy_int2_zstd", "numpy_int4_zstd", "numpy_int8_zstd", "pd_zstd", "gpd_zstd", "zstd", "wkb", "wkb_zstd",
-    "msgpack", "msgpack_zstd", "bytes",
+    "custom",
+    "None",
+    "str",
+    "pickle",
+    "json",
+    "orjson",
+    "uint1",
+    "int1",
+    "uint2",
+    "int2",
+    "uint4",
+    "int4",
+    "uint5",
+    "int5",
+    "uint8",
+    "int8",
+    "pickle_zstd",
+    "orjson_zstd",
+    "numpy_int1",
+    "numpy_int2",
+    "numpy_int4",
+    "numpy_int8",
+    "numpy_int2_zstd",
+    "numpy_int4_zstd",
+    "numpy_int8_zstd",
+    "pd_zstd",
+    "gpd_zstd",
+    "zstd",
+    "wkb",
+    "wkb_zstd",
+    "msgpack",
+    "msgpack_zstd",
+    "bytes",
 ];
 
 /// A decoded key or value.
@@ -145,14 +203,23 @@ impl Serializer {
         if name.is_empty() {
             return Some(Serializer::None);
         }
-        NAMES.iter().position(|n| *n == name).and_then(|i| ALL.get(i).copied())
+        NAMES
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| ALL.get(i).copied())
     }
 
     /// Whether [`Serializer::decode`] gives a real value rather than [`Decoded::Opaque`].
     #[must_use]
     pub fn is_decodable(self) -> bool {
-        matches!(self, Serializer::None | Serializer::Bytes | Serializer::Str | Serializer::Json | Serializer::Orjson)
-            || self.int_width().is_some()
+        matches!(
+            self,
+            Serializer::None
+                | Serializer::Bytes
+                | Serializer::Str
+                | Serializer::Json
+                | Serializer::Orjson
+        ) || self.int_width().is_some()
     }
 
     fn int_width(self) -> Option<(usize, bool)> {
@@ -174,13 +241,18 @@ impl Serializer {
 
     /// Decode stored bytes.
     pub fn decode(self, bytes: &[u8]) -> Result<Decoded> {
-        let err = |reason: String| Error::Decode { serializer: self.name(), reason };
+        let err = |reason: String| Error::Decode {
+            serializer: self.name(),
+            reason,
+        };
         match self {
             Serializer::None | Serializer::Bytes => Ok(Decoded::Bytes(bytes.to_vec())),
-            Serializer::Str => {
-                std::str::from_utf8(bytes).map(|s| Decoded::Str(s.to_owned())).map_err(|e| err(e.to_string()))
+            Serializer::Str => std::str::from_utf8(bytes)
+                .map(|s| Decoded::Str(s.to_owned()))
+                .map_err(|e| err(e.to_string())),
+            Serializer::Json | Serializer::Orjson => {
+                JsonValue::parse(bytes).map(Decoded::Json).map_err(err)
             }
-            Serializer::Json | Serializer::Orjson => JsonValue::parse(bytes).map(Decoded::Json).map_err(err),
             s => match s.int_width() {
                 Some((w, signed)) => {
                     if bytes.len() != w {
@@ -381,14 +453,20 @@ impl<'de> Deserialize<'de> for JsonValue {
             fn visit_string<E>(self, v: String) -> std::result::Result<JsonValue, E> {
                 Ok(JsonValue::Str(v))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<JsonValue, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<JsonValue, A::Error> {
                 let mut v = Vec::new();
                 while let Some(x) = a.next_element()? {
                     v.push(x);
                 }
                 Ok(JsonValue::Array(v))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<JsonValue, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<JsonValue, A::Error> {
                 let mut v = Vec::new();
                 while let Some((k, x)) = a.next_entry::<String, JsonValue>()? {
                     v.push((k, x));
@@ -407,8 +485,16 @@ mod tests {
 
     #[test]
     fn codes_are_pinned() {
-        let pinned = [(Serializer::None, 1), (Serializer::Str, 2), (Serializer::Json, 4), (Serializer::Orjson, 5),
-            (Serializer::Uint8, 14), (Serializer::Zstd, 27), (Serializer::Msgpack, 30), (Serializer::Bytes, 32)];
+        let pinned = [
+            (Serializer::None, 1),
+            (Serializer::Str, 2),
+            (Serializer::Json, 4),
+            (Serializer::Orjson, 5),
+            (Serializer::Uint8, 14),
+            (Serializer::Zstd, 27),
+            (Serializer::Msgpack, 30),
+            (Serializer::Bytes, 32),
+        ];
         for (i, (s, c)) in pinned.into_iter().enumerate() {
             assert_eq!(s.code(), c, "case {i}");
             assert_eq!(Serializer::from_code(c), Some(s), "case {i}");
@@ -422,9 +508,21 @@ mod tests {
 
     #[test]
     fn python_float_repr_cases() {
-        let cases = [(3.25, "3.25"), (1e-7, "1e-07"), (1.5e16, "1.5e+16"), (1.0 / 3.0, "0.3333333333333333"),
-            (2.0, "2.0"), (-0.5, "-0.5"), (0.0001, "0.0001"), (1e15, "1000000000000000.0"), (1e16, "1e+16"),
-            (123.456, "123.456"), (-0.0, "-0.0"), (1e100, "1e+100"), (5e-324, "5e-324")];
+        let cases = [
+            (3.25, "3.25"),
+            (1e-7, "1e-07"),
+            (1.5e16, "1.5e+16"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (2.0, "2.0"),
+            (-0.5, "-0.5"),
+            (0.0001, "0.0001"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (123.456, "123.456"),
+            (-0.0, "-0.0"),
+            (1e100, "1e+100"),
+            (5e-324, "5e-324"),
+        ];
         for (i, (f, want)) in cases.into_iter().enumerate() {
             let mut s = String::new();
             python_float_repr(f, &mut s);
@@ -434,15 +532,28 @@ mod tests {
 
     #[test]
     fn python_json_layout() {
-        let v = JsonValue::parse(br#"{"b": 1, "a": [true, null, "\u00e9\ud83d\ude00\u007f"]}"#).unwrap();
-        assert_eq!(v.to_python_json(), r#"{"b": 1, "a": [true, null, "\u00e9\ud83d\ude00\u007f"]}"#);
-        assert_eq!(v.to_compact_json(), r#"{"b":1,"a":[true,null,"\u00e9\ud83d\ude00\u007f"]}"#);
+        let v = JsonValue::parse(br#"{"b": 1, "a": [true, null, "\u00e9\ud83d\ude00\u007f"]}"#)
+            .unwrap();
+        assert_eq!(
+            v.to_python_json(),
+            r#"{"b": 1, "a": [true, null, "\u00e9\ud83d\ude00\u007f"]}"#
+        );
+        assert_eq!(
+            v.to_compact_json(),
+            r#"{"b":1,"a":[true,null,"\u00e9\ud83d\ude00\u007f"]}"#
+        );
     }
 
     #[test]
     fn int_codecs() {
-        assert_eq!(Serializer::Int2.decode(&[0xfe, 0xff]).unwrap(), Decoded::Int(-2));
-        assert_eq!(Serializer::Uint2.decode(&[0xfe, 0xff]).unwrap(), Decoded::Int(65534));
+        assert_eq!(
+            Serializer::Int2.decode(&[0xfe, 0xff]).unwrap(),
+            Decoded::Int(-2)
+        );
+        assert_eq!(
+            Serializer::Uint2.decode(&[0xfe, 0xff]).unwrap(),
+            Decoded::Int(65534)
+        );
         assert!(Serializer::Int4.decode(&[1]).is_err());
     }
 }

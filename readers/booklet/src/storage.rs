@@ -32,7 +32,13 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn new(file: File, path: &Path, writable: bool, mode: ReadMode) -> Result<Self> {
         let len = file.metadata().map_err(|e| io_err(path, e))?.len();
-        let mut s = Storage { file, path: path.to_path_buf(), len, map: None, writable };
+        let mut s = Storage {
+            file,
+            path: path.to_path_buf(),
+            len,
+            map: None,
+            writable,
+        };
         if mode == ReadMode::Mmap {
             // A placeholder so remap() knows to map; replaced immediately.
             s.map = Some(Mapping::new(&s.file, 0, writable).map_err(|e| io_err(path, e))?);
@@ -61,7 +67,10 @@ impl Storage {
     fn remap(&mut self) -> Result<()> {
         if self.map.is_some() {
             self.map = None;
-            self.map = Some(Mapping::new(&self.file, self.len, self.writable).map_err(|e| io_err(&self.path, e))?);
+            self.map = Some(
+                Mapping::new(&self.file, self.len, self.writable)
+                    .map_err(|e| io_err(&self.path, e))?,
+            );
         }
         Ok(())
     }
@@ -70,8 +79,16 @@ impl Storage {
     fn check(&self, off: u64, n: usize) -> Result<usize> {
         let end = off.checked_add(n as u64);
         match end {
-            Some(end) if end <= self.len => usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize")),
-            _ => Err(Error::corrupt(off, format!("read of {n} bytes past the end of the file ({} bytes)", self.len))),
+            Some(end) if end <= self.len => {
+                usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))
+            }
+            _ => Err(Error::corrupt(
+                off,
+                format!(
+                    "read of {n} bytes past the end of the file ({} bytes)",
+                    self.len
+                ),
+            )),
         }
     }
 
@@ -81,7 +98,10 @@ impl Storage {
         match &self.map {
             Some(m) => {
                 let start = self.check(off, n)?;
-                let bytes = m.bytes().get(start..start + n).ok_or_else(|| Error::corrupt(off, "mapping shorter than file"))?;
+                let bytes = m
+                    .bytes()
+                    .get(start..start + n)
+                    .ok_or_else(|| Error::corrupt(off, "mapping shorter than file"))?;
                 Ok(Some(bytes))
             }
             None => Ok(None),
@@ -96,7 +116,9 @@ impl Storage {
             return Ok(());
         }
         self.check(off, buf.len())?;
-        self.file.read_exact_at(buf, off).map_err(|e| io_err(&self.path, e))
+        self.file
+            .read_exact_at(buf, off)
+            .map_err(|e| io_err(&self.path, e))
     }
 
     /// Read `n` bytes at `off` into a new vector (bounds-checked before allocating).
@@ -123,13 +145,16 @@ impl Storage {
         if end <= self.len
             && let Some(m) = self.map.as_mut().and_then(Mapping::bytes_mut)
         {
-            let start = usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))?;
+            let start =
+                usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))?;
             if let Some(dst) = m.get_mut(start..start + data.len()) {
                 dst.copy_from_slice(data);
                 return Ok(());
             }
         }
-        self.file.write_all_at(data, off).map_err(|e| io_err(&self.path, e))?;
+        self.file
+            .write_all_at(data, off)
+            .map_err(|e| io_err(&self.path, e))?;
         if end > self.len {
             self.len = end;
             self.remap()?;
@@ -154,7 +179,10 @@ impl Storage {
         self.file.set_len(len).map_err(|e| io_err(&self.path, e))?;
         self.len = len;
         if mapped {
-            self.map = Some(Mapping::new(&self.file, self.len, self.writable).map_err(|e| io_err(&self.path, e))?);
+            self.map = Some(
+                Mapping::new(&self.file, self.len, self.writable)
+                    .map_err(|e| io_err(&self.path, e))?,
+            );
         }
         Ok(())
     }
@@ -176,5 +204,8 @@ impl Storage {
 }
 
 pub(crate) fn io_err(path: &Path, source: std::io::Error) -> Error {
-    Error::Io { path: path.to_path_buf(), source }
+    Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }

@@ -27,9 +27,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
 use crate::format::{
-    HEADER_LEN, Header, KEY_HASH_LEN, KeyHash, Kind, N_BYTES_FILE, N_KEYS_CRASH, POS_FIRST_DATA, POS_INDEX_OFFSET,
-    POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of, hash_key, is_reserved_key,
-    next_n_buckets,
+    HEADER_LEN, Header, KEY_HASH_LEN, KeyHash, Kind, N_BYTES_FILE, N_KEYS_CRASH, POS_FIRST_DATA,
+    POS_INDEX_OFFSET, POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of,
+    hash_key, is_reserved_key, next_n_buckets,
 };
 use crate::serial::Serializer;
 use crate::storage::{ReadMode, Storage, io_err};
@@ -208,24 +208,39 @@ pub struct Booklet {
 }
 
 fn now_micros() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
 }
 
 fn lock_file(file: &File, path: &Path, exclusive: bool, timeout: Option<Duration>) -> Result<()> {
-    let try_once = || if exclusive { file.try_lock() } else { file.try_lock_shared() };
+    let try_once = || {
+        if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        }
+    };
     match try_once() {
         Ok(()) => return Ok(()),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(e)) => return Err(io_err(path, e)),
     }
     let Some(timeout) = timeout else {
-        let r = if exclusive { file.lock() } else { file.lock_shared() };
+        let r = if exclusive {
+            file.lock()
+        } else {
+            file.lock_shared()
+        };
         return r.map_err(|e| io_err(path, e));
     };
     let start = Instant::now();
     loop {
         if start.elapsed() >= timeout {
-            return Err(Error::LockTimeout { path: path.to_path_buf(), waited_ms: start.elapsed().as_millis() });
+            return Err(Error::LockTimeout {
+                path: path.to_path_buf(),
+                waited_ms: start.elapsed().as_millis(),
+            });
         }
         std::thread::sleep(Duration::from_millis(20).min(timeout));
         match try_once() {
@@ -261,18 +276,29 @@ impl Booklet {
         if create {
             return Self::create(path, opts);
         }
-        let file = std::fs::OpenOptions::new().read(true).write(writable).open(path).map_err(|e| io_err(path, e))?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(writable)
+            .open(path)
+            .map_err(|e| io_err(path, e))?;
         lock_file(&file, path, writable, opts.lock_timeout)?;
         let len = file.metadata().map_err(|e| io_err(path, e))?.len();
         if len < HEADER_LEN {
-            return Err(Error::corrupt(0, format!("file of {len} bytes is shorter than the 200-byte header")));
+            return Err(Error::corrupt(
+                0,
+                format!("file of {len} bytes is shorter than the 200-byte header"),
+            ));
         }
         let mut h = [0u8; 200];
         file.read_exact_at(&mut h, 0).map_err(|e| io_err(path, e))?;
         let header = Header::parse(&h, len)?;
         let st = Storage::new(file, path, writable, opts.read_mode)?;
         let mut bk = Self::from_parts(st, header, writable, opts.buffer_size);
-        bk.st.advise(true, bk.header.index_offset, bk.header.n_buckets * N_BYTES_FILE);
+        bk.st.advise(
+            true,
+            bk.header.index_offset,
+            bk.header.n_buckets * N_BYTES_FILE,
+        );
         if bk.header.n_keys == N_KEYS_CRASH {
             // Dropped without close by Python: recount (kept in memory only, as Python does).
             bk.unclean = true;
@@ -313,7 +339,11 @@ impl Booklet {
             return Err(Error::InvalidOption("n_buckets must be at least 1".into()));
         }
         let kind = match opts.value_len {
-            Some(0) => return Err(Error::InvalidOption("fixed value length must be at least 1".into())),
+            Some(0) => {
+                return Err(Error::InvalidOption(
+                    "fixed value length must be at least 1".into(),
+                ));
+            }
             Some(value_len) => Kind::Fixed { value_len },
             None => Kind::Variable,
         };
@@ -334,7 +364,11 @@ impl Booklet {
             kind,
             version: crate::format::CURRENT_VERSION,
             n_buckets: n,
-            value_serializer: if fixed { 0 } else { opts.value_serializer.code() },
+            value_serializer: if fixed {
+                0
+            } else {
+                opts.value_serializer.code()
+            },
             key_serializer: opts.key_serializer.code(),
             n_keys: 0,
             timestamps: !fixed && opts.timestamps,
@@ -440,7 +474,9 @@ impl Booklet {
             if head[..KEY_HASH_LEN] == hash[..] {
                 let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
                 let vlen = match self.header.kind {
-                    Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+                    Kind::Variable => {
+                        u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                    }
                     Kind::Fixed { value_len } => u64::from(value_len),
                 };
                 return Ok(Some((pos, klen, vlen)));
@@ -458,7 +494,8 @@ impl Booklet {
 
     fn value_range(&self, pos: u64, klen: u64, vlen: u64) -> Result<(u64, usize)> {
         let start = pos + self.hdr_len + self.ts_len + klen;
-        let n = usize::try_from(vlen).map_err(|_| Error::corrupt(pos, "value length overflows usize"))?;
+        let n = usize::try_from(vlen)
+            .map_err(|_| Error::corrupt(pos, "value length overflows usize"))?;
         Ok((start, n))
     }
 
@@ -558,7 +595,11 @@ impl Booklet {
     // ------------------------------------------------------------------ writes
 
     fn check_writable(&self) -> Result<()> {
-        if self.writable { Ok(()) } else { Err(Error::ReadOnly) }
+        if self.writable {
+            Ok(())
+        } else {
+            Err(Error::ReadOnly)
+        }
     }
 
     /// Set `key` to `value` (stored bytes). The item timestamp is "now" on files with timestamps.
@@ -569,13 +610,18 @@ impl Booklet {
     /// Set `key` to `value` with an explicit item timestamp (µs since the Unix epoch).
     pub fn set_with_timestamp(&mut self, key: &[u8], value: &[u8], timestamp: u64) -> Result<()> {
         if matches!(self.header.kind, Kind::Fixed { .. }) {
-            return Err(Error::Unsupported("fixed-length booklets have no item timestamps"));
+            return Err(Error::Unsupported(
+                "fixed-length booklets have no item timestamps",
+            ));
         }
         self.write_block(key, value, Some(timestamp))
     }
 
     /// Set many items (Python's `update`).
-    pub fn update<K: AsRef<[u8]>, V: AsRef<[u8]>>(&mut self, items: impl IntoIterator<Item = (K, V)>) -> Result<()> {
+    pub fn update<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        items: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<()> {
         for (k, v) in items {
             self.write_block(k.as_ref(), v.as_ref(), None)?;
         }
@@ -585,14 +631,24 @@ impl Booklet {
     fn write_block(&mut self, key: &[u8], value: &[u8], ts: Option<u64>) -> Result<()> {
         self.check_writable()?;
         if key.len() > usize::from(u16::MAX) {
-            return Err(Error::TooLarge { what: "key", len: key.len(), max: u64::from(u16::MAX) });
+            return Err(Error::TooLarge {
+                what: "key",
+                len: key.len(),
+                max: u64::from(u16::MAX),
+            });
         }
-        let vlen = u32::try_from(value.len())
-            .map_err(|_| Error::TooLarge { what: "value", len: value.len(), max: u64::from(u32::MAX) })?;
+        let vlen = u32::try_from(value.len()).map_err(|_| Error::TooLarge {
+            what: "value",
+            len: value.len(),
+            max: u64::from(u32::MAX),
+        })?;
         if let Kind::Fixed { value_len } = self.header.kind
             && value.len() != value_len as usize
         {
-            return Err(Error::WrongValueLength { expected: value_len, got: value.len() });
+            return Err(Error::WrongValueLength {
+                expected: value_len,
+                got: value.len(),
+            });
         }
         let hash = hash_key(key);
         let block_len = self.hdr_len as usize + self.ts_len as usize + key.len() + value.len();
@@ -639,7 +695,12 @@ impl Booklet {
     }
 
     /// Link blocks into the index at `index_offset`; returns the number of new keys.
-    fn update_index(&mut self, entries: &[(KeyHash, u64)], index_offset: u64, n_buckets: u64) -> Result<u64> {
+    fn update_index(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> Result<u64> {
         let mut added = 0u64;
         let max_hops = self.max_hops();
         for (hash, new_pos) in entries {
@@ -724,7 +785,9 @@ impl Booklet {
     pub fn reindex(&mut self, new_n: u64) -> Result<()> {
         self.check_writable()?;
         if new_n == 0 || new_n > u64::from(u32::MAX) {
-            return Err(Error::InvalidOption(format!("bucket count {new_n} out of range")));
+            return Err(Error::InvalidOption(format!(
+                "bucket count {new_n} out of range"
+            )));
         }
         let old_n = self.header.n_buckets;
         let old_index = self.header.index_offset;
@@ -745,7 +808,8 @@ impl Booklet {
                 let slot = new_index + bucket_of(&h, new_n) * N_BYTES_FILE;
                 let head = self.st.read_u48(slot)?;
                 self.st.write_u48(slot, pos)?;
-                self.st.write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
+                self.st
+                    .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
                 if next == 1 {
                     break;
                 }
@@ -759,10 +823,13 @@ impl Booklet {
         if old_index != SUB_INDEX_INIT_POS {
             self.write_skip_blocks(old_index, old_n * N_BYTES_FILE)?;
         }
-        self.st.write_at(POS_N_BUCKETS, &(new_n as u32).to_le_bytes())?;
-        self.st.write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
+        self.st
+            .write_at(POS_N_BUCKETS, &(new_n as u32).to_le_bytes())?;
+        self.st
+            .write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
         let first = self.header.first_data_block_pos;
-        self.st.write_at(POS_FIRST_DATA, &first.to_le_bytes()[..6])?;
+        self.st
+            .write_at(POS_FIRST_DATA, &first.to_le_bytes()[..6])?;
         self.header.n_buckets = new_n;
         self.header.index_offset = new_index;
         self.st.advise(true, new_index, new_n * N_BYTES_FILE);
@@ -798,7 +865,9 @@ impl Booklet {
                     }
                     let mut klen = remaining - overhead - vl;
                     if klen > u64::from(u16::MAX) {
-                        klen = (remaining - overhead - vl).saturating_sub(min_block).clamp(1, u64::from(u16::MAX));
+                        klen = (remaining - overhead - vl)
+                            .saturating_sub(min_block)
+                            .clamp(1, u64::from(u16::MAX));
                     }
                     let size = overhead + klen + vl;
                     let mut b = vec![0u8; size as usize];
@@ -818,7 +887,8 @@ impl Booklet {
             self.sync()?;
         }
         let hash = hash_key(key);
-        let slot = self.header.index_offset + bucket_of(&hash, self.header.n_buckets) * N_BYTES_FILE;
+        let slot =
+            self.header.index_offset + bucket_of(&hash, self.header.n_buckets) * N_BYTES_FILE;
         let first = self.st.read_u48(slot)?;
         if first <= 1 {
             return Err(Error::KeyNotFound);
@@ -898,14 +968,21 @@ impl Booklet {
                 self.st.read_into(pos, &mut head[..hl as usize])?;
                 let next = u48(&head[13..19]);
                 let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-                let vlen = fixed_vlen.unwrap_or_else(|| u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])));
+                let vlen = fixed_vlen.unwrap_or_else(|| {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                });
                 let body_len = self.ts_len + klen + vlen;
                 let total = hl + body_len;
                 if pos + total > end {
-                    return Err(Error::corrupt(pos, format!("data block of {total} bytes runs past its region end {end}")));
+                    return Err(Error::corrupt(
+                        pos,
+                        format!("data block of {total} bytes runs past its region end {end}"),
+                    ));
                 }
                 if next != 0 {
-                    let hash: KeyHash = head[..13].try_into().map_err(|_| Error::corrupt(pos, "hash"))?;
+                    let hash: KeyHash = head[..13]
+                        .try_into()
+                        .map_err(|_| Error::corrupt(pos, "hash"))?;
                     let mut keep_it = true;
                     if reserved.contains(&hash) {
                         reserved_kept += 1;
@@ -922,7 +999,9 @@ impl Booklet {
                         }
                     }
                     if keep_it {
-                        if total as usize > self.buf_cap.saturating_sub(buf.len()) && !buf.is_empty() {
+                        if total as usize > self.buf_cap.saturating_sub(buf.len())
+                            && !buf.is_empty()
+                        {
                             self.st.write_at(write_pos, &buf)?;
                             write_pos += buf.len() as u64;
                             buf.clear();
@@ -930,7 +1009,8 @@ impl Booklet {
                         buf.extend_from_slice(&head[..13]);
                         buf.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
                         buf.extend_from_slice(&head[19..hl as usize]);
-                        let blen = usize::try_from(body_len).map_err(|_| Error::corrupt(pos, "block too large"))?;
+                        let blen = usize::try_from(body_len)
+                            .map_err(|_| Error::corrupt(pos, "block too large"))?;
                         let at = buf.len();
                         buf.resize(at + blen, 0);
                         self.st.read_into(pos + hl, &mut buf[at..])?;
@@ -961,7 +1041,9 @@ impl Booklet {
                 let mut head = [0u8; 25];
                 self.st.read_into(pos, &mut head[..hl as usize])?;
                 let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-                let vlen = fixed_vlen.unwrap_or_else(|| u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])));
+                let vlen = fixed_vlen.unwrap_or_else(|| {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                });
                 let mut h = [0u8; KEY_HASH_LEN];
                 h.copy_from_slice(&head[..13]);
                 entries.push((h, pos));
@@ -970,8 +1052,10 @@ impl Booklet {
             n_keys = self.update_index(&entries, new_index, n)?;
             self.st.set_len(new_index + n * N_BYTES_FILE)?;
             self.st.sync_all()?;
-            self.st.write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
-            self.st.write_at(POS_FIRST_DATA, &SUB_INDEX_INIT_POS.to_le_bytes()[..6])?;
+            self.st
+                .write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
+            self.st
+                .write_at(POS_FIRST_DATA, &SUB_INDEX_INIT_POS.to_le_bytes()[..6])?;
             self.header.index_offset = new_index;
             self.header.first_data_block_pos = SUB_INDEX_INIT_POS;
         } else {
@@ -1013,7 +1097,10 @@ impl Booklet {
             Ok(v)
         } else {
             if h.first_data_block_pos > end {
-                return Err(Error::corrupt(POS_FIRST_DATA, "first data block past the end of the file"));
+                return Err(Error::corrupt(
+                    POS_FIRST_DATA,
+                    "first data block past the end of the file",
+                ));
             }
             Ok(vec![(h.first_data_block_pos, end)])
         }
@@ -1120,7 +1207,8 @@ const CHUNK: usize = 256 * 1024;
 impl<'a> Iter<'a> {
     /// Bytes [off, off+n) in buffered mode, refilling the read-ahead chunk within `end`.
     fn chunk_bytes(&mut self, off: u64, n: usize, end: u64) -> Result<&[u8]> {
-        let have = off >= self.chunk_start && off + n as u64 <= self.chunk_start + self.chunk.len() as u64;
+        let have =
+            off >= self.chunk_start && off + n as u64 <= self.chunk_start + self.chunk.len() as u64;
         if !have {
             let want = (end - off).min(CHUNK.max(n) as u64) as usize;
             let want = want.max(n);
@@ -1129,7 +1217,9 @@ impl<'a> Iter<'a> {
             self.chunk_start = off;
         }
         let s = (off - self.chunk_start) as usize;
-        self.chunk.get(s..s + n).ok_or_else(|| Error::corrupt(off, "read-ahead chunk too short"))
+        self.chunk
+            .get(s..s + n)
+            .ok_or_else(|| Error::corrupt(off, "read-ahead chunk too short"))
     }
 
     fn step(&mut self) -> Result<Option<Entry<'a>>> {
@@ -1161,37 +1251,48 @@ impl<'a> Iter<'a> {
             let next = u48(&head[13..19]);
             let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
             let vlen = match bk.header.kind {
-                Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+                Kind::Variable => {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                }
                 Kind::Fixed { value_len } => u64::from(value_len),
             };
             let body = bk.ts_len + klen + vlen;
             let total = hl + body;
             if pos + total > end {
-                return Err(Error::corrupt(pos, format!("data block of {total} bytes runs past its region end {end}")));
+                return Err(Error::corrupt(
+                    pos,
+                    format!("data block of {total} bytes runs past its region end {end}"),
+                ));
             }
             self.pos = pos + total;
             if next == 0 {
                 continue;
             }
             let body_n = body as usize;
-            let (ts, key, value): (Option<u64>, Cow<'a, [u8]>, Cow<'a, [u8]>) = match bk.st.slice(pos + hl, body_n)? {
-                Some(b) => {
-                    let (t, kv) = b.split_at(bk.ts_len as usize);
-                    let (k, v) = kv.split_at(klen as usize);
-                    (ts_of(t), Cow::Borrowed(k), Cow::Borrowed(v))
-                }
-                None => {
-                    let ts_len = bk.ts_len as usize;
-                    let b = self.chunk_bytes(pos + hl, body_n, end)?;
-                    let (t, kv) = b.split_at(ts_len);
-                    let (k, v) = kv.split_at(klen as usize);
-                    (ts_of(t), Cow::Owned(k.to_vec()), Cow::Owned(v.to_vec()))
-                }
-            };
+            let (ts, key, value): (Option<u64>, Cow<'a, [u8]>, Cow<'a, [u8]>) =
+                match bk.st.slice(pos + hl, body_n)? {
+                    Some(b) => {
+                        let (t, kv) = b.split_at(bk.ts_len as usize);
+                        let (k, v) = kv.split_at(klen as usize);
+                        (ts_of(t), Cow::Borrowed(k), Cow::Borrowed(v))
+                    }
+                    None => {
+                        let ts_len = bk.ts_len as usize;
+                        let b = self.chunk_bytes(pos + hl, body_n, end)?;
+                        let (t, kv) = b.split_at(ts_len);
+                        let (k, v) = kv.split_at(klen as usize);
+                        (ts_of(t), Cow::Owned(k.to_vec()), Cow::Owned(v.to_vec()))
+                    }
+                };
             if is_reserved_key(&key) {
                 continue;
             }
-            return Ok(Some(Entry { key, value, timestamp: ts, offset: pos }));
+            return Ok(Some(Entry {
+                key,
+                value,
+                timestamp: ts,
+                offset: pos,
+            }));
         }
     }
 }

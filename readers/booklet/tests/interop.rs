@@ -2,7 +2,12 @@
 //! files we write read identically in Python; the same operation sequence gives byte-identical
 //! files (masking the per-file UUID and creation time); a Python writer's lock blocks ours.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
 
 mod util;
 
@@ -39,12 +44,22 @@ impl Spec {
         o
     }
     fn py_name(s: Serializer) -> Value {
-        if s == Serializer::None { Value::Null } else { json!(s.name()) }
+        if s == Serializer::None {
+            Value::Null
+        } else {
+            json!(s.name())
+        }
     }
 }
 
 /// Generate a random operation sequence, apply it to a Rust booklet, and return the ops as JSON.
-fn run_random_ops(db: &mut Booklet, spec: &Spec, seed: u64, n_ops: usize, key_space: usize) -> Vec<Value> {
+fn run_random_ops(
+    db: &mut Booklet,
+    spec: &Spec,
+    seed: u64,
+    n_ops: usize,
+    key_space: usize,
+) -> Vec<Value> {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut ops = Vec::new();
     let mut ts = T0;
@@ -63,7 +78,16 @@ fn run_random_ops(db: &mut Booklet, spec: &Spec, seed: u64, n_ops: usize, key_sp
             } else {
                 db.set_with_timestamp(&key, &v, ts).unwrap();
             }
-            ops.push(json!(["set", util::b64e(&key), util::b64e(&v), if spec.timestamps { json!(ts) } else { Value::Null }]));
+            ops.push(json!([
+                "set",
+                util::b64e(&key),
+                util::b64e(&v),
+                if spec.timestamps {
+                    json!(ts)
+                } else {
+                    Value::Null
+                }
+            ]));
         } else if r < 850 {
             db.sync().unwrap();
             ops.push(json!(["sync"]));
@@ -82,11 +106,23 @@ fn run_random_ops(db: &mut Booklet, spec: &Spec, seed: u64, n_ops: usize, key_sp
                 ops.push(json!(["set_timestamp", util::b64e(&key), T0 + 5]));
             }
         } else if r < 985 {
-            let cut = if spec.timestamps && !fixed && rng.bool() { Some(ts - 40) } else { None };
+            let cut = if spec.timestamps && !fixed && rng.bool() {
+                Some(ts - 40)
+            } else {
+                None
+            };
             let keep = format!("key{}", rng.usize(0..key_space)).into_bytes();
             let removed = db.prune(cut, &[&keep]).unwrap();
             let _ = removed;
-            ops.push(json!(["prune", cut, if cut.is_some() { vec![util::b64e(&keep)] } else { vec![] }]));
+            ops.push(json!([
+                "prune",
+                cut,
+                if cut.is_some() {
+                    vec![util::b64e(&keep)]
+                } else {
+                    vec![]
+                }
+            ]));
         } else if r < 987 {
             // Python's clear() keeps its write buffer and flushes it later at stale positions;
             // sync first so both sides clear an unbuffered handle.
@@ -124,7 +160,10 @@ fn masked(path: &Path) -> Vec<u8> {
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
-    a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
 }
 
 /// What Python reads from a file, compared with what we read.
@@ -141,7 +180,12 @@ fn assert_python_reads_same(py: &Path, path: &Path) {
             json!({"key_b64": util::b64e(&e.key), "value_b64": util::b64e(&e.value), "timestamp": e.timestamp})
         })
         .collect();
-    assert_eq!(&ours, doc["items"].as_array().unwrap(), "items differ from Python's reading of {}", path.display());
+    assert_eq!(
+        &ours,
+        doc["items"].as_array().unwrap(),
+        "items differ from Python's reading of {}",
+        path.display()
+    );
 }
 
 fn same_ops_same_bytes(spec: &Spec, seed: u64, n_ops: usize, key_space: usize) {
@@ -153,10 +197,21 @@ fn same_ops_same_bytes(spec: &Spec, seed: u64, n_ops: usize, key_space: usize) {
     let ops = run_random_ops(&mut db, spec, seed, n_ops, key_space);
     db.close().unwrap();
     let spec_path = write_spec(dir.path(), spec, ops);
-    util::interop(&py, &["run-ops", spec_path.to_str().unwrap(), theirs.to_str().unwrap()]);
+    util::interop(
+        &py,
+        &[
+            "run-ops",
+            spec_path.to_str().unwrap(),
+            theirs.to_str().unwrap(),
+        ],
+    );
     let (a, b) = (masked(&ours), masked(&theirs));
     if let Some(at) = first_difference(&a, &b) {
-        panic!("seed {seed}: files differ at byte {at} (ours {} bytes, Python {} bytes)", a.len(), b.len());
+        panic!(
+            "seed {seed}: files differ at byte {at} (ours {} bytes, Python {} bytes)",
+            a.len(),
+            b.len()
+        );
     }
     assert_python_reads_same(&py, &ours);
 }
@@ -164,8 +219,14 @@ fn same_ops_same_bytes(spec: &Spec, seed: u64, n_ops: usize, key_space: usize) {
 #[test]
 fn same_ops_byte_identical_str_timestamps_reindex() {
     // 7 buckets: the auto-reindex to 12007 happens early; small buffer: mid-set flushes.
-    let spec = Spec { key_ser: Serializer::Str, value_ser: Serializer::Bytes, n_buckets: 7, buffer_size: 300,
-        timestamps: true, value_len: None };
+    let spec = Spec {
+        key_ser: Serializer::Str,
+        value_ser: Serializer::Bytes,
+        n_buckets: 7,
+        buffer_size: 300,
+        timestamps: true,
+        value_len: None,
+    };
     for seed in 1..=3 {
         same_ops_byte_identical_seed(&spec, seed);
     }
@@ -177,8 +238,14 @@ fn same_ops_byte_identical_seed(spec: &Spec, seed: u64) {
 
 #[test]
 fn same_ops_byte_identical_no_timestamps_default_buffer() {
-    let spec = Spec { key_ser: Serializer::Bytes, value_ser: Serializer::None, n_buckets: 31, buffer_size: 1 << 22,
-        timestamps: false, value_len: None };
+    let spec = Spec {
+        key_ser: Serializer::Bytes,
+        value_ser: Serializer::None,
+        n_buckets: 31,
+        buffer_size: 1 << 22,
+        timestamps: false,
+        value_len: None,
+    };
     for seed in 10..=12 {
         same_ops_same_bytes(&spec, seed, 500, 80);
     }
@@ -186,8 +253,14 @@ fn same_ops_byte_identical_no_timestamps_default_buffer() {
 
 #[test]
 fn same_ops_byte_identical_fixed_length() {
-    let spec = Spec { key_ser: Serializer::Str, value_ser: Serializer::None, n_buckets: 5, buffer_size: 200,
-        timestamps: false, value_len: Some(6) };
+    let spec = Spec {
+        key_ser: Serializer::Str,
+        value_ser: Serializer::None,
+        n_buckets: 5,
+        buffer_size: 200,
+        timestamps: false,
+        value_len: Some(6),
+    };
     for seed in 20..=22 {
         same_ops_same_bytes(&spec, seed, 500, 50);
     }
@@ -198,8 +271,14 @@ fn same_ops_byte_identical_second_reindex_with_skip_block() {
     // 12 100 keys from 7 buckets: 7 -> 12007 (old index at 200) -> 144013 (old index relocated,
     // overwritten by a skip block). Then deletes and a prune.
     let Some(py) = util::python() else { return };
-    let spec = Spec { key_ser: Serializer::Str, value_ser: Serializer::Str, n_buckets: 7, buffer_size: 1 << 16,
-        timestamps: true, value_len: None };
+    let spec = Spec {
+        key_ser: Serializer::Str,
+        value_ser: Serializer::Str,
+        n_buckets: 7,
+        buffer_size: 1 << 16,
+        timestamps: true,
+        value_len: None,
+    };
     let dir = util::tempdir();
     let ours = dir.path().join("rust.blt");
     let theirs = dir.path().join("python.blt");
@@ -208,8 +287,14 @@ fn same_ops_byte_identical_second_reindex_with_skip_block() {
     for i in 0..12_100u64 {
         let k = format!("k{i}");
         let v = format!("v{}", i * 7);
-        db.set_with_timestamp(k.as_bytes(), v.as_bytes(), T0 + i).unwrap();
-        ops.push(json!(["set", util::b64e(k.as_bytes()), util::b64e(v.as_bytes()), T0 + i]));
+        db.set_with_timestamp(k.as_bytes(), v.as_bytes(), T0 + i)
+            .unwrap();
+        ops.push(json!([
+            "set",
+            util::b64e(k.as_bytes()),
+            util::b64e(v.as_bytes()),
+            T0 + i
+        ]));
         if i % 3000 == 2999 {
             db.sync().unwrap();
             ops.push(json!(["sync"]));
@@ -227,9 +312,22 @@ fn same_ops_byte_identical_second_reindex_with_skip_block() {
     ops.push(json!(["prune", null, []]));
     db.close().unwrap();
     let spec_path = write_spec(dir.path(), &spec, ops);
-    util::interop(&py, &["run-ops", spec_path.to_str().unwrap(), theirs.to_str().unwrap()]);
+    util::interop(
+        &py,
+        &[
+            "run-ops",
+            spec_path.to_str().unwrap(),
+            theirs.to_str().unwrap(),
+        ],
+    );
     let (a, b) = (masked(&ours), masked(&theirs));
-    assert_eq!(first_difference(&a, &b), None, "ours {} bytes, Python {} bytes", a.len(), b.len());
+    assert_eq!(
+        first_difference(&a, &b),
+        None,
+        "ours {} bytes, Python {} bytes",
+        a.len(),
+        b.len()
+    );
 }
 
 #[test]
@@ -243,10 +341,16 @@ fn python_reads_our_json_values() {
         .n_buckets(7)
         .open(&path, Flag::New)
         .unwrap();
-    let docs = [r#"{"b": 1, "a": [1.5, 1e-07, null, "caf\u00e9"]}"#, "[]", "12345678901234567890", r#""\ud83d\ude00""#];
+    let docs = [
+        r#"{"b": 1, "a": [1.5, 1e-07, null, "caf\u00e9"]}"#,
+        "[]",
+        "12345678901234567890",
+        r#""\ud83d\ude00""#,
+    ];
     for (i, d) in docs.iter().enumerate() {
         let v = booklet::JsonValue::parse(d.as_bytes()).unwrap();
-        db.set(format!("doc{i}").as_bytes(), v.to_python_json().as_bytes()).unwrap();
+        db.set(format!("doc{i}").as_bytes(), v.to_python_json().as_bytes())
+            .unwrap();
     }
     db.close().unwrap();
     assert_python_reads_same(&py, &path);
@@ -271,19 +375,34 @@ fn python_writer_lock_blocks_our_writer() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line.trim(), "locked");
 
     let start = Instant::now();
-    let r = OpenOptions::new().lock_timeout(Duration::from_millis(300)).open(&path, Flag::Write);
-    assert!(matches!(r, Err(Error::LockTimeout { .. })), "expected a lock timeout, got {r:?}");
+    let r = OpenOptions::new()
+        .lock_timeout(Duration::from_millis(300))
+        .open(&path, Flag::Write);
+    assert!(
+        matches!(r, Err(Error::LockTimeout { .. })),
+        "expected a lock timeout, got {r:?}"
+    );
     assert!(start.elapsed() >= Duration::from_millis(300));
     // Readers need a shared lock: blocked too while Python writes.
-    let r = OpenOptions::new().lock_timeout(Duration::from_millis(100)).open(&path, Flag::Read);
-    assert!(matches!(r, Err(Error::LockTimeout { .. })), "expected a lock timeout, got {r:?}");
+    let r = OpenOptions::new()
+        .lock_timeout(Duration::from_millis(100))
+        .open(&path, Flag::Read);
+    assert!(
+        matches!(r, Err(Error::LockTimeout { .. })),
+        "expected a lock timeout, got {r:?}"
+    );
 
     // Once Python closes, a blocking open succeeds (bounded: Python sleeps 3 s).
-    let mut db = OpenOptions::new().lock_timeout(Duration::from_secs(30)).open(&path, Flag::Write).unwrap();
+    let mut db = OpenOptions::new()
+        .lock_timeout(Duration::from_secs(30))
+        .open(&path, Flag::Write)
+        .unwrap();
     assert_eq!(db.get(b"a").unwrap(), Some(b"1".to_vec()));
     db.close().unwrap();
     assert!(child.wait().unwrap().success());

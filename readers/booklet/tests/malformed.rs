@@ -1,6 +1,11 @@
 //! Hostile input: truncated, bit-flipped and absurd files give errors, never a panic or a hang.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
 
 mod util;
 
@@ -14,7 +19,9 @@ const SMALL: [&str; 5] = ["json_values", "fixed_pruned", "pruned_ts", "unclean",
 
 /// Open read-only in `mode` and exercise every read path; errors are fine, panics are not.
 fn exercise_read(path: &Path, mode: ReadMode) {
-    let Ok(mut db) = OpenOptions::new().read_mode(mode).open(path, Flag::Read) else { return };
+    let Ok(mut db) = OpenOptions::new().read_mode(mode).open(path, Flag::Read) else {
+        return;
+    };
     let mut keys = Vec::new();
     if let Ok(it) = db.iter() {
         for e in it.take(10_000) {
@@ -35,13 +42,19 @@ fn exercise_read(path: &Path, mode: ReadMode) {
 
 /// Open read-write and run every write path.
 fn exercise_write(path: &Path) {
-    let Ok(mut db) = OpenOptions::new().buffer_size(64).open(path, Flag::Write) else { return };
+    let Ok(mut db) = OpenOptions::new().buffer_size(64).open(path, Flag::Write) else {
+        return;
+    };
     let vlen = match db.header().kind {
         booklet::Kind::Fixed { value_len } => value_len as usize,
         booklet::Kind::Variable => 5,
     };
     let keys: Vec<Vec<u8>> = match db.iter() {
-        Ok(it) => it.take(100).filter_map(Result::ok).map(|e| e.key.to_vec()).collect(),
+        Ok(it) => it
+            .take(100)
+            .filter_map(Result::ok)
+            .map(|e| e.key.to_vec())
+            .collect(),
         Err(_) => Vec::new(),
     };
     for k in keys.iter().take(3) {
@@ -76,7 +89,10 @@ fn truncated_at_every_offset() {
             if cut % 7 == 0 {
                 exercise_write(&path);
             }
-            assert!(start.elapsed() < Duration::from_secs(5), "{name} cut at {cut}: too slow");
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "{name} cut at {cut}: too slow"
+            );
         }
     }
 }
@@ -93,7 +109,10 @@ fn truncated_header_is_an_error() {
     }
     // Header intact but the bucket index cut off.
     std::fs::write(&path, &full[..210]).unwrap();
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
 }
 
 #[test]
@@ -132,21 +151,42 @@ fn absurd_fields() {
     let base = fixture_bytes("json_values");
     // n_buckets 0 and 2^32-1.
     patch(&path, &base, 21, &0u32.to_le_bytes());
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
     patch(&path, &base, 21, &u32::MAX.to_le_bytes());
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
     // Relocated index beyond EOF, first data block beyond EOF.
     patch(&path, &base, 65, &[0xff, 0xff, 0xff, 0xff, 0xff, 0x00]);
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
     patch(&path, &base, 71, &[0xff, 0xff, 0xff, 0xff, 0x00, 0x00]);
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
     // Wrong magic, unsupported version, wrong byte widths.
     patch(&path, &base, 0, b"not a booklet!!!");
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::BadMagic { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::BadMagic { .. })
+    ));
     patch(&path, &base, 16, &9u16.to_le_bytes());
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::UnsupportedVersion(9))));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::UnsupportedVersion(9))
+    ));
     patch(&path, &base, 18, &[8]);
-    assert!(matches!(booklet::open(&path, Flag::Read), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::Corrupt { .. })
+    ));
 
     // A data block claiming a 4 GiB value: lookups and scans error without allocating it.
     let db = booklet::open(util::fixtures().join("json_values.blt"), Flag::Read).unwrap();
@@ -186,7 +226,11 @@ fn chain_cycle_is_an_error_not_a_hang() {
             other => panic!("{other:?}"),
         }
     }
-    assert!(errors > 0, "no lookup hit a cyclic chain ({} buckets)", h.n_buckets);
+    assert!(
+        errors > 0,
+        "no lookup hit a cyclic chain ({} buckets)",
+        h.n_buckets
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
     drop(db);
     let mut db = booklet::open(&path, Flag::Write).unwrap();

@@ -82,8 +82,15 @@ enum DumpFormat {
 }
 
 fn open(file: &PathBuf, buffered: bool) -> Result<Booklet> {
-    let mode = if buffered { ReadMode::Buffered } else { ReadMode::Mmap };
-    OpenOptions::new().read_mode(mode).open(file, Flag::Read).with_context(|| format!("opening {}", file.display()))
+    let mode = if buffered {
+        ReadMode::Buffered
+    } else {
+        ReadMode::Mmap
+    };
+    OpenOptions::new()
+        .read_mode(mode)
+        .open(file, Flag::Read)
+        .with_context(|| format!("opening {}", file.display()))
 }
 
 fn ser_name(code: u16) -> String {
@@ -118,13 +125,34 @@ fn info(db: &Booklet, format: InfoFormat) -> Result<()> {
         InfoFormat::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
         InfoFormat::Text => {
             println!("path:                 {}", db.path().display());
-            println!("kind:                 {kind}{}", value_len.map(|v| format!(" (value length {v})")).unwrap_or_default());
+            println!(
+                "kind:                 {kind}{}",
+                value_len
+                    .map(|v| format!(" (value length {v})"))
+                    .unwrap_or_default()
+            );
             println!("format version:       {}", h.version);
             println!("file size:            {} bytes", db.file_len());
-            println!("keys:                 {}{}", db.len(), if db.was_unclean() { " (recounted: unclean-close marker set)" } else { "" });
+            println!(
+                "keys:                 {}{}",
+                db.len(),
+                if db.was_unclean() {
+                    " (recounted: unclean-close marker set)"
+                } else {
+                    ""
+                }
+            );
             println!("buckets:              {}", h.n_buckets);
-            println!("key serializer:       {} ({})", ser_name(h.key_serializer), h.key_serializer);
-            println!("value serializer:     {} ({})", ser_name(h.value_serializer), h.value_serializer);
+            println!(
+                "key serializer:       {} ({})",
+                ser_name(h.key_serializer),
+                h.key_serializer
+            );
+            println!(
+                "value serializer:     {} ({})",
+                ser_name(h.value_serializer),
+                h.value_serializer
+            );
             println!("item timestamps:      {}", h.timestamps);
             println!("created (µs):         {}", h.file_timestamp);
             println!("uuid:                 {uuid}");
@@ -138,9 +166,16 @@ fn info(db: &Booklet, format: InfoFormat) -> Result<()> {
 fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
     use Serializer as S;
     let int = |w: usize, signed: bool| -> Result<Vec<u8>> {
-        let v: i128 = text.trim().parse().with_context(|| format!("key {text:?} is not an integer"))?;
+        let v: i128 = text
+            .trim()
+            .parse()
+            .with_context(|| format!("key {text:?} is not an integer"))?;
         let bits = 8 * w as u32;
-        let (lo, hi) = if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
         if v < lo || v > hi {
             bail!("key {v} does not fit serializer {}", ser.name());
         }
@@ -148,7 +183,10 @@ fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
     };
     match ser {
         S::None | S::Bytes | S::Str => Ok(text.as_bytes().to_vec()),
-        S::Json => Ok(JsonValue::parse(text.as_bytes()).map_err(anyhow::Error::msg)?.to_python_json().into_bytes()),
+        S::Json => Ok(JsonValue::parse(text.as_bytes())
+            .map_err(anyhow::Error::msg)?
+            .to_python_json()
+            .into_bytes()),
         S::Uint1 => int(1, false),
         S::Int1 => int(1, true),
         S::Uint2 => int(2, false),
@@ -159,7 +197,10 @@ fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
         S::Int5 => int(5, true),
         S::Uint8 => int(8, false),
         S::Int8 => int(8, true),
-        other => bail!("cannot encode a key for serializer {}; pass the stored bytes with --key-b64", other.name()),
+        other => bail!(
+            "cannot encode a key for serializer {}; pass the stored bytes with --key-b64",
+            other.name()
+        ),
     }
 }
 
@@ -172,10 +213,17 @@ fn decoded_json(d: &Decoded) -> Option<String> {
     }
 }
 
-fn get(db: &mut Booklet, key: Option<String>, key_b64: Option<String>, format: GetFormat) -> Result<bool> {
+fn get(
+    db: &mut Booklet,
+    key: Option<String>,
+    key_b64: Option<String>,
+    format: GetFormat,
+) -> Result<bool> {
     let kser = Serializer::from_code(db.header().key_serializer).unwrap_or(Serializer::Custom);
     let key = match (key, key_b64) {
-        (_, Some(b)) => B64.decode(b.trim()).context("--key-b64 is not valid base64")?,
+        (_, Some(b)) => B64
+            .decode(b.trim())
+            .context("--key-b64 is not valid base64")?,
         (Some(k), None) => encode_key(kser, &k)?,
         (None, None) => bail!("give a KEY or --key-b64"),
     };
@@ -185,13 +233,19 @@ fn get(db: &mut Booklet, key: Option<String>, key_b64: Option<String>, format: G
     };
     let vser = match db.header().kind {
         Kind::Fixed { .. } => Serializer::None,
-        Kind::Variable => Serializer::from_code(db.header().value_serializer).unwrap_or(Serializer::Custom),
+        Kind::Variable => {
+            Serializer::from_code(db.header().value_serializer).unwrap_or(Serializer::Custom)
+        }
     };
     let decoded = vser.decode(&value).ok();
     let mut out = std::io::stdout().lock();
     match format {
         GetFormat::Json => {
-            let mut line = format!("{{\"key_b64\":\"{}\",\"value_b64\":\"{}\"", B64.encode(&key), B64.encode(&value));
+            let mut line = format!(
+                "{{\"key_b64\":\"{}\",\"value_b64\":\"{}\"",
+                B64.encode(&key),
+                B64.encode(&value)
+            );
             if let Some(v) = decoded.as_ref().and_then(decoded_json) {
                 line.push_str(",\"value\":");
                 line.push_str(&v);
@@ -216,7 +270,8 @@ fn dump(db: &mut Booklet) -> Result<()> {
         Kind::Fixed { .. } => Serializer::None,
         Kind::Variable => Serializer::from_code(h.value_serializer).unwrap_or(Serializer::Custom),
     };
-    let textual = |s: Serializer| matches!(s, Serializer::Str | Serializer::Json | Serializer::Orjson);
+    let textual =
+        |s: Serializer| matches!(s, Serializer::Str | Serializer::Json | Serializer::Orjson);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut line = String::new();
     for e in db.iter()? {
@@ -228,14 +283,18 @@ fn dump(db: &mut Booklet) -> Result<()> {
         line.push_str(&B64.encode(&e.value));
         line.push('"');
         if textual(kser) {
-            let k = kser.decode(&e.key).with_context(|| format!("decoding the key at offset {}", e.offset))?;
+            let k = kser
+                .decode(&e.key)
+                .with_context(|| format!("decoding the key at offset {}", e.offset))?;
             if let Some(j) = decoded_json(&k) {
                 line.push_str(",\"key\":");
                 line.push_str(&j);
             }
         }
         if textual(vser) {
-            let v = vser.decode(&e.value).with_context(|| format!("decoding the value at offset {}", e.offset))?;
+            let v = vser
+                .decode(&e.value)
+                .with_context(|| format!("decoding the value at offset {}", e.offset))?;
             if let Some(j) = decoded_json(&v) {
                 line.push_str(",\"value\":");
                 line.push_str(&j);
@@ -259,11 +318,19 @@ fn run(cli: Cli) -> Result<bool> {
             info(&db, format)?;
             Ok(true)
         }
-        Cmd::Get { file, key, key_b64, format } => {
+        Cmd::Get {
+            file,
+            key,
+            key_b64,
+            format,
+        } => {
             let mut db = open(&file, cli.buffered)?;
             get(&mut db, key, key_b64, format)
         }
-        Cmd::Dump { file, format: DumpFormat::Jsonl } => {
+        Cmd::Dump {
+            file,
+            format: DumpFormat::Jsonl,
+        } => {
             let mut db = open(&file, cli.buffered)?;
             dump(&mut db)?;
             Ok(true)

@@ -29,15 +29,24 @@ pub fn python() -> Option<PathBuf> {
         return Some(p);
     }
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!ci, "no Python with booklet found: set BENCH_PYTHON or run tools/test.sh, which creates the venv");
-    eprintln!("SKIPPED: no Python venv (set BENCH_PYTHON or run tools/test.sh, which creates tools/.venv)");
+    assert!(
+        !ci,
+        "no Python with booklet found: set BENCH_PYTHON or run tools/test.sh, which creates the venv"
+    );
+    eprintln!(
+        "SKIPPED: no Python venv (set BENCH_PYTHON or run tools/test.sh, which creates tools/.venv)"
+    );
     None
 }
 
 /// Run `tools/booklet_interop.py` with arguments.
 pub fn interop(py: &Path, args: &[&str]) -> Output {
     let script = workspace_root().join("tools/booklet_interop.py");
-    let out = Command::new(py).arg(script).args(args).output().expect("run python");
+    let out = Command::new(py)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run python");
     assert!(
         out.status.success(),
         "booklet_interop.py {args:?} failed:\n{}",
@@ -49,7 +58,9 @@ pub fn interop(py: &Path, args: &[&str]) -> Output {
 /// Base64 (standard alphabet) decode.
 pub fn b64(s: &str) -> Vec<u8> {
     use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.decode(s).expect("base64")
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("base64")
 }
 
 /// Base64 (standard alphabet) encode.
