@@ -19,7 +19,7 @@
 use std::fs::File;
 use std::io;
 
-use memmap2::{Advice, Mmap, MmapMut, MmapOptions};
+use memmap2::{Advice, Mmap, MmapMut, MmapOptions, RemapOptions};
 
 /// A read-only or read-write shared mapping of a whole file.
 pub(crate) enum Mapping {
@@ -45,6 +45,20 @@ impl Mapping {
             // writer can modify or truncate it while this mapping lives.
             let m = unsafe { opts.map(file) }?;
             Ok(Mapping::ReadOnly(m))
+        }
+    }
+
+    /// Grow the mapping to the first `len` bytes of the (already longer) file with `mremap`,
+    /// which keeps the page-table entries of the pages already touched.
+    pub(crate) fn grow(&mut self, len: u64) -> io::Result<()> {
+        let len = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
+        let opts = RemapOptions::new().may_move(true);
+        // SAFETY: as in `new`: the lock keeps other processes from shrinking the file, the
+        // caller has just extended the file to at least `len` bytes, and `&mut self` guarantees
+        // that no slice of the old mapping is alive while it moves.
+        match self {
+            Mapping::ReadOnly(m) => unsafe { m.remap(len, opts) },
+            Mapping::ReadWrite(m) => unsafe { m.remap(len, opts) },
         }
     }
 

@@ -65,12 +65,18 @@ impl Storage {
     }
 
     fn remap(&mut self) -> Result<()> {
-        if self.map.is_some() {
-            self.map = None;
-            self.map = Some(
-                Mapping::new(&self.file, self.len, self.writable)
-                    .map_err(|e| io_err(&self.path, e))?,
-            );
+        if let Some(m) = self.map.as_mut() {
+            // Grow in place (mremap keeps the page-table entries of touched pages); map afresh
+            // when that is not possible (an empty placeholder mapping, or mremap failing).
+            let old = m.bytes().len() as u64;
+            let grown = old > 0 && old <= self.len && m.grow(self.len).is_ok();
+            if !grown {
+                self.map = None;
+                self.map = Some(
+                    Mapping::new(&self.file, self.len, self.writable)
+                        .map_err(|e| io_err(&self.path, e))?,
+                );
+            }
         }
         Ok(())
     }
