@@ -1,0 +1,37 @@
+//! Fuzz the whole read path and a few writes: any bytes as a booklet file must give values or
+//! errors, never a panic, a hang or an unbounded allocation.
+#![no_main]
+
+use booklet::{Flag, OpenOptions, ReadMode};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(dir) = tempfile::tempdir() else { return };
+    let path = dir.path().join("f.blt");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    for mode in [ReadMode::Mmap, ReadMode::Buffered] {
+        let Ok(mut db) = OpenOptions::new().read_mode(mode).open(&path, Flag::Read) else { continue };
+        let mut keys = Vec::new();
+        if let Ok(it) = db.iter() {
+            for e in it.take(4096) {
+                match e {
+                    Ok(e) => keys.push(e.key.to_vec()),
+                    Err(_) => break,
+                }
+            }
+        }
+        for k in keys.iter().take(64) {
+            let _ = db.get(k);
+            let _ = db.contains(k);
+        }
+        let _ = db.get(b"missing");
+    }
+    if let Ok(mut db) = OpenOptions::new().buffer_size(128).open(&path, Flag::Write) {
+        let _ = db.set(b"fuzz", b"value");
+        let _ = db.sync();
+        let _ = db.delete(b"fuzz");
+        let _ = db.prune(None, &[]);
+    }
+});

@@ -1,0 +1,351 @@
+//! `booklet-tool`: inspect booklet files (Python booklet 0.12 compatible) from the shell.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use booklet::{Booklet, Decoded, Flag, JsonValue, Kind, OpenOptions, ReadMode, Serializer};
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "booklet-tool",
+    version,
+    about = "Inspect booklet key-value files (compatible with Python booklet 0.12)",
+    after_help = "Examples:\n  booklet-tool info data.blt\n  booklet-tool info data.blt --format json\n  \
+                  booklet-tool get data.blt apple\n  booklet-tool get data.blt --key-b64 AAEC --format json\n  \
+                  booklet-tool dump data.blt --format jsonl > data.jsonl\n\n\
+                  Exit codes: 0 success, 1 key not found (get), 2 error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+    /// Read with positioned reads instead of a memory map.
+    #[arg(long, global = true)]
+    buffered: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Header facts: version, serializers, bucket count, key count, layout.
+    Info {
+        /// The booklet file.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+        format: InfoFormat,
+    },
+    /// Print the value of one key (encoded with the file's key serializer).
+    Get {
+        /// The booklet file.
+        file: PathBuf,
+        /// The key as text: str/bytes keys as UTF-8, json keys as JSON, integer keys as a number.
+        #[arg(required_unless_present = "key_b64")]
+        key: Option<String>,
+        /// The stored key bytes in base64 instead.
+        #[arg(long, conflicts_with = "key")]
+        key_b64: Option<String>,
+        /// `text`: decoded value (raw bytes for byte serializers); `json`: an object with
+        /// `value_b64` and, when decodable, `value`.
+        #[arg(long, value_enum, default_value_t = GetFormat::Text)]
+        format: GetFormat,
+    },
+    /// Every item, one JSON object per line: `key_b64`, `value_b64` (stored bytes), the decoded
+    /// `key` / `value` for str and json serializers, and `timestamp` (µs) when the file has them.
+    Dump {
+        /// The booklet file.
+        file: PathBuf,
+        /// Output format (only jsonl).
+        #[arg(long, value_enum, default_value_t = DumpFormat::Jsonl)]
+        format: DumpFormat,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InfoFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GetFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DumpFormat {
+    Jsonl,
+}
+
+fn open(file: &PathBuf, buffered: bool) -> Result<Booklet> {
+    let mode = if buffered {
+        ReadMode::Buffered
+    } else {
+        ReadMode::Mmap
+    };
+    OpenOptions::new()
+        .read_mode(mode)
+        .open(file, Flag::Read)
+        .with_context(|| format!("opening {}", file.display()))
+}
+
+fn ser_name(code: u16) -> String {
+    Serializer::from_code(code).map_or_else(|| format!("unknown({code})"), |s| s.name().to_owned())
+}
+
+fn info(db: &Booklet, format: InfoFormat) -> Result<()> {
+    let h = db.header();
+    let (kind, value_len) = match h.kind {
+        Kind::Variable => ("variable", None),
+        Kind::Fixed { value_len } => ("fixed", Some(value_len)),
+    };
+    let uuid: String = h.uuid.iter().map(|b| format!("{b:02x}")).collect();
+    let doc = serde_json::json!({
+        "path": db.path(),
+        "kind": kind,
+        "version": h.version,
+        "file_size": db.file_len(),
+        "n_buckets": h.n_buckets,
+        "n_keys": db.len(),
+        "unclean_close_marker": db.was_unclean(),
+        "key_serializer": {"code": h.key_serializer, "name": ser_name(h.key_serializer)},
+        "value_serializer": {"code": h.value_serializer, "name": ser_name(h.value_serializer)},
+        "value_len": value_len,
+        "timestamps": h.timestamps,
+        "file_timestamp_us": h.file_timestamp,
+        "uuid": uuid,
+        "index_offset": h.index_offset,
+        "first_data_block_pos": h.first_data_block_pos,
+    });
+    match format {
+        InfoFormat::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
+        InfoFormat::Text => {
+            println!("path:                 {}", db.path().display());
+            println!(
+                "kind:                 {kind}{}",
+                value_len
+                    .map(|v| format!(" (value length {v})"))
+                    .unwrap_or_default()
+            );
+            println!("format version:       {}", h.version);
+            println!("file size:            {} bytes", db.file_len());
+            println!(
+                "keys:                 {}{}",
+                db.len(),
+                if db.was_unclean() {
+                    " (recounted: unclean-close marker set)"
+                } else {
+                    ""
+                }
+            );
+            println!("buckets:              {}", h.n_buckets);
+            println!(
+                "key serializer:       {} ({})",
+                ser_name(h.key_serializer),
+                h.key_serializer
+            );
+            println!(
+                "value serializer:     {} ({})",
+                ser_name(h.value_serializer),
+                h.value_serializer
+            );
+            println!("item timestamps:      {}", h.timestamps);
+            println!("created (µs):         {}", h.file_timestamp);
+            println!("uuid:                 {uuid}");
+            println!("index offset:         {}", h.index_offset);
+            println!("first data block:     {}", h.first_data_block_pos);
+        }
+    }
+    Ok(())
+}
+
+fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
+    use Serializer as S;
+    let int = |w: usize, signed: bool| -> Result<Vec<u8>> {
+        let v: i128 = text
+            .trim()
+            .parse()
+            .with_context(|| format!("key {text:?} is not an integer"))?;
+        let bits = 8 * w as u32;
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < lo || v > hi {
+            bail!("key {v} does not fit serializer {}", ser.name());
+        }
+        Ok(v.to_le_bytes()[..w].to_vec())
+    };
+    match ser {
+        S::None | S::Bytes | S::Str => Ok(text.as_bytes().to_vec()),
+        S::Json => Ok(JsonValue::parse(text.as_bytes())
+            .map_err(anyhow::Error::msg)?
+            .to_python_json()
+            .into_bytes()),
+        S::Uint1 => int(1, false),
+        S::Int1 => int(1, true),
+        S::Uint2 => int(2, false),
+        S::Int2 => int(2, true),
+        S::Uint4 => int(4, false),
+        S::Int4 => int(4, true),
+        S::Uint5 => int(5, false),
+        S::Int5 => int(5, true),
+        S::Uint8 => int(8, false),
+        S::Int8 => int(8, true),
+        other => bail!(
+            "cannot encode a key for serializer {}; pass the stored bytes with --key-b64",
+            other.name()
+        ),
+    }
+}
+
+fn decoded_json(d: &Decoded) -> Option<String> {
+    match d {
+        Decoded::Str(s) => serde_json::to_string(s).ok(),
+        Decoded::Json(j) => Some(j.to_compact_json()),
+        Decoded::Int(i) => Some(i.to_string()),
+        Decoded::Bytes(_) | Decoded::Opaque(_) => None,
+    }
+}
+
+fn get(
+    db: &mut Booklet,
+    key: Option<String>,
+    key_b64: Option<String>,
+    format: GetFormat,
+) -> Result<bool> {
+    let kser = Serializer::from_code(db.header().key_serializer).unwrap_or(Serializer::Custom);
+    let key = match (key, key_b64) {
+        (_, Some(b)) => B64
+            .decode(b.trim())
+            .context("--key-b64 is not valid base64")?,
+        (Some(k), None) => encode_key(kser, &k)?,
+        (None, None) => bail!("give a KEY or --key-b64"),
+    };
+    let Some(value) = db.get(&key)? else {
+        eprintln!("booklet-tool: key not found");
+        return Ok(false);
+    };
+    let vser = match db.header().kind {
+        Kind::Fixed { .. } => Serializer::None,
+        Kind::Variable => {
+            Serializer::from_code(db.header().value_serializer).unwrap_or(Serializer::Custom)
+        }
+    };
+    let decoded = vser.decode(&value).ok();
+    let mut out = std::io::stdout().lock();
+    match format {
+        GetFormat::Json => {
+            let mut line = format!(
+                "{{\"key_b64\":\"{}\",\"value_b64\":\"{}\"",
+                B64.encode(&key),
+                B64.encode(&value)
+            );
+            if let Some(v) = decoded.as_ref().and_then(decoded_json) {
+                line.push_str(",\"value\":");
+                line.push_str(&v);
+            }
+            line.push('}');
+            writeln!(out, "{line}")?;
+        }
+        GetFormat::Text => match decoded {
+            Some(Decoded::Str(s)) => writeln!(out, "{s}")?,
+            Some(Decoded::Json(j)) => writeln!(out, "{}", j.to_python_json())?,
+            Some(Decoded::Int(i)) => writeln!(out, "{i}")?,
+            _ => out.write_all(&value)?,
+        },
+    }
+    Ok(true)
+}
+
+fn dump(db: &mut Booklet) -> Result<()> {
+    let h = db.header().clone();
+    let kser = Serializer::from_code(h.key_serializer).unwrap_or(Serializer::Custom);
+    let vser = match h.kind {
+        Kind::Fixed { .. } => Serializer::None,
+        Kind::Variable => Serializer::from_code(h.value_serializer).unwrap_or(Serializer::Custom),
+    };
+    let textual =
+        |s: Serializer| matches!(s, Serializer::Str | Serializer::Json | Serializer::Orjson);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut line = String::new();
+    for e in db.iter()? {
+        let e = e.context("reading items")?;
+        line.clear();
+        line.push_str("{\"key_b64\":\"");
+        line.push_str(&B64.encode(&e.key));
+        line.push_str("\",\"value_b64\":\"");
+        line.push_str(&B64.encode(&e.value));
+        line.push('"');
+        if textual(kser) {
+            let k = kser
+                .decode(&e.key)
+                .with_context(|| format!("decoding the key at offset {}", e.offset))?;
+            if let Some(j) = decoded_json(&k) {
+                line.push_str(",\"key\":");
+                line.push_str(&j);
+            }
+        }
+        if textual(vser) {
+            let v = vser
+                .decode(&e.value)
+                .with_context(|| format!("decoding the value at offset {}", e.offset))?;
+            if let Some(j) = decoded_json(&v) {
+                line.push_str(",\"value\":");
+                line.push_str(&j);
+            }
+        }
+        if let Some(t) = e.timestamp {
+            line.push_str(",\"timestamp\":");
+            line.push_str(&t.to_string());
+        }
+        line.push('}');
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<bool> {
+    match cli.cmd {
+        Cmd::Info { file, format } => {
+            let db = open(&file, cli.buffered)?;
+            info(&db, format)?;
+            Ok(true)
+        }
+        Cmd::Get {
+            file,
+            key,
+            key_b64,
+            format,
+        } => {
+            let mut db = open(&file, cli.buffered)?;
+            get(&mut db, key, key_b64, format)
+        }
+        Cmd::Dump {
+            file,
+            format: DumpFormat::Jsonl,
+        } => {
+            let mut db = open(&file, cli.buffered)?;
+            dump(&mut db)?;
+            Ok(true)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("booklet-tool: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! A key-value file store byte-compatible with Python [booklet] 0.12 (format versions 5 and 4).
+//!
+//! Files written by Python booklet open here and the reverse; the same sequence of operations
+//! produces the same bytes (apart from the per-file UUID, the file creation time and "now" item
+//! timestamps). Read-only handles memory-map the file (random-access advice on the bucket
+//! index, sequential advice while iterating); [`ReadMode::Buffered`] uses positioned reads
+//! instead. Writers buffer new blocks (4 MiB) and append them in one write. Handles hold a
+//! `flock` lock for their lifetime (shared for `r`, exclusive otherwise), which interoperates
+//! with Python booklet's portalocker locks.
+//!
+//! ```no_run
+//! use booklet::{Flag, OpenOptions, Serializer};
+//! # fn main() -> booklet::Result<()> {
+//! let mut db = OpenOptions::new()
+//!     .key_serializer(Serializer::Str)
+//!     .value_serializer(Serializer::Str)
+//!     .open("data.blt", Flag::New)?;
+//! db.set(b"apple", b"red")?;
+//! db.sync()?;
+//! assert_eq!(db.get(b"apple")?, Some(b"red".to_vec()));
+//! db.delete(b"apple")?;
+//! db.close()?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The API works on stored bytes; [`Serializer`] decodes them (`str`, `json` with Python's exact
+//! `json.dumps` layout, integers) and [`JsonValue::to_python_json`] produces JSON bytes identical
+//! to Python's `json` serializer.
+//!
+//! Glossary: *block*: one stored item (hash, next pointer, lengths, optional timestamp, key,
+//! value); *chain*: the blocks of one bucket linked by next pointers; *tombstone*: a block
+//! whose next pointer is 0; *relocated index*: a bucket index that is not at byte 200 (after a
+//! reindex or prune).
+//!
+//! [booklet]: https://pypi.org/project/booklet/
+
+mod error;
+pub mod format;
+mod map;
+pub mod serial;
+mod storage;
+mod store;
+
+pub use error::{Error, Result};
+pub use format::{Header, Kind, hash_key};
+pub use serial::{Decoded, JsonValue, Serializer};
+pub use storage::ReadMode;
+pub use store::{Booklet, Entry, Flag, Iter, OpenOptions, open};

@@ -1,0 +1,1346 @@
+//! The [`Booklet`] handle: open, lock, lookups, the write buffer, index maintenance,
+//! delete, reindex, prune, clear and iteration.
+//!
+//! The order of every side effect follows Python booklet 0.12.10, so the same sequence of
+//! operations produces the same bytes (apart from the per-file UUID, the file creation time and
+//! "now" item timestamps):
+//!
+//! * `set` appends the block to a write buffer (4 MiB by default). When a block does not fit
+//!   (`len(block) > capacity - used`), the buffer is appended at EOF first and then
+//!   `update_index` runs over the buffered (hash, position) entries in write order.
+//! * `update_index`: an empty bucket gets the new block; otherwise walk the chain: a block with
+//!   the same hash is tombstoned (next = 0) and the new block is spliced into its place; at the
+//!   end of the chain the new block is linked at the tail.
+//! * `sync` flushes, runs `update_index`, reindexes when `n_keys > n_buckets`, writes `n_keys`.
+//! * Reindex appends a new index at EOF and relinks every live block at the head of its new
+//!   bucket, old buckets in order; a relocated old index is overwritten with a skip block.
+//! * Prune compacts live blocks to byte 200, puts a fresh index after them and relinks with
+//!   `update_index` in file order.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs::{File, TryLockError};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::error::{Error, Result};
+use crate::format::{
+    HEADER_LEN, Header, KEY_HASH_LEN, KeyHash, Kind, N_BYTES_FILE, N_KEYS_CRASH, POS_FIRST_DATA,
+    POS_INDEX_OFFSET, POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of,
+    hash_key, is_reserved_key, next_n_buckets,
+};
+use crate::serial::Serializer;
+use crate::storage::{ReadMode, Storage, io_err};
+
+/// How to open a file, as Python's `dbm`-style flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// `r`: existing file, read-only (shared lock).
+    Read,
+    /// `w`: existing file, read-write (exclusive lock).
+    Write,
+    /// `c`: read-write, create the file if it does not exist.
+    Create,
+    /// `n`: always create a new, empty file (truncated only after the lock is held).
+    New,
+}
+
+impl Flag {
+    /// Parse `"r"`, `"w"`, `"c"` or `"n"`.
+    #[must_use]
+    pub fn from_str_flag(s: &str) -> Option<Self> {
+        match s {
+            "r" => Some(Flag::Read),
+            "w" => Some(Flag::Write),
+            "c" => Some(Flag::Create),
+            "n" => Some(Flag::New),
+            _ => None,
+        }
+    }
+}
+
+/// Options for opening or creating a booklet file. The creation options (serializers, bucket
+/// count, timestamps, fixed value length) only apply when a new file is written.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    read_mode: ReadMode,
+    key_serializer: Serializer,
+    value_serializer: Serializer,
+    n_buckets: u32,
+    buffer_size: usize,
+    timestamps: bool,
+    value_len: Option<u32>,
+    lock_timeout: Option<Duration>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OpenOptions {
+    /// Python booklet's defaults: serializers `None`, 12007 buckets, 4 MiB buffer, timestamps on,
+    /// variable-length values, wait for the lock indefinitely, mmap reads.
+    #[must_use]
+    pub fn new() -> Self {
+        OpenOptions {
+            read_mode: ReadMode::Mmap,
+            key_serializer: Serializer::None,
+            value_serializer: Serializer::None,
+            n_buckets: crate::format::DEFAULT_N_BUCKETS,
+            buffer_size: crate::format::DEFAULT_BUFFER_SIZE,
+            timestamps: true,
+            value_len: None,
+            lock_timeout: None,
+        }
+    }
+    /// Memory-mapped or buffered (`pread`) reads.
+    #[must_use]
+    pub fn read_mode(mut self, m: ReadMode) -> Self {
+        self.read_mode = m;
+        self
+    }
+    /// Key serializer code stored in a new file.
+    #[must_use]
+    pub fn key_serializer(mut self, s: Serializer) -> Self {
+        self.key_serializer = s;
+        self
+    }
+    /// Value serializer code stored in a new file (ignored for fixed-length files).
+    #[must_use]
+    pub fn value_serializer(mut self, s: Serializer) -> Self {
+        self.value_serializer = s;
+        self
+    }
+    /// Initial bucket count of a new file.
+    #[must_use]
+    pub fn n_buckets(mut self, n: u32) -> Self {
+        self.n_buckets = n;
+        self
+    }
+    /// Write buffer capacity in bytes.
+    #[must_use]
+    pub fn buffer_size(mut self, n: usize) -> Self {
+        self.buffer_size = n;
+        self
+    }
+    /// Whether a new variable-length file stores item timestamps.
+    #[must_use]
+    pub fn timestamps(mut self, on: bool) -> Self {
+        self.timestamps = on;
+        self
+    }
+    /// Create a fixed-length-value file with this value length.
+    #[must_use]
+    pub fn fixed_value_len(mut self, n: u32) -> Self {
+        self.value_len = Some(n);
+        self
+    }
+    /// Give up waiting for the file lock after this long ([`Error::LockTimeout`]).
+    #[must_use]
+    pub fn lock_timeout(mut self, t: Duration) -> Self {
+        self.lock_timeout = Some(t);
+        self
+    }
+
+    /// Open `path` with `flag`.
+    pub fn open(&self, path: impl AsRef<Path>, flag: Flag) -> Result<Booklet> {
+        Booklet::open_with(path.as_ref(), flag, self)
+    }
+}
+
+/// Open `path` with default options (see [`OpenOptions::new`]).
+pub fn open(path: impl AsRef<Path>, flag: Flag) -> Result<Booklet> {
+    OpenOptions::new().open(path, flag)
+}
+
+/// Hashes are already uniformly random: hash a key hash by its first 8 bytes.
+#[derive(Default)]
+struct PrefixHasher(u64);
+
+impl Hasher for PrefixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut b = [0u8; 8];
+        let n = bytes.len().min(8);
+        b[..n].copy_from_slice(&bytes[..n]);
+        self.0 ^= u64::from_le_bytes(b);
+    }
+    fn write_usize(&mut self, _len: usize) {}
+}
+
+type HashSetFast = HashSet<KeyHash, BuildHasherDefault<PrefixHasher>>;
+
+/// One item of an iteration. Keys and values borrow from the memory map when the file is
+/// mapped, and are owned copies in buffered mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry<'a> {
+    /// Stored key bytes.
+    pub key: Cow<'a, [u8]>,
+    /// Stored value bytes.
+    pub value: Cow<'a, [u8]>,
+    /// Item timestamp (µs since the Unix epoch) when the file has timestamps.
+    pub timestamp: Option<u64>,
+    /// Offset of the data block.
+    pub offset: u64,
+}
+
+/// An open booklet file. Writers hold an exclusive `flock`, readers a shared one, for the
+/// handle's lifetime, which interoperates with Python booklet's portalocker locks.
+pub struct Booklet {
+    st: Storage,
+    header: Header,
+    writable: bool,
+    n_keys: u64,
+    ts_len: u64,
+    hdr_len: u64,
+    buf_data: Vec<u8>,
+    buf_index: Vec<(KeyHash, u64)>,
+    buf_set: HashSetFast,
+    buf_cap: usize,
+    unclean: bool,
+    closed: bool,
+}
+
+fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+fn lock_file(file: &File, path: &Path, exclusive: bool, timeout: Option<Duration>) -> Result<()> {
+    let try_once = || {
+        if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        }
+    };
+    match try_once() {
+        Ok(()) => return Ok(()),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(io_err(path, e)),
+    }
+    let Some(timeout) = timeout else {
+        let r = if exclusive {
+            file.lock()
+        } else {
+            file.lock_shared()
+        };
+        return r.map_err(|e| io_err(path, e));
+    };
+    let start = Instant::now();
+    loop {
+        if start.elapsed() >= timeout {
+            return Err(Error::LockTimeout {
+                path: path.to_path_buf(),
+                waited_ms: start.elapsed().as_millis(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20).min(timeout));
+        match try_once() {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => return Err(io_err(path, e)),
+        }
+    }
+}
+
+fn empty_index(n: u64) -> Vec<u8> {
+    let mut v = vec![0u8; (n * N_BYTES_FILE) as usize];
+    for slot in v.chunks_exact_mut(N_BYTES_FILE as usize) {
+        slot[0] = 1;
+    }
+    v
+}
+
+impl Booklet {
+    fn open_with(path: &Path, flag: Flag, opts: &OpenOptions) -> Result<Self> {
+        let exists = path.exists();
+        let create = match flag {
+            Flag::Read | Flag::Write => {
+                if !exists {
+                    return Err(Error::NotFound(path.to_path_buf()));
+                }
+                false
+            }
+            Flag::Create => !exists,
+            Flag::New => true,
+        };
+        let writable = flag != Flag::Read;
+        if create {
+            return Self::create(path, opts);
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(writable)
+            .open(path)
+            .map_err(|e| io_err(path, e))?;
+        lock_file(&file, path, writable, opts.lock_timeout)?;
+        let len = file.metadata().map_err(|e| io_err(path, e))?.len();
+        if len < HEADER_LEN {
+            return Err(Error::corrupt(
+                0,
+                format!("file of {len} bytes is shorter than the 200-byte header"),
+            ));
+        }
+        let mut h = [0u8; 200];
+        file.read_exact_at(&mut h, 0).map_err(|e| io_err(path, e))?;
+        let header = Header::parse(&h, len)?;
+        let st = Storage::new(file, path, writable, opts.read_mode)?;
+        let mut bk = Self::from_parts(st, header, writable, opts.buffer_size);
+        bk.st.advise(
+            true,
+            bk.header.index_offset,
+            bk.header.n_buckets * N_BYTES_FILE,
+        );
+        if bk.header.n_keys == N_KEYS_CRASH {
+            // Dropped without close by Python: recount (kept in memory only, as Python does).
+            bk.unclean = true;
+            let mut n = 0u64;
+            for e in bk.scan(false) {
+                e?;
+                n += 1;
+            }
+            bk.n_keys = n;
+        }
+        Ok(bk)
+    }
+
+    fn from_parts(st: Storage, header: Header, writable: bool, buf_cap: usize) -> Self {
+        let ts_len = if header.timestamps { TIMESTAMP_LEN } else { 0 };
+        let hdr_len = match header.kind {
+            Kind::Variable => 25,
+            Kind::Fixed { .. } => 21,
+        };
+        Booklet {
+            st,
+            n_keys: u64::from(header.n_keys),
+            header,
+            writable,
+            ts_len,
+            hdr_len,
+            buf_data: Vec::new(),
+            buf_index: Vec::new(),
+            buf_set: HashSetFast::default(),
+            buf_cap,
+            unclean: false,
+            closed: false,
+        }
+    }
+
+    fn create(path: &Path, opts: &OpenOptions) -> Result<Self> {
+        if opts.n_buckets == 0 {
+            return Err(Error::InvalidOption("n_buckets must be at least 1".into()));
+        }
+        let kind = match opts.value_len {
+            Some(0) => {
+                return Err(Error::InvalidOption(
+                    "fixed value length must be at least 1".into(),
+                ));
+            }
+            Some(value_len) => Kind::Fixed { value_len },
+            None => Kind::Variable,
+        };
+        let fixed = matches!(kind, Kind::Fixed { .. });
+        // Open without truncating, lock, and only then truncate (as Python does for 'n').
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| io_err(path, e))?;
+        lock_file(&file, path, true, opts.lock_timeout)?;
+        let n = u64::from(opts.n_buckets);
+        let mut uuid = [0u8; 16];
+        fill_uuid8(&mut uuid);
+        let header = Header {
+            kind,
+            version: crate::format::CURRENT_VERSION,
+            n_buckets: n,
+            value_serializer: if fixed {
+                0
+            } else {
+                opts.value_serializer.code()
+            },
+            key_serializer: opts.key_serializer.code(),
+            n_keys: 0,
+            timestamps: !fixed && opts.timestamps,
+            file_timestamp: now_micros(),
+            uuid,
+            index_offset: SUB_INDEX_INIT_POS,
+            first_data_block_pos: SUB_INDEX_INIT_POS + n * N_BYTES_FILE,
+        };
+        file.set_len(0).map_err(|e| io_err(path, e))?;
+        let mut init = header.encode_new().to_vec();
+        init.extend_from_slice(&empty_index(n));
+        file.write_all_at(&init, 0).map_err(|e| io_err(path, e))?;
+        let st = Storage::new(file, path, true, opts.read_mode)?;
+        Ok(Self::from_parts(st, header, true, opts.buffer_size))
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /// The parsed header (as read at open, with the layout fields kept current).
+    #[must_use]
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Number of live keys, as Python's `len()` (keys still in the write buffer are not
+    /// counted until a sync).
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.n_keys
+    }
+
+    /// Whether [`Booklet::len`] is 0.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.n_keys == 0
+    }
+
+    /// Whether the handle can write.
+    #[must_use]
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Whether the file carried the unclean-close marker (`n_keys = 0xFFFFFFFF`) when opened.
+    #[must_use]
+    pub fn was_unclean(&self) -> bool {
+        self.unclean
+    }
+
+    /// The key serializer stored in the header (None for an unknown code).
+    #[must_use]
+    pub fn key_serializer(&self) -> Option<Serializer> {
+        Serializer::from_code(self.header.key_serializer)
+    }
+
+    /// The value serializer stored in the header (`None` serializer, code 1... for fixed files: code 0).
+    #[must_use]
+    pub fn value_serializer(&self) -> Option<Serializer> {
+        Serializer::from_code(self.header.value_serializer)
+    }
+
+    /// Current file length in bytes (excluding unflushed buffered data).
+    #[must_use]
+    pub fn file_len(&self) -> u64 {
+        self.st.len()
+    }
+
+    /// Whether reads go through a memory map.
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.st.is_mapped()
+    }
+
+    // ------------------------------------------------------------------ lookups
+
+    fn max_hops(&self) -> u64 {
+        self.st.len() / self.hdr_len + 2
+    }
+
+    /// Find the live block of `hash`: (block offset, key_len, value_len).
+    fn locate(&self, hash: &KeyHash) -> Result<Option<(u64, u64, u64)>> {
+        let n = self.header.n_buckets;
+        let slot = self.header.index_offset + bucket_of(hash, n) * N_BYTES_FILE;
+        let mut pos = self.st.read_u48(slot)?;
+        if pos <= 1 {
+            return Ok(None);
+        }
+        let hl = self.hdr_len as usize;
+        let mut hops = 0u64;
+        let mut buf = [0u8; 25];
+        loop {
+            let head: &[u8] = match self.st.slice(pos, hl)? {
+                Some(s) => s,
+                None => {
+                    self.st.read_into(pos, &mut buf[..hl])?;
+                    &buf[..hl]
+                }
+            };
+            let next = u48(&head[13..19]);
+            if next == 0 {
+                return Ok(None);
+            }
+            if head[..KEY_HASH_LEN] == hash[..] {
+                let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+                let vlen = match self.header.kind {
+                    Kind::Variable => {
+                        u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                    }
+                    Kind::Fixed { value_len } => u64::from(value_len),
+                };
+                return Ok(Some((pos, klen, vlen)));
+            }
+            if next == 1 {
+                return Ok(None);
+            }
+            hops += 1;
+            if hops > self.max_hops() {
+                return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+            }
+            pos = next;
+        }
+    }
+
+    fn value_range(&self, pos: u64, klen: u64, vlen: u64) -> Result<(u64, usize)> {
+        let start = pos + self.hdr_len + self.ts_len + klen;
+        let n = usize::try_from(vlen)
+            .map_err(|_| Error::corrupt(pos, "value length overflows usize"))?;
+        Ok((start, n))
+    }
+
+    /// The stored value bytes of `key`, or None.
+    ///
+    /// Syncs first if the key is still in the write buffer (as Python does).
+    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let hash = hash_key(key);
+        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
+            self.sync()?;
+        }
+        self.get_hashed(&hash)
+    }
+
+    fn get_hashed(&self, hash: &KeyHash) -> Result<Option<Vec<u8>>> {
+        match self.locate(hash)? {
+            None => Ok(None),
+            Some((pos, klen, vlen)) => {
+                let (start, n) = self.value_range(pos, klen, vlen)?;
+                match self.st.slice(start, n)? {
+                    Some(s) => Ok(Some(s.to_vec())),
+                    None => self.st.read_vec(start, n).map(Some),
+                }
+            }
+        }
+    }
+
+    /// Call `f` with the stored value of `key` without copying it when the file is mapped.
+    pub fn get_with<R>(&mut self, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        let hash = hash_key(key);
+        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
+            self.sync()?;
+        }
+        match self.locate(&hash)? {
+            None => Ok(None),
+            Some((pos, klen, vlen)) => {
+                let (start, n) = self.value_range(pos, klen, vlen)?;
+                match self.st.slice(start, n)? {
+                    Some(s) => Ok(Some(f(s))),
+                    None => Ok(Some(f(&self.st.read_vec(start, n)?))),
+                }
+            }
+        }
+    }
+
+    /// Whether `key` is present (keys in the write buffer count as present).
+    pub fn contains(&self, key: &[u8]) -> Result<bool> {
+        let hash = hash_key(key);
+        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
+            return Ok(true);
+        }
+        Ok(self.locate(&hash)?.is_some())
+    }
+
+    /// The item timestamp of `key` (µs since the epoch), or None if the key is missing.
+    pub fn get_timestamp(&mut self, key: &[u8]) -> Result<Option<u64>> {
+        if self.ts_len == 0 {
+            return Err(Error::Unsupported("this file has no item timestamps"));
+        }
+        let hash = hash_key(key);
+        if self.buf_set.contains(&hash) {
+            self.sync()?;
+        }
+        match self.locate(&hash)? {
+            None => Ok(None),
+            Some((pos, _, _)) => {
+                let mut b = [0u8; 8];
+                self.st.read_into(pos + self.hdr_len, &mut b[..7])?;
+                Ok(Some(u64::from_le_bytes(b)))
+            }
+        }
+    }
+
+    /// Rewrite the timestamp of `key` in place.
+    pub fn set_timestamp(&mut self, key: &[u8], timestamp: u64) -> Result<()> {
+        self.check_writable()?;
+        if self.ts_len == 0 {
+            return Err(Error::Unsupported("this file has no item timestamps"));
+        }
+        let hash = hash_key(key);
+        if self.buf_set.contains(&hash) {
+            self.sync()?;
+        }
+        let (pos, _, _) = self.locate(&hash)?.ok_or(Error::KeyNotFound)?;
+        let b = timestamp.to_le_bytes();
+        self.st.write_at(pos + self.hdr_len, &b[..7])
+    }
+
+    /// The raw metadata value (orjson bytes written by Python's `set_metadata`), if any.
+    pub fn get_metadata(&mut self) -> Result<Option<Vec<u8>>> {
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Ok(None);
+        }
+        self.get(crate::format::METADATA_KEY)
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    fn check_writable(&self) -> Result<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(Error::ReadOnly)
+        }
+    }
+
+    /// Set `key` to `value` (stored bytes). The item timestamp is "now" on files with timestamps.
+    pub fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.write_block(key, value, None)
+    }
+
+    /// Set `key` to `value` with an explicit item timestamp (µs since the Unix epoch).
+    pub fn set_with_timestamp(&mut self, key: &[u8], value: &[u8], timestamp: u64) -> Result<()> {
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Err(Error::Unsupported(
+                "fixed-length booklets have no item timestamps",
+            ));
+        }
+        self.write_block(key, value, Some(timestamp))
+    }
+
+    /// Set many items (Python's `update`).
+    pub fn update<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        items: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<()> {
+        for (k, v) in items {
+            self.write_block(k.as_ref(), v.as_ref(), None)?;
+        }
+        Ok(())
+    }
+
+    fn write_block(&mut self, key: &[u8], value: &[u8], ts: Option<u64>) -> Result<()> {
+        self.check_writable()?;
+        if key.len() > usize::from(u16::MAX) {
+            return Err(Error::TooLarge {
+                what: "key",
+                len: key.len(),
+                max: u64::from(u16::MAX),
+            });
+        }
+        let vlen = u32::try_from(value.len()).map_err(|_| Error::TooLarge {
+            what: "value",
+            len: value.len(),
+            max: u64::from(u32::MAX),
+        })?;
+        if let Kind::Fixed { value_len } = self.header.kind
+            && value.len() != value_len as usize
+        {
+            return Err(Error::WrongValueLength {
+                expected: value_len,
+                got: value.len(),
+            });
+        }
+        let hash = hash_key(key);
+        let block_len = self.hdr_len as usize + self.ts_len as usize + key.len() + value.len();
+        if block_len > self.buf_cap.saturating_sub(self.buf_data.len()) {
+            self.flush_buffer()?;
+        }
+        let pos = self.st.len() + self.buf_data.len() as u64;
+        let d = &mut self.buf_data;
+        d.reserve(block_len);
+        d.extend_from_slice(&hash);
+        d.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
+        d.extend_from_slice(&(key.len() as u16).to_le_bytes());
+        if matches!(self.header.kind, Kind::Variable) {
+            d.extend_from_slice(&vlen.to_le_bytes());
+        }
+        if self.ts_len > 0 {
+            let t = ts.unwrap_or_else(now_micros);
+            d.extend_from_slice(&t.to_le_bytes()[..7]);
+        }
+        d.extend_from_slice(key);
+        d.extend_from_slice(value);
+        self.buf_index.push((hash, pos));
+        self.buf_set.insert(hash);
+        Ok(())
+    }
+
+    /// Append the data buffer at EOF and index the buffered blocks.
+    fn flush_buffer(&mut self) -> Result<()> {
+        if !self.buf_data.is_empty() {
+            let data = std::mem::take(&mut self.buf_data);
+            let end = self.st.len();
+            let r = self.st.write_at(end, &data);
+            self.buf_data = data;
+            self.buf_data.clear();
+            r?;
+        }
+        let entries = std::mem::take(&mut self.buf_index);
+        let r = self.update_index(&entries, self.header.index_offset, self.header.n_buckets);
+        self.buf_index = entries;
+        self.buf_index.clear();
+        self.buf_set.clear();
+        self.n_keys += r?;
+        Ok(())
+    }
+
+    /// Link blocks into the index at `index_offset`; returns the number of new keys.
+    fn update_index(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> Result<u64> {
+        let mut added = 0u64;
+        let max_hops = self.max_hops();
+        for (hash, new_pos) in entries {
+            let slot = index_offset + bucket_of(hash, n_buckets) * N_BYTES_FILE;
+            let first = self.st.read_u48(slot)?;
+            if first <= 1 {
+                self.st.write_u48(slot, *new_pos)?;
+                added += 1;
+                continue;
+            }
+            let mut prev_ptr = slot;
+            let mut pos = first;
+            let mut hops = 0u64;
+            loop {
+                let (h, next) = self.read_hash_next(pos)?;
+                if next != 0 {
+                    if h == *hash {
+                        self.st.write_u48(pos + 13, 0)?;
+                        self.st.write_u48(prev_ptr, *new_pos)?;
+                        if next > 1 {
+                            self.st.write_u48(*new_pos + 13, next)?;
+                        }
+                        break;
+                    } else if next == 1 {
+                        self.st.write_u48(pos + 13, *new_pos)?;
+                        added += 1;
+                        break;
+                    }
+                } else {
+                    self.st.write_u48(prev_ptr, *new_pos)?;
+                    added += 1;
+                    break;
+                }
+                prev_ptr = pos + 13;
+                pos = next;
+                hops += 1;
+                if hops > max_hops {
+                    return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+                }
+            }
+        }
+        Ok(added)
+    }
+
+    #[inline]
+    fn read_hash_next(&self, pos: u64) -> Result<(KeyHash, u64)> {
+        let mut b = [0u8; 19];
+        self.st.read_into(pos, &mut b)?;
+        let mut h = [0u8; KEY_HASH_LEN];
+        h.copy_from_slice(&b[..13]);
+        Ok((h, u48(&b[13..19])))
+    }
+
+    fn write_n_keys(&mut self) -> Result<()> {
+        let n = u32::try_from(self.n_keys).unwrap_or(u32::MAX - 1);
+        self.st.write_at(POS_N_KEYS, &n.to_le_bytes())
+    }
+
+    /// Write buffered items to the file and index them (no fsync, as in Python).
+    pub fn sync(&mut self) -> Result<()> {
+        if !self.writable || self.closed {
+            return Ok(());
+        }
+        if !self.buf_index.is_empty() {
+            self.flush_buffer()?;
+            self.check_auto_reindex()?;
+            self.write_n_keys()?;
+        }
+        self.check_auto_reindex()
+    }
+
+    fn check_auto_reindex(&mut self) -> Result<()> {
+        if self.n_keys > self.header.n_buckets
+            && let Some(new_n) = next_n_buckets(self.header.n_buckets)
+        {
+            self.reindex(new_n)?;
+        }
+        Ok(())
+    }
+
+    /// Move to a bigger bucket index (as Python's auto-reindex does; normally automatic).
+    pub fn reindex(&mut self, new_n: u64) -> Result<()> {
+        self.check_writable()?;
+        if new_n == 0 || new_n > u64::from(u32::MAX) {
+            return Err(Error::InvalidOption(format!(
+                "bucket count {new_n} out of range"
+            )));
+        }
+        let old_n = self.header.n_buckets;
+        let old_index = self.header.index_offset;
+        let new_index = self.st.len();
+        self.st.write_at(new_index, &empty_index(new_n))?;
+        let max_hops = self.max_hops();
+        for b in 0..old_n {
+            let mut pos = self.st.read_u48(old_index + b * N_BYTES_FILE)?;
+            if pos <= 1 {
+                continue;
+            }
+            let mut hops = 0u64;
+            loop {
+                let (h, next) = self.read_hash_next(pos)?;
+                if next == 0 {
+                    break;
+                }
+                let slot = new_index + bucket_of(&h, new_n) * N_BYTES_FILE;
+                let head = self.st.read_u48(slot)?;
+                self.st.write_u48(slot, pos)?;
+                self.st
+                    .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
+                if next == 1 {
+                    break;
+                }
+                pos = next;
+                hops += 1;
+                if hops > max_hops {
+                    return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+                }
+            }
+        }
+        if old_index != SUB_INDEX_INIT_POS {
+            self.write_skip_blocks(old_index, old_n * N_BYTES_FILE)?;
+        }
+        self.st
+            .write_at(POS_N_BUCKETS, &(new_n as u32).to_le_bytes())?;
+        self.st
+            .write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
+        let first = self.header.first_data_block_pos;
+        self.st
+            .write_at(POS_FIRST_DATA, &first.to_le_bytes()[..6])?;
+        self.header.n_buckets = new_n;
+        self.header.index_offset = new_index;
+        self.st.advise(true, new_index, new_n * N_BYTES_FILE);
+        Ok(())
+    }
+
+    /// Overwrite a dead region (an old relocated index) with tombstoned blocks so scans step
+    /// over it. Variable files: one block, as Python writes it. Fixed files: blocks whose key
+    /// lengths fit the 2-byte field (Python overflows there; its scanner reads both layouts).
+    fn write_skip_blocks(&mut self, offset: u64, dead: u64) -> Result<()> {
+        match self.header.kind {
+            Kind::Variable => {
+                let overhead = 25 + self.ts_len;
+                if dead < overhead + 1 {
+                    return Ok(());
+                }
+                let vlen = dead - overhead - 1;
+                let mut b = vec![0u8; dead as usize];
+                b[19..21].copy_from_slice(&1u16.to_le_bytes());
+                b[21..25].copy_from_slice(&(vlen as u32).to_le_bytes());
+                self.st.write_at(offset, &b)
+            }
+            Kind::Fixed { value_len } => {
+                let vl = u64::from(value_len);
+                let overhead = 21u64;
+                let min_block = overhead + 1 + vl;
+                let end = offset + dead;
+                let mut pos = offset;
+                while pos < end {
+                    let remaining = end - pos;
+                    if remaining < min_block {
+                        break;
+                    }
+                    let mut klen = remaining - overhead - vl;
+                    if klen > u64::from(u16::MAX) {
+                        klen = (remaining - overhead - vl)
+                            .saturating_sub(min_block)
+                            .clamp(1, u64::from(u16::MAX));
+                    }
+                    let size = overhead + klen + vl;
+                    let mut b = vec![0u8; size as usize];
+                    b[19..21].copy_from_slice(&(klen as u16).to_le_bytes());
+                    self.st.write_at(pos, &b)?;
+                    pos += size;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Delete `key` ([`Error::KeyNotFound`] if absent). Writes through at once, with `n_keys`.
+    pub fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.check_writable()?;
+        if !self.buf_set.is_empty() {
+            self.sync()?;
+        }
+        let hash = hash_key(key);
+        let slot =
+            self.header.index_offset + bucket_of(&hash, self.header.n_buckets) * N_BYTES_FILE;
+        let first = self.st.read_u48(slot)?;
+        if first <= 1 {
+            return Err(Error::KeyNotFound);
+        }
+        let mut prev_ptr = slot;
+        let mut pos = first;
+        let mut hops = 0u64;
+        let max_hops = self.max_hops();
+        loop {
+            let (h, next) = self.read_hash_next(pos)?;
+            if next == 0 {
+                return Err(Error::KeyNotFound);
+            }
+            if h == hash {
+                self.st.write_u48(pos + 13, 0)?;
+                self.st.write_u48(prev_ptr, next)?;
+                if !is_reserved_key(key) {
+                    self.n_keys = self.n_keys.saturating_sub(1);
+                    self.write_n_keys()?;
+                }
+                return Ok(());
+            }
+            if next == 1 {
+                return Err(Error::KeyNotFound);
+            }
+            prev_ptr = pos + 13;
+            pos = next;
+            hops += 1;
+            if hops > max_hops {
+                return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+            }
+        }
+    }
+
+    /// Remove every item (and the metadata), keeping the bucket count.
+    pub fn clear(&mut self) -> Result<()> {
+        self.check_writable()?;
+        self.buf_data.clear();
+        self.buf_index.clear();
+        self.buf_set.clear();
+        let n = self.header.n_buckets;
+        self.st.set_len(SUB_INDEX_INIT_POS)?;
+        self.st.sync_all()?;
+        self.st.write_at(POS_N_KEYS, &0u32.to_le_bytes())?;
+        self.st.write_at(POS_INDEX_OFFSET, &[0u8; 12])?;
+        self.st.write_at(SUB_INDEX_INIT_POS, &empty_index(n))?;
+        self.n_keys = 0;
+        self.header.index_offset = SUB_INDEX_INIT_POS;
+        self.header.first_data_block_pos = SUB_INDEX_INIT_POS + n * N_BYTES_FILE;
+        Ok(())
+    }
+
+    /// Remove overwritten and deleted blocks, and with `older_than` (µs) also live items whose
+    /// timestamp is older, except `keep_keys`. Returns the number of removed blocks.
+    pub fn prune(&mut self, older_than: Option<u64>, keep_keys: &[&[u8]]) -> Result<u64> {
+        self.sync()?;
+        self.check_writable()?;
+        let keep: HashSetFast = keep_keys.iter().map(|k| hash_key(k)).collect();
+        let reserved: Vec<KeyHash> = std::iter::once(crate::format::METADATA_KEY)
+            .chain(crate::format::RESERVED_SLOT_KEYS)
+            .map(hash_key)
+            .collect();
+        let fixed_vlen = match self.header.kind {
+            Kind::Fixed { value_len } => Some(u64::from(value_len)),
+            Kind::Variable => None,
+        };
+        let hl = self.hdr_len;
+        let mut buf = std::mem::take(&mut self.buf_data);
+        buf.clear();
+        let mut write_pos = SUB_INDEX_INIT_POS;
+        let mut removed = 0u64;
+        let mut reserved_kept = 0u64;
+        for (start, end) in self.regions()? {
+            let mut pos = start;
+            while pos < end {
+                let mut head = [0u8; 25];
+                self.st.read_into(pos, &mut head[..hl as usize])?;
+                let next = u48(&head[13..19]);
+                let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+                let vlen = fixed_vlen.unwrap_or_else(|| {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                });
+                let body_len = self.ts_len + klen + vlen;
+                let total = hl + body_len;
+                if pos + total > end {
+                    return Err(Error::corrupt(
+                        pos,
+                        format!("data block of {total} bytes runs past its region end {end}"),
+                    ));
+                }
+                if next != 0 {
+                    let hash: KeyHash = head[..13]
+                        .try_into()
+                        .map_err(|_| Error::corrupt(pos, "hash"))?;
+                    let mut keep_it = true;
+                    if reserved.contains(&hash) {
+                        reserved_kept += 1;
+                    } else if let Some(t) = older_than
+                        && t != 0
+                        && self.ts_len > 0
+                        && fixed_vlen.is_none()
+                        && !keep.contains(&hash)
+                    {
+                        let mut tb = [0u8; 8];
+                        self.st.read_into(pos + hl, &mut tb[..7])?;
+                        if u64::from_le_bytes(tb) < t {
+                            keep_it = false;
+                        }
+                    }
+                    if keep_it {
+                        if total as usize > self.buf_cap.saturating_sub(buf.len())
+                            && !buf.is_empty()
+                        {
+                            self.st.write_at(write_pos, &buf)?;
+                            write_pos += buf.len() as u64;
+                            buf.clear();
+                        }
+                        buf.extend_from_slice(&head[..13]);
+                        buf.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
+                        buf.extend_from_slice(&head[19..hl as usize]);
+                        let blen = usize::try_from(body_len)
+                            .map_err(|_| Error::corrupt(pos, "block too large"))?;
+                        let at = buf.len();
+                        buf.resize(at + blen, 0);
+                        self.st.read_into(pos + hl, &mut buf[at..])?;
+                    } else {
+                        removed += 1;
+                    }
+                } else {
+                    removed += 1;
+                }
+                pos += total;
+            }
+        }
+        if !buf.is_empty() {
+            self.st.write_at(write_pos, &buf)?;
+            write_pos += buf.len() as u64;
+            buf.clear();
+        }
+        self.buf_data = buf;
+        let live_end = write_pos;
+        let n = self.header.n_buckets;
+        let mut n_keys;
+        if live_end > SUB_INDEX_INIT_POS {
+            let new_index = live_end;
+            self.st.write_at(new_index, &empty_index(n))?;
+            let mut entries = Vec::new();
+            let mut pos = SUB_INDEX_INIT_POS;
+            while pos < live_end {
+                let mut head = [0u8; 25];
+                self.st.read_into(pos, &mut head[..hl as usize])?;
+                let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+                let vlen = fixed_vlen.unwrap_or_else(|| {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                });
+                let mut h = [0u8; KEY_HASH_LEN];
+                h.copy_from_slice(&head[..13]);
+                entries.push((h, pos));
+                pos += hl + self.ts_len + klen + vlen;
+            }
+            n_keys = self.update_index(&entries, new_index, n)?;
+            self.st.set_len(new_index + n * N_BYTES_FILE)?;
+            self.st.sync_all()?;
+            self.st
+                .write_at(POS_INDEX_OFFSET, &new_index.to_le_bytes()[..6])?;
+            self.st
+                .write_at(POS_FIRST_DATA, &SUB_INDEX_INIT_POS.to_le_bytes()[..6])?;
+            self.header.index_offset = new_index;
+            self.header.first_data_block_pos = SUB_INDEX_INIT_POS;
+        } else {
+            self.st.write_at(SUB_INDEX_INIT_POS, &empty_index(n))?;
+            self.st.set_len(SUB_INDEX_INIT_POS + n * N_BYTES_FILE)?;
+            self.st.sync_all()?;
+            self.st.write_at(POS_INDEX_OFFSET, &[0u8; 12])?;
+            self.header.index_offset = SUB_INDEX_INIT_POS;
+            self.header.first_data_block_pos = SUB_INDEX_INIT_POS + n * N_BYTES_FILE;
+            n_keys = 0;
+        }
+        self.st.sync_all()?;
+        n_keys = n_keys.saturating_sub(reserved_kept);
+        self.n_keys = n_keys;
+        self.write_n_keys()?;
+        Ok(removed)
+    }
+
+    /// Sync and release the lock. Dropping a handle also syncs (errors ignored).
+    pub fn close(mut self) -> Result<()> {
+        let r = self.sync();
+        self.closed = true;
+        r
+    }
+
+    // ------------------------------------------------------------------ iteration
+
+    /// The data regions in file order: `[first_data, index_offset)` and
+    /// `[index_offset + 6n, EOF)` for a relocated index, else `[first_data, EOF)`.
+    fn regions(&self) -> Result<Vec<(u64, u64)>> {
+        let end = self.st.len();
+        let h = &self.header;
+        if h.index_offset != SUB_INDEX_INIT_POS {
+            let mut v = vec![(h.first_data_block_pos, h.index_offset)];
+            let start2 = h.index_offset + h.n_buckets * N_BYTES_FILE;
+            if start2 < end {
+                v.push((start2, end));
+            }
+            Ok(v)
+        } else {
+            if h.first_data_block_pos > end {
+                return Err(Error::corrupt(
+                    POS_FIRST_DATA,
+                    "first data block past the end of the file",
+                ));
+            }
+            Ok(vec![(h.first_data_block_pos, end)])
+        }
+    }
+
+    fn scan(&self, want_value: bool) -> Iter<'_> {
+        let regions = self.regions();
+        let (regions, err) = match regions {
+            Ok(r) => (r, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        if want_value {
+            for (s, e) in &regions {
+                self.st.advise(false, *s, e - s);
+            }
+        }
+        let pos = regions.first().map_or(0, |r| r.0);
+        Iter {
+            bk: self,
+            regions,
+            region: 0,
+            pos,
+            chunk: Vec::new(),
+            chunk_start: 0,
+            pending_err: err,
+            done: false,
+        }
+    }
+
+    /// Iterate over all items in file order (syncs buffered writes first). Reserved keys
+    /// (metadata, slots) and deleted blocks are skipped.
+    pub fn iter(&mut self) -> Result<Iter<'_>> {
+        self.sync()?;
+        Ok(self.scan(true))
+    }
+
+    /// Iterate over the stored keys.
+    pub fn keys(&mut self) -> Result<impl Iterator<Item = Result<Cow<'_, [u8]>>>> {
+        Ok(self.iter()?.map(|e| e.map(|e| e.key)))
+    }
+
+    /// Iterate over the stored values.
+    pub fn values(&mut self) -> Result<impl Iterator<Item = Result<Cow<'_, [u8]>>>> {
+        Ok(self.iter()?.map(|e| e.map(|e| e.value)))
+    }
+}
+
+impl Drop for Booklet {
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ignored = self.sync();
+        }
+    }
+}
+
+impl std::fmt::Debug for Booklet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Booklet")
+            .field("path", &self.st.path())
+            .field("header", &self.header)
+            .field("writable", &self.writable)
+            .field("n_keys", &self.n_keys)
+            .finish_non_exhaustive()
+    }
+}
+
+#[inline]
+fn u48(b: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    x[..6].copy_from_slice(&b[..6]);
+    u64::from_le_bytes(x)
+}
+
+/// A UUID of RFC 9562 version 8 from OS randomness (Python uses `uuid6.uuid8()`).
+fn fill_uuid8(out: &mut [u8; 16]) {
+    let mut filled = false;
+    if let Ok(f) = File::open("/dev/urandom") {
+        filled = f.read_exact_at(out, 0).is_ok();
+    }
+    if !filled {
+        let t = now_micros().to_le_bytes();
+        let p = u64::from(std::process::id()).to_le_bytes();
+        out[..8].copy_from_slice(&t);
+        out[8..].copy_from_slice(&p);
+    }
+    out[6] = (out[6] & 0x0f) | 0x80;
+    out[8] = (out[8] & 0x3f) | 0x80;
+}
+
+/// Iterator over the items of a [`Booklet`], in file order.
+pub struct Iter<'a> {
+    bk: &'a Booklet,
+    regions: Vec<(u64, u64)>,
+    region: usize,
+    pos: u64,
+    chunk: Vec<u8>,
+    chunk_start: u64,
+    pending_err: Option<Error>,
+    done: bool,
+}
+
+const CHUNK: usize = 256 * 1024;
+
+impl<'a> Iter<'a> {
+    /// Bytes [off, off+n) in buffered mode, refilling the read-ahead chunk within `end`.
+    fn chunk_bytes(&mut self, off: u64, n: usize, end: u64) -> Result<&[u8]> {
+        let have =
+            off >= self.chunk_start && off + n as u64 <= self.chunk_start + self.chunk.len() as u64;
+        if !have {
+            let want = (end - off).min(CHUNK.max(n) as u64) as usize;
+            let want = want.max(n);
+            self.chunk.resize(want, 0);
+            self.bk.st.read_into(off, &mut self.chunk)?;
+            self.chunk_start = off;
+        }
+        let s = (off - self.chunk_start) as usize;
+        self.chunk
+            .get(s..s + n)
+            .ok_or_else(|| Error::corrupt(off, "read-ahead chunk too short"))
+    }
+
+    fn step(&mut self) -> Result<Option<Entry<'a>>> {
+        let bk = self.bk;
+        let hl = bk.hdr_len;
+        loop {
+            let Some(&(_, end)) = self.regions.get(self.region) else {
+                return Ok(None);
+            };
+            if self.pos >= end {
+                self.region += 1;
+                if let Some(&(s, _)) = self.regions.get(self.region) {
+                    self.pos = s;
+                }
+                continue;
+            }
+            let pos = self.pos;
+            if pos + hl > end {
+                return Err(Error::corrupt(pos, "truncated data block header"));
+            }
+            let mut head = [0u8; 25];
+            match bk.st.slice(pos, hl as usize)? {
+                Some(s) => head[..hl as usize].copy_from_slice(s),
+                None => {
+                    let s = self.chunk_bytes(pos, hl as usize, end)?;
+                    head[..hl as usize].copy_from_slice(s);
+                }
+            }
+            let next = u48(&head[13..19]);
+            let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+            let vlen = match bk.header.kind {
+                Kind::Variable => {
+                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+                }
+                Kind::Fixed { value_len } => u64::from(value_len),
+            };
+            let body = bk.ts_len + klen + vlen;
+            let total = hl + body;
+            if pos + total > end {
+                return Err(Error::corrupt(
+                    pos,
+                    format!("data block of {total} bytes runs past its region end {end}"),
+                ));
+            }
+            self.pos = pos + total;
+            if next == 0 {
+                continue;
+            }
+            let body_n = body as usize;
+            let (ts, key, value): (Option<u64>, Cow<'a, [u8]>, Cow<'a, [u8]>) =
+                match bk.st.slice(pos + hl, body_n)? {
+                    Some(b) => {
+                        let (t, kv) = b.split_at(bk.ts_len as usize);
+                        let (k, v) = kv.split_at(klen as usize);
+                        (ts_of(t), Cow::Borrowed(k), Cow::Borrowed(v))
+                    }
+                    None => {
+                        let ts_len = bk.ts_len as usize;
+                        let b = self.chunk_bytes(pos + hl, body_n, end)?;
+                        let (t, kv) = b.split_at(ts_len);
+                        let (k, v) = kv.split_at(klen as usize);
+                        (ts_of(t), Cow::Owned(k.to_vec()), Cow::Owned(v.to_vec()))
+                    }
+                };
+            if is_reserved_key(&key) {
+                continue;
+            }
+            return Ok(Some(Entry {
+                key,
+                value,
+                timestamp: ts,
+                offset: pos,
+            }));
+        }
+    }
+}
+
+fn ts_of(t: &[u8]) -> Option<u64> {
+    if t.is_empty() {
+        return None;
+    }
+    let mut b = [0u8; 8];
+    b[..t.len().min(8)].copy_from_slice(&t[..t.len().min(8)]);
+    Some(u64::from_le_bytes(b))
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Result<Entry<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if let Some(e) = self.pending_err.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        match self.step() {
+            Ok(Some(e)) => Some(Ok(e)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl Booklet {
+    /// The path this handle was opened with.
+    #[must_use]
+    pub fn path(&self) -> PathBuf {
+        self.st.path().to_path_buf()
+    }
+
+    /// The underlying file (for advanced use, e.g. checking locks).
+    #[must_use]
+    pub fn file(&self) -> &File {
+        self.st.file()
+    }
+}

@@ -1,0 +1,180 @@
+//! API behaviour: flags, errors, timestamps, fixed-length files, metadata-free iteration.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+mod util;
+
+use booklet::{Error, Flag, Kind, OpenOptions, ReadMode, Serializer};
+
+#[test]
+fn flags() {
+    let dir = util::tempdir();
+    let path = dir.path().join("f.blt");
+    assert!(matches!(
+        booklet::open(&path, Flag::Read),
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        booklet::open(&path, Flag::Write),
+        Err(Error::NotFound(_))
+    ));
+    let mut db = booklet::open(&path, Flag::Create).unwrap();
+    db.set(b"k", b"v").unwrap();
+    db.close().unwrap();
+    // 'c' on an existing file keeps it.
+    let mut db = booklet::open(&path, Flag::Create).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
+    db.close().unwrap();
+    // 'r' is read-only.
+    let mut db = booklet::open(&path, Flag::Read).unwrap();
+    assert!(matches!(db.set(b"x", b"y"), Err(Error::ReadOnly)));
+    assert!(matches!(db.delete(b"k"), Err(Error::ReadOnly)));
+    assert!(matches!(db.prune(None, &[]), Err(Error::ReadOnly)));
+    drop(db);
+    // 'n' starts over.
+    let mut db = booklet::open(&path, Flag::New).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), None);
+    assert!(db.is_empty());
+    assert!(matches!(db.delete(b"k"), Err(Error::KeyNotFound)));
+}
+
+#[test]
+fn buffered_keys_are_visible_and_counted_after_sync() {
+    let dir = util::tempdir();
+    let path = dir.path().join("b.blt");
+    let mut db = OpenOptions::new()
+        .n_buckets(7)
+        .open(&path, Flag::New)
+        .unwrap();
+    db.set(b"a", b"1").unwrap();
+    db.set(b"b", b"2").unwrap();
+    assert_eq!(db.len(), 0, "Python counts keys only after update_index");
+    assert!(db.contains(b"a").unwrap());
+    assert_eq!(
+        db.get(b"b").unwrap(),
+        Some(b"2".to_vec()),
+        "get syncs a buffered key"
+    );
+    assert_eq!(db.len(), 2);
+    // Overwrite keeps the count; iteration order is the latest version's file order.
+    db.set(b"a", b"3").unwrap();
+    db.sync().unwrap();
+    assert_eq!(db.len(), 2);
+    let keys: Vec<Vec<u8>> = db.keys().unwrap().map(|k| k.unwrap().to_vec()).collect();
+    assert_eq!(keys, vec![b"b".to_vec(), b"a".to_vec()]);
+}
+
+#[test]
+fn timestamps_and_prune_by_timestamp() {
+    let dir = util::tempdir();
+    let path = dir.path().join("t.blt");
+    let mut db = OpenOptions::new()
+        .key_serializer(Serializer::Str)
+        .open(&path, Flag::New)
+        .unwrap();
+    for i in 0..10u64 {
+        db.set_with_timestamp(format!("k{i}").as_bytes(), b"v", 1000 + i)
+            .unwrap();
+    }
+    db.set(b"now", b"v").unwrap();
+    assert_eq!(db.get_timestamp(b"k3").unwrap(), Some(1003));
+    db.set_timestamp(b"k3", 5000).unwrap();
+    assert_eq!(db.get_timestamp(b"k3").unwrap(), Some(5000));
+    assert!(matches!(
+        db.set_timestamp(b"missing", 1),
+        Err(Error::KeyNotFound)
+    ));
+    let removed = db.prune(Some(1005), &[b"k0"]).unwrap();
+    // k1, k2, k4 are older than 1005; k0 is kept on request; k3 was re-stamped.
+    assert_eq!(removed, 3);
+    assert_eq!(db.len(), 8);
+    assert_eq!(db.get(b"k2").unwrap(), None);
+    assert!(db.get(b"k0").unwrap().is_some());
+
+    let no_ts = dir.path().join("n.blt");
+    let mut db = OpenOptions::new()
+        .timestamps(false)
+        .open(&no_ts, Flag::New)
+        .unwrap();
+    db.set(b"a", b"b").unwrap();
+    assert!(matches!(db.get_timestamp(b"a"), Err(Error::Unsupported(_))));
+    let e = db.iter().unwrap().next().unwrap().unwrap();
+    assert_eq!(e.timestamp, None);
+}
+
+#[test]
+fn fixed_length_rules() {
+    let dir = util::tempdir();
+    let path = dir.path().join("x.blt");
+    let mut db = OpenOptions::new()
+        .fixed_value_len(4)
+        .open(&path, Flag::New)
+        .unwrap();
+    assert!(matches!(db.header().kind, Kind::Fixed { value_len: 4 }));
+    assert!(matches!(
+        db.set(b"k", b"12345"),
+        Err(Error::WrongValueLength {
+            expected: 4,
+            got: 5
+        })
+    ));
+    assert!(matches!(
+        db.set_with_timestamp(b"k", b"1234", 1),
+        Err(Error::Unsupported(_))
+    ));
+    db.set(b"k", b"1234").unwrap();
+    db.close().unwrap();
+    let mut db = OpenOptions::new()
+        .read_mode(ReadMode::Buffered)
+        .open(&path, Flag::Read)
+        .unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"1234".to_vec()));
+    assert_eq!(
+        db.value_serializer(),
+        Some(Serializer::Custom),
+        "fixed files store value serializer 0"
+    );
+}
+
+#[test]
+fn fixed_length_second_reindex_splits_the_skip_block() {
+    // Python booklet overflows the 2-byte key length here (its fixed skip block is one block of
+    // 72 042 bytes); we write several tombstones, which its scanner reads the same way.
+    let dir = util::tempdir();
+    let path = dir.path().join("r.blt");
+    let mut db = OpenOptions::new()
+        .fixed_value_len(3)
+        .n_buckets(7)
+        .open(&path, Flag::New)
+        .unwrap();
+    for i in 0..20u32 {
+        db.set(&i.to_le_bytes(), &[i as u8; 3]).unwrap();
+    }
+    db.sync().unwrap();
+    assert_eq!(db.header().n_buckets, 12007);
+    db.reindex(144_013).unwrap();
+    db.set(b"late", b"abc").unwrap();
+    db.close().unwrap();
+    let mut db = booklet::open(&path, Flag::Read).unwrap();
+    assert_eq!(db.len(), 21);
+    assert_eq!(db.iter().unwrap().count(), 21);
+    for i in 0..20u32 {
+        assert_eq!(db.get(&i.to_le_bytes()).unwrap(), Some(vec![i as u8; 3]));
+    }
+    drop(db);
+    if let Some(py) = util::python() {
+        let out = util::interop(&py, &["dump", path.to_str().unwrap()]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["len"], 21);
+        assert_eq!(
+            doc["items"].as_array().unwrap().len(),
+            21,
+            "Python scans over the split skip blocks"
+        );
+    }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Python side of the booklet interop tests (readers/booklet/tests/interop.rs).
+
+  booklet_interop.py run-ops SPEC.json OUT.blt   apply an operation list with Python booklet
+  booklet_interop.py dump FILE.blt               print what Python booklet reads (JSON)
+  booklet_interop.py hold-lock FILE.blt SECONDS  open 'w' (exclusive lock), print "locked", sleep
+
+SPEC.json: {"key_serializer": "str"|"bytes"|null, "value_serializer": ..., "n_buckets": int,
+"buffer_size": int, "timestamps": bool, "value_len": int|null (fixed-length file),
+"ops": [["set", key_b64, value_b64, ts|null], ["update", [[key_b64, value_b64], ...]],
+["del", key_b64], ["sync"], ["prune", ts|null, [keep_key_b64...]], ["clear"],
+["set_timestamp", key_b64, ts]]}
+Keys and values are the stored bytes; keys are decoded with the key serializer first so the
+stored bytes are exactly the given ones.
+"""
+
+import base64
+import json
+import sys
+import time
+
+import booklet
+
+
+def d(s):
+    return base64.b64decode(s)
+
+
+def e(b):
+    return base64.b64encode(b).decode()
+
+
+def run_ops(spec_path, out):
+    with open(spec_path) as f:
+        spec = json.load(f)
+    if spec.get("value_len"):
+        db = booklet.FixedLengthValue(out, "n", key_serializer=spec["key_serializer"], value_len=spec["value_len"],
+                                      n_buckets=spec["n_buckets"], buffer_size=spec["buffer_size"])
+    else:
+        db = booklet.open(out, "n", key_serializer=spec["key_serializer"], value_serializer=spec["value_serializer"],
+                          n_buckets=spec["n_buckets"], buffer_size=spec["buffer_size"],
+                          init_timestamps=spec["timestamps"])
+    ks = db._key_serializer
+    fixed = bool(spec.get("value_len"))
+    for op in spec["ops"]:
+        kind = op[0]
+        if kind == "set":
+            if fixed:
+                db.set(ks.loads(d(op[1])), d(op[2]), encode_value=False)
+            else:
+                db.set(ks.loads(d(op[1])), d(op[2]), timestamp=op[3], encode_value=False)
+        elif kind == "update":
+            # update() serializes values; with a bytes/None value serializer that is the identity.
+            db.update({ks.loads(d(k)): d(v) for k, v in op[1]})
+        elif kind == "del":
+            del db[ks.loads(d(op[1]))]
+        elif kind == "sync":
+            db.sync()
+        elif kind == "prune":
+            keep = [ks.loads(d(k)) for k in op[2]]
+            if fixed:
+                db.prune()
+            elif keep:
+                db.prune(timestamp=op[1], keep_keys=keep)
+            else:
+                db.prune(timestamp=op[1])
+        elif kind == "clear":
+            db.clear()
+        elif kind == "set_timestamp":
+            db.set_timestamp(ks.loads(d(op[1])), op[2])
+        else:
+            raise ValueError(kind)
+    db.close()
+
+
+def dump(path):
+    with open(path, "rb") as f:
+        magic = f.read(16)
+    fixed = magic == b"\x04\xd3\xb2\x94\xf2\x10Ab\x95\x8d\x04\x00s\x8c\x9e\n"
+    db = booklet.FixedLengthValue(path, "r") if fixed else booklet.open(path, "r")
+    ks, vs = db._key_serializer, db._value_serializer
+    items = []
+    ts = {}
+    if not fixed and db._init_timestamps:
+        ts = {ks.dumps(k): t for k, t in db.timestamps()}
+    for k, v in db.items():
+        kb = ks.dumps(k)
+        items.append({"key_b64": e(kb), "value_b64": e(vs.dumps(v)), "timestamp": ts.get(kb)})
+    doc = {"len": len(db), "items": items}
+    db.close()
+    print(json.dumps(doc))
+
+
+def hold_lock(path, seconds):
+    with open(path, "rb") as f:
+        magic = f.read(16)
+    fixed = magic == b"\x04\xd3\xb2\x94\xf2\x10Ab\x95\x8d\x04\x00s\x8c\x9e\n"
+    db = booklet.FixedLengthValue(path, "w") if fixed else booklet.open(path, "w")
+    print("locked", flush=True)
+    time.sleep(float(seconds))
+    db.close()
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "run-ops":
+        run_ops(sys.argv[2], sys.argv[3])
+    elif cmd == "dump":
+        dump(sys.argv[2])
+    elif cmd == "hold-lock":
+        hold_lock(sys.argv[2], sys.argv[3])
+    else:
+        raise SystemExit(f"unknown command {cmd}")
+
+
+if __name__ == "__main__":
+    main()
