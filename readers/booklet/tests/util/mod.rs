@@ -18,25 +18,7 @@ pub fn workspace_root() -> PathBuf {
 /// The Python interpreter with booklet 0.12.10: `$BENCH_PYTHON`, else `<root>/tools/.venv/bin/python`.
 /// Returns None (after printing SKIPPED) when neither exists; under CI it panics instead.
 pub fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BENCH_PYTHON") {
-        let p = PathBuf::from(p);
-        if p.exists() {
-            return Some(p);
-        }
-    }
-    let p = workspace_root().join("tools/.venv/bin/python");
-    if p.exists() {
-        return Some(p);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !ci,
-        "no Python with booklet found: set BENCH_PYTHON or run tools/test.sh, which creates the venv"
-    );
-    eprintln!(
-        "SKIPPED: no Python venv (set BENCH_PYTHON or run tools/test.sh, which creates tools/.venv)"
-    );
-    None
+    testkit::venv_python("Python with booklet 0.12.10")
 }
 
 /// Run `tools/booklet_interop.py` with arguments.

@@ -131,23 +131,7 @@ pub fn goldens() -> Vec<Golden> {
 /// The Python of the pinned venv: `$BENCH_PYTHON`, else `<root>/tools/.venv/bin/python`. `None` (after
 /// printing `SKIPPED`) when neither exists outside CI; under CI a missing venv fails the test.
 pub fn python(test: &str) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BENCH_PYTHON") {
-        let p = PathBuf::from(p);
-        if p.exists() {
-            return Some(p);
-        }
-    }
-    let p = workspace_root().join("tools/.venv/bin/python");
-    if p.exists() {
-        return Some(p);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !ci,
-        "{test}: no Python venv with array-record; tools/test.sh creates the venv (tools/.venv)"
-    );
-    eprintln!("SKIPPED: {test}: no Python venv (set BENCH_PYTHON or run tools/test.sh)");
-    None
+    testkit::venv_python(test)
 }
 
 /// Reads `file` with C++ `ArrayRecordReader` (through `tools/riegeli_fixtures.py read`); returns the
