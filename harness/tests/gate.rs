@@ -2,7 +2,10 @@
 //! A/A rerun passes (exit 0), and runs built differently are refused (exit 2).
 //!
 //! The threshold is 15%: twice the noise a quick run sees on a quiet 2-core machine, half the
-//! injected change.
+//! injected change. A shared host still moves a 130 ns benchmark by up to 60% between two
+//! processes now and then (seen: A/A +67% on `sum/1000`, CI [+62%, +72%], on an idle guest), so
+//! the timing-dependent scenario gets up to three attempts, each from a fresh ledger: a correct
+//! gate passes one of them, a gate that misses the slowdown or flags A/A fails all three.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,8 +15,33 @@ use util::{Sandbox, assert_exit, json, stderr, stdout};
 
 const THRESHOLD: &str = "15";
 
+/// Attempts of the timing-dependent scenario (see the module docs).
+const ATTEMPTS: usize = 3;
+
 #[test]
 fn slowdown_fails_the_gate_aa_passes_and_mismatches_are_refused() {
+    let mut failures = Vec::new();
+    for attempt in 1..=ATTEMPTS {
+        match std::panic::catch_unwind(gate_scenario) {
+            Ok(()) => return,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default();
+                eprintln!("attempt {attempt} of {ATTEMPTS} failed; retrying on a fresh ledger");
+                failures.push(format!("attempt {attempt}: {message}"));
+            }
+        }
+    }
+    panic!(
+        "the gate scenario failed {ATTEMPTS} times:\n{}",
+        failures.join("\n\n")
+    );
+}
+
+fn gate_scenario() {
     let sandbox = Sandbox::new();
     assert_exit(&sandbox.quick_run(&[], &[]), 0);
     sandbox
