@@ -27,9 +27,8 @@ fn chromium() -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     assert!(
-        !ci,
+        !testkit::under_ci(),
         "Chromium not found at {} and CI=true: the end-to-end browser test cannot run. \
          tools/test.sh installs Debian's chromium (apt-get install -y chromium) before the tests.",
         path.display()
@@ -487,19 +486,23 @@ fn browser_dashboard_compare_and_trend() {
     let file = work.path().join("push.json");
     std::fs::write(&file, doc.to_string()).unwrap();
     let url = central.url("");
-    let out = bench_run.run(
-        &[
-            "import",
-            "bmf",
-            file.to_str().unwrap(),
-            "--suite",
-            "pushed",
-            "--push",
-            &url,
-        ],
-        &[("BENCH_PUSH_TOKEN", "e2e-secret")],
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Imports the file and pushes the run with `token`; returns bench-run's stderr.
+    let push = |token: &str| {
+        let out = bench_run.run(
+            &[
+                "import",
+                "bmf",
+                file.to_str().unwrap(),
+                "--suite",
+                "pushed",
+                "--push",
+                &url,
+            ],
+            &[("BENCH_PUSH_TOKEN", token)],
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = push("e2e-secret");
     assert!(stderr.contains("pushed run"), "{stderr}");
     let (status, body) = central.get("/api/runs?suite=pushed");
     assert_eq!(status, 200, "{body}");
@@ -508,19 +511,7 @@ fn browser_dashboard_compare_and_trend() {
     assert_eq!(runs["runs"][0]["results"], 6);
 
     // A wrong token: the push fails with a warning, the local run is kept.
-    let out = bench_run.run(
-        &[
-            "import",
-            "bmf",
-            file.to_str().unwrap(),
-            "--suite",
-            "pushed",
-            "--push",
-            &url,
-        ],
-        &[("BENCH_PUSH_TOKEN", "wrong")],
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = push("wrong");
     assert!(stderr.contains("warning: could not push"), "{stderr}");
     assert!(stderr.contains("401"), "{stderr}");
     let (_, body) = central.get("/api/runs?suite=pushed");
