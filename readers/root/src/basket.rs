@@ -20,7 +20,9 @@ use crate::file::Key;
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BasketData {
+    /// The payload is `payload[..len]`; a reused buffer may be longer (never re-zeroed).
     payload: Vec<u8>,
+    len: usize,
     border: usize,
     /// `entries + 1` payload offsets (entry `j` is `offsets[j]..offsets[j+1]`), if variable-size.
     offsets: Option<Vec<u32>>,
@@ -60,25 +62,31 @@ impl BasketData {
     /// # Errors
     /// Malformed key or basket header, corrupt compressed data, inconsistent offsets.
     pub fn from_record(raw: &[u8], seek: u64) -> Result<Self> {
-        Self::from_record_with(raw, seek, &mut None)
+        Self::from_record_with(raw, seek, &mut None, false)
     }
 
-    /// As [`Self::from_record`], reusing the allocation of `reuse` for the payload.
+    /// As [`Self::from_record`], reusing the allocation of `reuse` for the payload; `split`:
+    /// the blocks of a multi-block payload are decompressed in parallel on the rayon pool.
     ///
     /// # Errors
     /// As [`Self::from_record`].
-    pub fn from_record_reusing(raw: &[u8], seek: u64, reuse: Vec<u8>) -> Result<Self> {
+    pub fn from_record_reusing(raw: &[u8], seek: u64, reuse: Vec<u8>, split: bool) -> Result<Self> {
         let mut reuse = Some(reuse);
-        Self::from_record_with(raw, seek, &mut reuse)
+        Self::from_record_with(raw, seek, &mut reuse, split)
     }
 
-    /// Gives back the payload buffer (for reuse).
+    /// Gives back the payload buffer (for reuse; it may be longer than this basket's payload).
     #[must_use]
     pub fn into_payload(self) -> Vec<u8> {
         self.payload
     }
 
-    fn from_record_with(raw: &[u8], seek: u64, reuse: &mut Option<Vec<u8>>) -> Result<Self> {
+    fn from_record_with(
+        raw: &[u8],
+        seek: u64,
+        reuse: &mut Option<Vec<u8>>,
+        split: bool,
+    ) -> Result<Self> {
         let mut cur = Cursor::new(raw, seek, "basket key");
         let key = Key::parse(&mut cur)?;
         let header = BasketHeader::parse(&mut cur)?;
@@ -102,15 +110,21 @@ impl BasketData {
             // every byte (it fails unless it fills the buffer exactly), so a reused buffer is
             // only truncated or zero-extended, never cleared first.
             compression::blocks(stored, objlen)?;
-            out.truncate(objlen);
-            out.resize(objlen, 0);
-            compression::decompress_into(stored, &mut out)?;
+            if out.len() < objlen {
+                out.resize(objlen, 0);
+            }
+            if split {
+                compression::decompress_into_par(stored, &mut out[..objlen])?;
+            } else {
+                compression::decompress_into(stored, &mut out[..objlen])?;
+            }
+            Self::build(out, objlen, keylen, header, seek, false)
         } else {
             out.clear();
             out.extend_from_slice(stored);
+            let len = out.len();
+            Self::build(out, len, keylen, header, seek, false)
         }
-        let payload = out;
-        Self::build(payload, keylen, header, seek, false)
     }
 
     /// Builds from a payload (entry data + optional offset table).
@@ -119,6 +133,7 @@ impl BasketData {
     /// [`Self::from_embedded`]).
     fn build(
         payload: Vec<u8>,
+        len: usize,
         keylen: usize,
         header: BasketHeader,
         seek: u64,
@@ -127,22 +142,18 @@ impl BasketData {
         let entries = header.nev_buf as usize;
         let border = (header.last as usize)
             .checked_sub(keylen)
-            .filter(|&b| b <= payload.len());
+            .filter(|&b| b <= len);
         let Some(border) = border else {
             return Err(Error::corrupt(
                 "basket",
                 seek,
-                format!(
-                    "fLast {} outside the {}-byte payload",
-                    header.last,
-                    payload.len()
-                ),
+                format!("fLast {} outside the {}-byte payload", header.last, len),
             ));
         };
-        let offsets = if border == payload.len() || embedded {
+        let offsets = if border == len || embedded {
             None
         } else {
-            let table = payload.get(border..).unwrap_or_default();
+            let table = payload.get(border..len).unwrap_or_default();
             let mut cur = Cursor::new(table, seek, "basket entry offsets");
             let count = cur.i32()?;
             if i64::from(count) < header.nev_buf as i64 {
@@ -158,6 +169,7 @@ impl BasketData {
         };
         Ok(Self {
             payload,
+            len,
             border,
             offsets,
             entries,
@@ -182,6 +194,7 @@ impl BasketData {
         })?;
         let mut basket = Self::build(
             data.to_vec(),
+            data.len(),
             0,
             BasketHeader {
                 last: (last - keylen) as i32,
@@ -234,11 +247,53 @@ impl BasketData {
     pub(crate) fn for_test(payload: Vec<u8>) -> Self {
         let border = payload.len();
         Self {
+            len: payload.len(),
             payload,
             border,
             offsets: None,
             entries: 0,
         }
+    }
+
+    /// A basket of `entries` fixed-size entries.
+    #[cfg(test)]
+    pub(crate) fn flat_for_test(payload: Vec<u8>, entries: usize) -> Self {
+        Self {
+            entries,
+            ..Self::for_test(payload)
+        }
+    }
+
+    /// A basket of `std::vector<f32>` entries as ROOT streams them (header, values, then the
+    /// entry-offset table), with a zero key length; entry `lie_at` declares one value too few.
+    #[cfg(test)]
+    pub(crate) fn vector_f32_for_test(entries: &[Vec<f32>], lie_at: Option<usize>) -> Result<Self> {
+        let mut payload = Vec::new();
+        let mut starts = Vec::new();
+        for (j, e) in entries.iter().enumerate() {
+            starts.push(payload.len() as i32);
+            let bytes = 6 + 4 * e.len() as u32;
+            let declared = e.len() as u32 - u32::from(lie_at == Some(j));
+            payload.extend_from_slice(&(bytes | 0x4000_0000).to_be_bytes());
+            payload.extend_from_slice(&9u16.to_be_bytes());
+            payload.extend_from_slice(&declared.to_be_bytes());
+            for v in e {
+                payload.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        let border = payload.len();
+        payload.extend_from_slice(&(entries.len() as i32 + 1).to_be_bytes());
+        for s in starts {
+            payload.extend_from_slice(&s.to_be_bytes());
+        }
+        payload.extend_from_slice(&0i32.to_be_bytes());
+        let header = BasketHeader {
+            nev_buf: entries.len() as i32,
+            last: border as i32,
+            flag: 0,
+        };
+        let len = payload.len();
+        Self::build(payload, len, 0, header, 0, false)
     }
 }
 

@@ -199,6 +199,34 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
+/// As [`decompress_into`], with the blocks of a multi-block payload (objects over 16 MiB)
+/// decompressed in parallel on the rayon pool: each block is an independent stream.
+///
+/// # Errors
+/// As [`decompress_into`].
+pub fn decompress_into_par(src: &[u8], dst: &mut [u8]) -> Result<()> {
+    use rayon::prelude::*;
+    let blocks = blocks(src, dst.len())?;
+    if blocks.len() < 2 {
+        return decompress_into(src, dst);
+    }
+    let mut jobs = Vec::with_capacity(blocks.len());
+    let mut rest = dst;
+    for b in blocks {
+        let (out, tail) = rest.split_at_mut(b.uncompressed.min(rest.len()));
+        let data = src
+            .get(b.offset + BLOCK_HEADER..b.offset + BLOCK_HEADER + b.compressed)
+            .unwrap_or_default();
+        jobs.push((b, data, out));
+        rest = tail;
+    }
+    // Largest first, so the longest block starts at once.
+    jobs.sort_by_key(|(b, _, _)| std::cmp::Reverse(b.uncompressed));
+    jobs.into_par_iter()
+        .with_max_len(1)
+        .try_for_each(|(b, data, out)| decompress_block(b, data, out))
+}
+
 /// Decompresses a payload into a new buffer of `expected` bytes.
 ///
 /// # Errors

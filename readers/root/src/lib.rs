@@ -38,6 +38,7 @@ mod cursor;
 pub mod error;
 pub mod file;
 pub mod lazy;
+mod mapped;
 pub mod reader;
 pub mod readspeed;
 mod source;

@@ -11,6 +11,7 @@
 //! time says how much the reader adds on top of the codec library.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -20,7 +21,11 @@ use crate::compression;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
-use crate::reader::{Branch, decode_flat, decode_var};
+use crate::mapped::Mapped;
+use crate::reader::{
+    Branch, PARALLEL_BASKET_BYTES, decode_flat, decode_flat_par, decode_var_into, decode_var_par,
+    var_value_count,
+};
 use crate::tree::{BasketLocation, Layout};
 use crate::types::{Element, LeafType};
 
@@ -127,7 +132,6 @@ struct Unit {
 }
 
 struct Scratch {
-    raw: Vec<u8>,
     payload: Vec<u8>,
     typed: TypedScratch,
 }
@@ -148,53 +152,77 @@ struct TypedScratch {
     offsets: Vec<u64>,
 }
 
+/// The first `n` elements of `buf`, growing it (zero-filled) only when it is too short: the
+/// buffers are reused across baskets and every element is overwritten by the decode, so
+/// re-zeroing them for each basket would only cost time.
+fn prefix<T: Default + Clone>(buf: &mut Vec<T>, n: usize) -> &mut [T] {
+    if buf.len() < n {
+        buf.resize(n, T::default());
+    }
+    &mut buf[..n]
+}
+
+/// Entries decoded per step on one thread: the typed output of a step stays in the core's
+/// cache and the reused buffers stay small, whatever the basket size (an analysis consumes
+/// entries as they are decoded; it does not keep a whole basket's worth of typed values).
+const ENTRIES_PER_STEP: usize = 1 << 15;
+
+/// Decodes a whole basket into the reused buffers; `split`: a big basket is decoded by
+/// several tasks on the current rayon pool (each into its own part of the buffers).
 fn consume<T: Element>(
     basket: &BasketData,
     name: &str,
     layout: Layout,
+    split: bool,
     buf: &mut Vec<T>,
-    offsets: &mut Vec<u64>,
+    ends: &mut Vec<u64>,
 ) -> Result<()> {
-    offsets.clear();
     let n = basket.entries();
-    match layout.fixed_len() {
-        Some(per) => {
-            // Every element is overwritten by the decode: no need to clear first.
-            buf.truncate(n * per);
-            buf.resize(n * per, T::default());
-            decode_flat(basket, name, per, 0, n, buf)
-        }
-        None => {
-            buf.clear();
-            offsets.push(0);
-            decode_var(
-                basket,
-                name,
-                matches!(layout, Layout::Vector(_)),
-                0,
-                n,
-                buf,
-                offsets,
-            )
+    let vector = matches!(layout, Layout::Vector(_));
+    if split && basket.data().len() >= PARALLEL_BASKET_BYTES {
+        return match layout.fixed_len() {
+            Some(per) => decode_flat_par(basket, name, per, prefix(buf, n * per)),
+            None => {
+                let count = var_value_count(basket, name, T::TYPE.size(), vector, 0, n)?;
+                decode_var_par(basket, name, vector, prefix(buf, count), prefix(ends, n))
+            }
+        };
+    }
+    for a in (0..n).step_by(ENTRIES_PER_STEP) {
+        let b = (a + ENTRIES_PER_STEP).min(n);
+        match layout.fixed_len() {
+            Some(per) => decode_flat(basket, name, per, a, b, prefix(buf, (b - a) * per))?,
+            None => {
+                let count = var_value_count(basket, name, T::TYPE.size(), vector, a, b)?;
+                let values = prefix(buf, count);
+                decode_var_into(basket, name, vector, a, b, values, prefix(ends, b - a), 0)?;
+            }
         }
     }
+    Ok(())
 }
 
 impl TypedScratch {
-    fn decode(&mut self, basket: &BasketData, name: &str, layout: Layout) -> Result<()> {
+    fn decode(
+        &mut self,
+        basket: &BasketData,
+        name: &str,
+        layout: Layout,
+        split: bool,
+    ) -> Result<()> {
         let o = &mut self.offsets;
         match layout.leaf_type() {
-            LeafType::Bool => consume(basket, name, layout, &mut self.b, o),
-            LeafType::I8 => consume(basket, name, layout, &mut self.i8, o),
-            LeafType::U8 => consume(basket, name, layout, &mut self.u8, o),
-            LeafType::I16 => consume(basket, name, layout, &mut self.i16, o),
-            LeafType::U16 => consume(basket, name, layout, &mut self.u16, o),
-            LeafType::I32 => consume(basket, name, layout, &mut self.i32, o),
-            LeafType::U32 => consume(basket, name, layout, &mut self.u32, o),
-            LeafType::I64 => consume(basket, name, layout, &mut self.i64, o),
-            LeafType::U64 => consume(basket, name, layout, &mut self.u64, o),
-            LeafType::F32 => consume(basket, name, layout, &mut self.f32, o),
-            LeafType::F64 => consume(basket, name, layout, &mut self.f64, o),
+            LeafType::Bool => consume(basket, name, layout, split, &mut self.b, o),
+            LeafType::I8 => consume(basket, name, layout, split, &mut self.i8, o),
+            LeafType::U8 => consume(basket, name, layout, split, &mut self.u8, o),
+            LeafType::I16 => consume(basket, name, layout, split, &mut self.i16, o),
+            LeafType::U16 => consume(basket, name, layout, split, &mut self.u16, o),
+            LeafType::I32 => consume(basket, name, layout, split, &mut self.i32, o),
+            LeafType::U32 => consume(basket, name, layout, split, &mut self.u32, o),
+            LeafType::I64 => consume(basket, name, layout, split, &mut self.i64, o),
+            LeafType::U64 => consume(basket, name, layout, split, &mut self.u64, o),
+            LeafType::F32 => consume(basket, name, layout, split, &mut self.f32, o),
+            LeafType::F64 => consume(basket, name, layout, split, &mut self.f64, o),
         }
     }
 }
@@ -219,8 +247,11 @@ pub fn run(config: &Config) -> Result<Report> {
             });
         }
     };
+    let mut maps = Vec::new();
+    let mut map_of_branch = Vec::new();
     for (path, tree_name) in pairs {
         let file = RootFile::open_with_cache(path, 0)?;
+        maps.push(Mapped::open(path)?);
         {
             let tree = file.tree(tree_name)?;
             let selected: Vec<Branch> = match &config.branches {
@@ -238,6 +269,7 @@ pub fn run(config: &Config) -> Result<Report> {
             for b in selected {
                 let layout = b.layout()?;
                 branches.push((b, layout));
+                map_of_branch.push(maps.len() - 1);
             }
         }
     }
@@ -280,10 +312,17 @@ pub fn run(config: &Config) -> Result<Report> {
     } else {
         None
     };
+    // Several threads: biggest baskets first (longest-processing-time order), so the one that
+    // takes longest never starts last while the other threads idle; big baskets are also split
+    // (blocks decompressed and entry ranges decoded as separate tasks).
+    let split = pool.is_some();
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    if split {
+        order.sort_by_key(|&i| std::cmp::Reverse(units[i].bytes));
+    }
     let setup_real_time_s = setup.elapsed().as_secs_f64();
 
     let new_scratch = || Scratch {
-        raw: Vec::new(),
         payload: Vec::new(),
         typed: TypedScratch::default(),
     };
@@ -294,18 +333,15 @@ pub fn run(config: &Config) -> Result<Report> {
         let (branch, layout) = &branches[unit.branch];
         if config.mode == Mode::DecompressOnly {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
-            let n = decompress_only(raw, unit.seek, &mut scratch.payload)?;
+            let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             return Ok((n, u64::from(unit.bytes)));
         }
-        branch.file().source().read_into(
-            "basket",
-            unit.seek,
-            unit.bytes as usize,
-            &mut scratch.raw,
-        )?;
+        let raw = maps[map_of_branch[unit.branch]].get("basket", unit.seek, unit.bytes as usize)?;
         let payload = std::mem::take(&mut scratch.payload);
-        let basket = BasketData::from_record_reusing(&scratch.raw, unit.seek, payload)?;
-        scratch.typed.decode(&basket, branch.name(), *layout)?;
+        let basket = BasketData::from_record_reusing(raw, unit.seek, payload, split)?;
+        scratch
+            .typed
+            .decode(&basket, branch.name(), *layout, split)?;
         let n = basket.data().len() as u64;
         scratch.payload = basket.into_payload();
         Ok((n, u64::from(unit.bytes)))
@@ -324,12 +360,26 @@ pub fn run(config: &Config) -> Result<Report> {
             }
             acc
         }
-        Some(pool) => pool.install(|| {
-            (0..units.len())
-                .into_par_iter()
-                .map_init(new_scratch, |s, i| work(s, i))
-                .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
-        })?,
+        Some(pool) => {
+            // One scratch per worker thread, so buffers are reused across baskets as on one
+            // thread. A worker waiting inside a split basket may pick up another basket while
+            // its own scratch is in use: that one gets a fresh scratch (`try_lock`).
+            let scratches: Vec<Mutex<Scratch>> =
+                (0..threads).map(|_| Mutex::new(new_scratch())).collect();
+            pool.install(|| {
+                order
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|&i| {
+                        let mine = rayon::current_thread_index().and_then(|t| scratches.get(t));
+                        match mine.map(Mutex::try_lock) {
+                            Some(Ok(mut s)) => work(&mut s, i),
+                            _ => work(&mut new_scratch(), i),
+                        }
+                    })
+                    .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
+            })?
+        }
     };
     let real_time_s = t0.elapsed().as_secs_f64();
     let cpu_time_s = cpu0.elapsed().as_secs_f64();
@@ -347,13 +397,21 @@ pub fn run(config: &Config) -> Result<Report> {
 }
 
 /// Decompresses one basket record into `out`; returns the payload size.
-fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>) -> Result<u64> {
+fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Result<u64> {
     let mut cur = Cursor::new(raw, seek, "basket key");
     let key = Key::parse(&mut cur)?;
     let stored = raw.get(usize::from(key.keylen)..).unwrap_or_default();
     if key.is_compressed() {
-        out.resize(key.objlen as usize, 0);
-        compression::decompress_into(stored, out)?;
+        let objlen = key.objlen as usize;
+        compression::blocks(stored, objlen)?;
+        if out.len() < objlen {
+            out.resize(objlen, 0);
+        }
+        if split {
+            compression::decompress_into_par(stored, &mut out[..objlen])?;
+        } else {
+            compression::decompress_into(stored, &mut out[..objlen])?;
+        }
     } else {
         out.clear();
         out.extend_from_slice(stored);

@@ -110,7 +110,16 @@ pub trait Element: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
 
     /// Appends the elements encoded in `src` (a multiple of the element size) to `dst`.
     fn extend_from_be(src: &[u8], dst: &mut Vec<Self>);
+
+    /// Decodes exactly the first [`SHORT_RUN`] bytes of `src` into the first
+    /// `SHORT_RUN / size` elements of `dst`, or returns `false` (doing nothing) when either
+    /// is shorter. A fixed-length copy has no data-dependent loop to mispredict: decoders of
+    /// short entries copy a whole run and let the next entry overwrite the excess.
+    fn decode_short_run(src: &[u8], dst: &mut [Self]) -> bool;
 }
+
+/// Bytes decoded by [`Element::decode_short_run`].
+pub const SHORT_RUN: usize = 32;
 
 macro_rules! element {
     ($t:ty, $lt:ident, $n:literal) => {
@@ -127,6 +136,19 @@ macro_rules! element {
             fn extend_from_be(src: &[u8], dst: &mut Vec<Self>) {
                 let (chunks, _) = src.as_chunks::<$n>();
                 dst.extend(chunks.iter().map(|c| <$t>::from_be_bytes(*c)));
+            }
+            #[inline]
+            fn decode_short_run(src: &[u8], dst: &mut [Self]) -> bool {
+                const K: usize = SHORT_RUN / $n;
+                match (src.first_chunk::<SHORT_RUN>(), dst.first_chunk_mut::<K>()) {
+                    (Some(s), Some(d)) => {
+                        for (d, c) in d.iter_mut().zip(s.as_chunks::<$n>().0) {
+                            *d = <$t>::from_be_bytes(*c);
+                        }
+                        true
+                    }
+                    _ => false,
+                }
             }
         }
     };
@@ -152,6 +174,20 @@ impl Element for bool {
     }
     fn extend_from_be(src: &[u8], dst: &mut Vec<Self>) {
         dst.extend(src.iter().map(|&c| c != 0));
+    }
+    fn decode_short_run(src: &[u8], dst: &mut [Self]) -> bool {
+        match (
+            src.first_chunk::<SHORT_RUN>(),
+            dst.first_chunk_mut::<SHORT_RUN>(),
+        ) {
+            (Some(s), Some(d)) => {
+                for (d, &c) in d.iter_mut().zip(s) {
+                    *d = c != 0;
+                }
+                true
+            }
+            _ => false,
+        }
     }
 }
 
