@@ -7,9 +7,11 @@
 //! ```
 //! Prints one JSON object: file size, decompressed bytes scanned, cache bound, the largest
 //! decompressed basket (which must be in memory to be decoded at all, cached or not), peak RSS
-//! (`VmHWM` from /proc/self/status, Linux), and the cache counters. Expect
-//! `peak_rss <= baseline + cache bound + about two largest baskets` (the basket being decoded
-//! and its compressed record), independent of the file size.
+//! (`VmHWM` from /proc/self/status, Linux), and the cache counters. The reader makes room in
+//! the cache for a basket's compressed record and decompressed payload before reading it, and
+//! the cache hands evicted memory back to the system, so expect
+//! `peak_rss <= baseline + max(cache bound, largest basket in flight) + metadata`, independent
+//! of the file size.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;

@@ -3,7 +3,10 @@
 //! An LRU keyed by the basket's file offset (unique within a file), holding `Arc` payloads so a
 //! hit costs one atomic increment and no copy. It is bounded by the total decompressed bytes it
 //! holds (default 256 MiB); inserting past the bound evicts the least recently used baskets.
-//! A basket larger than the whole bound is returned to the caller but not kept.
+//! A basket larger than the whole bound is returned to the caller but not kept. Readers call
+//! [`BasketCache::make_room`] before reading a basket, so the basket in flight counts against
+//! the bound too, and evicted memory is handed back to the system every sixteenth of the bound
+//! (see `memory`): the resident memory of a scan follows the bound, not the file.
 //!
 //! Implementation: a `HashMap` from key to (payload, stamp) plus a `BTreeMap` from stamp to key
 //! gives O(log n) touch and eviction; one `Mutex` guards both (the critical section is tiny
@@ -38,6 +41,8 @@ struct Lru {
     order: BTreeMap<u64, u64>,
     bytes: usize,
     clock: u64,
+    /// Bytes evicted since the allocator was last asked to return free memory.
+    freed_since_trim: usize,
 }
 
 /// A thread-safe LRU cache of decompressed baskets, bounded by bytes.
@@ -133,19 +138,50 @@ impl BasketCache {
         }
         lru.order.insert(now, seek);
         lru.bytes += size;
+        self.evict_until(lru, self.capacity);
+    }
+
+    /// Evicts least recently used baskets until `bytes` more would fit within the bound (all
+    /// of them if `bytes` alone exceeds it).
+    ///
+    /// A reader calls it before reading and decompressing a basket, so that the compressed
+    /// record and the basket being built count against the bound too: the memory of a scan
+    /// stays within the bound, not the bound plus the basket in flight.
+    pub fn make_room(&self, bytes: usize) {
+        if self.capacity == 0 {
+            return;
+        }
+        let lru = self.lock();
+        self.evict_until(lru, self.capacity.saturating_sub(bytes));
+    }
+
+    fn evict_until(&self, mut lru: MutexGuard<'_, Lru>, limit: usize) {
         let mut evicted = 0;
-        while lru.bytes > self.capacity {
+        let mut victims = Vec::new();
+        while lru.bytes > limit {
             let Some((_, victim)) = lru.order.pop_first() else {
                 break;
             };
             if let Some((old, _)) = lru.map.remove(&victim) {
                 lru.bytes -= old.heap_bytes();
+                lru.freed_since_trim += old.heap_bytes();
                 evicted += 1;
+                victims.push(old);
             }
         }
+        // Every sixteenth of the bound evicted, hand the freed pages back (see `memory`).
+        let trim = lru.freed_since_trim >= self.capacity / 16;
+        if trim {
+            lru.freed_since_trim = 0;
+        }
         drop(lru);
+        // Freed outside the lock (the last reference usually goes here).
+        drop(victims);
         if evicted > 0 {
             self.evicted.fetch_add(evicted, Ordering::Relaxed);
+        }
+        if trim {
+            crate::memory::release_free_memory();
         }
     }
 
@@ -196,6 +232,20 @@ mod tests {
         let s = cache.stats();
         assert_eq!((s.hits, s.misses, s.evicted, s.entries), (4, 1, 1, 3));
         assert!(s.bytes <= 3000);
+    }
+
+    #[test]
+    fn make_room_evicts_for_a_basket_in_flight() {
+        let cache = BasketCache::new(3000);
+        for k in 1..=3 {
+            cache.insert(k, basket(1000));
+        }
+        cache.make_room(1500); // two baskets must go, oldest first
+        assert!(cache.get(1).is_none() && cache.get(2).is_none());
+        assert!(cache.get(3).is_some());
+        assert_eq!(cache.stats().evicted, 2);
+        cache.make_room(10_000); // more than the bound: everything goes
+        assert_eq!(cache.stats().entries, 0);
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub mod error;
 pub mod file;
 pub mod lazy;
 mod mapped;
+mod memory;
 pub mod reader;
 pub mod readspeed;
 mod source;

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::basket::BasketData;
+use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::file::RootFile;
+use crate::file::{Key, RootFile};
 use crate::lazy::LazyBranchReader;
 use crate::tree::{BasketInfo, BasketLocation, BranchMeta, Layout};
 use crate::types::{Element, LeafType, SHORT_RUN, check_type};
@@ -219,8 +220,16 @@ impl Branch {
                 if let Some(hit) = cache.get(*seek) {
                     return Ok(hit);
                 }
+                // The record, then the basket built from it, count against the cache bound
+                // while they are in flight (the key says how big the basket will be).
+                let entries = (info.end - info.first) as usize;
+                cache.make_room(*bytes as usize);
                 let raw = self.file.source().read("basket", *seek, *bytes as usize)?;
+                let objlen = Key::parse(&mut Cursor::new(&raw, *seek, "basket key"))?.objlen;
+                let table = entries.saturating_add(1).saturating_mul(4);
+                cache.make_room((*bytes as usize) + (objlen as usize).saturating_add(table));
                 let data = Arc::new(BasketData::from_record(&raw, *seek)?);
+                drop(raw);
                 self.check_entries(info, &data)?;
                 cache.insert(*seek, Arc::clone(&data));
                 Ok(data)
