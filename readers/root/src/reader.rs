@@ -350,38 +350,73 @@ impl Branch {
             }
             let name = self.meta.name.as_str();
             let run = |(basket, a, b, dst): (&Arc<BasketData>, usize, usize, &mut [T])| {
-                decode_flat(basket, name, per, a, b, dst)
+                let whole = a == 0 && b == basket.entries();
+                if par && whole && basket.data().len() >= PARALLEL_BASKET_BYTES {
+                    decode_flat_par(basket, name, per, dst)
+                } else {
+                    decode_flat(basket, name, per, a, b, dst)
+                }
             };
             if par {
-                slices.into_par_iter().try_for_each(run)?;
+                slices.into_par_iter().with_max_len(1).try_for_each(run)?;
             } else {
                 slices.into_iter().try_for_each(run)?;
             }
             Ok((out, None))
         } else {
+            // Each basket's share of the values follows from its entry offsets: split the
+            // output first, then decode every basket straight into its part (in parallel when
+            // it pays, a big basket split further). Each share is bounded by the basket's
+            // decompressed bytes, so the allocation is justified by data, not by counts.
             let vector = matches!(layout, Layout::Vector(_));
-            // Reserve once, from the loaded baskets (an upper bound for partial ranges): no
-            // reallocation and copy while decoding.
-            let header = if vector { VECTOR_HEADER } else { 0 };
-            let cap: usize = loaded
-                .iter()
-                .map(|b| b.data().len().saturating_sub(header * b.entries()) / T::TYPE.size())
-                .sum();
-            let mut values = Vec::with_capacity(cap);
-            let mut offsets = Vec::with_capacity((stop - start) as usize + 1);
-            offsets.push(0u64);
+            let name = self.meta.name.as_str();
+            let mut shares = Vec::with_capacity(selected.len());
+            let mut total = 0usize;
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                decode_var(
-                    basket,
-                    &self.meta.name,
-                    vector,
-                    a,
-                    b,
-                    &mut values,
-                    &mut offsets,
-                )?;
+                let count = var_value_count(basket, name, T::TYPE.size(), vector, a, b)?;
+                total += count;
+                shares.push((a, b, count));
+            }
+            let mut values = vec![T::default(); total];
+            let mut offsets = vec![0u64; (stop - start) as usize + 1];
+            let mut jobs = Vec::with_capacity(selected.len());
+            let mut v_rest = values.as_mut_slice();
+            let mut e_rest = offsets.get_mut(1..).unwrap_or_default();
+            let mut base = 0u64;
+            let inconsistent = || Error::corrupt("branch", 0, "basket table inconsistent");
+            for (basket, (a, b, count)) in loaded.iter().zip(shares) {
+                let (v, v_tail) = v_rest
+                    .split_at_mut_checked(count)
+                    .ok_or_else(inconsistent)?;
+                let (e, e_tail) = e_rest
+                    .split_at_mut_checked(b - a)
+                    .ok_or_else(inconsistent)?;
+                jobs.push((basket, a, b, v, e, base));
+                base += count as u64;
+                (v_rest, e_rest) = (v_tail, e_tail);
+            }
+            type Job<'a, T> = (
+                &'a Arc<BasketData>,
+                usize,
+                usize,
+                &'a mut [T],
+                &'a mut [u64],
+                u64,
+            );
+            let run = |(basket, a, b, v, e, base): Job<'_, T>| {
+                let whole = a == 0 && b == basket.entries();
+                if par && whole && basket.data().len() >= PARALLEL_BASKET_BYTES {
+                    decode_var_par(basket, name, vector, v, e, base)
+                } else {
+                    decode_var_into(basket, name, vector, a, b, v, e, base)
+                }
+            };
+            if par {
+                jobs.into_par_iter().with_max_len(1).try_for_each(run)?;
+            } else {
+                jobs.into_iter().try_for_each(run)?;
             }
             Ok((values, Some(offsets)))
         }
@@ -460,7 +495,6 @@ pub(crate) fn decode_flat_par<T: Element>(
     per: usize,
     dst: &mut [T],
 ) -> Result<()> {
-    use rayon::prelude::*;
     let n = basket.entries();
     // Validates the sizes; then every task's source and destination chunks match.
     decode_flat::<T>(basket, branch, per, 0, 0, &mut [])?;
@@ -481,12 +515,12 @@ pub(crate) fn decode_var_par<T: Element>(
     vector: bool,
     values: &mut [T],
     ends: &mut [u64],
+    base: u64,
 ) -> Result<()> {
-    use rayon::prelude::*;
     let n = basket.entries();
     let mut jobs = Vec::with_capacity(n.div_ceil(ENTRIES_PER_TASK));
     let (mut v_rest, mut e_rest) = (values, ends);
-    let mut base = 0u64;
+    let mut base = base;
     for a in (0..n).step_by(ENTRIES_PER_TASK) {
         let b = (a + ENTRIES_PER_TASK).min(n);
         let count = var_value_count(basket, branch, T::TYPE.size(), vector, a, b)?;
@@ -766,7 +800,7 @@ mod tests {
 
         let mut par_values = vec![-1.0f32; flat.len()];
         let mut par_ends = vec![0u64; want.len()];
-        decode_var_par(&basket, "jets", true, &mut par_values, &mut par_ends).unwrap();
+        decode_var_par(&basket, "jets", true, &mut par_values, &mut par_ends, 0).unwrap();
         assert_eq!(par_values, flat);
         assert_eq!(par_ends, ends);
 
@@ -787,14 +821,14 @@ mod tests {
         let count = var_value_count(&good, "jets", 4, true, 0, want.len()).unwrap();
         let mut values = vec![0f32; count];
         let mut ends = vec![0u64; want.len()];
-        assert!(decode_var_par(&good, "jets", true, &mut values, &mut ends).is_ok());
+        assert!(decode_var_par(&good, "jets", true, &mut values, &mut ends, 0).is_ok());
         // Too few slots for the values the offsets imply.
         let short = &mut values[..count - 1];
         assert!(decode_var_into(&good, "jets", true, 0, want.len(), short, &mut ends, 0).is_err());
-        assert!(decode_var_par(&good, "jets", true, short, &mut ends).is_err());
+        assert!(decode_var_par(&good, "jets", true, short, &mut ends, 0).is_err());
         // An entry whose declared size disagrees with its bytes, on every path.
         let liar = BasketData::vector_f32_for_test(&want, Some(20)).unwrap();
-        let err = decode_var_par(&liar, "jets", true, &mut values, &mut ends).unwrap_err();
+        let err = decode_var_par(&liar, "jets", true, &mut values, &mut ends, 0).unwrap_err();
         assert!(
             err.to_string().contains("declares 2 values in 12 bytes"),
             "{err}"

@@ -1,10 +1,13 @@
 //! A throughput measurement in the manner of ROOT's `rootreadspeed`.
 //!
-//! Setup (untimed): open the files, read the trees, list every basket of the selected branches.
-//! Timed: read each basket record from the file, decompress it, and decode its entries into
-//! typed values (big-endian to native), spread over `threads` worker threads by basket. The
-//! cache is bypassed (every basket is read once, as in a real analysis pass) and per-thread
-//! buffers are reused, so the loop allocates nothing per basket.
+//! Setup (untimed): open the files, read the trees, list every basket of the selected branches,
+//! map the files (nothing is read yet).
+//! Timed: read each basket record (from the page cache through the map, without a copy),
+//! decompress it, and decode its entries into typed values (big-endian to native) in steps of
+//! [`ENTRIES_PER_STEP`], spread over `threads` worker threads by basket, biggest first; with
+//! several threads a big basket is itself split (blocks, then entry ranges). The cache is
+//! bypassed (every basket is read once, as in a real analysis pass) and per-thread buffers are
+//! reused, so the loop allocates nothing per basket.
 //!
 //! [`Mode::DecompressOnly`] is the codec anchor: the same basket records are first loaded into
 //! memory (untimed) and only their decompression is timed. Full read time over decompress-only
@@ -184,7 +187,7 @@ fn consume<T: Element>(
             Some(per) => decode_flat_par(basket, name, per, prefix(buf, n * per)),
             None => {
                 let count = var_value_count(basket, name, T::TYPE.size(), vector, 0, n)?;
-                decode_var_par(basket, name, vector, prefix(buf, count), prefix(ends, n))
+                decode_var_par(basket, name, vector, prefix(buf, count), prefix(ends, n), 0)
             }
         };
     }

@@ -195,9 +195,12 @@ fn embedded_baskets() {
         "the fixture must keep its last basket inside the TTree record"
     );
 }
+
 #[test]
 fn multiblock_objects() {
     check_fixture("multiblock", Parallel::Never);
+    // Baskets of several MiB: decoded by several tasks each (blocks, then entry ranges).
+    check_fixture("multiblock", Parallel::Always);
     // Every branch's basket really is split over several compression blocks, one per algorithm.
     let raw = std::fs::read(util::fixture("multiblock.root")).unwrap();
     let file = RootFile::open(util::fixture("multiblock.root")).unwrap();
@@ -218,6 +221,11 @@ fn multiblock_objects() {
             blocks.len()
         );
         algorithms.push(blocks[0].algorithm);
+        // The blocks are independent streams: decompressed in parallel, the same bytes.
+        let serial = root_reader::compression::decompress(&rec[keylen..], objlen).unwrap();
+        let mut parallel = vec![0xa5; objlen];
+        root_reader::compression::decompress_into_par(&rec[keylen..], &mut parallel).unwrap();
+        assert!(serial == parallel, "{}: parallel blocks differ", meta.name);
     }
     use root_reader::compression::Algorithm;
     for a in [
