@@ -106,18 +106,7 @@ impl BasketData {
         let objlen = key.objlen as usize;
         let mut out = reuse.take().unwrap_or_default();
         if key.is_compressed() {
-            // Validate the block headers before (re)allocating; the decompressor overwrites
-            // every byte (it fails unless it fills the buffer exactly), so a reused buffer is
-            // only truncated or zero-extended, never cleared first.
-            compression::blocks(stored, objlen)?;
-            if out.len() < objlen {
-                out.resize(objlen, 0);
-            }
-            if split {
-                compression::decompress_into_par(stored, &mut out[..objlen])?;
-            } else {
-                compression::decompress_into(stored, &mut out[..objlen])?;
-            }
+            compression::decompress_reusing(stored, objlen, &mut out, split)?;
             Self::build(out, objlen, keylen, header, seek, false)
         } else {
             out.clear();

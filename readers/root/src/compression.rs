@@ -227,6 +227,31 @@ pub fn decompress_into_par(src: &[u8], dst: &mut [u8]) -> Result<()> {
         .try_for_each(|(b, data, out)| decompress_block(b, data, out))
 }
 
+/// Decompresses a payload of `expected` bytes into `out[..expected]`, growing `out` only if it
+/// is too short. The block headers are validated before anything is allocated, and the codecs
+/// overwrite every output byte (they fail unless they fill it exactly), so a reused buffer is
+/// never cleared first. `parallel`: as [`decompress_into_par`].
+///
+/// # Errors
+/// As [`decompress_into`].
+pub fn decompress_reusing(
+    src: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+    parallel: bool,
+) -> Result<()> {
+    blocks(src, expected)?;
+    if out.len() < expected {
+        out.resize(expected, 0);
+    }
+    let dst = &mut out[..expected];
+    if parallel {
+        decompress_into_par(src, dst)
+    } else {
+        decompress_into(src, dst)
+    }
+}
+
 /// Decompresses a payload into a new buffer of `expected` bytes.
 ///
 /// # Errors

@@ -405,16 +405,7 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
     let key = Key::parse(&mut cur)?;
     let stored = raw.get(usize::from(key.keylen)..).unwrap_or_default();
     if key.is_compressed() {
-        let objlen = key.objlen as usize;
-        compression::blocks(stored, objlen)?;
-        if out.len() < objlen {
-            out.resize(objlen, 0);
-        }
-        if split {
-            compression::decompress_into_par(stored, &mut out[..objlen])?;
-        } else {
-            compression::decompress_into(stored, &mut out[..objlen])?;
-        }
+        compression::decompress_reusing(stored, key.objlen as usize, out, split)?;
     } else {
         out.clear();
         out.extend_from_slice(stored);
