@@ -293,7 +293,7 @@ impl ChainedSlice {
     #[must_use]
     pub fn decode_at<T: Element>(&self, pos: u64) -> Option<T> {
         let mut out = [T::default()];
-        let size = T::TYPE.size();
+        let size = T::SIZE;
         macro_rules! go {
             ($n:literal) => {{
                 let b = self.read_array::<$n>(pos)?;
@@ -315,7 +315,7 @@ impl ChainedSlice {
     /// # Errors
     /// A length that is not a multiple of the element size.
     pub fn decode_all<T: Element>(&self) -> Result<Vec<T>> {
-        let size = T::TYPE.size() as u64;
+        let size = T::SIZE as u64;
         if !self.len().is_multiple_of(size) {
             return Err(Error::corrupt(
                 "chained slice",

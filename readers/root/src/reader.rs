@@ -321,7 +321,7 @@ impl Branch {
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                let need = basket.entries() * per * T::TYPE.size();
+                let need = basket.entries() * per * T::SIZE;
                 if basket.data().len() != need {
                     return Err(Error::corrupt(
                         "basket",
@@ -375,7 +375,7 @@ impl Branch {
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                let count = var_value_count(basket, name, T::TYPE.size(), vector, a, b)?;
+                let count = var_value_count(basket, name, T::SIZE, vector, a, b)?;
                 total += count;
                 shares.push((a, b, count));
             }
@@ -463,7 +463,7 @@ pub(crate) fn decode_flat<T: Element>(
     b: usize,
     dst: &mut [T],
 ) -> Result<()> {
-    let size = T::TYPE.size() * per;
+    let size = T::SIZE * per;
     let data = basket.data();
     if data.len() != basket.entries() * size || b > basket.entries() {
         return Err(Error::corrupt(
@@ -501,7 +501,7 @@ pub(crate) fn decode_flat_par<T: Element>(
     let src = basket.data();
     let values = dst.len().min(n * per);
     let chunk = ENTRIES_PER_TASK * per;
-    src.par_chunks(chunk * T::TYPE.size())
+    src.par_chunks(chunk * T::SIZE)
         .zip(dst[..values].par_chunks_mut(chunk))
         .for_each(|(s, d)| T::decode_into(s, d));
     Ok(())
@@ -523,7 +523,7 @@ pub(crate) fn decode_var_par<T: Element>(
     let mut base = base;
     for a in (0..n).step_by(ENTRIES_PER_TASK) {
         let b = (a + ENTRIES_PER_TASK).min(n);
-        let count = var_value_count(basket, branch, T::TYPE.size(), vector, a, b)?;
+        let count = var_value_count(basket, branch, T::SIZE, vector, a, b)?;
         let too_short = || Error::corrupt("basket", 0, format!("branch {branch:?}: entry sizes"));
         let (v, v_tail) = v_rest.split_at_mut_checked(count).ok_or_else(too_short)?;
         let (e, e_tail) = e_rest.split_at_mut_checked(b - a).ok_or_else(too_short)?;
@@ -580,7 +580,7 @@ pub(crate) fn decode_var_into<T: Element>(
 ) -> Result<()> {
     let bad = |d: String| Error::corrupt("basket", 0, format!("branch {branch:?}: {d}"));
     let bounds = var_bounds(basket, branch, a, b)?;
-    let size = T::TYPE.size();
+    let size = T::SIZE;
     let data = basket.data();
     if ends.len() != b - a {
         return Err(bad(format!(
@@ -667,7 +667,7 @@ pub(crate) fn decode_var<T: Element>(
     values: &mut Vec<T>,
     offsets: &mut Vec<u64>,
 ) -> Result<()> {
-    let count = var_value_count(basket, branch, T::TYPE.size(), vector, a, b)?;
+    let count = var_value_count(basket, branch, T::SIZE, vector, a, b)?;
     let base = offsets.last().copied().unwrap_or(0);
     let (v0, o0) = (values.len(), offsets.len());
     values.resize(v0 + count, T::default());

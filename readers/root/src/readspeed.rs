@@ -186,7 +186,7 @@ fn consume<T: Element>(
         return match layout.fixed_len() {
             Some(per) => decode_flat_par(basket, name, per, prefix(buf, n * per)),
             None => {
-                let count = var_value_count(basket, name, T::TYPE.size(), vector, 0, n)?;
+                let count = var_value_count(basket, name, T::SIZE, vector, 0, n)?;
                 decode_var_par(basket, name, vector, prefix(buf, count), prefix(ends, n), 0)
             }
         };
@@ -196,7 +196,7 @@ fn consume<T: Element>(
         match layout.fixed_len() {
             Some(per) => decode_flat(basket, name, per, a, b, prefix(buf, (b - a) * per))?,
             None => {
-                let count = var_value_count(basket, name, T::TYPE.size(), vector, a, b)?;
+                let count = var_value_count(basket, name, T::SIZE, vector, a, b)?;
                 let values = prefix(buf, count);
                 decode_var_into(basket, name, vector, a, b, values, prefix(ends, b - a), 0)?;
             }

@@ -105,6 +105,10 @@ pub trait Element: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     /// The leaf type this Rust type reads.
     const TYPE: LeafType;
 
+    /// Bytes per element on disk (`TYPE.size()`, as a constant so that hot loops divide by a
+    /// known number instead of issuing a division).
+    const SIZE: usize;
+
     /// Decodes `dst.len()` big-endian elements from `src` (exactly `dst.len() * size` bytes).
     fn decode_into(src: &[u8], dst: &mut [Self]);
 
@@ -125,6 +129,7 @@ macro_rules! element {
     ($t:ty, $lt:ident, $n:literal) => {
         impl Element for $t {
             const TYPE: LeafType = LeafType::$lt;
+            const SIZE: usize = $n;
             #[inline]
             fn decode_into(src: &[u8], dst: &mut [Self]) {
                 let (chunks, _) = src.as_chunks::<$n>();
@@ -167,6 +172,7 @@ element!(f64, F64, 8);
 
 impl Element for bool {
     const TYPE: LeafType = LeafType::Bool;
+    const SIZE: usize = 1;
     fn decode_into(src: &[u8], dst: &mut [Self]) {
         for (d, &c) in dst.iter_mut().zip(src) {
             *d = c != 0;
@@ -207,6 +213,24 @@ pub(crate) fn check_type<T: Element>(branch: &str, actual: LeafType) -> Result<(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::float_cmp)]
     use super::*;
+
+    #[test]
+    fn element_sizes_match_leaf_types() {
+        fn check<T: Element>() {
+            assert_eq!(T::SIZE, T::TYPE.size(), "{}", T::TYPE.name());
+        }
+        check::<bool>();
+        check::<i8>();
+        check::<u8>();
+        check::<i16>();
+        check::<u16>();
+        check::<i32>();
+        check::<u32>();
+        check::<i64>();
+        check::<u64>();
+        check::<f32>();
+        check::<f64>();
+    }
 
     #[test]
     fn decodes_big_endian_in_bulk() {
