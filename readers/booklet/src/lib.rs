@@ -37,13 +37,15 @@
 
 mod error;
 pub mod format;
+mod keytable;
 mod map;
 pub mod serial;
 mod storage;
 mod store;
 
 pub use error::{Error, Result};
-pub use format::{Header, Kind, hash_key};
+pub use format::{Header, Kind, hash_key, hash_keys};
+pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
 pub use serial::{Decoded, JsonValue, Serializer};
 pub use storage::ReadMode;
 pub use store::{Booklet, Entry, Flag, Iter, OpenOptions, open};

@@ -23,14 +23,17 @@ use std::fs::{File, TryLockError};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
 use crate::format::{
     HEADER_LEN, Header, KEY_HASH_LEN, KeyHash, Kind, N_BYTES_FILE, N_KEYS_CRASH, POS_FIRST_DATA,
     POS_INDEX_OFFSET, POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of,
-    hash_key, is_reserved_key, next_n_buckets,
+    hash_key, hash_keys, is_reserved_key, next_n_buckets,
 };
+use crate::keytable::{Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable};
 use crate::serial::Serializer;
 use crate::storage::{ReadMode, Storage, io_err};
 
@@ -73,6 +76,7 @@ pub struct OpenOptions {
     timestamps: bool,
     value_len: Option<u32>,
     lock_timeout: Option<Duration>,
+    key_table_limit: u64,
 }
 
 impl Default for OpenOptions {
@@ -95,6 +99,7 @@ impl OpenOptions {
             timestamps: true,
             value_len: None,
             lock_timeout: None,
+            key_table_limit: DEFAULT_KEY_TABLE_LIMIT,
         }
     }
     /// Memory-mapped or buffered (`pread`) reads.
@@ -143,6 +148,16 @@ impl OpenOptions {
     #[must_use]
     pub fn lock_timeout(mut self, t: Duration) -> Self {
         self.lock_timeout = Some(t);
+        self
+    }
+
+    /// Largest number of keys for which the handle keeps an in-memory key table (a fast hash of
+    /// the key bytes to the block offset, about 20-40 bytes per key, built lazily once the
+    /// handle has done about `len() / 2` lookups; see the crate docs). 0 turns the table off:
+    /// every lookup then hashes the key with `BLAKE2s` and walks its bucket chain in the file.
+    #[must_use]
+    pub fn key_table_limit(mut self, max_keys: u64) -> Self {
+        self.key_table_limit = max_keys;
         self
     }
 
@@ -199,10 +214,20 @@ pub struct Booklet {
     n_keys: u64,
     ts_len: u64,
     hdr_len: u64,
+    /// Blocks not yet appended, with a zero placeholder where the key hash goes: the hashes
+    /// are computed in SIMD batches when the buffer is flushed.
     buf_data: Vec<u8>,
-    buf_index: Vec<(KeyHash, u64)>,
-    buf_set: HashSetFast,
+    /// (offset in `buf_data`, fast hash of the key) of each buffered block, in write order.
+    buf_index: Vec<(u64, u64)>,
+    /// Fast hash of a buffered key → offset in `buf_data` of its latest buffered block.
+    buf_keys: HashKeyed<u64>,
     buf_cap: usize,
+    fast: FastHasher,
+    /// The key table: unset = not built yet; `Some(None)` = not available on this handle.
+    table: OnceLock<Option<KeyTable>>,
+    /// Lookups answered by hash walks while the table was not built (the build trigger).
+    walks: AtomicU64,
+    table_limit: u64,
     unclean: bool,
     closed: bool,
 }
@@ -293,7 +318,7 @@ impl Booklet {
         file.read_exact_at(&mut h, 0).map_err(|e| io_err(path, e))?;
         let header = Header::parse(&h, len)?;
         let st = Storage::new(file, path, writable, opts.read_mode)?;
-        let mut bk = Self::from_parts(st, header, writable, opts.buffer_size);
+        let mut bk = Self::from_parts(st, header, writable, opts);
         bk.st.advise(
             true,
             bk.header.index_offset,
@@ -312,7 +337,7 @@ impl Booklet {
         Ok(bk)
     }
 
-    fn from_parts(st: Storage, header: Header, writable: bool, buf_cap: usize) -> Self {
+    fn from_parts(st: Storage, header: Header, writable: bool, opts: &OpenOptions) -> Self {
         let ts_len = if header.timestamps { TIMESTAMP_LEN } else { 0 };
         let hdr_len = match header.kind {
             Kind::Variable => 25,
@@ -327,8 +352,12 @@ impl Booklet {
             hdr_len,
             buf_data: Vec::new(),
             buf_index: Vec::new(),
-            buf_set: HashSetFast::default(),
-            buf_cap,
+            buf_keys: HashKeyed::default(),
+            buf_cap: opts.buffer_size,
+            fast: FastHasher::new(),
+            table: OnceLock::new(),
+            walks: AtomicU64::new(0),
+            table_limit: opts.key_table_limit,
             unclean: false,
             closed: false,
         }
@@ -382,7 +411,9 @@ impl Booklet {
         init.extend_from_slice(&empty_index(n));
         file.write_all_at(&init, 0).map_err(|e| io_err(path, e))?;
         let st = Storage::new(file, path, true, opts.read_mode)?;
-        Ok(Self::from_parts(st, header, true, opts.buffer_size))
+        let mut bk = Self::from_parts(st, header, true, opts);
+        bk.reset_table(true);
+        Ok(bk)
     }
 
     // ------------------------------------------------------------------ accessors
@@ -492,6 +523,184 @@ impl Booklet {
         }
     }
 
+    /// Reset the key table: built and empty for a file without blocks (`empty_file`), else
+    /// not built (it is built again lazily).
+    fn reset_table(&mut self, empty_file: bool) {
+        self.table = OnceLock::new();
+        *self.walks.get_mut() = 0;
+        if empty_file && self.table_limit > 0 {
+            let _ignored = self.table.set(Some(KeyTable::default()));
+        }
+    }
+
+    /// Apply a change of the file to the key table; drop the table when it cannot follow.
+    fn table_apply(&mut self, f: impl FnOnce(&mut KeyTable) -> Coherence) {
+        let limit = self.table_limit;
+        if let Some(slot) = self.table.get_mut()
+            && let Some(t) = slot
+            && (f(t) == Coherence::Lost || t.len() as u64 > limit)
+        {
+            *slot = None;
+        }
+    }
+
+    /// Whether the key table is built and in use (see [`OpenOptions::key_table_limit`]).
+    #[must_use]
+    pub fn has_key_table(&self) -> bool {
+        matches!(self.table.get(), Some(Some(_)))
+    }
+
+    /// The key table, built once this handle has answered about `n_keys / 2` lookups by hash
+    /// walks (see `keytable`).
+    fn key_table(&self) -> Option<&KeyTable> {
+        if let Some(t) = self.table.get() {
+            return t.as_ref();
+        }
+        if self.table_limit == 0 || self.n_keys > self.table_limit {
+            return None;
+        }
+        let walks = self.walks.fetch_add(1, Ordering::Relaxed);
+        if walks < self.n_keys / 2 + 16 {
+            return None;
+        }
+        self.table.get_or_init(|| self.build_table()).as_ref()
+    }
+
+    /// Build the key table by walking every bucket chain as [`Booklet::locate`] does. None when
+    /// the file has more keys than the limit, two keys collide on the 64-bit hash, or the walk
+    /// meets a corrupt chain (lookups then walk and report the error themselves).
+    fn build_table(&self) -> Option<KeyTable> {
+        let n = self.header.n_buckets;
+        let index = self.header.index_offset;
+        let hl = self.hdr_len as usize;
+        let kstart = self.hdr_len + self.ts_len;
+        let limit = usize::try_from(self.table_limit).ok()?;
+        let mut table = KeyTable::with_capacity(usize::try_from(self.n_keys).ok()?.min(limit));
+        let max_hops = self.max_hops();
+        // One batch of blocks to check: (pos, bucket, stored hash, key range in `keys`).
+        let mut batch: Vec<(u64, u64, KeyHash, std::ops::Range<usize>)> = Vec::new();
+        let mut keys: Vec<u8> = Vec::new();
+        let mut hashes: Vec<KeyHash> = Vec::new();
+        let mut slots = Vec::new();
+        let mut head = [0u8; 25];
+        const SLOTS_PER_READ: u64 = 8192;
+        let mut b0 = 0u64;
+        while b0 < n {
+            let nb = SLOTS_PER_READ.min(n - b0);
+            slots.resize((nb * N_BYTES_FILE) as usize, 0);
+            self.st
+                .read_into(index + b0 * N_BYTES_FILE, &mut slots)
+                .ok()?;
+            for (i, slot) in slots.chunks_exact(N_BYTES_FILE as usize).enumerate() {
+                let bucket = b0 + i as u64;
+                let mut pos = u48(slot);
+                let mut hops = 0u64;
+                while pos > 1 {
+                    self.st.read_into(pos, &mut head[..hl]).ok()?;
+                    let next = u48(&head[13..19]);
+                    if next == 0 {
+                        break;
+                    }
+                    let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
+                    let at = keys.len();
+                    keys.resize(at + klen, 0);
+                    self.st.read_into(pos + kstart, &mut keys[at..]).ok()?;
+                    let mut stored = [0u8; KEY_HASH_LEN];
+                    stored.copy_from_slice(&head[..KEY_HASH_LEN]);
+                    batch.push((pos, bucket, stored, at..at + klen));
+                    if table.len() + batch.len() > limit {
+                        return None;
+                    }
+                    pos = next;
+                    hops += 1;
+                    if hops > max_hops {
+                        return None;
+                    }
+                }
+            }
+            b0 += nb;
+            if batch.len() >= 4096 || b0 >= n {
+                let refs: Vec<&[u8]> = batch
+                    .iter()
+                    .map(|(_, _, _, r)| keys.get(r.clone()).unwrap_or_default())
+                    .collect();
+                hashes.resize(refs.len(), [0u8; KEY_HASH_LEN]);
+                hash_keys(&refs, &mut hashes);
+                for ((pos, bucket, stored, _), (key, h)) in
+                    batch.iter().zip(refs.iter().zip(&hashes))
+                {
+                    // Only blocks a hash walk for this key would reach.
+                    if h != stored || bucket_of(stored, n) != *bucket {
+                        continue;
+                    }
+                    let fast = self.fast.hash(key);
+                    let same = |old: u64| {
+                        matches!(self.block_if_key(old, key), Ok(Some(_)))
+                    };
+                    if table.insert_built(fast, *pos, same) == Coherence::Lost {
+                        return None;
+                    }
+                }
+                batch.clear();
+                keys.clear();
+            }
+        }
+        Some(table)
+    }
+
+    /// The live block of `key` as (offset, key_len, value_len): through the key table when it
+    /// is built, else by a hash walk.
+    fn find(&self, key: &[u8], fast: u64) -> Result<Option<(u64, u64, u64)>> {
+        if let Some(t) = self.key_table() {
+            let Some(pos) = t.get(fast) else {
+                return Ok(None);
+            };
+            if let Some(found) = self.block_if_key(pos, key)? {
+                return Ok(Some(found));
+            }
+            // Another key with the same 64-bit hash holds the entry (the table cannot hold
+            // both, so `key` is absent): let the hash walk answer.
+        }
+        self.locate(&hash_key(key))
+    }
+
+    /// The block at `pos` as (offset, key_len, value_len) if it is live and holds `key`.
+    fn block_if_key(&self, pos: u64, key: &[u8]) -> Result<Option<(u64, u64, u64)>> {
+        let hl = self.hdr_len as usize;
+        let mut buf = [0u8; 25];
+        let head: &[u8] = match self.st.slice(pos, hl)? {
+            Some(s) => s,
+            None => {
+                self.st.read_into(pos, &mut buf[..hl])?;
+                &buf[..hl]
+            }
+        };
+        let next = u48(&head[13..19]);
+        let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+        if next == 0 || klen != key.len() as u64 {
+            return Ok(None);
+        }
+        let vlen = match self.header.kind {
+            Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+            Kind::Fixed { value_len } => u64::from(value_len),
+        };
+        let kpos = pos + self.hdr_len + self.ts_len;
+        let same = match self.st.slice(kpos, key.len())? {
+            Some(s) => s == key,
+            None => {
+                let mut small = [0u8; 64];
+                if key.len() <= small.len() {
+                    let b = &mut small[..key.len()];
+                    self.st.read_into(kpos, b)?;
+                    b == key
+                } else {
+                    self.st.read_vec(kpos, key.len())? == key
+                }
+            }
+        };
+        Ok(same.then_some((pos, klen, vlen)))
+    }
+
     fn value_range(&self, pos: u64, klen: u64, vlen: u64) -> Result<(u64, usize)> {
         let start = pos + self.hdr_len + self.ts_len + klen;
         let n = usize::try_from(vlen)
@@ -499,19 +708,60 @@ impl Booklet {
         Ok((start, n))
     }
 
-    /// The stored value bytes of `key`, or None.
-    ///
-    /// Syncs first if the key is still in the write buffer (as Python does).
-    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
-            self.sync()?;
-        }
-        self.get_hashed(&hash)
+    /// Key bytes of the buffered block at `off` in `buf_data`.
+    fn buf_key_at(&self, off: u64) -> Option<&[u8]> {
+        let off = usize::try_from(off).ok()?;
+        let hl = self.hdr_len as usize;
+        let klen = usize::from(u16::from_le_bytes([
+            *self.buf_data.get(off + 19)?,
+            *self.buf_data.get(off + 20)?,
+        ]));
+        let k = off + hl + self.ts_len as usize;
+        self.buf_data.get(k..k + klen)
     }
 
-    fn get_hashed(&self, hash: &KeyHash) -> Result<Option<Vec<u8>>> {
-        match self.locate(hash)? {
+    /// Offset in `buf_data` of the latest buffered block of `key`.
+    fn buffered(&self, key: &[u8], fast: u64) -> Option<u64> {
+        if self.buf_keys.is_empty() {
+            return None;
+        }
+        let off = *self.buf_keys.get(&fast)?;
+        if self.buf_key_at(off) == Some(key) {
+            return Some(off);
+        }
+        // Two buffered keys with the same 64-bit hash: search the buffer.
+        self.buf_index
+            .iter()
+            .rev()
+            .map(|&(o, _)| o)
+            .find(|&o| self.buf_key_at(o) == Some(key))
+    }
+
+    /// Value bytes of the buffered block at `off`.
+    fn buf_value_at(&self, off: u64) -> Option<&[u8]> {
+        let o = usize::try_from(off).ok()?;
+        let key = self.buf_key_at(off)?;
+        let vlen = match self.header.kind {
+            Kind::Variable => {
+                let b = self.buf_data.get(o + 21..o + 25)?;
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+            }
+            Kind::Fixed { value_len } => value_len as usize,
+        };
+        let start = o + self.hdr_len as usize + self.ts_len as usize + key.len();
+        self.buf_data.get(start..start + vlen)
+    }
+
+    /// The stored value bytes of `key`, or None.
+    ///
+    /// Syncs first if the key is still in the write buffer (as Python does). [`Booklet::get_ref`]
+    /// borrows instead of copying and never syncs.
+    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
+            self.sync()?;
+        }
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
                 let (start, n) = self.value_range(pos, klen, vlen)?;
@@ -523,31 +773,47 @@ impl Booklet {
         }
     }
 
-    /// Call `f` with the stored value of `key` without copying it when the file is mapped.
-    pub fn get_with<R>(&mut self, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
-            self.sync()?;
+    /// The stored value bytes of `key`, borrowed from the memory map (or from the write buffer
+    /// for a key not yet synced), or an owned copy in buffered mode. Unlike [`Booklet::get`]
+    /// this takes `&self` and does not sync a buffered key first: the value is the same, only
+    /// the moment the buffer reaches the file differs from Python's.
+    pub fn get_ref(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        let fast = self.fast.hash(key);
+        if let Some(off) = self.buffered(key, fast) {
+            let v = self
+                .buf_value_at(off)
+                .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?;
+            return Ok(Some(Cow::Borrowed(v)));
         }
-        match self.locate(&hash)? {
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
                 let (start, n) = self.value_range(pos, klen, vlen)?;
                 match self.st.slice(start, n)? {
-                    Some(s) => Ok(Some(f(s))),
-                    None => Ok(Some(f(&self.st.read_vec(start, n)?))),
+                    Some(s) => Ok(Some(Cow::Borrowed(s))),
+                    None => self.st.read_vec(start, n).map(|v| Some(Cow::Owned(v))),
                 }
             }
         }
     }
 
+    /// Call `f` with the stored value of `key` without copying it when the file is mapped
+    /// (syncs a buffered key first, as [`Booklet::get`]).
+    pub fn get_with<R>(&mut self, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
+            self.sync()?;
+        }
+        Ok(self.get_ref(key)?.map(|v| f(&v)))
+    }
+
     /// Whether `key` is present (keys in the write buffer count as present).
     pub fn contains(&self, key: &[u8]) -> Result<bool> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             return Ok(true);
         }
-        Ok(self.locate(&hash)?.is_some())
+        Ok(self.find(key, fast)?.is_some())
     }
 
     /// The item timestamp of `key` (µs since the epoch), or None if the key is missing.
@@ -555,11 +821,11 @@ impl Booklet {
         if self.ts_len == 0 {
             return Err(Error::Unsupported("this file has no item timestamps"));
         }
-        let hash = hash_key(key);
-        if self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             self.sync()?;
         }
-        match self.locate(&hash)? {
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, _, _)) => {
                 let mut b = [0u8; 8];
@@ -575,11 +841,11 @@ impl Booklet {
         if self.ts_len == 0 {
             return Err(Error::Unsupported("this file has no item timestamps"));
         }
-        let hash = hash_key(key);
-        if self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             self.sync()?;
         }
-        let (pos, _, _) = self.locate(&hash)?.ok_or(Error::KeyNotFound)?;
+        let (pos, _, _) = self.find(key, fast)?.ok_or(Error::KeyNotFound)?;
         let b = timestamp.to_le_bytes();
         self.st.write_at(pos + self.hdr_len, &b[..7])
     }
@@ -650,15 +916,16 @@ impl Booklet {
                 got: value.len(),
             });
         }
-        let hash = hash_key(key);
+        let fast = self.fast.hash(key);
         let block_len = self.hdr_len as usize + self.ts_len as usize + key.len() + value.len();
         if block_len > self.buf_cap.saturating_sub(self.buf_data.len()) {
             self.flush_buffer()?;
         }
-        let pos = self.st.len() + self.buf_data.len() as u64;
+        let off = self.buf_data.len() as u64;
         let d = &mut self.buf_data;
         d.reserve(block_len);
-        d.extend_from_slice(&hash);
+        // The key hash is filled in when the buffer is flushed (hashed in SIMD batches).
+        d.extend_from_slice(&[0u8; KEY_HASH_LEN]);
         d.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
         d.extend_from_slice(&(key.len() as u16).to_le_bytes());
         if matches!(self.header.kind, Kind::Variable) {
@@ -670,45 +937,84 @@ impl Booklet {
         }
         d.extend_from_slice(key);
         d.extend_from_slice(value);
-        self.buf_index.push((hash, pos));
-        self.buf_set.insert(hash);
+        self.buf_index.push((off, fast));
+        self.buf_keys.insert(fast, off);
         Ok(())
     }
 
     /// Append the data buffer at EOF and index the buffered blocks.
     fn flush_buffer(&mut self) -> Result<()> {
+        let base = self.st.len();
+        let hashes = self.hash_buffer()?;
         if !self.buf_data.is_empty() {
             let data = std::mem::take(&mut self.buf_data);
-            let end = self.st.len();
-            let r = self.st.write_at(end, &data);
+            let r = self.st.write_at(base, &data);
             self.buf_data = data;
             self.buf_data.clear();
             r?;
         }
-        let entries = std::mem::take(&mut self.buf_index);
-        let r = self.update_index(&entries, self.header.index_offset, self.header.n_buckets);
-        self.buf_index = entries;
+        let mut entries = Vec::with_capacity(self.buf_index.len());
+        let mut fasts = Vec::with_capacity(self.buf_index.len());
+        for (&(off, fast), h) in self.buf_index.iter().zip(hashes) {
+            entries.push((h, base + off));
+            fasts.push(fast);
+        }
         self.buf_index.clear();
-        self.buf_set.clear();
+        self.buf_keys.clear();
+        let r = self.update_index(
+            &entries,
+            Some(&fasts),
+            self.header.index_offset,
+            self.header.n_buckets,
+        );
         self.n_keys += r?;
         Ok(())
     }
 
+    /// Compute the key hashes of the buffered blocks (in SIMD batches) and write them into
+    /// their placeholders; returns them in write order.
+    fn hash_buffer(&mut self) -> Result<Vec<KeyHash>> {
+        let mut hashes = vec![[0u8; KEY_HASH_LEN]; self.buf_index.len()];
+        {
+            let mut keys = Vec::with_capacity(self.buf_index.len());
+            for &(off, _) in &self.buf_index {
+                keys.push(
+                    self.buf_key_at(off)
+                        .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?,
+                );
+            }
+            hash_keys(&keys, &mut hashes);
+        }
+        for (&(off, _), h) in self.buf_index.iter().zip(&hashes) {
+            let o = usize::try_from(off).map_err(|_| Error::corrupt(off, "buffer offset"))?;
+            if let Some(dst) = self.buf_data.get_mut(o..o + KEY_HASH_LEN) {
+                dst.copy_from_slice(h);
+            }
+        }
+        Ok(hashes)
+    }
+
     /// Link blocks into the index at `index_offset`; returns the number of new keys.
+    /// `fasts` (the keys' fast hashes, for flushes) keeps the key table coherent.
     fn update_index(
         &mut self,
         entries: &[(KeyHash, u64)],
+        fasts: Option<&[u64]>,
         index_offset: u64,
         n_buckets: u64,
     ) -> Result<u64> {
         let mut added = 0u64;
         let max_hops = self.max_hops();
-        for (hash, new_pos) in entries {
+        for (i, (hash, new_pos)) in entries.iter().enumerate() {
+            let fast = fasts.and_then(|f| f.get(i).copied());
             let slot = index_offset + bucket_of(hash, n_buckets) * N_BYTES_FILE;
             let first = self.st.read_u48(slot)?;
             if first <= 1 {
                 self.st.write_u48(slot, *new_pos)?;
                 added += 1;
+                if let Some(fast) = fast {
+                    self.table_apply(|t| t.insert_new(fast, *new_pos));
+                }
                 continue;
             }
             let mut prev_ptr = slot;
@@ -723,15 +1029,24 @@ impl Booklet {
                         if next > 1 {
                             self.st.write_u48(*new_pos + 13, next)?;
                         }
+                        if let Some(fast) = fast {
+                            self.table_apply(|t| t.moved(fast, pos, *new_pos));
+                        }
                         break;
                     } else if next == 1 {
                         self.st.write_u48(pos + 13, *new_pos)?;
                         added += 1;
+                        if let Some(fast) = fast {
+                            self.table_apply(|t| t.insert_new(fast, *new_pos));
+                        }
                         break;
                     }
                 } else {
                     self.st.write_u48(prev_ptr, *new_pos)?;
                     added += 1;
+                    if let Some(fast) = fast {
+                        self.table_apply(|t| t.insert_new(fast, *new_pos));
+                    }
                     break;
                 }
                 prev_ptr = pos + 13;
@@ -883,7 +1198,7 @@ impl Booklet {
     /// Delete `key` ([`Error::KeyNotFound`] if absent). Writes through at once, with `n_keys`.
     pub fn delete(&mut self, key: &[u8]) -> Result<()> {
         self.check_writable()?;
-        if !self.buf_set.is_empty() {
+        if !self.buf_index.is_empty() {
             self.sync()?;
         }
         let hash = hash_key(key);
@@ -905,6 +1220,8 @@ impl Booklet {
             if h == hash {
                 self.st.write_u48(pos + 13, 0)?;
                 self.st.write_u48(prev_ptr, next)?;
+                let fast = self.fast.hash(key);
+                self.table_apply(|t| t.removed(fast, pos));
                 if !is_reserved_key(key) {
                     self.n_keys = self.n_keys.saturating_sub(1);
                     self.write_n_keys()?;
@@ -928,7 +1245,8 @@ impl Booklet {
         self.check_writable()?;
         self.buf_data.clear();
         self.buf_index.clear();
-        self.buf_set.clear();
+        self.buf_keys.clear();
+        self.reset_table(true);
         let n = self.header.n_buckets;
         self.st.set_len(SUB_INDEX_INIT_POS)?;
         self.st.sync_all()?;
@@ -946,6 +1264,7 @@ impl Booklet {
     pub fn prune(&mut self, older_than: Option<u64>, keep_keys: &[&[u8]]) -> Result<u64> {
         self.sync()?;
         self.check_writable()?;
+        self.reset_table(false);
         let keep: HashSetFast = keep_keys.iter().map(|k| hash_key(k)).collect();
         let reserved: Vec<KeyHash> = std::iter::once(crate::format::METADATA_KEY)
             .chain(crate::format::RESERVED_SLOT_KEYS)
@@ -1049,7 +1368,7 @@ impl Booklet {
                 entries.push((h, pos));
                 pos += hl + self.ts_len + klen + vlen;
             }
-            n_keys = self.update_index(&entries, new_index, n)?;
+            n_keys = self.update_index(&entries, None, new_index, n)?;
             self.st.set_len(new_index + n * N_BYTES_FILE)?;
             self.st.sync_all()?;
             self.st
@@ -1068,6 +1387,8 @@ impl Booklet {
             n_keys = 0;
         }
         self.st.sync_all()?;
+        // Every block moved: the key table is rebuilt lazily (or starts empty and built).
+        self.reset_table(live_end <= SUB_INDEX_INIT_POS);
         n_keys = n_keys.saturating_sub(reserved_kept);
         self.n_keys = n_keys;
         self.write_n_keys()?;
