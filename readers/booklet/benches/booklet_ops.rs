@@ -10,13 +10,14 @@
 //! |---|---|
 //! | seq_write | open `n` + N sets + sync + close |
 //! | bulk_update | open `n` + update(all) + sync + close |
-//! | random_read | N gets of shuffled present keys on a read-only handle |
-//! | random_read_miss | N gets of absent keys (`'!' + key`) |
+//! | random_read | N gets of shuffled present keys on a read-only handle (`get_ref`: the value borrowed from the map, checked as UTF-8 like Python's str decode) |
+//! | random_read_owned | the same with `get` (an owned `Vec` per value, turned into a `String`) |
+//! | random_read_miss | N `get_ref` of absent keys (`'!' + key`) |
 //! | contains | N present + N absent keys, shuffled (2N elements) |
 //! | iter_keys / iter_values / iter_items | one full iteration, UTF-8 checked like Python's str decode |
 //! | overwrite | N sets of new values + sync on an open writer |
 //! | delete | N deletes (each writes through) |
-//! | mixed_rw_80r | N ops: 80 % gets of pre-filled keys, 20 % sets of new keys, then sync |
+//! | mixed_rw_80r | N ops: 80 % gets (owned, `get`) of pre-filled keys, 20 % sets of new keys, then sync |
 //! | prune | prune() after N writes, N/2 overwrites and N/4 deletes (includes its fsyncs) |
 //!
 //! Read benchmarks run on the mmap path; `*_buffered` variants run the same reads with
@@ -155,17 +156,28 @@ fn bench(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(format!("random_read{suffix}"), n), |b| {
                 b.iter(|| {
                     for &i in &d.shuffled {
-                        let v = db.get(&d.keys[i]).unwrap();
-                        black_box(std::str::from_utf8(&v.unwrap()).unwrap().len());
+                        let v = db.get_ref(&d.keys[i]).unwrap().unwrap();
+                        black_box(std::str::from_utf8(&v).unwrap().len());
                     }
                 });
             });
+            g.bench_function(
+                BenchmarkId::new(format!("random_read_owned{suffix}"), n),
+                |b| {
+                    b.iter(|| {
+                        for &i in &d.shuffled {
+                            let v = db.get(&d.keys[i]).unwrap().unwrap();
+                            black_box(String::from_utf8(v).unwrap().len());
+                        }
+                    });
+                },
+            );
             g.bench_function(
                 BenchmarkId::new(format!("random_read_miss{suffix}"), n),
                 |b| {
                     b.iter(|| {
                         for k in &d.misses {
-                            black_box(db.get(k).unwrap());
+                            black_box(db.get_ref(k).unwrap());
                         }
                     });
                 },

@@ -25,7 +25,7 @@
 //!
 //! # Cost and bounds
 //!
-//! * Memory: one `(u64, u64)` entry per live key in a `HashMap`, about 20-40 bytes per key.
+//! * Memory: a flat array of 16-byte slots at most 5/8 full, 26-52 bytes per key.
 //!   Tables are only built for at most [`crate::OpenOptions::key_table_limit`] keys (default
 //!   [`DEFAULT_KEY_TABLE_LIMIT`]); a writer that grows past the limit drops its table.
 //! * Building walks the bucket index once (one read of each live block header and key, and a
@@ -36,6 +36,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+
 
 /// Default [`crate::OpenOptions::key_table_limit`]: tables for files of up to 2^21 keys
 /// (about 40-80 MiB of memory at most).
@@ -90,43 +91,123 @@ pub(crate) enum Coherence {
     Lost,
 }
 
-/// Fast key hash → offset of the live block.
+/// Fast key hash → offset of the live block, in one flat open-addressing array.
+///
+/// Each slot is `[fast hash, packed]` with `packed = offset | min(value_len, 0xFFFF) << 48`,
+/// so a lookup touches one cache line of the table and then the block, whose value address is
+/// already known (the block's header and value lines load in parallel). Linear probing,
+/// power-of-two capacity, load at most 5/8, backward-shift deletion; hash 0 marks an empty
+/// slot (a key hashing to 0 is stored as 1: only the slot choice, never the key check, depends
+/// on the stored hash).
 #[derive(Debug, Default)]
 pub(crate) struct KeyTable {
-    map: HashKeyed<u64>,
+    slots: Vec<[u64; 2]>,
+    len: usize,
+}
+
+/// Offset bits of a packed slot value.
+const POS_MASK: u64 = (1 << 48) - 1;
+/// Packed value length meaning "at least 0xFFFF: read it from the block".
+pub(crate) const VLEN_UNKNOWN: u64 = 0xFFFF;
+
+#[inline]
+fn stored(fast: u64) -> u64 {
+    fast.max(1)
+}
+
+#[inline]
+fn pack(pos: u64, vlen: u64) -> u64 {
+    (pos & POS_MASK) | (vlen.min(VLEN_UNKNOWN) << 48)
 }
 
 impl KeyTable {
     pub(crate) fn with_capacity(n: usize) -> Self {
-        KeyTable {
-            map: HashKeyed::with_capacity_and_hasher(n, BuildHasherDefault::default()),
+        let mut t = KeyTable::default();
+        t.resize(Self::capacity_for(n));
+        t
+    }
+
+    fn capacity_for(n: usize) -> usize {
+        (n.saturating_mul(8) / 5 + 1).next_power_of_two().max(16)
+    }
+
+    fn resize(&mut self, cap: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![[0, 0]; cap]);
+        let mask = cap - 1;
+        for [h, v] in old {
+            if h != 0 {
+                let mut i = (h as usize) & mask;
+                while self.slots.get(i).is_some_and(|s| s[0] != 0) {
+                    i = (i + 1) & mask;
+                }
+                if let Some(s) = self.slots.get_mut(i) {
+                    *s = [h, v];
+                }
+            }
         }
     }
 
+    /// Slot index of `fast`, or None.
     #[inline]
-    pub(crate) fn get(&self, fast: u64) -> Option<u64> {
-        self.map.get(&fast).copied()
+    fn slot_of(&self, fast: u64) -> Option<usize> {
+        let h = stored(fast);
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = (h as usize) & mask;
+        loop {
+            let s = self.slots.get(i)?;
+            if s[0] == h {
+                return Some(i);
+            }
+            if s[0] == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// (block offset, value length or [`VLEN_UNKNOWN`]) of the key with this fast hash.
+    #[inline]
+    pub(crate) fn get(&self, fast: u64) -> Option<(u64, u64)> {
+        let v = self.slots.get(self.slot_of(fast)?)?[1];
+        Some((v & POS_MASK, v >> 48))
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.len
+    }
+
+    fn insert_absent(&mut self, fast: u64, packed: u64) {
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.resize(Self::capacity_for(self.len + 1).max(self.slots.len() * 2));
+        }
+        let h = stored(fast);
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        while self.slots.get(i).is_some_and(|s| s[0] != 0) {
+            i = (i + 1) & mask;
+        }
+        if let Some(s) = self.slots.get_mut(i) {
+            *s = [h, packed];
+            self.len += 1;
+        }
     }
 
     /// A key that was not in the file now lives at `pos`.
     #[inline]
-    pub(crate) fn insert_new(&mut self, fast: u64, pos: u64) -> Coherence {
-        match self.map.insert(fast, pos) {
-            None => Coherence::Ok,
-            Some(_) => Coherence::Lost,
+    pub(crate) fn insert_new(&mut self, fast: u64, pos: u64, vlen: u64) -> Coherence {
+        if self.slot_of(fast).is_some() {
+            return Coherence::Lost;
         }
+        self.insert_absent(fast, pack(pos, vlen));
+        Coherence::Ok
     }
 
     /// The key whose block was at `old` now lives at `new`.
     #[inline]
-    pub(crate) fn moved(&mut self, fast: u64, old: u64, new: u64) -> Coherence {
-        match self.map.get_mut(&fast) {
-            Some(p) if *p == old => {
-                *p = new;
+    pub(crate) fn moved(&mut self, fast: u64, old: u64, new: u64, vlen: u64) -> Coherence {
+        match self.slot_of(fast).and_then(|i| self.slots.get_mut(i)) {
+            Some(s) if s[1] & POS_MASK == old => {
+                s[1] = pack(new, vlen);
                 Coherence::Ok
             }
             _ => Coherence::Lost,
@@ -134,31 +215,56 @@ impl KeyTable {
     }
 
     /// The key whose block was at `pos` was deleted.
-    #[inline]
     pub(crate) fn removed(&mut self, fast: u64, pos: u64) -> Coherence {
-        match self.map.get(&fast) {
-            Some(&p) if p == pos => {
-                self.map.remove(&fast);
-                Coherence::Ok
-            }
-            _ => Coherence::Lost,
+        let Some(mut hole) = self.slot_of(fast) else {
+            return Coherence::Lost;
+        };
+        if self.slots.get(hole).is_none_or(|s| s[1] & POS_MASK != pos) {
+            return Coherence::Lost;
         }
+        // Backward-shift deletion: pull later entries of the probe run into the hole when
+        // their home slot is not after it (cyclically).
+        let mask = self.slots.len() - 1;
+        let mut i = hole;
+        loop {
+            i = (i + 1) & mask;
+            let Some(&s) = self.slots.get(i) else { break };
+            if s[0] == 0 {
+                break;
+            }
+            let home = (s[0] as usize) & mask;
+            let dist_here = i.wrapping_sub(home) & mask;
+            let dist_hole = i.wrapping_sub(hole) & mask;
+            if dist_here >= dist_hole {
+                if let Some(h) = self.slots.get_mut(hole) {
+                    *h = s;
+                }
+                hole = i;
+            }
+        }
+        if let Some(h) = self.slots.get_mut(hole) {
+            *h = [0, 0];
+        }
+        self.len -= 1;
+        Coherence::Ok
     }
 
-    /// Insert during a build: `Ok(true)` if added, `Ok(false)` if the same key is already there
-    /// (a later block of the same hash in a chain, which the hash walk never reaches).
+    /// Insert during a build. A key already present under the same hash is kept when
+    /// `same_key(offset)` says it is the same key (a later block of the same hash in a chain,
+    /// which a hash walk never reaches); another key with the same hash loses the table.
     pub(crate) fn insert_built(
         &mut self,
         fast: u64,
         pos: u64,
+        vlen: u64,
         same_key: impl FnOnce(u64) -> bool,
     ) -> Coherence {
-        match self.map.get(&fast) {
+        match self.get(fast) {
             None => {
-                self.map.insert(fast, pos);
+                self.insert_absent(fast, pack(pos, vlen));
                 Coherence::Ok
             }
-            Some(&old) if same_key(old) => Coherence::Ok,
+            Some((old, _)) if same_key(old) => Coherence::Ok,
             Some(_) => Coherence::Lost,
         }
     }
@@ -171,21 +277,62 @@ mod tests {
     #[test]
     fn updates_report_incoherence() {
         let mut t = KeyTable::with_capacity(4);
-        assert_eq!(t.insert_new(7, 100), Coherence::Ok);
-        assert_eq!(t.insert_new(7, 200), Coherence::Lost);
+        assert_eq!(t.insert_new(7, 100, 5), Coherence::Ok);
+        assert_eq!(t.insert_new(7, 200, 5), Coherence::Lost);
         let mut t = KeyTable::with_capacity(4);
-        assert_eq!(t.insert_new(7, 100), Coherence::Ok);
-        assert_eq!(t.moved(7, 100, 300), Coherence::Ok);
-        assert_eq!(t.get(7), Some(300));
-        assert_eq!(t.moved(7, 100, 400), Coherence::Lost);
+        assert_eq!(t.insert_new(7, 100, 5), Coherence::Ok);
+        assert_eq!(t.moved(7, 100, 300, 1 << 20), Coherence::Ok);
+        assert_eq!(t.get(7), Some((300, VLEN_UNKNOWN)));
+        assert_eq!(t.moved(7, 100, 400, 1), Coherence::Lost);
         assert_eq!(t.removed(7, 999), Coherence::Lost);
         assert_eq!(t.removed(7, 300), Coherence::Ok);
         assert_eq!(t.get(7), None);
         assert_eq!(t.len(), 0);
-        assert_eq!(t.insert_built(9, 10, |_| true), Coherence::Ok);
-        assert_eq!(t.insert_built(9, 20, |old| old == 10), Coherence::Ok);
-        assert_eq!(t.get(9), Some(10));
-        assert_eq!(t.insert_built(9, 30, |_| false), Coherence::Lost);
+        assert_eq!(t.removed(7, 300), Coherence::Lost);
+        assert_eq!(t.insert_built(9, 10, 3, |_| true), Coherence::Ok);
+        assert_eq!(t.insert_built(9, 20, 3, |old| old == 10), Coherence::Ok);
+        assert_eq!(t.get(9), Some((10, 3)));
+        assert_eq!(t.insert_built(9, 30, 3, |_| false), Coherence::Lost);
+        // Hash 0 is a valid key hash.
+        assert_eq!(t.insert_new(0, 44, 0), Coherence::Ok);
+        assert_eq!(t.get(0), Some((44, 0)));
+    }
+
+    #[test]
+    fn matches_a_model_under_clustered_inserts_and_deletes() {
+        // Hashes that share their low bits build long probe runs that wrap around the end.
+        let mut t = KeyTable::with_capacity(0);
+        let mut model = std::collections::HashMap::new();
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for step in 0..20_000u64 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let fast = (rng % 300) << 40 | (rng % 7) | 0xF0;
+            let pos = step + 1000;
+            if rng % 3 == 0 {
+                if let Some(&p) = model.get(&fast) {
+                    assert_eq!(t.removed(fast, p), Coherence::Ok);
+                    model.remove(&fast);
+                } else {
+                    assert_eq!(t.removed(fast, pos), Coherence::Lost);
+                }
+            } else if let Some(&p) = model.get(&fast) {
+                assert_eq!(t.moved(fast, p, pos, 9), Coherence::Ok);
+                model.insert(fast, pos);
+            } else {
+                assert_eq!(t.insert_new(fast, pos, 9), Coherence::Ok);
+                model.insert(fast, pos);
+            }
+            assert_eq!(t.len(), model.len());
+        }
+        for (&f, &p) in &model {
+            assert_eq!(t.get(f), Some((p, 9)));
+        }
+        for f in 0..400u64 {
+            let f = f << 40 | 0xF3;
+            assert_eq!(t.get(f).map(|x| x.0), model.get(&f).copied());
+        }
     }
 
     #[test]

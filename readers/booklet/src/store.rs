@@ -33,7 +33,9 @@ use crate::format::{
     POS_INDEX_OFFSET, POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of,
     hash_key, hash_keys, is_reserved_key, next_n_buckets,
 };
-use crate::keytable::{Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable};
+use crate::keytable::{
+    Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable, VLEN_UNKNOWN,
+};
 use crate::serial::Serializer;
 use crate::storage::{ReadMode, Storage, io_err};
 
@@ -577,8 +579,9 @@ impl Booklet {
         let limit = usize::try_from(self.table_limit).ok()?;
         let mut table = KeyTable::with_capacity(usize::try_from(self.n_keys).ok()?.min(limit));
         let max_hops = self.max_hops();
-        // One batch of blocks to check: (pos, bucket, stored hash, key range in `keys`).
-        let mut batch: Vec<(u64, u64, KeyHash, std::ops::Range<usize>)> = Vec::new();
+        // One batch of blocks to check: (pos, bucket, stored hash, key range in `keys`, value
+        // length).
+        let mut batch: Vec<(u64, u64, KeyHash, std::ops::Range<usize>, u64)> = Vec::new();
         let mut keys: Vec<u8> = Vec::new();
         let mut hashes: Vec<KeyHash> = Vec::new();
         let mut slots = Vec::new();
@@ -602,12 +605,13 @@ impl Booklet {
                         break;
                     }
                     let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
+                    let vlen = self.vlen_of(&head);
                     let at = keys.len();
                     keys.resize(at + klen, 0);
                     self.st.read_into(pos + kstart, &mut keys[at..]).ok()?;
                     let mut stored = [0u8; KEY_HASH_LEN];
                     stored.copy_from_slice(&head[..KEY_HASH_LEN]);
-                    batch.push((pos, bucket, stored, at..at + klen));
+                    batch.push((pos, bucket, stored, at..at + klen, vlen));
                     if table.len() + batch.len() > limit {
                         return None;
                     }
@@ -622,11 +626,11 @@ impl Booklet {
             if batch.len() >= 4096 || b0 >= n {
                 let refs: Vec<&[u8]> = batch
                     .iter()
-                    .map(|(_, _, _, r)| keys.get(r.clone()).unwrap_or_default())
+                    .map(|(_, _, _, r, _)| keys.get(r.clone()).unwrap_or_default())
                     .collect();
                 hashes.resize(refs.len(), [0u8; KEY_HASH_LEN]);
                 hash_keys(&refs, &mut hashes);
-                for ((pos, bucket, stored, _), (key, h)) in
+                for ((pos, bucket, stored, _, vlen), (key, h)) in
                     batch.iter().zip(refs.iter().zip(&hashes))
                 {
                     // Only blocks a hash walk for this key would reach.
@@ -634,10 +638,8 @@ impl Booklet {
                         continue;
                     }
                     let fast = self.fast.hash(key);
-                    let same = |old: u64| {
-                        matches!(self.block_if_key(old, key), Ok(Some(_)))
-                    };
-                    if table.insert_built(fast, *pos, same) == Coherence::Lost {
+                    let same = |old: u64| matches!(self.block_if_key(old, key, None), Ok(Some(_)));
+                    if table.insert_built(fast, *pos, *vlen, same) == Coherence::Lost {
                         return None;
                     }
                 }
@@ -652,10 +654,11 @@ impl Booklet {
     /// is built, else by a hash walk.
     fn find(&self, key: &[u8], fast: u64) -> Result<Option<(u64, u64, u64)>> {
         if let Some(t) = self.key_table() {
-            let Some(pos) = t.get(fast) else {
+            let Some((pos, vlen)) = t.get(fast) else {
                 return Ok(None);
             };
-            if let Some(found) = self.block_if_key(pos, key)? {
+            let vlen = (vlen != VLEN_UNKNOWN).then_some(vlen);
+            if let Some(found) = self.block_if_key(pos, key, vlen)? {
                 return Ok(Some(found));
             }
             // Another key with the same 64-bit hash holds the entry (the table cannot hold
@@ -664,8 +667,24 @@ impl Booklet {
         self.locate(&hash_key(key))
     }
 
-    /// The block at `pos` as (offset, key_len, value_len) if it is live and holds `key`.
-    fn block_if_key(&self, pos: u64, key: &[u8]) -> Result<Option<(u64, u64, u64)>> {
+    /// Value length field of a block header.
+    #[inline]
+    fn vlen_of(&self, head: &[u8; 25]) -> u64 {
+        match self.header.kind {
+            Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+            Kind::Fixed { value_len } => u64::from(value_len),
+        }
+    }
+
+    /// The block at `pos` as (offset, key_len, value_len) if it is live and holds `key` (and,
+    /// when given, has value length `vlen`: the returned length is then the given one, so the
+    /// value's address does not wait for the header's load).
+    fn block_if_key(
+        &self,
+        pos: u64,
+        key: &[u8],
+        vlen: Option<u64>,
+    ) -> Result<Option<(u64, u64, u64)>> {
         let hl = self.hdr_len as usize;
         let mut buf = [0u8; 25];
         let head: &[u8] = match self.st.slice(pos, hl)? {
@@ -677,13 +696,14 @@ impl Booklet {
         };
         let next = u48(&head[13..19]);
         let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-        if next == 0 || klen != key.len() as u64 {
-            return Ok(None);
-        }
-        let vlen = match self.header.kind {
+        let stored_vlen = match self.header.kind {
             Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
             Kind::Fixed { value_len } => u64::from(value_len),
         };
+        if next == 0 || klen != key.len() as u64 || vlen.is_some_and(|v| v != stored_vlen) {
+            return Ok(None);
+        }
+        let vlen = vlen.unwrap_or(stored_vlen);
         let kpos = pos + self.hdr_len + self.ts_len;
         let same = match self.st.slice(kpos, key.len())? {
             Some(s) => s == key,
@@ -957,7 +977,8 @@ impl Booklet {
         let mut fasts = Vec::with_capacity(self.buf_index.len());
         for (&(off, fast), h) in self.buf_index.iter().zip(hashes) {
             entries.push((h, base + off));
-            fasts.push(fast);
+            let vlen = self.buf_value_at(off).map_or(VLEN_UNKNOWN, |v| v.len() as u64);
+            fasts.push((fast, vlen));
         }
         self.buf_index.clear();
         self.buf_keys.clear();
@@ -999,21 +1020,21 @@ impl Booklet {
     fn update_index(
         &mut self,
         entries: &[(KeyHash, u64)],
-        fasts: Option<&[u64]>,
+        fasts: Option<&[(u64, u64)]>,
         index_offset: u64,
         n_buckets: u64,
     ) -> Result<u64> {
         let mut added = 0u64;
         let max_hops = self.max_hops();
         for (i, (hash, new_pos)) in entries.iter().enumerate() {
-            let fast = fasts.and_then(|f| f.get(i).copied());
+            let fv = fasts.and_then(|f| f.get(i).copied());
             let slot = index_offset + bucket_of(hash, n_buckets) * N_BYTES_FILE;
             let first = self.st.read_u48(slot)?;
             if first <= 1 {
                 self.st.write_u48(slot, *new_pos)?;
                 added += 1;
-                if let Some(fast) = fast {
-                    self.table_apply(|t| t.insert_new(fast, *new_pos));
+                if let Some((fast, vlen)) = fv {
+                    self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
                 }
                 continue;
             }
@@ -1029,23 +1050,23 @@ impl Booklet {
                         if next > 1 {
                             self.st.write_u48(*new_pos + 13, next)?;
                         }
-                        if let Some(fast) = fast {
-                            self.table_apply(|t| t.moved(fast, pos, *new_pos));
+                        if let Some((fast, vlen)) = fv {
+                            self.table_apply(|t| t.moved(fast, pos, *new_pos, vlen));
                         }
                         break;
                     } else if next == 1 {
                         self.st.write_u48(pos + 13, *new_pos)?;
                         added += 1;
-                        if let Some(fast) = fast {
-                            self.table_apply(|t| t.insert_new(fast, *new_pos));
+                        if let Some((fast, vlen)) = fv {
+                            self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
                         }
                         break;
                     }
                 } else {
                     self.st.write_u48(prev_ptr, *new_pos)?;
                     added += 1;
-                    if let Some(fast) = fast {
-                        self.table_apply(|t| t.insert_new(fast, *new_pos));
+                    if let Some((fast, vlen)) = fv {
+                        self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
                     }
                     break;
                 }
