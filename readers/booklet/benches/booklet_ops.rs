@@ -120,6 +120,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("booklet_ops");
     for n in SIZES {
         let d = dataset(n);
+        // The keys in shuffled order as a list of references, as the Python anchor's
+        // `shuffled = list(keys); rng.shuffle(shuffled)`: one pointer array read in order, one
+        // random access per key object.
+        let shuffled: Vec<&[u8]> = d.shuffled.iter().map(|&i| d.keys[i].as_slice()).collect();
         let elems = Throughput::Elements(n as u64);
         g.throughput(elems.clone());
 
@@ -155,8 +159,8 @@ fn bench(c: &mut Criterion) {
             let (_t, mut db) = reader(&d, mode);
             g.bench_function(BenchmarkId::new(format!("random_read{suffix}"), n), |b| {
                 b.iter(|| {
-                    for &i in &d.shuffled {
-                        let v = db.get_ref(&d.keys[i]).unwrap().unwrap();
+                    for k in &shuffled {
+                        let v = db.get_ref(k).unwrap().unwrap();
                         black_box(std::str::from_utf8(&v).unwrap().len());
                     }
                 });
@@ -165,8 +169,8 @@ fn bench(c: &mut Criterion) {
                 BenchmarkId::new(format!("random_read_owned{suffix}"), n),
                 |b| {
                     b.iter(|| {
-                        for &i in &d.shuffled {
-                            let v = db.get(&d.keys[i]).unwrap().unwrap();
+                        for k in &shuffled {
+                            let v = db.get(k).unwrap().unwrap();
                             black_box(String::from_utf8(v).unwrap().len());
                         }
                     });
@@ -247,8 +251,8 @@ fn bench(c: &mut Criterion) {
                     (t, db)
                 },
                 |(_t, db)| {
-                    for &i in &d.shuffled {
-                        db.delete(&d.keys[i]).unwrap();
+                    for k in &shuffled {
+                        db.delete(k).unwrap();
                     }
                 },
                 BatchSize::PerIteration,
@@ -259,14 +263,16 @@ fn bench(c: &mut Criterion) {
         let half = n / 2;
         let mut rng = fastrand::Rng::with_seed(7);
         let mut next_new = half;
-        let ops: Vec<(bool, usize)> = (0..n)
+        // (write?, key, value) per op, as the anchor's list of tuples.
+        let ops: Vec<(bool, &[u8], &[u8])> = (0..n)
             .map(|_| {
-                if rng.f64() < 0.8 || next_new >= n {
+                let (write, i) = if rng.f64() < 0.8 || next_new >= n {
                     (false, rng.usize(0..half))
                 } else {
                     next_new += 1;
                     (true, next_new - 1)
-                }
+                };
+                (write, d.keys[i].as_slice(), d.values[i].as_slice())
             })
             .collect();
         g.bench_function(BenchmarkId::new("mixed_rw_80r", n), |b| {
@@ -281,11 +287,11 @@ fn bench(c: &mut Criterion) {
                     (t, db)
                 },
                 |(_t, db)| {
-                    for &(write, i) in &ops {
+                    for &(write, k, v) in &ops {
                         if write {
-                            db.set(&d.keys[i], &d.values[i]).unwrap();
+                            db.set(k, v).unwrap();
                         } else {
-                            black_box(db.get(&d.keys[i]).unwrap());
+                            black_box(db.get(k).unwrap());
                         }
                     }
                     db.sync().unwrap();

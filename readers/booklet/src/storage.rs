@@ -98,6 +98,13 @@ impl Storage {
         }
     }
 
+    /// The whole file as mapped bytes (None if not mapped).
+    #[inline]
+    pub(crate) fn mapped(&self) -> Option<&[u8]> {
+        let m = self.map.as_ref()?;
+        m.bytes().get(..usize::try_from(self.len).ok()?)
+    }
+
     /// Borrow `n` bytes at `off` from the mapping (None if not mapped).
     #[inline]
     pub(crate) fn slice(&self, off: u64, n: usize) -> Result<Option<&[u8]>> {

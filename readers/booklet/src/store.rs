@@ -650,6 +650,45 @@ impl Booklet {
         Some(table)
     }
 
+    /// The value of `key` straight from the memory map through the key table: a short path
+    /// with one table probe and one block, for the common case (mapped file, table built,
+    /// value length known). [`Probe::Slow`] sends everything else to [`Booklet::find`].
+    #[inline]
+    fn probe_mapped(&self, table: &KeyTable, key: &[u8], fast: u64) -> Probe<'_> {
+        let Some(bytes) = self.st.mapped() else {
+            return Probe::Slow;
+        };
+        let Some((pos, vlen)) = table.get(fast) else {
+            return Probe::Absent;
+        };
+        if vlen == VLEN_UNKNOWN {
+            return Probe::Slow;
+        }
+        let (Ok(pos), Ok(vlen)) = (usize::try_from(pos), usize::try_from(vlen)) else {
+            return Probe::Slow;
+        };
+        let kstart = self.hdr_len as usize + self.ts_len as usize;
+        let vstart = kstart + key.len();
+        let Some(block) = pos
+            .checked_add(vstart + vlen)
+            .and_then(|end| bytes.get(pos..end))
+        else {
+            return Probe::Slow;
+        };
+        let (head, body) = block.split_at(kstart);
+        let next = u48(&head[13..19]);
+        let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
+        let stored_vlen = match self.header.kind {
+            Kind::Variable => u32::from_le_bytes([head[21], head[22], head[23], head[24]]) as usize,
+            Kind::Fixed { value_len } => value_len as usize,
+        };
+        let (k, v) = body.split_at(key.len());
+        if next == 0 || klen != key.len() || stored_vlen != vlen || !same_bytes(k, key) {
+            return Probe::Slow;
+        }
+        Probe::Found(v)
+    }
+
     /// The live block of `key` as (offset, key_len, value_len): through the key table when it
     /// is built, else by a hash walk.
     fn find(&self, key: &[u8], fast: u64) -> Result<Option<(u64, u64, u64)>> {
@@ -781,6 +820,13 @@ impl Booklet {
         if self.buffered(key, fast).is_some() {
             self.sync()?;
         }
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(v) => return Ok(Some(v.to_vec())),
+                Probe::Absent => return Ok(None),
+                Probe::Slow => {}
+            }
+        }
         match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
@@ -804,6 +850,13 @@ impl Booklet {
                 .buf_value_at(off)
                 .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?;
             return Ok(Some(Cow::Borrowed(v)));
+        }
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
+                Probe::Absent => return Ok(None),
+                Probe::Slow => {}
+            }
         }
         match self.find(key, fast)? {
             None => Ok(None),
@@ -832,6 +885,13 @@ impl Booklet {
         let fast = self.fast.hash(key);
         if self.buffered(key, fast).is_some() {
             return Ok(true);
+        }
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(_) => return Ok(true),
+                Probe::Absent => return Ok(false),
+                Probe::Slow => {}
+            }
         }
         Ok(self.find(key, fast)?.is_some())
     }
@@ -1507,6 +1567,34 @@ impl std::fmt::Debug for Booklet {
             .field("n_keys", &self.n_keys)
             .finish_non_exhaustive()
     }
+}
+
+/// What [`Booklet::probe_mapped`] found.
+enum Probe<'a> {
+    /// The key's value, borrowed from the map.
+    Found(&'a [u8]),
+    /// The key is not in the file.
+    Absent,
+    /// Take the general path.
+    Slow,
+}
+
+/// Byte equality with two overlapping 8-byte loads for keys of 8 to 16 bytes.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&n) {
+        let word = |s: &[u8], i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    a == b
 }
 
 #[inline]
