@@ -103,7 +103,13 @@ pub(crate) enum Coherence {
 pub(crate) struct KeyTable {
     slots: Vec<[u64; 2]>,
     len: usize,
+    /// Per bucket, the offset of the last block of its chain (0: empty chain), for bucket
+    /// counts up to [`MAX_TAIL_BUCKETS`]: new keys are then linked without walking the chain.
+    tails: Option<Vec<u64>>,
 }
+
+/// Largest bucket count for which chain tails are kept (16 MiB).
+pub(crate) const MAX_TAIL_BUCKETS: u64 = 1 << 21;
 
 /// Offset bits of a packed slot value.
 const POS_MASK: u64 = (1 << 48) - 1;
@@ -125,6 +131,42 @@ impl KeyTable {
         let mut t = KeyTable::default();
         t.resize(Self::capacity_for(n));
         t
+    }
+
+    /// A table for a file without keys, with `n_buckets` empty chains.
+    pub(crate) fn empty(n_buckets: u64) -> Self {
+        let mut t = Self::with_capacity(0);
+        t.tails = empty_tails(n_buckets);
+        t
+    }
+
+    /// Tail block of `bucket` (0: empty chain), if tails are kept.
+    #[inline]
+    pub(crate) fn tail(&self, bucket: u64) -> Option<u64> {
+        let b = usize::try_from(bucket).ok()?;
+        self.tails.as_ref()?.get(b).copied()
+    }
+
+    /// Record that `pos` is now the last block of `bucket`'s chain.
+    #[inline]
+    pub(crate) fn set_tail(&mut self, bucket: u64, pos: u64) {
+        if let Some(t) = self
+            .tails
+            .as_mut()
+            .and_then(|t| t.get_mut(usize::try_from(bucket).ok()?))
+        {
+            *t = pos;
+        }
+    }
+
+    /// Replace the tails (after a build or a reindex).
+    pub(crate) fn set_tails(&mut self, tails: Option<Vec<u64>>) {
+        self.tails = tails;
+    }
+
+    /// Whether tails are kept.
+    pub(crate) fn has_tails(&self) -> bool {
+        self.tails.is_some()
     }
 
     fn capacity_for(n: usize) -> usize {
@@ -249,25 +291,14 @@ impl KeyTable {
         Coherence::Ok
     }
 
-    /// Insert during a build. A key already present under the same hash is kept when
-    /// `same_key(offset)` says it is the same key (a later block of the same hash in a chain,
-    /// which a hash walk never reaches); another key with the same hash loses the table.
-    pub(crate) fn insert_built(
-        &mut self,
-        fast: u64,
-        pos: u64,
-        vlen: u64,
-        same_key: impl FnOnce(u64) -> bool,
-    ) -> Coherence {
-        match self.get(fast) {
-            None => {
-                self.insert_absent(fast, pack(pos, vlen));
-                Coherence::Ok
-            }
-            Some((old, _)) if same_key(old) => Coherence::Ok,
-            Some(_) => Coherence::Lost,
-        }
+}
+
+/// Tails of `n_buckets` empty chains (None above [`MAX_TAIL_BUCKETS`]).
+pub(crate) fn empty_tails(n_buckets: u64) -> Option<Vec<u64>> {
+    if n_buckets > MAX_TAIL_BUCKETS {
+        return None;
     }
+    Some(vec![0; usize::try_from(n_buckets).ok()?])
 }
 
 #[cfg(test)]
@@ -289,10 +320,6 @@ mod tests {
         assert_eq!(t.get(7), None);
         assert_eq!(t.len(), 0);
         assert_eq!(t.removed(7, 300), Coherence::Lost);
-        assert_eq!(t.insert_built(9, 10, 3, |_| true), Coherence::Ok);
-        assert_eq!(t.insert_built(9, 20, 3, |old| old == 10), Coherence::Ok);
-        assert_eq!(t.get(9), Some((10, 3)));
-        assert_eq!(t.insert_built(9, 30, 3, |_| false), Coherence::Lost);
         // Hash 0 is a valid key hash.
         assert_eq!(t.insert_new(0, 44, 0), Coherence::Ok);
         assert_eq!(t.get(0), Some((44, 0)));
@@ -333,6 +360,19 @@ mod tests {
             let f = f << 40 | 0xF3;
             assert_eq!(t.get(f).map(|x| x.0), model.get(&f).copied());
         }
+    }
+
+    #[test]
+    fn tails() {
+        let mut t = KeyTable::empty(3);
+        assert!(t.has_tails());
+        assert_eq!(t.tail(2), Some(0));
+        t.set_tail(2, 500);
+        assert_eq!(t.tail(2), Some(500));
+        assert_eq!(t.tail(3), None);
+        assert!(!KeyTable::empty(MAX_TAIL_BUCKETS + 1).has_tails());
+        t.set_tails(None);
+        assert_eq!(t.tail(2), None);
     }
 
     #[test]

@@ -34,7 +34,8 @@ use crate::format::{
     hash_key, hash_keys, is_reserved_key, next_n_buckets,
 };
 use crate::keytable::{
-    Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable, VLEN_UNKNOWN,
+    Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable, MAX_TAIL_BUCKETS,
+    VLEN_UNKNOWN, empty_tails,
 };
 use crate::serial::Serializer;
 use crate::storage::{ReadMode, Storage, io_err};
@@ -531,7 +532,9 @@ impl Booklet {
         self.table = OnceLock::new();
         *self.walks.get_mut() = 0;
         if empty_file && self.table_limit > 0 {
-            let _ignored = self.table.set(Some(KeyTable::default()));
+            let _ignored = self
+                .table
+                .set(Some(KeyTable::empty(self.header.n_buckets)));
         }
     }
 
@@ -568,9 +571,12 @@ impl Booklet {
         self.table.get_or_init(|| self.build_table()).as_ref()
     }
 
-    /// Build the key table by walking every bucket chain as [`Booklet::locate`] does. None when
-    /// the file has more keys than the limit, two keys collide on the 64-bit hash, or the walk
-    /// meets a corrupt chain (lookups then walk and report the error themselves).
+    /// Build the key table by walking every bucket chain as [`Booklet::locate`] does, with
+    /// the chain tails. None (no table on this handle; lookups walk and report errors
+    /// themselves) when the file has more keys than the limit, two keys collide on the 64-bit
+    /// hash, or the index is not what a clean writer leaves: a stored hash that is not
+    /// `BLAKE2s` of its key or not of its bucket, a tombstone or a repeated hash inside a chain,
+    /// a corrupt chain.
     fn build_table(&self) -> Option<KeyTable> {
         let n = self.header.n_buckets;
         let index = self.header.index_offset;
@@ -578,6 +584,7 @@ impl Booklet {
         let kstart = self.hdr_len + self.ts_len;
         let limit = usize::try_from(self.table_limit).ok()?;
         let mut table = KeyTable::with_capacity(usize::try_from(self.n_keys).ok()?.min(limit));
+        let mut tails = empty_tails(n);
         let max_hops = self.max_hops();
         // One batch of blocks to check: (pos, bucket, stored hash, key range in `keys`, value
         // length).
@@ -602,7 +609,7 @@ impl Booklet {
                     self.st.read_into(pos, &mut head[..hl]).ok()?;
                     let next = u48(&head[13..19]);
                     if next == 0 {
-                        break;
+                        return None;
                     }
                     let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
                     let vlen = self.vlen_of(&head);
@@ -614,6 +621,9 @@ impl Booklet {
                     batch.push((pos, bucket, stored, at..at + klen, vlen));
                     if table.len() + batch.len() > limit {
                         return None;
+                    }
+                    if let Some(t) = tails.as_mut().and_then(|t| t.get_mut(bucket as usize)) {
+                        *t = pos;
                     }
                     pos = next;
                     hops += 1;
@@ -633,13 +643,11 @@ impl Booklet {
                 for ((pos, bucket, stored, _, vlen), (key, h)) in
                     batch.iter().zip(refs.iter().zip(&hashes))
                 {
-                    // Only blocks a hash walk for this key would reach.
                     if h != stored || bucket_of(stored, n) != *bucket {
-                        continue;
+                        return None;
                     }
-                    let fast = self.fast.hash(key);
-                    let same = |old: u64| matches!(self.block_if_key(old, key, None), Ok(Some(_)));
-                    if table.insert_built(fast, *pos, *vlen, same) == Coherence::Lost {
+                    // A repeated key (or a 64-bit collision) loses the table.
+                    if table.insert_new(self.fast.hash(key), *pos, *vlen) == Coherence::Lost {
                         return None;
                     }
                 }
@@ -647,6 +655,7 @@ impl Booklet {
                 keys.clear();
             }
         }
+        table.set_tails(tails);
         Some(table)
     }
 
@@ -1022,10 +1031,34 @@ impl Booklet {
         Ok(())
     }
 
-    /// Append the data buffer at EOF and index the buffered blocks.
+    /// Append the data buffer at EOF and index the buffered blocks. On an error the key table
+    /// is dropped (it is rebuilt from the file lazily).
     fn flush_buffer(&mut self) -> Result<()> {
+        let r = self.flush_buffer_inner();
+        if r.is_err() {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn flush_buffer_inner(&mut self) -> Result<()> {
         let base = self.st.len();
         let hashes = self.hash_buffer()?;
+        let mut entries = Vec::with_capacity(self.buf_index.len());
+        let mut fasts = Vec::with_capacity(self.buf_index.len());
+        for (&(off, fast), h) in self.buf_index.iter().zip(hashes) {
+            entries.push((h, base + off));
+            let vlen = self
+                .buf_value_at(off)
+                .map_or(VLEN_UNKNOWN, |v| v.len() as u64);
+            fasts.push((fast, vlen));
+        }
+        self.buf_index.clear();
+        self.buf_keys.clear();
+        let index_offset = self.header.index_offset;
+        let n_buckets = self.header.n_buckets;
+        let (linked, deferred) =
+            self.link_in_memory(&entries, &fasts, base, index_offset, n_buckets);
         if !self.buf_data.is_empty() {
             let data = std::mem::take(&mut self.buf_data);
             let r = self.st.write_at(base, &data);
@@ -1033,23 +1066,64 @@ impl Booklet {
             self.buf_data.clear();
             r?;
         }
-        let mut entries = Vec::with_capacity(self.buf_index.len());
-        let mut fasts = Vec::with_capacity(self.buf_index.len());
-        for (&(off, fast), h) in self.buf_index.iter().zip(hashes) {
-            entries.push((h, base + off));
-            let vlen = self.buf_value_at(off).map_or(VLEN_UNKNOWN, |v| v.len() as u64);
-            fasts.push((fast, vlen));
+        for (at, v) in deferred {
+            self.st.write_u48(at, v)?;
         }
-        self.buf_index.clear();
-        self.buf_keys.clear();
-        let r = self.update_index(
-            &entries,
-            Some(&fasts),
-            self.header.index_offset,
-            self.header.n_buckets,
-        );
-        self.n_keys += r?;
+        self.n_keys += linked as u64;
+        let rest = entries.get(linked..).unwrap_or_default();
+        let rest_fasts = fasts.get(linked..).unwrap_or_default();
+        self.n_keys += self.update_index(rest, Some(rest_fasts), index_offset, n_buckets)?;
+        self.table_apply(|_| Coherence::Ok);
         Ok(())
+    }
+
+    /// Link the leading run of new keys of a flush without reading the file, as
+    /// [`Booklet::update_index`] would (a new key goes at the tail of its chain, which the key
+    /// table knows). Links into blocks still in the write buffer are patched there; links into
+    /// the file (bucket slots, old tails) are returned in order, to be written after the data
+    /// as Python does. Returns how many entries were linked; the rest (from the first key
+    /// already in the file, or all without a table) go through `update_index`.
+    fn link_in_memory(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        fasts: &[(u64, u64)],
+        base: u64,
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> (usize, Vec<(u64, u64)>) {
+        let mut deferred = Vec::new();
+        let Some(Some(table)) = self.table.get_mut() else {
+            return (0, deferred);
+        };
+        let buf = &mut self.buf_data;
+        for (i, (&(hash, pos), &(fast, vlen))) in entries.iter().zip(fasts).enumerate() {
+            if table.get(fast).is_some() {
+                return (i, deferred);
+            }
+            let bucket = bucket_of(&hash, n_buckets);
+            let Some(tail) = table.tail(bucket) else {
+                return (i, deferred);
+            };
+            let at = if tail <= 1 {
+                index_offset + bucket * N_BYTES_FILE
+            } else {
+                tail + 13
+            };
+            if at >= base {
+                let Some(dst) = usize::try_from(at - base)
+                    .ok()
+                    .and_then(|o| buf.get_mut(o..o + N_BYTES_FILE as usize))
+                else {
+                    return (i, deferred);
+                };
+                dst.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+            } else {
+                deferred.push((at, pos));
+            }
+            table.set_tail(bucket, pos);
+            let _absent_checked_above = table.insert_new(fast, pos, vlen);
+        }
+        (entries.len(), deferred)
     }
 
     /// Compute the key hashes of the buffered blocks (in SIMD batches) and write them into
@@ -1088,13 +1162,17 @@ impl Booklet {
         let max_hops = self.max_hops();
         for (i, (hash, new_pos)) in entries.iter().enumerate() {
             let fv = fasts.and_then(|f| f.get(i).copied());
-            let slot = index_offset + bucket_of(hash, n_buckets) * N_BYTES_FILE;
+            let bucket = bucket_of(hash, n_buckets);
+            let slot = index_offset + bucket * N_BYTES_FILE;
             let first = self.st.read_u48(slot)?;
             if first <= 1 {
                 self.st.write_u48(slot, *new_pos)?;
                 added += 1;
                 if let Some((fast, vlen)) = fv {
-                    self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
+                    self.table_apply(|t| {
+                        t.set_tail(bucket, *new_pos);
+                        t.insert_new(fast, *new_pos, vlen)
+                    });
                 }
                 continue;
             }
@@ -1111,14 +1189,22 @@ impl Booklet {
                             self.st.write_u48(*new_pos + 13, next)?;
                         }
                         if let Some((fast, vlen)) = fv {
-                            self.table_apply(|t| t.moved(fast, pos, *new_pos, vlen));
+                            self.table_apply(|t| {
+                                if next == 1 {
+                                    t.set_tail(bucket, *new_pos);
+                                }
+                                t.moved(fast, pos, *new_pos, vlen)
+                            });
                         }
                         break;
                     } else if next == 1 {
                         self.st.write_u48(pos + 13, *new_pos)?;
                         added += 1;
                         if let Some((fast, vlen)) = fv {
-                            self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
+                            self.table_apply(|t| {
+                                t.set_tail(bucket, *new_pos);
+                                t.insert_new(fast, *new_pos, vlen)
+                            });
                         }
                         break;
                     }
@@ -1126,7 +1212,10 @@ impl Booklet {
                     self.st.write_u48(prev_ptr, *new_pos)?;
                     added += 1;
                     if let Some((fast, vlen)) = fv {
-                        self.table_apply(|t| t.insert_new(fast, *new_pos, vlen));
+                        self.table_apply(|t| {
+                            t.set_tail(bucket, *new_pos);
+                            t.insert_new(fast, *new_pos, vlen)
+                        });
                     }
                     break;
                 }
@@ -1179,6 +1268,14 @@ impl Booklet {
 
     /// Move to a bigger bucket index (as Python's auto-reindex does; normally automatic).
     pub fn reindex(&mut self, new_n: u64) -> Result<()> {
+        let r = self.reindex_inner(new_n);
+        if r.is_err() {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn reindex_inner(&mut self, new_n: u64) -> Result<()> {
         self.check_writable()?;
         if new_n == 0 || new_n > u64::from(u32::MAX) {
             return Err(Error::InvalidOption(format!(
@@ -1190,6 +1287,11 @@ impl Booklet {
         let new_index = self.st.len();
         self.st.write_at(new_index, &empty_index(new_n))?;
         let max_hops = self.max_hops();
+        // Chain tails of the new index, when the key table keeps tails.
+        let mut tails = match self.table.get() {
+            Some(Some(t)) if t.has_tails() && new_n <= MAX_TAIL_BUCKETS => empty_tails(new_n),
+            _ => None,
+        };
         for b in 0..old_n {
             let mut pos = self.st.read_u48(old_index + b * N_BYTES_FILE)?;
             if pos <= 1 {
@@ -1201,8 +1303,14 @@ impl Booklet {
                 if next == 0 {
                     break;
                 }
-                let slot = new_index + bucket_of(&h, new_n) * N_BYTES_FILE;
+                let new_bucket = bucket_of(&h, new_n);
+                let slot = new_index + new_bucket * N_BYTES_FILE;
                 let head = self.st.read_u48(slot)?;
+                if head <= 1
+                    && let Some(t) = tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
+                {
+                    *t = pos;
+                }
                 self.st.write_u48(slot, pos)?;
                 self.st
                     .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
@@ -1228,6 +1336,10 @@ impl Booklet {
             .write_at(POS_FIRST_DATA, &first.to_le_bytes()[..6])?;
         self.header.n_buckets = new_n;
         self.header.index_offset = new_index;
+        self.table_apply(|t| {
+            t.set_tails(tails);
+            Coherence::Ok
+        });
         self.st.advise(true, new_index, new_n * N_BYTES_FILE);
         Ok(())
     }
@@ -1278,13 +1390,21 @@ impl Booklet {
 
     /// Delete `key` ([`Error::KeyNotFound`] if absent). Writes through at once, with `n_keys`.
     pub fn delete(&mut self, key: &[u8]) -> Result<()> {
+        let r = self.delete_inner(key);
+        if matches!(r, Err(ref e) if !matches!(e, Error::KeyNotFound | Error::ReadOnly)) {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn delete_inner(&mut self, key: &[u8]) -> Result<()> {
         self.check_writable()?;
         if !self.buf_index.is_empty() {
             self.sync()?;
         }
         let hash = hash_key(key);
-        let slot =
-            self.header.index_offset + bucket_of(&hash, self.header.n_buckets) * N_BYTES_FILE;
+        let bucket = bucket_of(&hash, self.header.n_buckets);
+        let slot = self.header.index_offset + bucket * N_BYTES_FILE;
         let first = self.st.read_u48(slot)?;
         if first <= 1 {
             return Err(Error::KeyNotFound);
@@ -1302,7 +1422,12 @@ impl Booklet {
                 self.st.write_u48(pos + 13, 0)?;
                 self.st.write_u48(prev_ptr, next)?;
                 let fast = self.fast.hash(key);
-                self.table_apply(|t| t.removed(fast, pos));
+                self.table_apply(|t| {
+                    if next == 1 {
+                        t.set_tail(bucket, if prev_ptr == slot { 0 } else { prev_ptr - 13 });
+                    }
+                    t.removed(fast, pos)
+                });
                 if !is_reserved_key(key) {
                     self.n_keys = self.n_keys.saturating_sub(1);
                     self.write_n_keys()?;
