@@ -1285,44 +1285,99 @@ impl Booklet {
         let old_n = self.header.n_buckets;
         let old_index = self.header.index_offset;
         let new_index = self.st.len();
-        self.st.write_at(new_index, &empty_index(new_n))?;
+        // The new index is built in memory up to 64 MiB (every step but the last of the
+        // chain) and written once; beyond that, in place in the file.
+        let new_len = new_n * N_BYTES_FILE;
+        let mut mem_index = (new_len <= 64 << 20).then(|| empty_index(new_n));
+        if mem_index.is_none() {
+            self.st.write_at(new_index, &empty_index(new_n))?;
+        }
         let max_hops = self.max_hops();
         // Chain tails of the new index, when the key table keeps tails.
         let mut tails = match self.table.get() {
             Some(Some(t)) if t.has_tails() && new_n <= MAX_TAIL_BUCKETS => empty_tails(new_n),
             _ => None,
         };
-        for b in 0..old_n {
-            let mut pos = self.st.read_u48(old_index + b * N_BYTES_FILE)?;
-            if pos <= 1 {
-                continue;
+        // Old buckets are taken GROUP at a time: their chains are walked side by side (one
+        // step of each per round, so the block reads of different chains overlap in memory),
+        // then their blocks are relinked in the original order (bucket by bucket, chain order),
+        // which is what fixes the bytes.
+        const GROUP: usize = 32;
+        let mut slots = vec![0u8; GROUP * N_BYTES_FILE as usize];
+        let mut chains: Vec<Vec<(u64, KeyHash)>> = vec![Vec::new(); GROUP];
+        let mut b0 = 0u64;
+        while b0 < old_n {
+            let g = (GROUP as u64).min(old_n - b0) as usize;
+            let sl = &mut slots[..g * N_BYTES_FILE as usize];
+            self.st.read_into(old_index + b0 * N_BYTES_FILE, sl)?;
+            let mut cur = [0u64; GROUP];
+            for (c, s) in cur.iter_mut().zip(sl.chunks_exact(N_BYTES_FILE as usize)) {
+                *c = u48(s);
+            }
+            for c in &mut chains {
+                c.clear();
             }
             let mut hops = 0u64;
             loop {
-                let (h, next) = self.read_hash_next(pos)?;
-                if next == 0 {
+                let mut live = false;
+                for (c, chain) in cur.iter_mut().zip(chains.iter_mut()).take(g) {
+                    if *c <= 1 {
+                        continue;
+                    }
+                    let (h, next) = self.read_hash_next(*c)?;
+                    if next == 0 {
+                        *c = 0;
+                        continue;
+                    }
+                    chain.push((*c, h));
+                    *c = next;
+                    live = true;
+                }
+                if !live {
                     break;
                 }
-                let new_bucket = bucket_of(&h, new_n);
-                let slot = new_index + new_bucket * N_BYTES_FILE;
-                let head = self.st.read_u48(slot)?;
-                if head <= 1
-                    && let Some(t) = tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
-                {
-                    *t = pos;
-                }
-                self.st.write_u48(slot, pos)?;
-                self.st
-                    .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
-                if next == 1 {
-                    break;
-                }
-                pos = next;
                 hops += 1;
                 if hops > max_hops {
-                    return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+                    return Err(Error::corrupt(
+                        old_index + b0 * N_BYTES_FILE,
+                        "bucket chain does not end (cycle)",
+                    ));
                 }
             }
+            for chain in chains.iter().take(g) {
+                for &(pos, h) in chain {
+                    let new_bucket = bucket_of(&h, new_n);
+                    let head = match mem_index.as_mut() {
+                        Some(m) => {
+                            let at = (new_bucket * N_BYTES_FILE) as usize;
+                            let slot = m
+                                .get_mut(at..at + N_BYTES_FILE as usize)
+                                .ok_or_else(|| Error::corrupt(new_index, "bucket out of range"))?;
+                            let head = u48(slot);
+                            slot.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+                            head
+                        }
+                        None => {
+                            let slot = new_index + new_bucket * N_BYTES_FILE;
+                            let head = self.st.read_u48(slot)?;
+                            self.st.write_u48(slot, pos)?;
+                            head
+                        }
+                    };
+                    if head <= 1
+                        && let Some(t) =
+                            tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
+                    {
+                        *t = pos;
+                    }
+                    self.st
+                        .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
+                }
+            }
+            b0 += g as u64;
+        }
+        if let Some(m) = mem_index {
+            self.st.write_at(new_index, &m)?;
         }
         if old_index != SUB_INDEX_INIT_POS {
             self.write_skip_blocks(old_index, old_n * N_BYTES_FILE)?;
