@@ -1230,6 +1230,50 @@ impl Booklet {
         Ok(added)
     }
 
+    /// `update_index` into a fresh, empty index at `index_offset` (prune), for blocks whose next
+    /// pointers are all 1: while the hashes are distinct, every block goes at the tail of its
+    /// chain, so the index is built in memory from chain tails, with no reads of the file,
+    /// and written once. From the first repeated hash on (only in a file with two live blocks
+    /// of one key), the rest goes through `update_index`, which splices as Python does.
+    fn relink_fresh(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> Result<u64> {
+        let index_len = n_buckets * N_BYTES_FILE;
+        if n_buckets > MAX_TAIL_BUCKETS || index_len > 64 << 20 {
+            return self.update_index(entries, None, index_offset, n_buckets);
+        }
+        let mut index = empty_index(n_buckets);
+        let mut tails = vec![0u64; n_buckets as usize];
+        let mut seen = HashSetFast::default();
+        seen.reserve(entries.len());
+        let mut done = entries.len();
+        for (i, (hash, pos)) in entries.iter().enumerate() {
+            if !seen.insert(*hash) {
+                done = i;
+                break;
+            }
+            let bucket = bucket_of(hash, n_buckets);
+            let tail = tails
+                .get_mut(bucket as usize)
+                .ok_or_else(|| Error::corrupt(*pos, "bucket out of range"))?;
+            if *tail == 0 {
+                let at = (bucket * N_BYTES_FILE) as usize;
+                if let Some(slot) = index.get_mut(at..at + N_BYTES_FILE as usize) {
+                    slot.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+                }
+            } else {
+                self.st.write_u48(*tail + 13, *pos)?;
+            }
+            *tail = *pos;
+        }
+        self.st.write_at(index_offset, &index)?;
+        let rest = entries.get(done..).unwrap_or_default();
+        Ok(done as u64 + self.update_index(rest, None, index_offset, n_buckets)?)
+    }
+
     #[inline]
     fn read_hash_next(&self, pos: u64) -> Result<(KeyHash, u64)> {
         let mut b = [0u8; 19];
@@ -1629,7 +1673,7 @@ impl Booklet {
                 entries.push((h, pos));
                 pos += hl + self.ts_len + klen + vlen;
             }
-            n_keys = self.update_index(&entries, None, new_index, n)?;
+            n_keys = self.relink_fresh(&entries, new_index, n)?;
             self.st.set_len(new_index + n * N_BYTES_FILE)?;
             self.st.sync_all()?;
             self.st
