@@ -12,6 +12,7 @@
 //! | bulk_update | open `n` + update(all) + sync + close |
 //! | random_read | N gets of shuffled present keys on a read-only handle (`get_ref`: the value borrowed from the map, checked as UTF-8 like Python's str decode) |
 //! | random_read_owned | the same with `get` (an owned `Vec` per value, turned into a `String`) |
+//! | random_read_cold | the random_read pass once on a freshly opened handle (opening untimed): includes building the key table |
 //! | random_read_miss | N `get_ref` of absent keys (`'!' + key`) |
 //! | contains | N present + N absent keys, shuffled (2N elements) |
 //! | iter_keys / iter_values / iter_items | one full iteration, UTF-8 checked like Python's str decode |
@@ -20,7 +21,10 @@
 //! | mixed_rw_80r | N ops: 80 % gets (owned, `get`) of pre-filled keys, 20 % sets of new keys, then sync |
 //! | prune | prune() after N writes, N/2 overwrites and N/4 deletes (includes its fsyncs) |
 //!
-//! Read benchmarks run on the mmap path; `*_buffered` variants run the same reads with
+//! Read benchmarks time passes over a handle that has already run them (criterion's warm-up;
+//! the anchor times its second pass too), so the handle's key table is built;
+//! `random_read_cold` shows the first pass. Read benchmarks run on the mmap path; `*_buffered`
+//! variants run the same reads with
 //! positioned reads (`ReadMode::Buffered`) for the mmap-vs-buffered comparison.
 
 #![allow(
@@ -154,6 +158,25 @@ fn bench(c: &mut Criterion) {
                 BatchSize::PerIteration,
             );
         });
+
+        // One pass of gets on a freshly opened read handle (opening untimed, as in the anchor):
+        // includes the lazy build of the handle's key table after n / 2 hash walks.
+        {
+            let t = tmp();
+            write_all(&t.path, &d).close().unwrap();
+            g.bench_function(BenchmarkId::new("random_read_cold", n), |b| {
+                b.iter_batched_ref(
+                    || options().open(&t.path, Flag::Read).unwrap(),
+                    |db| {
+                        for k in &shuffled {
+                            let v = db.get_ref(k).unwrap().unwrap();
+                            black_box(std::str::from_utf8(&v).unwrap().len());
+                        }
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
+        }
 
         for (suffix, mode) in [("", ReadMode::Mmap), ("_buffered", ReadMode::Buffered)] {
             let (_t, mut db) = reader(&d, mode);

@@ -65,11 +65,12 @@ pub type KeyHash = [u8; KEY_HASH_LEN];
 
 /// The `BLAKE2s` parameters of key hashes (13-byte output), with the SIMD implementation
 /// detected once.
-static KEY_HASH_PARAMS: std::sync::LazyLock<blake2s_simd::Params> = std::sync::LazyLock::new(|| {
-    let mut p = blake2s_simd::Params::new();
-    p.hash_length(KEY_HASH_LEN);
-    p
-});
+static KEY_HASH_PARAMS: std::sync::LazyLock<blake2s_simd::Params> =
+    std::sync::LazyLock::new(|| {
+        let mut p = blake2s_simd::Params::new();
+        p.hash_length(KEY_HASH_LEN);
+        p
+    });
 
 /// `BLAKE2s` with a 13-byte output length, as Python's `blake2s(key, digest_size=13)`.
 #[inline]
@@ -356,7 +357,15 @@ mod tests {
         hash_keys(&refs, &mut out);
         for (k, h) in refs.iter().zip(&out) {
             assert_eq!(*h, hash_key(k));
-            for n in [1u64, 7, 12007, 144_013, 20_736_017, u64::from(u32::MAX), 1 << 40] {
+            for n in [
+                1u64,
+                7,
+                12007,
+                144_013,
+                20_736_017,
+                u64::from(u32::MAX),
+                1 << 40,
+            ] {
                 let mut b = [0u8; 16];
                 b[..KEY_HASH_LEN].copy_from_slice(h);
                 let want = (u128::from_le_bytes(b) % u128::from(n)) as u64;

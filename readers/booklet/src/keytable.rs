@@ -37,7 +37,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
-
 /// Default [`crate::OpenOptions::key_table_limit`]: tables for files of up to 2^21 keys
 /// (about 40-80 MiB of memory at most).
 pub const DEFAULT_KEY_TABLE_LIMIT: u64 = 1 << 21;
@@ -290,7 +289,6 @@ impl KeyTable {
         self.len -= 1;
         Coherence::Ok
     }
-
 }
 
 /// Tails of `n_buckets` empty chains (None above [`MAX_TAIL_BUCKETS`]).
@@ -337,7 +335,7 @@ mod tests {
             rng ^= rng << 17;
             let fast = (rng % 300) << 40 | (rng % 7) | 0xF0;
             let pos = step + 1000;
-            if rng % 3 == 0 {
+            if rng.is_multiple_of(3) {
                 if let Some(&p) = model.get(&fast) {
                     assert_eq!(t.removed(fast, p), Coherence::Ok);
                     model.remove(&fast);

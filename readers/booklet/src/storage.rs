@@ -70,7 +70,8 @@ impl Storage {
             // when that is not possible (an empty placeholder mapping, or mremap failing).
             let old = m.bytes().len() as u64;
             let grown = old > 0 && old <= self.len && m.grow(self.len).is_ok();
-            if grown && let (Ok(o), Ok(n)) = (usize::try_from(old), usize::try_from(self.len - old)) {
+            if grown && let (Ok(o), Ok(n)) = (usize::try_from(old), usize::try_from(self.len - old))
+            {
                 m.populate(o, n);
             }
             if !grown {

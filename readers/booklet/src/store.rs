@@ -532,9 +532,7 @@ impl Booklet {
         self.table = OnceLock::new();
         *self.walks.get_mut() = 0;
         if empty_file && self.table_limit > 0 {
-            let _ignored = self
-                .table
-                .set(Some(KeyTable::empty(self.header.n_buckets)));
+            let _ignored = self.table.set(Some(KeyTable::empty(self.header.n_buckets)));
         }
     }
 
@@ -719,7 +717,9 @@ impl Booklet {
     #[inline]
     fn vlen_of(&self, head: &[u8; 25]) -> u64 {
         match self.header.kind {
-            Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+            Kind::Variable => {
+                u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+            }
             Kind::Fixed { value_len } => u64::from(value_len),
         }
     }
@@ -745,7 +745,9 @@ impl Booklet {
         let next = u48(&head[13..19]);
         let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
         let stored_vlen = match self.header.kind {
-            Kind::Variable => u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]])),
+            Kind::Variable => {
+                u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+            }
             Kind::Fixed { value_len } => u64::from(value_len),
         };
         if next == 0 || klen != key.len() as u64 || vlen.is_some_and(|v| v != stored_vlen) {
@@ -1409,8 +1411,7 @@ impl Booklet {
                         }
                     };
                     if head <= 1
-                        && let Some(t) =
-                            tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
+                        && let Some(t) = tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
                     {
                         *t = pos;
                     }

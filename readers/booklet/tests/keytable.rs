@@ -109,7 +109,10 @@ fn same_answers_and_bytes_with_and_without_the_table() {
         // A reopened handle builds its table after enough lookups, and answers the same.
         for mode in [ReadMode::Mmap, ReadMode::Buffered] {
             let r = options(true).read_mode(mode).open(&pa, Flag::Read).unwrap();
-            let w = options(false).read_mode(mode).open(&pb, Flag::Read).unwrap();
+            let w = options(false)
+                .read_mode(mode)
+                .open(&pb, Flag::Read)
+                .unwrap();
             assert!(!r.has_key_table());
             for k in keys.iter().take(14_000) {
                 assert_eq!(r.get_ref(k).unwrap(), w.get_ref(k).unwrap());
@@ -146,8 +149,8 @@ fn a_stored_hash_that_is_not_the_key_hash_gets_no_table() {
     db.close().unwrap();
     // Give the first data block (key "k0") the stored hash of another key.
     let mut bytes = std::fs::read(&p).unwrap();
-    let header = booklet::Header::parse(bytes[..200].try_into().unwrap(), bytes.len() as u64)
-        .unwrap();
+    let header =
+        booklet::Header::parse(bytes[..200].try_into().unwrap(), bytes.len() as u64).unwrap();
     let first = header.first_data_block_pos as usize;
     assert_eq!(&bytes[first + 25..first + 27], b"k0");
     let other = booklet::hash_key(b"not-a-key");
@@ -172,7 +175,10 @@ fn a_stored_hash_that_is_not_the_key_hash_gets_no_table() {
 fn get_ref_borrows_buffered_values_without_syncing() {
     let dir = util::tempdir();
     let p = dir.path().join("f.blt");
-    let mut db = options(true).buffer_size(1 << 20).open(&p, Flag::New).unwrap();
+    let mut db = options(true)
+        .buffer_size(1 << 20)
+        .open(&p, Flag::New)
+        .unwrap();
     db.set(b"a", b"1").unwrap();
     db.set(b"a", b"2").unwrap();
     let len = db.file_len();
