@@ -1029,6 +1029,9 @@ impl Booklet {
         d.extend_from_slice(key);
         d.extend_from_slice(value);
         self.buf_index.push((off, fast));
+        if self.buf_keys.capacity() == 0 {
+            self.buf_keys.reserve(1024);
+        }
         self.buf_keys.insert(fast, off);
         Ok(())
     }
