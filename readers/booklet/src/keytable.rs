@@ -217,30 +217,30 @@ impl KeyTable {
         self.len
     }
 
-    fn insert_absent(&mut self, fast: u64, packed: u64) {
+    /// A key that was not in the file now lives at `pos` (one probe: the run is searched for
+    /// the hash and the new entry goes in the empty slot that ends it).
+    #[inline]
+    pub(crate) fn insert_new(&mut self, fast: u64, pos: u64, vlen: u64) -> Coherence {
         if (self.len + 1) * 8 > self.slots.len() * 5 {
-            self.resize(Self::capacity_for(self.len + 1).max(self.slots.len() * 2));
+            // Grow 4x while small (less rehashing while a new file fills), then 2x.
+            let factor = if self.slots.len() < 1 << 20 { 4 } else { 2 };
+            self.resize(Self::capacity_for(self.len + 1).max(self.slots.len() * factor));
         }
         let h = stored(fast);
         let mask = self.slots.len() - 1;
         let mut i = (h as usize) & mask;
-        while self.slots.get(i).is_some_and(|s| s[0] != 0) {
-            i = (i + 1) & mask;
+        loop {
+            match self.slots.get_mut(i) {
+                Some(s) if s[0] == h => return Coherence::Lost,
+                Some(s) if s[0] == 0 => {
+                    *s = [h, pack(pos, vlen)];
+                    self.len += 1;
+                    return Coherence::Ok;
+                }
+                Some(_) => i = (i + 1) & mask,
+                None => return Coherence::Lost,
+            }
         }
-        if let Some(s) = self.slots.get_mut(i) {
-            *s = [h, packed];
-            self.len += 1;
-        }
-    }
-
-    /// A key that was not in the file now lives at `pos`.
-    #[inline]
-    pub(crate) fn insert_new(&mut self, fast: u64, pos: u64, vlen: u64) -> Coherence {
-        if self.slot_of(fast).is_some() {
-            return Coherence::Lost;
-        }
-        self.insert_absent(fast, pack(pos, vlen));
-        Coherence::Ok
     }
 
     /// The key whose block was at `old` now lives at `new`.

@@ -1102,13 +1102,14 @@ impl Booklet {
         };
         let buf = &mut self.buf_data;
         for (i, (&(hash, pos), &(fast, vlen))) in entries.iter().zip(fasts).enumerate() {
-            if table.get(fast).is_some() {
-                return (i, deferred);
-            }
             let bucket = bucket_of(&hash, n_buckets);
             let Some(tail) = table.tail(bucket) else {
                 return (i, deferred);
             };
+            // Enter the key first: a key already in the file (or a collision) stops here.
+            if table.insert_new(fast, pos, vlen) == Coherence::Lost {
+                return (i, deferred);
+            }
             let at = if tail <= 1 {
                 index_offset + bucket * N_BYTES_FILE
             } else {
@@ -1119,6 +1120,7 @@ impl Booklet {
                     .ok()
                     .and_then(|o| buf.get_mut(o..o + N_BYTES_FILE as usize))
                 else {
+                    let _undone = table.removed(fast, pos);
                     return (i, deferred);
                 };
                 dst.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
@@ -1126,7 +1128,6 @@ impl Booklet {
                 deferred.push((at, pos));
             }
             table.set_tail(bucket, pos);
-            let _absent_checked_above = table.insert_new(fast, pos, vlen);
         }
         (entries.len(), deferred)
     }
