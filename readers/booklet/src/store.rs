@@ -949,6 +949,46 @@ impl Booklet {
         self.get(crate::format::METADATA_KEY)
     }
 
+    /// The raw bytes of reserved slot `slot` (1 or 2, Python's `get_reserved`), if written.
+    pub fn get_reserved(&mut self, slot: u8) -> Result<Option<Vec<u8>>> {
+        let key = reserved_slot_key(slot)?;
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Ok(None);
+        }
+        self.get(key)
+    }
+
+    /// Write the metadata value: the stored bytes, which Python booklet reads with
+    /// `orjson.loads` (so write compact JSON, e.g. `{"a":1}`, as `orjson.dumps` produces).
+    /// `timestamp` (µs) defaults to now on files with item timestamps. Like Python: syncs first,
+    /// writes the block through at once, and does not count it in `len()`; hidden from iteration.
+    pub fn set_metadata(&mut self, value: &[u8], timestamp: Option<u64>) -> Result<()> {
+        self.write_reserved(crate::format::METADATA_KEY, value, timestamp)
+    }
+
+    /// Write reserved slot `slot` (1 or 2; Python's `set_reserved`): raw bytes for libraries
+    /// built on booklet, hidden from iteration and `len()`, kept by prune, removed by clear.
+    pub fn set_reserved(&mut self, slot: u8, value: &[u8], timestamp: Option<u64>) -> Result<()> {
+        let key = reserved_slot_key(slot)?;
+        self.write_reserved(key, value, timestamp)
+    }
+
+    fn write_reserved(&mut self, key: &[u8], value: &[u8], ts: Option<u64>) -> Result<()> {
+        self.check_writable()?;
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Err(Error::Unsupported(
+                "fixed-length booklets have no metadata or reserved slots (as in Python)",
+            ));
+        }
+        // As Python: sync, buffer the one block, append it and index it without counting it.
+        self.sync()?;
+        self.write_block(key, value, ts)?;
+        let n_keys = self.n_keys;
+        let r = self.flush_buffer();
+        self.n_keys = n_keys;
+        r
+    }
+
     // ------------------------------------------------------------------ writes
 
     fn check_writable(&self) -> Result<()> {
@@ -1795,6 +1835,16 @@ impl std::fmt::Debug for Booklet {
             .field("writable", &self.writable)
             .field("n_keys", &self.n_keys)
             .finish_non_exhaustive()
+    }
+}
+
+/// The stored key of reserved slot 1 or 2.
+fn reserved_slot_key(slot: u8) -> Result<&'static [u8]> {
+    match slot {
+        1 | 2 => Ok(crate::format::RESERVED_SLOT_KEYS[usize::from(slot - 1)]),
+        _ => Err(Error::InvalidOption(format!(
+            "reserved slot must be 1 or 2, not {slot}"
+        ))),
     }
 }
 
