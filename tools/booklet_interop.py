@@ -92,6 +92,8 @@ def dump(path):
         items.append({"key_b64": e(kb), "value_b64": e(vs.dumps(v)), "timestamp": ts.get(kb)})
     doc = {"len": len(db), "items": items}
     if not fixed:
+        doc["locations"] = [[e(ks.dumps(k)), t, off, n] for k, t, off, n in db.locations()]
+    if not fixed:
         doc["metadata"] = db.get_metadata()
         doc["reserved"] = {str(slot): (None if db.get_reserved(slot) is None else e(db.get_reserved(slot)))
                            for slot in (1, 2)}

@@ -53,4 +53,4 @@ pub use format::{Header, Kind, hash_key, hash_keys};
 pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
 pub use serial::{Decoded, JsonValue, Serializer};
 pub use storage::ReadMode;
-pub use store::{Booklet, Entry, Flag, Iter, OpenOptions, open};
+pub use store::{Booklet, Entry, Flag, Iter, Location, OpenOptions, open};

@@ -208,6 +208,19 @@ pub struct Entry<'a> {
     pub offset: u64,
 }
 
+/// Where a live value lies in the file (see [`Booklet::locations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// Stored key bytes.
+    pub key: Cow<'a, [u8]>,
+    /// Item timestamp (µs since the Unix epoch) when the file has timestamps.
+    pub timestamp: Option<u64>,
+    /// File offset of the stored value bytes.
+    pub value_offset: u64,
+    /// Length of the stored value bytes.
+    pub value_len: u64,
+}
+
 /// An open booklet file. Writers hold an exclusive `flock`, readers a shared one, for the
 /// handle's lifetime, which interoperates with Python booklet's portalocker locks.
 pub struct Booklet {
@@ -1816,6 +1829,22 @@ impl Booklet {
     /// Iterate over the stored values.
     pub fn values(&mut self) -> Result<impl Iterator<Item = Result<Cow<'_, [u8]>>>> {
         Ok(self.iter()?.map(|e| e.map(|e| e.value)))
+    }
+
+    /// Where every live value lies in the file, in file order (Python's `locations()`): key,
+    /// item timestamp, and the offset and length of the stored value bytes, for reading them
+    /// through another handle. Syncs first. Offsets stay valid across set, delete and reindex
+    /// (blocks are append-only) and are invalidated by prune and clear.
+    pub fn locations(&mut self) -> Result<impl Iterator<Item = Result<Location<'_>>>> {
+        let skip = self.hdr_len + self.ts_len;
+        Ok(self.iter()?.map(move |e| {
+            e.map(|e| Location {
+                value_offset: e.offset + skip + e.key.len() as u64,
+                value_len: e.value.len() as u64,
+                timestamp: e.timestamp,
+                key: e.key,
+            })
+        }))
     }
 }
 

@@ -201,6 +201,17 @@ fn assert_python_reads_same(py: &Path, path: &Path) {
         "items differ from Python's reading of {}",
         path.display()
     );
+    if let Some(locs) = doc.get("locations") {
+        let ours: Vec<Value> = db
+            .locations()
+            .unwrap()
+            .map(|l| {
+                let l = l.unwrap();
+                json!([util::b64e(&l.key), l.timestamp, l.value_offset, l.value_len])
+            })
+            .collect();
+        assert_eq!(&ours, locs.as_array().unwrap(), "locations");
+    }
     if let Some(meta) = doc.get("metadata") {
         let ours: Value = db
             .get_metadata()
