@@ -1221,6 +1221,7 @@ impl Booklet {
         let max_hops = self.max_hops();
         for (i, (hash, new_pos)) in entries.iter().enumerate() {
             let fv = fasts.and_then(|f| f.get(i).copied());
+            let hint = fv.and_then(|(fast, _)| self.table_hint(fast));
             let bucket = bucket_of(hash, n_buckets);
             let slot = index_offset + bucket * N_BYTES_FILE;
             let first = self.st.read_u48(slot)?;
@@ -1239,7 +1240,10 @@ impl Booklet {
             let mut pos = first;
             let mut hops = 0u64;
             loop {
-                let (h, next) = self.read_hash_next(pos)?;
+                let (h, next) = match hint {
+                    Some((p, h, next)) if p == pos => (h, next),
+                    _ => self.read_hash_next(pos)?,
+                };
                 if next != 0 {
                     if h == *hash {
                         self.st.write_u48(pos + 13, 0)?;
@@ -1331,6 +1335,17 @@ impl Booklet {
         self.st.write_at(index_offset, &index)?;
         let rest = entries.get(done..).unwrap_or_default();
         Ok(done as u64 + self.update_index(rest, None, index_offset, n_buckets)?)
+    }
+
+    /// (offset, hash, next pointer) of the block the key table holds for `fast`, read before a
+    /// chain walk: the table probe and this read do not depend on the walk's bucket slot read,
+    /// so their cache misses overlap it, and the walk then finds the block already read. Only
+    /// a hint: the walk still compares hashes (another key may share the fast hash).
+    #[inline]
+    fn table_hint(&self, fast: u64) -> Option<(u64, KeyHash, u64)> {
+        let (pos, _) = self.table.get()?.as_ref()?.get(fast)?;
+        let (h, next) = self.read_hash_next(pos).ok()?;
+        Some((pos, h, next))
     }
 
     #[inline]
@@ -1559,6 +1574,13 @@ impl Booklet {
         if !self.buf_index.is_empty() {
             self.sync()?;
         }
+        let fast = self.fast.hash(key);
+        if let Some(Some(t)) = self.table.get()
+            && t.get(fast).is_none()
+        {
+            return Err(Error::KeyNotFound);
+        }
+        let hint = self.table_hint(fast);
         let hash = hash_key(key);
         let bucket = bucket_of(&hash, self.header.n_buckets);
         let slot = self.header.index_offset + bucket * N_BYTES_FILE;
@@ -1571,14 +1593,16 @@ impl Booklet {
         let mut hops = 0u64;
         let max_hops = self.max_hops();
         loop {
-            let (h, next) = self.read_hash_next(pos)?;
+            let (h, next) = match hint {
+                Some((p, h, next)) if p == pos => (h, next),
+                _ => self.read_hash_next(pos)?,
+            };
             if next == 0 {
                 return Err(Error::KeyNotFound);
             }
             if h == hash {
                 self.st.write_u48(pos + 13, 0)?;
                 self.st.write_u48(prev_ptr, next)?;
-                let fast = self.fast.hash(key);
                 self.table_apply(|t| {
                     if next == 1 {
                         t.set_tail(bucket, if prev_ptr == slot { 0 } else { prev_ptr - 13 });
