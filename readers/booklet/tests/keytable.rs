@@ -188,3 +188,30 @@ fn get_ref_borrows_buffered_values_without_syncing() {
     assert_eq!(db.get(b"a").unwrap(), Some(b"2".to_vec()));
     assert!(db.file_len() > len, "get syncs a buffered key, as Python");
 }
+
+#[test]
+fn handles_stay_send_and_sync() {
+    // The lazily built table lives in a OnceLock: `&Booklet` lookups may run on many threads.
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Booklet>();
+    let dir = util::tempdir();
+    let p = dir.path().join("t.blt");
+    let mut db = options(true).open(&p, Flag::New).unwrap();
+    for i in 0..2_000 {
+        db.set(&key(i), b"v").unwrap();
+    }
+    db.close().unwrap();
+    let db = options(true).open(&p, Flag::Read).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let db = &db;
+            s.spawn(move || {
+                for i in (t..4_000).step_by(4) {
+                    let want = (i < 2_000).then_some(&b"v"[..]);
+                    assert_eq!(db.get_ref(&key(i)).unwrap().as_deref(), want);
+                }
+            });
+        }
+    });
+    assert!(db.has_key_table());
+}
