@@ -68,6 +68,10 @@ def run_ops(spec_path, out):
             db.clear()
         elif kind == "set_timestamp":
             db.set_timestamp(ks.loads(d(op[1])), op[2])
+        elif kind == "set_metadata":
+            db.set_metadata(op[1], timestamp=op[2])
+        elif kind == "set_reserved":
+            db.set_reserved(op[1], d(op[2]), timestamp=op[3])
         else:
             raise ValueError(kind)
     db.close()
@@ -87,6 +91,12 @@ def dump(path):
         kb = ks.dumps(k)
         items.append({"key_b64": e(kb), "value_b64": e(vs.dumps(v)), "timestamp": ts.get(kb)})
     doc = {"len": len(db), "items": items}
+    if not fixed:
+        doc["locations"] = [[e(ks.dumps(k)), t, off, n] for k, t, off, n in db.locations()]
+    if not fixed:
+        doc["metadata"] = db.get_metadata()
+        doc["reserved"] = {str(slot): (None if db.get_reserved(slot) is None else e(db.get_reserved(slot)))
+                           for slot in (1, 2)}
     db.close()
     print(json.dumps(doc))
 

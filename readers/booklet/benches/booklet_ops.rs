@@ -10,16 +10,21 @@
 //! |---|---|
 //! | seq_write | open `n` + N sets + sync + close |
 //! | bulk_update | open `n` + update(all) + sync + close |
-//! | random_read | N gets of shuffled present keys on a read-only handle |
-//! | random_read_miss | N gets of absent keys (`'!' + key`) |
+//! | random_read | N gets of shuffled present keys on a read-only handle (`get_ref`: the value borrowed from the map, checked as UTF-8 like Python's str decode) |
+//! | random_read_owned | the same with `get` (an owned `Vec` per value, turned into a `String`) |
+//! | random_read_cold | the random_read pass once on a freshly opened handle (opening untimed): includes building the key table |
+//! | random_read_miss | N `get_ref` of absent keys (`'!' + key`) |
 //! | contains | N present + N absent keys, shuffled (2N elements) |
 //! | iter_keys / iter_values / iter_items | one full iteration, UTF-8 checked like Python's str decode |
 //! | overwrite | N sets of new values + sync on an open writer |
 //! | delete | N deletes (each writes through) |
-//! | mixed_rw_80r | N ops: 80 % gets of pre-filled keys, 20 % sets of new keys, then sync |
+//! | mixed_rw_80r | N ops: 80 % gets (owned, `get`) of pre-filled keys, 20 % sets of new keys, then sync |
 //! | prune | prune() after N writes, N/2 overwrites and N/4 deletes (includes its fsyncs) |
 //!
-//! Read benchmarks run on the mmap path; `*_buffered` variants run the same reads with
+//! Read benchmarks time passes over a handle that has already run them (criterion's warm-up;
+//! the anchor times its second pass too), so the handle's key table is built;
+//! `random_read_cold` shows the first pass. Read benchmarks run on the mmap path; `*_buffered`
+//! variants run the same reads with
 //! positioned reads (`ReadMode::Buffered`) for the mmap-vs-buffered comparison.
 
 #![allow(
@@ -119,6 +124,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("booklet_ops");
     for n in SIZES {
         let d = dataset(n);
+        // The keys in shuffled order as a list of references, as the Python anchor's
+        // `shuffled = list(keys); rng.shuffle(shuffled)`: one pointer array read in order, one
+        // random access per key object.
+        let shuffled: Vec<&[u8]> = d.shuffled.iter().map(|&i| d.keys[i].as_slice()).collect();
         let elems = Throughput::Elements(n as u64);
         g.throughput(elems.clone());
 
@@ -150,22 +159,52 @@ fn bench(c: &mut Criterion) {
             );
         });
 
+        // One pass of gets on a freshly opened read handle (opening untimed, as in the anchor):
+        // includes the lazy build of the handle's key table after n / 2 hash walks.
+        {
+            let t = tmp();
+            write_all(&t.path, &d).close().unwrap();
+            g.bench_function(BenchmarkId::new("random_read_cold", n), |b| {
+                b.iter_batched_ref(
+                    || options().open(&t.path, Flag::Read).unwrap(),
+                    |db| {
+                        for k in &shuffled {
+                            let v = db.get_ref(k).unwrap().unwrap();
+                            black_box(std::str::from_utf8(&v).unwrap().len());
+                        }
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
+        }
+
         for (suffix, mode) in [("", ReadMode::Mmap), ("_buffered", ReadMode::Buffered)] {
             let (_t, mut db) = reader(&d, mode);
             g.bench_function(BenchmarkId::new(format!("random_read{suffix}"), n), |b| {
                 b.iter(|| {
-                    for &i in &d.shuffled {
-                        let v = db.get(&d.keys[i]).unwrap();
-                        black_box(std::str::from_utf8(&v.unwrap()).unwrap().len());
+                    for k in &shuffled {
+                        let v = db.get_ref(k).unwrap().unwrap();
+                        black_box(std::str::from_utf8(&v).unwrap().len());
                     }
                 });
             });
+            g.bench_function(
+                BenchmarkId::new(format!("random_read_owned{suffix}"), n),
+                |b| {
+                    b.iter(|| {
+                        for k in &shuffled {
+                            let v = db.get(k).unwrap().unwrap();
+                            black_box(String::from_utf8(v).unwrap().len());
+                        }
+                    });
+                },
+            );
             g.bench_function(
                 BenchmarkId::new(format!("random_read_miss{suffix}"), n),
                 |b| {
                     b.iter(|| {
                         for k in &d.misses {
-                            black_box(db.get(k).unwrap());
+                            black_box(db.get_ref(k).unwrap());
                         }
                     });
                 },
@@ -235,8 +274,8 @@ fn bench(c: &mut Criterion) {
                     (t, db)
                 },
                 |(_t, db)| {
-                    for &i in &d.shuffled {
-                        db.delete(&d.keys[i]).unwrap();
+                    for k in &shuffled {
+                        db.delete(k).unwrap();
                     }
                 },
                 BatchSize::PerIteration,
@@ -247,14 +286,16 @@ fn bench(c: &mut Criterion) {
         let half = n / 2;
         let mut rng = fastrand::Rng::with_seed(7);
         let mut next_new = half;
-        let ops: Vec<(bool, usize)> = (0..n)
+        // (write?, key, value) per op, as the anchor's list of tuples.
+        let ops: Vec<(bool, &[u8], &[u8])> = (0..n)
             .map(|_| {
-                if rng.f64() < 0.8 || next_new >= n {
+                let (write, i) = if rng.f64() < 0.8 || next_new >= n {
                     (false, rng.usize(0..half))
                 } else {
                     next_new += 1;
                     (true, next_new - 1)
-                }
+                };
+                (write, d.keys[i].as_slice(), d.values[i].as_slice())
             })
             .collect();
         g.bench_function(BenchmarkId::new("mixed_rw_80r", n), |b| {
@@ -269,11 +310,11 @@ fn bench(c: &mut Criterion) {
                     (t, db)
                 },
                 |(_t, db)| {
-                    for &(write, i) in &ops {
+                    for &(write, k, v) in &ops {
                         if write {
-                            db.set(&d.keys[i], &d.values[i]).unwrap();
+                            db.set(k, v).unwrap();
                         } else {
-                            black_box(db.get(&d.keys[i]).unwrap());
+                            black_box(db.get(k).unwrap());
                         }
                     }
                     db.sync().unwrap();

@@ -28,22 +28,29 @@
 //! `json.dumps` layout, integers) and [`JsonValue::to_python_json`] produces JSON bytes identical
 //! to Python's `json` serializer.
 //!
+//! Lookups go through a per-handle in-memory *key table* (a fast hash of the key bytes to the
+//! block offset, built lazily and kept coherent with every write; see
+//! [`OpenOptions::key_table_limit`]) once a handle has done enough of them; [`Booklet::get_ref`]
+//! borrows values from the map instead of copying them.
+//!
 //! Glossary: *block*: one stored item (hash, next pointer, lengths, optional timestamp, key,
 //! value); *chain*: the blocks of one bucket linked by next pointers; *tombstone*: a block
 //! whose next pointer is 0; *relocated index*: a bucket index that is not at byte 200 (after a
-//! reindex or prune).
+//! reindex or prune); *chain tail*: the last block of a chain, where a new key is linked.
 //!
 //! [booklet]: https://pypi.org/project/booklet/
 
 mod error;
 pub mod format;
+mod keytable;
 mod map;
 pub mod serial;
 mod storage;
 mod store;
 
 pub use error::{Error, Result};
-pub use format::{Header, Kind, hash_key};
+pub use format::{Header, Kind, hash_key, hash_keys};
+pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
 pub use serial::{Decoded, JsonValue, Serializer};
 pub use storage::ReadMode;
-pub use store::{Booklet, Entry, Flag, Iter, OpenOptions, open};
+pub use store::{Booklet, Entry, Flag, Iter, Location, OpenOptions, open};

@@ -80,6 +80,19 @@ impl Mapping {
         }
     }
 
+    /// Prefault the page tables of a byte range of a writable mapping (`MADV_POPULATE_WRITE`,
+    /// one call instead of a page fault per page for data just appended with `pwrite` and then
+    /// linked through the map). Errors (old kernels) are ignored: pages then fault on demand.
+    pub(crate) fn populate(&self, offset: usize, len: usize) {
+        let len = len.min(self.bytes().len().saturating_sub(offset));
+        if let (Mapping::ReadWrite(m), true) = (self, len > 0) {
+            #[cfg(target_os = "linux")]
+            let _ignored = m.advise_range(Advice::PopulateWrite, offset, len);
+            #[cfg(not(target_os = "linux"))]
+            let _ = m;
+        }
+    }
+
     /// `madvise` a byte range; errors are ignored because advice is only a hint.
     pub(crate) fn advise(&self, random: bool, offset: usize, len: usize) {
         let advice = if random {

@@ -70,6 +70,10 @@ impl Storage {
             // when that is not possible (an empty placeholder mapping, or mremap failing).
             let old = m.bytes().len() as u64;
             let grown = old > 0 && old <= self.len && m.grow(self.len).is_ok();
+            if grown && let (Ok(o), Ok(n)) = (usize::try_from(old), usize::try_from(self.len - old))
+            {
+                m.populate(o, n);
+            }
             if !grown {
                 self.map = None;
                 self.map = Some(
@@ -96,6 +100,13 @@ impl Storage {
                 ),
             )),
         }
+    }
+
+    /// The whole file as mapped bytes (None if not mapped).
+    #[inline]
+    pub(crate) fn mapped(&self) -> Option<&[u8]> {
+        let m = self.map.as_ref()?;
+        m.bytes().get(..usize::try_from(self.len).ok()?)
     }
 
     /// Borrow `n` bytes at `off` from the mapping (None if not mapped).

@@ -23,13 +23,19 @@ use std::fs::{File, TryLockError};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
 use crate::format::{
     HEADER_LEN, Header, KEY_HASH_LEN, KeyHash, Kind, N_BYTES_FILE, N_KEYS_CRASH, POS_FIRST_DATA,
     POS_INDEX_OFFSET, POS_N_BUCKETS, POS_N_KEYS, SUB_INDEX_INIT_POS, TIMESTAMP_LEN, bucket_of,
-    hash_key, is_reserved_key, next_n_buckets,
+    hash_key, hash_keys, is_reserved_key, next_n_buckets,
+};
+use crate::keytable::{
+    Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable, MAX_TAIL_BUCKETS,
+    VLEN_UNKNOWN, empty_tails,
 };
 use crate::serial::Serializer;
 use crate::storage::{ReadMode, Storage, io_err};
@@ -73,6 +79,7 @@ pub struct OpenOptions {
     timestamps: bool,
     value_len: Option<u32>,
     lock_timeout: Option<Duration>,
+    key_table_limit: u64,
 }
 
 impl Default for OpenOptions {
@@ -95,6 +102,7 @@ impl OpenOptions {
             timestamps: true,
             value_len: None,
             lock_timeout: None,
+            key_table_limit: DEFAULT_KEY_TABLE_LIMIT,
         }
     }
     /// Memory-mapped or buffered (`pread`) reads.
@@ -146,6 +154,16 @@ impl OpenOptions {
         self
     }
 
+    /// Largest number of keys for which the handle keeps an in-memory key table (a fast hash of
+    /// the key bytes to the block offset, about 20-40 bytes per key, built lazily once the
+    /// handle has done about `len() / 2` lookups; see the crate docs). 0 turns the table off:
+    /// every lookup then hashes the key with `BLAKE2s` and walks its bucket chain in the file.
+    #[must_use]
+    pub fn key_table_limit(mut self, max_keys: u64) -> Self {
+        self.key_table_limit = max_keys;
+        self
+    }
+
     /// Open `path` with `flag`.
     pub fn open(&self, path: impl AsRef<Path>, flag: Flag) -> Result<Booklet> {
         Booklet::open_with(path.as_ref(), flag, self)
@@ -190,6 +208,19 @@ pub struct Entry<'a> {
     pub offset: u64,
 }
 
+/// Where a live value lies in the file (see [`Booklet::locations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// Stored key bytes.
+    pub key: Cow<'a, [u8]>,
+    /// Item timestamp (µs since the Unix epoch) when the file has timestamps.
+    pub timestamp: Option<u64>,
+    /// File offset of the stored value bytes.
+    pub value_offset: u64,
+    /// Length of the stored value bytes.
+    pub value_len: u64,
+}
+
 /// An open booklet file. Writers hold an exclusive `flock`, readers a shared one, for the
 /// handle's lifetime, which interoperates with Python booklet's portalocker locks.
 pub struct Booklet {
@@ -199,10 +230,20 @@ pub struct Booklet {
     n_keys: u64,
     ts_len: u64,
     hdr_len: u64,
+    /// Blocks not yet appended, with a zero placeholder where the key hash goes: the hashes
+    /// are computed in SIMD batches when the buffer is flushed.
     buf_data: Vec<u8>,
-    buf_index: Vec<(KeyHash, u64)>,
-    buf_set: HashSetFast,
+    /// (offset in `buf_data`, fast hash of the key) of each buffered block, in write order.
+    buf_index: Vec<(u64, u64)>,
+    /// Fast hash of a buffered key → offset in `buf_data` of its latest buffered block.
+    buf_keys: HashKeyed<u64>,
     buf_cap: usize,
+    fast: FastHasher,
+    /// The key table: unset = not built yet; `Some(None)` = not available on this handle.
+    table: OnceLock<Option<KeyTable>>,
+    /// Lookups answered by hash walks while the table was not built (the build trigger).
+    walks: AtomicU64,
+    table_limit: u64,
     unclean: bool,
     closed: bool,
 }
@@ -293,7 +334,7 @@ impl Booklet {
         file.read_exact_at(&mut h, 0).map_err(|e| io_err(path, e))?;
         let header = Header::parse(&h, len)?;
         let st = Storage::new(file, path, writable, opts.read_mode)?;
-        let mut bk = Self::from_parts(st, header, writable, opts.buffer_size);
+        let mut bk = Self::from_parts(st, header, writable, opts);
         bk.st.advise(
             true,
             bk.header.index_offset,
@@ -312,7 +353,7 @@ impl Booklet {
         Ok(bk)
     }
 
-    fn from_parts(st: Storage, header: Header, writable: bool, buf_cap: usize) -> Self {
+    fn from_parts(st: Storage, header: Header, writable: bool, opts: &OpenOptions) -> Self {
         let ts_len = if header.timestamps { TIMESTAMP_LEN } else { 0 };
         let hdr_len = match header.kind {
             Kind::Variable => 25,
@@ -327,8 +368,12 @@ impl Booklet {
             hdr_len,
             buf_data: Vec::new(),
             buf_index: Vec::new(),
-            buf_set: HashSetFast::default(),
-            buf_cap,
+            buf_keys: HashKeyed::default(),
+            buf_cap: opts.buffer_size,
+            fast: FastHasher::new(),
+            table: OnceLock::new(),
+            walks: AtomicU64::new(0),
+            table_limit: opts.key_table_limit,
             unclean: false,
             closed: false,
         }
@@ -382,7 +427,9 @@ impl Booklet {
         init.extend_from_slice(&empty_index(n));
         file.write_all_at(&init, 0).map_err(|e| io_err(path, e))?;
         let st = Storage::new(file, path, true, opts.read_mode)?;
-        Ok(Self::from_parts(st, header, true, opts.buffer_size))
+        let mut bk = Self::from_parts(st, header, true, opts);
+        bk.reset_table(true);
+        Ok(bk)
     }
 
     // ------------------------------------------------------------------ accessors
@@ -492,6 +539,251 @@ impl Booklet {
         }
     }
 
+    /// Reset the key table: built and empty for a file without blocks (`empty_file`), else
+    /// not built (it is built again lazily).
+    fn reset_table(&mut self, empty_file: bool) {
+        self.table = OnceLock::new();
+        *self.walks.get_mut() = 0;
+        if empty_file && self.table_limit > 0 {
+            let _ignored = self.table.set(Some(KeyTable::empty(self.header.n_buckets)));
+        }
+    }
+
+    /// Apply a change of the file to the key table; drop the table when it cannot follow.
+    fn table_apply(&mut self, f: impl FnOnce(&mut KeyTable) -> Coherence) {
+        let limit = self.table_limit;
+        if let Some(slot) = self.table.get_mut()
+            && let Some(t) = slot
+            && (f(t) == Coherence::Lost || t.len() as u64 > limit)
+        {
+            *slot = None;
+        }
+    }
+
+    /// Whether the key table is built and in use (see [`OpenOptions::key_table_limit`]).
+    #[must_use]
+    pub fn has_key_table(&self) -> bool {
+        matches!(self.table.get(), Some(Some(_)))
+    }
+
+    /// The key table, built once this handle has answered about `n_keys / 2` lookups by hash
+    /// walks (see `keytable`).
+    fn key_table(&self) -> Option<&KeyTable> {
+        if let Some(t) = self.table.get() {
+            return t.as_ref();
+        }
+        if self.table_limit == 0 || self.n_keys > self.table_limit {
+            return None;
+        }
+        let walks = self.walks.fetch_add(1, Ordering::Relaxed);
+        if walks < self.n_keys / 2 + 16 {
+            return None;
+        }
+        self.table.get_or_init(|| self.build_table()).as_ref()
+    }
+
+    /// Build the key table by walking every bucket chain as [`Booklet::locate`] does, with
+    /// the chain tails. None (no table on this handle; lookups walk and report errors
+    /// themselves) when the file has more keys than the limit, two keys collide on the 64-bit
+    /// hash, or the index is not what a clean writer leaves: a stored hash that is not
+    /// `BLAKE2s` of its key or not of its bucket, a tombstone or a repeated hash inside a chain,
+    /// a corrupt chain.
+    fn build_table(&self) -> Option<KeyTable> {
+        let n = self.header.n_buckets;
+        let index = self.header.index_offset;
+        let hl = self.hdr_len as usize;
+        let kstart = self.hdr_len + self.ts_len;
+        let limit = usize::try_from(self.table_limit).ok()?;
+        let mut table = KeyTable::with_capacity(usize::try_from(self.n_keys).ok()?.min(limit));
+        let mut tails = empty_tails(n);
+        let max_hops = self.max_hops();
+        // One batch of blocks to check: (pos, bucket, stored hash, key range in `keys`, value
+        // length).
+        let mut batch: Vec<(u64, u64, KeyHash, std::ops::Range<usize>, u64)> = Vec::new();
+        let mut keys: Vec<u8> = Vec::new();
+        let mut hashes: Vec<KeyHash> = Vec::new();
+        let mut slots = Vec::new();
+        let mut head = [0u8; 25];
+        const SLOTS_PER_READ: u64 = 8192;
+        let mut b0 = 0u64;
+        while b0 < n {
+            let nb = SLOTS_PER_READ.min(n - b0);
+            slots.resize((nb * N_BYTES_FILE) as usize, 0);
+            self.st
+                .read_into(index + b0 * N_BYTES_FILE, &mut slots)
+                .ok()?;
+            for (i, slot) in slots.chunks_exact(N_BYTES_FILE as usize).enumerate() {
+                let bucket = b0 + i as u64;
+                let mut pos = u48(slot);
+                let mut hops = 0u64;
+                while pos > 1 {
+                    self.st.read_into(pos, &mut head[..hl]).ok()?;
+                    let next = u48(&head[13..19]);
+                    if next == 0 {
+                        return None;
+                    }
+                    let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
+                    let vlen = self.vlen_of(&head);
+                    let at = keys.len();
+                    keys.resize(at + klen, 0);
+                    self.st.read_into(pos + kstart, &mut keys[at..]).ok()?;
+                    let mut stored = [0u8; KEY_HASH_LEN];
+                    stored.copy_from_slice(&head[..KEY_HASH_LEN]);
+                    batch.push((pos, bucket, stored, at..at + klen, vlen));
+                    if table.len() + batch.len() > limit {
+                        return None;
+                    }
+                    if let Some(t) = tails.as_mut().and_then(|t| t.get_mut(bucket as usize)) {
+                        *t = pos;
+                    }
+                    pos = next;
+                    hops += 1;
+                    if hops > max_hops {
+                        return None;
+                    }
+                }
+            }
+            b0 += nb;
+            if batch.len() >= 4096 || b0 >= n {
+                let refs: Vec<&[u8]> = batch
+                    .iter()
+                    .map(|(_, _, _, r, _)| keys.get(r.clone()).unwrap_or_default())
+                    .collect();
+                hashes.resize(refs.len(), [0u8; KEY_HASH_LEN]);
+                hash_keys(&refs, &mut hashes);
+                for ((pos, bucket, stored, _, vlen), (key, h)) in
+                    batch.iter().zip(refs.iter().zip(&hashes))
+                {
+                    if h != stored || bucket_of(stored, n) != *bucket {
+                        return None;
+                    }
+                    // A repeated key (or a 64-bit collision) loses the table.
+                    if table.insert_new(self.fast.hash(key), *pos, *vlen) == Coherence::Lost {
+                        return None;
+                    }
+                }
+                batch.clear();
+                keys.clear();
+            }
+        }
+        table.set_tails(tails);
+        Some(table)
+    }
+
+    /// The value of `key` straight from the memory map through the key table: a short path
+    /// with one table probe and one block, for the common case (mapped file, table built,
+    /// value length known). [`Probe::Slow`] sends everything else to [`Booklet::find`].
+    #[inline]
+    fn probe_mapped(&self, table: &KeyTable, key: &[u8], fast: u64) -> Probe<'_> {
+        let Some(bytes) = self.st.mapped() else {
+            return Probe::Slow;
+        };
+        let Some((pos, vlen)) = table.get(fast) else {
+            return Probe::Absent;
+        };
+        if vlen == VLEN_UNKNOWN {
+            return Probe::Slow;
+        }
+        let (Ok(pos), Ok(vlen)) = (usize::try_from(pos), usize::try_from(vlen)) else {
+            return Probe::Slow;
+        };
+        let kstart = self.hdr_len as usize + self.ts_len as usize;
+        let vstart = kstart + key.len();
+        let Some(block) = pos
+            .checked_add(vstart + vlen)
+            .and_then(|end| bytes.get(pos..end))
+        else {
+            return Probe::Slow;
+        };
+        let (head, body) = block.split_at(kstart);
+        let next = u48(&head[13..19]);
+        let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
+        let stored_vlen = match self.header.kind {
+            Kind::Variable => u32::from_le_bytes([head[21], head[22], head[23], head[24]]) as usize,
+            Kind::Fixed { value_len } => value_len as usize,
+        };
+        let (k, v) = body.split_at(key.len());
+        if next == 0 || klen != key.len() || stored_vlen != vlen || !same_bytes(k, key) {
+            return Probe::Slow;
+        }
+        Probe::Found(v)
+    }
+
+    /// The live block of `key` as (offset, key_len, value_len): through the key table when it
+    /// is built, else by a hash walk.
+    fn find(&self, key: &[u8], fast: u64) -> Result<Option<(u64, u64, u64)>> {
+        if let Some(t) = self.key_table() {
+            let Some((pos, vlen)) = t.get(fast) else {
+                return Ok(None);
+            };
+            let vlen = (vlen != VLEN_UNKNOWN).then_some(vlen);
+            if let Some(found) = self.block_if_key(pos, key, vlen)? {
+                return Ok(Some(found));
+            }
+            // Another key with the same 64-bit hash holds the entry (the table cannot hold
+            // both, so `key` is absent): let the hash walk answer.
+        }
+        self.locate(&hash_key(key))
+    }
+
+    /// Value length field of a block header.
+    #[inline]
+    fn vlen_of(&self, head: &[u8; 25]) -> u64 {
+        match self.header.kind {
+            Kind::Variable => {
+                u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+            }
+            Kind::Fixed { value_len } => u64::from(value_len),
+        }
+    }
+
+    /// The block at `pos` as (offset, key_len, value_len) if it is live and holds `key` (and,
+    /// when given, has value length `vlen`: the returned length is then the given one, so the
+    /// value's address does not wait for the header's load).
+    fn block_if_key(
+        &self,
+        pos: u64,
+        key: &[u8],
+        vlen: Option<u64>,
+    ) -> Result<Option<(u64, u64, u64)>> {
+        let hl = self.hdr_len as usize;
+        let mut buf = [0u8; 25];
+        let head: &[u8] = match self.st.slice(pos, hl)? {
+            Some(s) => s,
+            None => {
+                self.st.read_into(pos, &mut buf[..hl])?;
+                &buf[..hl]
+            }
+        };
+        let next = u48(&head[13..19]);
+        let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
+        let stored_vlen = match self.header.kind {
+            Kind::Variable => {
+                u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
+            }
+            Kind::Fixed { value_len } => u64::from(value_len),
+        };
+        if next == 0 || klen != key.len() as u64 || vlen.is_some_and(|v| v != stored_vlen) {
+            return Ok(None);
+        }
+        let vlen = vlen.unwrap_or(stored_vlen);
+        let kpos = pos + self.hdr_len + self.ts_len;
+        let same = match self.st.slice(kpos, key.len())? {
+            Some(s) => s == key,
+            None => {
+                let mut small = [0u8; 64];
+                if key.len() <= small.len() {
+                    let b = &mut small[..key.len()];
+                    self.st.read_into(kpos, b)?;
+                    b == key
+                } else {
+                    self.st.read_vec(kpos, key.len())? == key
+                }
+            }
+        };
+        Ok(same.then_some((pos, klen, vlen)))
+    }
+
     fn value_range(&self, pos: u64, klen: u64, vlen: u64) -> Result<(u64, usize)> {
         let start = pos + self.hdr_len + self.ts_len + klen;
         let n = usize::try_from(vlen)
@@ -499,19 +791,67 @@ impl Booklet {
         Ok((start, n))
     }
 
-    /// The stored value bytes of `key`, or None.
-    ///
-    /// Syncs first if the key is still in the write buffer (as Python does).
-    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
-            self.sync()?;
-        }
-        self.get_hashed(&hash)
+    /// Key bytes of the buffered block at `off` in `buf_data`.
+    fn buf_key_at(&self, off: u64) -> Option<&[u8]> {
+        let off = usize::try_from(off).ok()?;
+        let hl = self.hdr_len as usize;
+        let klen = usize::from(u16::from_le_bytes([
+            *self.buf_data.get(off + 19)?,
+            *self.buf_data.get(off + 20)?,
+        ]));
+        let k = off + hl + self.ts_len as usize;
+        self.buf_data.get(k..k + klen)
     }
 
-    fn get_hashed(&self, hash: &KeyHash) -> Result<Option<Vec<u8>>> {
-        match self.locate(hash)? {
+    /// Offset in `buf_data` of the latest buffered block of `key`.
+    fn buffered(&self, key: &[u8], fast: u64) -> Option<u64> {
+        if self.buf_keys.is_empty() {
+            return None;
+        }
+        let off = *self.buf_keys.get(&fast)?;
+        if self.buf_key_at(off) == Some(key) {
+            return Some(off);
+        }
+        // Two buffered keys with the same 64-bit hash: search the buffer.
+        self.buf_index
+            .iter()
+            .rev()
+            .map(|&(o, _)| o)
+            .find(|&o| self.buf_key_at(o) == Some(key))
+    }
+
+    /// Value bytes of the buffered block at `off`.
+    fn buf_value_at(&self, off: u64) -> Option<&[u8]> {
+        let o = usize::try_from(off).ok()?;
+        let key = self.buf_key_at(off)?;
+        let vlen = match self.header.kind {
+            Kind::Variable => {
+                let b = self.buf_data.get(o + 21..o + 25)?;
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+            }
+            Kind::Fixed { value_len } => value_len as usize,
+        };
+        let start = o + self.hdr_len as usize + self.ts_len as usize + key.len();
+        self.buf_data.get(start..start + vlen)
+    }
+
+    /// The stored value bytes of `key`, or None.
+    ///
+    /// Syncs first if the key is still in the write buffer (as Python does). [`Booklet::get_ref`]
+    /// borrows instead of copying and never syncs.
+    pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
+            self.sync()?;
+        }
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(v) => return Ok(Some(v.to_vec())),
+                Probe::Absent => return Ok(None),
+                Probe::Slow => {}
+            }
+        }
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
                 let (start, n) = self.value_range(pos, klen, vlen)?;
@@ -523,31 +863,61 @@ impl Booklet {
         }
     }
 
-    /// Call `f` with the stored value of `key` without copying it when the file is mapped.
-    pub fn get_with<R>(&mut self, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
-            self.sync()?;
+    /// The stored value bytes of `key`, borrowed from the memory map (or from the write buffer
+    /// for a key not yet synced), or an owned copy in buffered mode. Unlike [`Booklet::get`]
+    /// this takes `&self` and does not sync a buffered key first: the value is the same, only
+    /// the moment the buffer reaches the file differs from Python's.
+    pub fn get_ref(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        let fast = self.fast.hash(key);
+        if let Some(off) = self.buffered(key, fast) {
+            let v = self
+                .buf_value_at(off)
+                .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?;
+            return Ok(Some(Cow::Borrowed(v)));
         }
-        match self.locate(&hash)? {
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
+                Probe::Absent => return Ok(None),
+                Probe::Slow => {}
+            }
+        }
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
                 let (start, n) = self.value_range(pos, klen, vlen)?;
                 match self.st.slice(start, n)? {
-                    Some(s) => Ok(Some(f(s))),
-                    None => Ok(Some(f(&self.st.read_vec(start, n)?))),
+                    Some(s) => Ok(Some(Cow::Borrowed(s))),
+                    None => self.st.read_vec(start, n).map(|v| Some(Cow::Owned(v))),
                 }
             }
         }
     }
 
+    /// Call `f` with the stored value of `key` without copying it when the file is mapped
+    /// (syncs a buffered key first, as [`Booklet::get`]).
+    pub fn get_with<R>(&mut self, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
+            self.sync()?;
+        }
+        Ok(self.get_ref(key)?.map(|v| f(&v)))
+    }
+
     /// Whether `key` is present (keys in the write buffer count as present).
     pub fn contains(&self, key: &[u8]) -> Result<bool> {
-        let hash = hash_key(key);
-        if !self.buf_set.is_empty() && self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             return Ok(true);
         }
-        Ok(self.locate(&hash)?.is_some())
+        if let Some(t) = self.table.get().and_then(Option::as_ref) {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(_) => return Ok(true),
+                Probe::Absent => return Ok(false),
+                Probe::Slow => {}
+            }
+        }
+        Ok(self.find(key, fast)?.is_some())
     }
 
     /// The item timestamp of `key` (µs since the epoch), or None if the key is missing.
@@ -555,11 +925,11 @@ impl Booklet {
         if self.ts_len == 0 {
             return Err(Error::Unsupported("this file has no item timestamps"));
         }
-        let hash = hash_key(key);
-        if self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             self.sync()?;
         }
-        match self.locate(&hash)? {
+        match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, _, _)) => {
                 let mut b = [0u8; 8];
@@ -575,11 +945,11 @@ impl Booklet {
         if self.ts_len == 0 {
             return Err(Error::Unsupported("this file has no item timestamps"));
         }
-        let hash = hash_key(key);
-        if self.buf_set.contains(&hash) {
+        let fast = self.fast.hash(key);
+        if self.buffered(key, fast).is_some() {
             self.sync()?;
         }
-        let (pos, _, _) = self.locate(&hash)?.ok_or(Error::KeyNotFound)?;
+        let (pos, _, _) = self.find(key, fast)?.ok_or(Error::KeyNotFound)?;
         let b = timestamp.to_le_bytes();
         self.st.write_at(pos + self.hdr_len, &b[..7])
     }
@@ -590,6 +960,46 @@ impl Booklet {
             return Ok(None);
         }
         self.get(crate::format::METADATA_KEY)
+    }
+
+    /// The raw bytes of reserved slot `slot` (1 or 2, Python's `get_reserved`), if written.
+    pub fn get_reserved(&mut self, slot: u8) -> Result<Option<Vec<u8>>> {
+        let key = reserved_slot_key(slot)?;
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Ok(None);
+        }
+        self.get(key)
+    }
+
+    /// Write the metadata value: the stored bytes, which Python booklet reads with
+    /// `orjson.loads` (so write compact JSON, e.g. `{"a":1}`, as `orjson.dumps` produces).
+    /// `timestamp` (µs) defaults to now on files with item timestamps. Like Python: syncs first,
+    /// writes the block through at once, and does not count it in `len()`; hidden from iteration.
+    pub fn set_metadata(&mut self, value: &[u8], timestamp: Option<u64>) -> Result<()> {
+        self.write_reserved(crate::format::METADATA_KEY, value, timestamp)
+    }
+
+    /// Write reserved slot `slot` (1 or 2; Python's `set_reserved`): raw bytes for libraries
+    /// built on booklet, hidden from iteration and `len()`, kept by prune, removed by clear.
+    pub fn set_reserved(&mut self, slot: u8, value: &[u8], timestamp: Option<u64>) -> Result<()> {
+        let key = reserved_slot_key(slot)?;
+        self.write_reserved(key, value, timestamp)
+    }
+
+    fn write_reserved(&mut self, key: &[u8], value: &[u8], ts: Option<u64>) -> Result<()> {
+        self.check_writable()?;
+        if matches!(self.header.kind, Kind::Fixed { .. }) {
+            return Err(Error::Unsupported(
+                "fixed-length booklets have no metadata or reserved slots (as in Python)",
+            ));
+        }
+        // As Python: sync, buffer the one block, append it and index it without counting it.
+        self.sync()?;
+        self.write_block(key, value, ts)?;
+        let n_keys = self.n_keys;
+        let r = self.flush_buffer();
+        self.n_keys = n_keys;
+        r
     }
 
     // ------------------------------------------------------------------ writes
@@ -650,15 +1060,16 @@ impl Booklet {
                 got: value.len(),
             });
         }
-        let hash = hash_key(key);
+        let fast = self.fast.hash(key);
         let block_len = self.hdr_len as usize + self.ts_len as usize + key.len() + value.len();
         if block_len > self.buf_cap.saturating_sub(self.buf_data.len()) {
             self.flush_buffer()?;
         }
-        let pos = self.st.len() + self.buf_data.len() as u64;
+        let off = self.buf_data.len() as u64;
         let d = &mut self.buf_data;
         d.reserve(block_len);
-        d.extend_from_slice(&hash);
+        // The key hash is filled in when the buffer is flushed (hashed in SIMD batches).
+        d.extend_from_slice(&[0u8; KEY_HASH_LEN]);
         d.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
         d.extend_from_slice(&(key.len() as u16).to_le_bytes());
         if matches!(self.header.kind, Kind::Variable) {
@@ -670,52 +1081,169 @@ impl Booklet {
         }
         d.extend_from_slice(key);
         d.extend_from_slice(value);
-        self.buf_index.push((hash, pos));
-        self.buf_set.insert(hash);
+        self.buf_index.push((off, fast));
+        if self.buf_keys.capacity() == 0 {
+            self.buf_keys.reserve(1024);
+        }
+        self.buf_keys.insert(fast, off);
         Ok(())
     }
 
-    /// Append the data buffer at EOF and index the buffered blocks.
+    /// Append the data buffer at EOF and index the buffered blocks. On an error the key table
+    /// is dropped (it is rebuilt from the file lazily).
     fn flush_buffer(&mut self) -> Result<()> {
+        let r = self.flush_buffer_inner();
+        if r.is_err() {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn flush_buffer_inner(&mut self) -> Result<()> {
+        let base = self.st.len();
+        let hashes = self.hash_buffer()?;
+        let mut entries = Vec::with_capacity(self.buf_index.len());
+        let mut fasts = Vec::with_capacity(self.buf_index.len());
+        for (&(off, fast), h) in self.buf_index.iter().zip(hashes) {
+            entries.push((h, base + off));
+            let vlen = self
+                .buf_value_at(off)
+                .map_or(VLEN_UNKNOWN, |v| v.len() as u64);
+            fasts.push((fast, vlen));
+        }
+        self.buf_index.clear();
+        self.buf_keys.clear();
+        let index_offset = self.header.index_offset;
+        let n_buckets = self.header.n_buckets;
+        let (linked, deferred) =
+            self.link_in_memory(&entries, &fasts, base, index_offset, n_buckets);
         if !self.buf_data.is_empty() {
             let data = std::mem::take(&mut self.buf_data);
-            let end = self.st.len();
-            let r = self.st.write_at(end, &data);
+            let r = self.st.write_at(base, &data);
             self.buf_data = data;
             self.buf_data.clear();
             r?;
         }
-        let entries = std::mem::take(&mut self.buf_index);
-        let r = self.update_index(&entries, self.header.index_offset, self.header.n_buckets);
-        self.buf_index = entries;
-        self.buf_index.clear();
-        self.buf_set.clear();
-        self.n_keys += r?;
+        for (at, v) in deferred {
+            self.st.write_u48(at, v)?;
+        }
+        self.n_keys += linked as u64;
+        let rest = entries.get(linked..).unwrap_or_default();
+        let rest_fasts = fasts.get(linked..).unwrap_or_default();
+        self.n_keys += self.update_index(rest, Some(rest_fasts), index_offset, n_buckets)?;
+        self.table_apply(|_| Coherence::Ok);
         Ok(())
     }
 
+    /// Link the leading run of new keys of a flush without reading the file, as
+    /// [`Booklet::update_index`] would (a new key goes at the tail of its chain, which the key
+    /// table knows). Links into blocks still in the write buffer are patched there; links into
+    /// the file (bucket slots, old tails) are returned in order, to be written after the data
+    /// as Python does. Returns how many entries were linked; the rest (from the first key
+    /// already in the file, or all without a table) go through `update_index`.
+    fn link_in_memory(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        fasts: &[(u64, u64)],
+        base: u64,
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> (usize, Vec<(u64, u64)>) {
+        let mut deferred = Vec::new();
+        let Some(Some(table)) = self.table.get_mut() else {
+            return (0, deferred);
+        };
+        let buf = &mut self.buf_data;
+        for (i, (&(hash, pos), &(fast, vlen))) in entries.iter().zip(fasts).enumerate() {
+            let bucket = bucket_of(&hash, n_buckets);
+            let Some(tail) = table.tail(bucket) else {
+                return (i, deferred);
+            };
+            // Enter the key first: a key already in the file (or a collision) stops here.
+            if table.insert_new(fast, pos, vlen) == Coherence::Lost {
+                return (i, deferred);
+            }
+            let at = if tail <= 1 {
+                index_offset + bucket * N_BYTES_FILE
+            } else {
+                tail + 13
+            };
+            if at >= base {
+                let Some(dst) = usize::try_from(at - base)
+                    .ok()
+                    .and_then(|o| buf.get_mut(o..o + N_BYTES_FILE as usize))
+                else {
+                    let _undone = table.removed(fast, pos);
+                    return (i, deferred);
+                };
+                dst.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+            } else {
+                deferred.push((at, pos));
+            }
+            table.set_tail(bucket, pos);
+        }
+        (entries.len(), deferred)
+    }
+
+    /// Compute the key hashes of the buffered blocks (in SIMD batches) and write them into
+    /// their placeholders; returns them in write order.
+    fn hash_buffer(&mut self) -> Result<Vec<KeyHash>> {
+        let mut hashes = vec![[0u8; KEY_HASH_LEN]; self.buf_index.len()];
+        {
+            let mut keys = Vec::with_capacity(self.buf_index.len());
+            for &(off, _) in &self.buf_index {
+                keys.push(
+                    self.buf_key_at(off)
+                        .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?,
+                );
+            }
+            hash_keys(&keys, &mut hashes);
+        }
+        for (&(off, _), h) in self.buf_index.iter().zip(&hashes) {
+            let o = usize::try_from(off).map_err(|_| Error::corrupt(off, "buffer offset"))?;
+            if let Some(dst) = self.buf_data.get_mut(o..o + KEY_HASH_LEN) {
+                dst.copy_from_slice(h);
+            }
+        }
+        Ok(hashes)
+    }
+
     /// Link blocks into the index at `index_offset`; returns the number of new keys.
+    /// `fasts` (the keys' fast hashes, for flushes) keeps the key table coherent.
     fn update_index(
         &mut self,
         entries: &[(KeyHash, u64)],
+        fasts: Option<&[(u64, u64)]>,
         index_offset: u64,
         n_buckets: u64,
     ) -> Result<u64> {
         let mut added = 0u64;
         let max_hops = self.max_hops();
-        for (hash, new_pos) in entries {
-            let slot = index_offset + bucket_of(hash, n_buckets) * N_BYTES_FILE;
+        for (i, (hash, new_pos)) in entries.iter().enumerate() {
+            let fv = fasts.and_then(|f| f.get(i).copied());
+            let hint = fv.and_then(|(fast, _)| self.table_hint(fast));
+            let bucket = bucket_of(hash, n_buckets);
+            let slot = index_offset + bucket * N_BYTES_FILE;
             let first = self.st.read_u48(slot)?;
             if first <= 1 {
                 self.st.write_u48(slot, *new_pos)?;
                 added += 1;
+                if let Some((fast, vlen)) = fv {
+                    self.table_apply(|t| {
+                        t.set_tail(bucket, *new_pos);
+                        t.insert_new(fast, *new_pos, vlen)
+                    });
+                }
                 continue;
             }
             let mut prev_ptr = slot;
             let mut pos = first;
             let mut hops = 0u64;
             loop {
-                let (h, next) = self.read_hash_next(pos)?;
+                let (h, next) = match hint {
+                    Some((p, h, next)) if p == pos => (h, next),
+                    _ => self.read_hash_next(pos)?,
+                };
                 if next != 0 {
                     if h == *hash {
                         self.st.write_u48(pos + 13, 0)?;
@@ -723,15 +1251,35 @@ impl Booklet {
                         if next > 1 {
                             self.st.write_u48(*new_pos + 13, next)?;
                         }
+                        if let Some((fast, vlen)) = fv {
+                            self.table_apply(|t| {
+                                if next == 1 {
+                                    t.set_tail(bucket, *new_pos);
+                                }
+                                t.moved(fast, pos, *new_pos, vlen)
+                            });
+                        }
                         break;
                     } else if next == 1 {
                         self.st.write_u48(pos + 13, *new_pos)?;
                         added += 1;
+                        if let Some((fast, vlen)) = fv {
+                            self.table_apply(|t| {
+                                t.set_tail(bucket, *new_pos);
+                                t.insert_new(fast, *new_pos, vlen)
+                            });
+                        }
                         break;
                     }
                 } else {
                     self.st.write_u48(prev_ptr, *new_pos)?;
                     added += 1;
+                    if let Some((fast, vlen)) = fv {
+                        self.table_apply(|t| {
+                            t.set_tail(bucket, *new_pos);
+                            t.insert_new(fast, *new_pos, vlen)
+                        });
+                    }
                     break;
                 }
                 prev_ptr = pos + 13;
@@ -743,6 +1291,61 @@ impl Booklet {
             }
         }
         Ok(added)
+    }
+
+    /// `update_index` into a fresh, empty index at `index_offset` (prune), for blocks whose next
+    /// pointers are all 1: while the hashes are distinct, every block goes at the tail of its
+    /// chain, so the index is built in memory from chain tails, with no reads of the file,
+    /// and written once. From the first repeated hash on (only in a file with two live blocks
+    /// of one key), the rest goes through `update_index`, which splices as Python does.
+    fn relink_fresh(
+        &mut self,
+        entries: &[(KeyHash, u64)],
+        index_offset: u64,
+        n_buckets: u64,
+    ) -> Result<u64> {
+        let index_len = n_buckets * N_BYTES_FILE;
+        if n_buckets > MAX_TAIL_BUCKETS || index_len > 64 << 20 {
+            return self.update_index(entries, None, index_offset, n_buckets);
+        }
+        let mut index = empty_index(n_buckets);
+        let mut tails = vec![0u64; n_buckets as usize];
+        let mut seen = HashSetFast::default();
+        seen.reserve(entries.len());
+        let mut done = entries.len();
+        for (i, (hash, pos)) in entries.iter().enumerate() {
+            if !seen.insert(*hash) {
+                done = i;
+                break;
+            }
+            let bucket = bucket_of(hash, n_buckets);
+            let tail = tails
+                .get_mut(bucket as usize)
+                .ok_or_else(|| Error::corrupt(*pos, "bucket out of range"))?;
+            if *tail == 0 {
+                let at = (bucket * N_BYTES_FILE) as usize;
+                if let Some(slot) = index.get_mut(at..at + N_BYTES_FILE as usize) {
+                    slot.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+                }
+            } else {
+                self.st.write_u48(*tail + 13, *pos)?;
+            }
+            *tail = *pos;
+        }
+        self.st.write_at(index_offset, &index)?;
+        let rest = entries.get(done..).unwrap_or_default();
+        Ok(done as u64 + self.update_index(rest, None, index_offset, n_buckets)?)
+    }
+
+    /// (offset, hash, next pointer) of the block the key table holds for `fast`, read before a
+    /// chain walk: the table probe and this read do not depend on the walk's bucket slot read,
+    /// so their cache misses overlap it, and the walk then finds the block already read. Only
+    /// a hint: the walk still compares hashes (another key may share the fast hash).
+    #[inline]
+    fn table_hint(&self, fast: u64) -> Option<(u64, KeyHash, u64)> {
+        let (pos, _) = self.table.get()?.as_ref()?.get(fast)?;
+        let (h, next) = self.read_hash_next(pos).ok()?;
+        Some((pos, h, next))
     }
 
     #[inline]
@@ -783,6 +1386,14 @@ impl Booklet {
 
     /// Move to a bigger bucket index (as Python's auto-reindex does; normally automatic).
     pub fn reindex(&mut self, new_n: u64) -> Result<()> {
+        let r = self.reindex_inner(new_n);
+        if r.is_err() {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn reindex_inner(&mut self, new_n: u64) -> Result<()> {
         self.check_writable()?;
         if new_n == 0 || new_n > u64::from(u32::MAX) {
             return Err(Error::InvalidOption(format!(
@@ -792,33 +1403,98 @@ impl Booklet {
         let old_n = self.header.n_buckets;
         let old_index = self.header.index_offset;
         let new_index = self.st.len();
-        self.st.write_at(new_index, &empty_index(new_n))?;
+        // The new index is built in memory up to 64 MiB (every step but the last of the
+        // chain) and written once; beyond that, in place in the file.
+        let new_len = new_n * N_BYTES_FILE;
+        let mut mem_index = (new_len <= 64 << 20).then(|| empty_index(new_n));
+        if mem_index.is_none() {
+            self.st.write_at(new_index, &empty_index(new_n))?;
+        }
         let max_hops = self.max_hops();
-        for b in 0..old_n {
-            let mut pos = self.st.read_u48(old_index + b * N_BYTES_FILE)?;
-            if pos <= 1 {
-                continue;
+        // Chain tails of the new index, when the key table keeps tails.
+        let mut tails = match self.table.get() {
+            Some(Some(t)) if t.has_tails() && new_n <= MAX_TAIL_BUCKETS => empty_tails(new_n),
+            _ => None,
+        };
+        // Old buckets are taken GROUP at a time: their chains are walked side by side (one
+        // step of each per round, so the block reads of different chains overlap in memory),
+        // then their blocks are relinked in the original order (bucket by bucket, chain order),
+        // which is what fixes the bytes.
+        const GROUP: usize = 32;
+        let mut slots = vec![0u8; GROUP * N_BYTES_FILE as usize];
+        let mut chains: Vec<Vec<(u64, KeyHash)>> = vec![Vec::new(); GROUP];
+        let mut b0 = 0u64;
+        while b0 < old_n {
+            let g = (GROUP as u64).min(old_n - b0) as usize;
+            let sl = &mut slots[..g * N_BYTES_FILE as usize];
+            self.st.read_into(old_index + b0 * N_BYTES_FILE, sl)?;
+            let mut cur = [0u64; GROUP];
+            for (c, s) in cur.iter_mut().zip(sl.chunks_exact(N_BYTES_FILE as usize)) {
+                *c = u48(s);
+            }
+            for c in &mut chains {
+                c.clear();
             }
             let mut hops = 0u64;
             loop {
-                let (h, next) = self.read_hash_next(pos)?;
-                if next == 0 {
+                let mut live = false;
+                for (c, chain) in cur.iter_mut().zip(chains.iter_mut()).take(g) {
+                    if *c <= 1 {
+                        continue;
+                    }
+                    let (h, next) = self.read_hash_next(*c)?;
+                    if next == 0 {
+                        *c = 0;
+                        continue;
+                    }
+                    chain.push((*c, h));
+                    *c = next;
+                    live = true;
+                }
+                if !live {
                     break;
                 }
-                let slot = new_index + bucket_of(&h, new_n) * N_BYTES_FILE;
-                let head = self.st.read_u48(slot)?;
-                self.st.write_u48(slot, pos)?;
-                self.st
-                    .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
-                if next == 1 {
-                    break;
-                }
-                pos = next;
                 hops += 1;
                 if hops > max_hops {
-                    return Err(Error::corrupt(pos, "bucket chain does not end (cycle)"));
+                    return Err(Error::corrupt(
+                        old_index + b0 * N_BYTES_FILE,
+                        "bucket chain does not end (cycle)",
+                    ));
                 }
             }
+            for chain in chains.iter().take(g) {
+                for &(pos, h) in chain {
+                    let new_bucket = bucket_of(&h, new_n);
+                    let head = match mem_index.as_mut() {
+                        Some(m) => {
+                            let at = (new_bucket * N_BYTES_FILE) as usize;
+                            let slot = m
+                                .get_mut(at..at + N_BYTES_FILE as usize)
+                                .ok_or_else(|| Error::corrupt(new_index, "bucket out of range"))?;
+                            let head = u48(slot);
+                            slot.copy_from_slice(&pos.to_le_bytes()[..N_BYTES_FILE as usize]);
+                            head
+                        }
+                        None => {
+                            let slot = new_index + new_bucket * N_BYTES_FILE;
+                            let head = self.st.read_u48(slot)?;
+                            self.st.write_u48(slot, pos)?;
+                            head
+                        }
+                    };
+                    if head <= 1
+                        && let Some(t) = tails.as_mut().and_then(|t| t.get_mut(new_bucket as usize))
+                    {
+                        *t = pos;
+                    }
+                    self.st
+                        .write_u48(pos + 13, if head <= 1 { 1 } else { head })?;
+                }
+            }
+            b0 += g as u64;
+        }
+        if let Some(m) = mem_index {
+            self.st.write_at(new_index, &m)?;
         }
         if old_index != SUB_INDEX_INIT_POS {
             self.write_skip_blocks(old_index, old_n * N_BYTES_FILE)?;
@@ -832,6 +1508,10 @@ impl Booklet {
             .write_at(POS_FIRST_DATA, &first.to_le_bytes()[..6])?;
         self.header.n_buckets = new_n;
         self.header.index_offset = new_index;
+        self.table_apply(|t| {
+            t.set_tails(tails);
+            Coherence::Ok
+        });
         self.st.advise(true, new_index, new_n * N_BYTES_FILE);
         Ok(())
     }
@@ -882,13 +1562,28 @@ impl Booklet {
 
     /// Delete `key` ([`Error::KeyNotFound`] if absent). Writes through at once, with `n_keys`.
     pub fn delete(&mut self, key: &[u8]) -> Result<()> {
+        let r = self.delete_inner(key);
+        if matches!(r, Err(ref e) if !matches!(e, Error::KeyNotFound | Error::ReadOnly)) {
+            self.reset_table(false);
+        }
+        r
+    }
+
+    fn delete_inner(&mut self, key: &[u8]) -> Result<()> {
         self.check_writable()?;
-        if !self.buf_set.is_empty() {
+        if !self.buf_index.is_empty() {
             self.sync()?;
         }
+        let fast = self.fast.hash(key);
+        if let Some(Some(t)) = self.table.get()
+            && t.get(fast).is_none()
+        {
+            return Err(Error::KeyNotFound);
+        }
+        let hint = self.table_hint(fast);
         let hash = hash_key(key);
-        let slot =
-            self.header.index_offset + bucket_of(&hash, self.header.n_buckets) * N_BYTES_FILE;
+        let bucket = bucket_of(&hash, self.header.n_buckets);
+        let slot = self.header.index_offset + bucket * N_BYTES_FILE;
         let first = self.st.read_u48(slot)?;
         if first <= 1 {
             return Err(Error::KeyNotFound);
@@ -898,13 +1593,22 @@ impl Booklet {
         let mut hops = 0u64;
         let max_hops = self.max_hops();
         loop {
-            let (h, next) = self.read_hash_next(pos)?;
+            let (h, next) = match hint {
+                Some((p, h, next)) if p == pos => (h, next),
+                _ => self.read_hash_next(pos)?,
+            };
             if next == 0 {
                 return Err(Error::KeyNotFound);
             }
             if h == hash {
                 self.st.write_u48(pos + 13, 0)?;
                 self.st.write_u48(prev_ptr, next)?;
+                self.table_apply(|t| {
+                    if next == 1 {
+                        t.set_tail(bucket, if prev_ptr == slot { 0 } else { prev_ptr - 13 });
+                    }
+                    t.removed(fast, pos)
+                });
                 if !is_reserved_key(key) {
                     self.n_keys = self.n_keys.saturating_sub(1);
                     self.write_n_keys()?;
@@ -928,7 +1632,8 @@ impl Booklet {
         self.check_writable()?;
         self.buf_data.clear();
         self.buf_index.clear();
-        self.buf_set.clear();
+        self.buf_keys.clear();
+        self.reset_table(true);
         let n = self.header.n_buckets;
         self.st.set_len(SUB_INDEX_INIT_POS)?;
         self.st.sync_all()?;
@@ -946,6 +1651,7 @@ impl Booklet {
     pub fn prune(&mut self, older_than: Option<u64>, keep_keys: &[&[u8]]) -> Result<u64> {
         self.sync()?;
         self.check_writable()?;
+        self.reset_table(false);
         let keep: HashSetFast = keep_keys.iter().map(|k| hash_key(k)).collect();
         let reserved: Vec<KeyHash> = std::iter::once(crate::format::METADATA_KEY)
             .chain(crate::format::RESERVED_SLOT_KEYS)
@@ -1049,7 +1755,7 @@ impl Booklet {
                 entries.push((h, pos));
                 pos += hl + self.ts_len + klen + vlen;
             }
-            n_keys = self.update_index(&entries, new_index, n)?;
+            n_keys = self.relink_fresh(&entries, new_index, n)?;
             self.st.set_len(new_index + n * N_BYTES_FILE)?;
             self.st.sync_all()?;
             self.st
@@ -1068,6 +1774,8 @@ impl Booklet {
             n_keys = 0;
         }
         self.st.sync_all()?;
+        // Every block moved: the key table is rebuilt lazily (or starts empty and built).
+        self.reset_table(live_end <= SUB_INDEX_INIT_POS);
         n_keys = n_keys.saturating_sub(reserved_kept);
         self.n_keys = n_keys;
         self.write_n_keys()?;
@@ -1146,6 +1854,22 @@ impl Booklet {
     pub fn values(&mut self) -> Result<impl Iterator<Item = Result<Cow<'_, [u8]>>>> {
         Ok(self.iter()?.map(|e| e.map(|e| e.value)))
     }
+
+    /// Where every live value lies in the file, in file order (Python's `locations()`): key,
+    /// item timestamp, and the offset and length of the stored value bytes, for reading them
+    /// through another handle. Syncs first. Offsets stay valid across set, delete and reindex
+    /// (blocks are append-only) and are invalidated by prune and clear.
+    pub fn locations(&mut self) -> Result<impl Iterator<Item = Result<Location<'_>>>> {
+        let skip = self.hdr_len + self.ts_len;
+        Ok(self.iter()?.map(move |e| {
+            e.map(|e| Location {
+                value_offset: e.offset + skip + e.key.len() as u64,
+                value_len: e.value.len() as u64,
+                timestamp: e.timestamp,
+                key: e.key,
+            })
+        }))
+    }
 }
 
 impl Drop for Booklet {
@@ -1165,6 +1889,44 @@ impl std::fmt::Debug for Booklet {
             .field("n_keys", &self.n_keys)
             .finish_non_exhaustive()
     }
+}
+
+/// The stored key of reserved slot 1 or 2.
+fn reserved_slot_key(slot: u8) -> Result<&'static [u8]> {
+    match slot {
+        1 | 2 => Ok(crate::format::RESERVED_SLOT_KEYS[usize::from(slot - 1)]),
+        _ => Err(Error::InvalidOption(format!(
+            "reserved slot must be 1 or 2, not {slot}"
+        ))),
+    }
+}
+
+/// What [`Booklet::probe_mapped`] found.
+enum Probe<'a> {
+    /// The key's value, borrowed from the map.
+    Found(&'a [u8]),
+    /// The key is not in the file.
+    Absent,
+    /// Take the general path.
+    Slow,
+}
+
+/// Byte equality with two overlapping 8-byte loads for keys of 8 to 16 bytes.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&n) {
+        let word = |s: &[u8], i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    a == b
 }
 
 #[inline]

@@ -178,3 +178,44 @@ fn fixed_length_second_reindex_splits_the_skip_block() {
         );
     }
 }
+
+#[test]
+fn metadata_and_reserved_slots_are_hidden_and_not_counted() {
+    let dir = util::tempdir();
+    let p = dir.path().join("m.blt");
+    let mut db = OpenOptions::new().open(&p, Flag::New).unwrap();
+    db.set(b"k", b"v").unwrap();
+    db.set_metadata(br#"{"a":1}"#, None).unwrap();
+    db.set_reserved(1, b"\x00slot", Some(5)).unwrap();
+    db.set_reserved(2, b"two", None).unwrap();
+    db.set_reserved(2, b"two again", None).unwrap();
+    assert!(matches!(
+        db.set_reserved(3, b"x", None),
+        Err(Error::InvalidOption(_))
+    ));
+    assert_eq!(db.len(), 1);
+    db.close().unwrap();
+    let mut db = booklet::open(&p, Flag::Read).unwrap();
+    assert_eq!(db.len(), 1);
+    assert_eq!(db.get_metadata().unwrap(), Some(br#"{"a":1}"#.to_vec()));
+    assert_eq!(db.get_reserved(1).unwrap(), Some(b"\x00slot".to_vec()));
+    assert_eq!(db.get_reserved(2).unwrap(), Some(b"two again".to_vec()));
+    let keys: Vec<Vec<u8>> = db
+        .iter()
+        .unwrap()
+        .map(|e| e.unwrap().key.into_owned())
+        .collect();
+    assert_eq!(keys, vec![b"k".to_vec()]);
+    assert!(matches!(db.set_metadata(b"{}", None), Err(Error::ReadOnly)));
+
+    let f = dir.path().join("f.blt");
+    let mut db = OpenOptions::new()
+        .fixed_value_len(2)
+        .open(&f, Flag::New)
+        .unwrap();
+    assert!(matches!(
+        db.set_metadata(b"{}", None),
+        Err(Error::Unsupported(_))
+    ));
+    assert_eq!(db.get_reserved(1).unwrap(), None);
+}

@@ -130,6 +130,21 @@ fn run_random_ops(
             db.clear().unwrap();
             ops.push(json!(["sync"]));
             ops.push(json!(["clear"]));
+        } else if r < 993 && !fixed {
+            // Python writes orjson.dumps(obj): compact JSON.
+            let n = rng.u32(..1000);
+            let value = format!(r#"{{"n":{n},"name":"meta"}}"#);
+            ts += 1;
+            let t = spec.timestamps.then_some(ts);
+            db.set_metadata(value.as_bytes(), t).unwrap();
+            ops.push(json!(["set_metadata", {"n": n, "name": "meta"}, t]));
+        } else if !fixed {
+            let slot = rng.u8(1..=2);
+            let v: Vec<u8> = (0..rng.usize(0..30)).map(|_| rng.u8(..)).collect();
+            ts += 1;
+            let t = spec.timestamps.then_some(ts);
+            db.set_reserved(slot, &v, t).unwrap();
+            ops.push(json!(["set_reserved", slot, util::b64e(&v), t]));
         }
     }
     ops
@@ -186,6 +201,32 @@ fn assert_python_reads_same(py: &Path, path: &Path) {
         "items differ from Python's reading of {}",
         path.display()
     );
+    if let Some(locs) = doc.get("locations") {
+        let ours: Vec<Value> = db
+            .locations()
+            .unwrap()
+            .map(|l| {
+                let l = l.unwrap();
+                json!([util::b64e(&l.key), l.timestamp, l.value_offset, l.value_len])
+            })
+            .collect();
+        assert_eq!(&ours, locs.as_array().unwrap(), "locations");
+    }
+    if let Some(meta) = doc.get("metadata") {
+        let ours: Value = db
+            .get_metadata()
+            .unwrap()
+            .map_or(Value::Null, |b| serde_json::from_slice(&b).unwrap());
+        assert_eq!(&ours, meta, "metadata");
+        for slot in 1..=2u8 {
+            let ours = db.get_reserved(slot).unwrap().map(|b| util::b64e(&b));
+            assert_eq!(
+                json!(ours),
+                doc["reserved"][slot.to_string()],
+                "reserved slot {slot}"
+            );
+        }
+    }
 }
 
 fn same_ops_same_bytes(spec: &Spec, seed: u64, n_ops: usize, key_space: usize) {

@@ -38,6 +38,29 @@ fn exercise_read(path: &Path, mode: ReadMode) {
         let _ = db.get_timestamp(k);
     }
     let _ = db.get_metadata();
+    // Enough lookups to build the key table where the file allows one: wherever both answer,
+    // the table and the hash walk (a handle without a table) must agree.
+    let walk = OpenOptions::new()
+        .read_mode(mode)
+        .key_table_limit(0)
+        .open(path, Flag::Read)
+        .ok();
+    for _ in 0..3 {
+        for k in &keys {
+            let a = db.get_ref(k).map(|v| v.map(|c| c.into_owned()));
+            let c = db.contains(k);
+            if let Some(w) = &walk {
+                let b = w.get_ref(k).map(|v| v.map(|c| c.into_owned()));
+                if let (Ok(a), Ok(b)) = (&a, &b) {
+                    assert_eq!(a, b, "get_ref {k:?} of {}", path.display());
+                }
+                if let (Ok(c), Ok(d)) = (&c, &w.contains(k)) {
+                    assert_eq!(c, d, "contains {k:?} of {}", path.display());
+                }
+            }
+        }
+    }
+    let _ = db.locations().map(|it| it.take(10_000).count());
 }
 
 /// Open read-write and run every write path.

@@ -12,7 +12,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     for mode in [ReadMode::Mmap, ReadMode::Buffered] {
-        let Ok(mut db) = OpenOptions::new().read_mode(mode).open(&path, Flag::Read) else { continue };
+        let Ok(mut db) = OpenOptions::new().read_mode(mode).open(&path, Flag::Read) else {
+            continue;
+        };
         let mut keys = Vec::new();
         if let Ok(it) = db.iter() {
             for e in it.take(4096) {
@@ -27,6 +29,23 @@ fuzz_target!(|data: &[u8]| {
             let _ = db.contains(k);
         }
         let _ = db.get(b"missing");
+        // Enough lookups to build the key table where the file allows one; wherever both
+        // answer, it must agree with a handle that only walks hash chains.
+        let walk = OpenOptions::new()
+            .read_mode(mode)
+            .key_table_limit(0)
+            .open(&path, Flag::Read);
+        for _ in 0..3 {
+            for k in keys.iter().take(64).chain([b"missing".to_vec()].iter()) {
+                let a = db.get_ref(k).map(|v| v.map(|c| c.into_owned()));
+                if let Ok(w) = &walk {
+                    if let (Ok(a), Ok(b)) = (&a, w.get_ref(k).map(|v| v.map(|c| c.into_owned()))) {
+                        assert_eq!(a, &b);
+                    }
+                }
+            }
+        }
+        let _ = db.locations().map(|it| it.take(4096).count());
     }
     if let Ok(mut db) = OpenOptions::new().buffer_size(128).open(&path, Flag::Write) {
         let _ = db.set(b"fuzz", b"value");
