@@ -82,6 +82,10 @@ impl Default for CompressionOptions {
     }
 }
 
+/// Input per job of libzstd's multithreaded mode: its minimum, so that a 1 MiB chunk is compressed by two
+/// threads (each job sees the previous one's data as history, so the ratio barely changes).
+pub const ZSTD_JOB_SIZE: u32 = 512 << 10;
+
 /// A reusable compressor for one codec.
 pub struct Compressor {
     options: CompressionOptions,
@@ -104,12 +108,29 @@ impl Compressor {
     /// # Errors
     /// If the zstd context cannot be created with these parameters.
     pub fn new(options: CompressionOptions) -> std::io::Result<Self> {
+        Self::with_workers(options, 0)
+    }
+
+    /// A compressor with `options` whose Zstd streams are compressed by `workers` threads of libzstd
+    /// (its multithreaded mode, in jobs of [`ZSTD_JOB_SIZE`]); other codecs ignore `workers`.
+    ///
+    /// The frame is still one standard Zstd frame with the content size, readable by any decoder; its bytes
+    /// differ from those of `workers == 0` but are the same for every `workers >= 1`.
+    ///
+    /// # Errors
+    /// If the zstd context cannot be created with these parameters.
+    pub fn with_workers(options: CompressionOptions, workers: u32) -> std::io::Result<Self> {
         let zstd = if options.kind == CompressionType::Zstd {
+            use zstd::zstd_safe::CParameter;
             let mut c = zstd::bulk::Compressor::new(options.level)?;
             c.include_checksum(false)?;
             c.include_contentsize(true)?;
             if let Some(w) = options.window_log {
-                c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(w))?;
+                c.set_parameter(CParameter::WindowLog(w))?;
+            }
+            if workers > 0 {
+                c.set_parameter(CParameter::NbWorkers(workers))?;
+                c.set_parameter(CParameter::JobSize(ZSTD_JOB_SIZE))?;
             }
             Some(c)
         } else {

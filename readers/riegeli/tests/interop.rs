@@ -81,6 +81,43 @@ fn roundtrip_every_option() {
     }
 }
 
+/// Chunks above libzstd's 512 KiB job size, compressed by its worker threads under `parallelism`: one
+/// standard frame per stream, the same bytes for any number of workers, read by us and the `riegeli` crate.
+#[test]
+fn zstd_workers_split_large_chunks() {
+    let records: Vec<Vec<u8>> = (0..3000u32)
+        .map(|i| {
+            let mut r = format!("{{\"id\":{i},\"v\":{}}}", i * 7919 % 1013).into_bytes();
+            r.extend((0..400u32).map(|k| b'a' + ((k * 31 + i) % 13) as u8));
+            r
+        })
+        .collect();
+    for text in ["zstd:3,chunk_size:2M", "transpose,zstd:1,chunk_size:2M"] {
+        let single = write(&WriterOptions::parse(text).unwrap(), &records);
+        let mut files = Vec::new();
+        for threads in 1..=3 {
+            let mut options = WriterOptions::parse(text).unwrap();
+            options.parallelism = threads;
+            files.push(write(&options, &records));
+        }
+        assert!(files.iter().all(|f| *f == files[0]), "{text}: bytes depend on the workers");
+        // Two jobs: libzstd's workers wrote the frame differently than one thread does.
+        assert!(single != files[0], "{text}: no workers used");
+        for file in [&single, &files[0]] {
+            assert!(read_ours(file) == records, "{text}");
+            let mut reader =
+                riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
+                    .unwrap();
+            let mut n = 0;
+            while let Some(r) = reader.read_record().unwrap() {
+                assert!(r == records[n], "{text}: riegeli crate, record {n}");
+                n += 1;
+            }
+            assert_eq!(n, records.len(), "{text}");
+        }
+    }
+}
+
 #[test]
 fn riegeli_crate_reads_our_plain_files() {
     let records = test_records();
