@@ -59,6 +59,10 @@ pub struct WriterOptions {
     /// Chunks encoded in parallel by this many background threads (0: on the calling thread). The
     /// bytes written do not depend on it.
     pub parallelism: u32,
+    /// A serialized `RecordsMetadata` (see [`crate::metadata`]) written as the `'m'` chunk after the file
+    /// signature, as C++ `set_metadata` does. Set in code only: it has no option-string syntax in C++
+    /// either.
+    pub metadata: Option<Vec<u8>>,
 }
 
 impl Default for WriterOptions {
@@ -72,6 +76,7 @@ impl Default for WriterOptions {
             initial_padding: 1,
             array_record: None,
             parallelism: 0,
+            metadata: None,
         }
     }
 }

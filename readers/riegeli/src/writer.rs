@@ -279,7 +279,7 @@ impl<W: Write> RecordWriter<W> {
     /// # Errors
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
-        let compressor = Compressor::new(options.compression)?;
+        let mut compressor = Compressor::new(options.compression)?;
         let encoder = Encoder::new(options.transpose);
         let pool = match options.parallelism {
             0 => None,
@@ -292,6 +292,15 @@ impl<W: Write> RecordWriter<W> {
         };
         let mut chunks = ChunkWriter::new(out);
         chunks.write_chunk(&ChunkHeader::new(ChunkType::FileSignature, &[], 0, 0), &[])?;
+        let mut data = Vec::new();
+        if let Some(metadata) = &options.metadata {
+            // As C++ `EncodeMetadata`: one record in a transposed chunk with the file's compression.
+            let mut m = TransposeEncoder::new();
+            m.add_record(metadata);
+            m.encode(&mut compressor, &mut data)?;
+            let header = ChunkHeader::new(ChunkType::FileMetadata, &data, 0, metadata.len() as u64);
+            chunks.write_chunk(&header, &data)?;
+        }
         let chunk_size = options.effective_chunk_size();
         Ok(Self {
             chunks,
@@ -300,7 +309,7 @@ impl<W: Write> RecordWriter<W> {
             encoder,
             chunk_so_far: 0,
             chunk_size,
-            data: Vec::new(),
+            data,
             footer: Vec::new(),
             num_records: 0,
             failed: false,
