@@ -134,7 +134,6 @@ pub(crate) struct TransposeEncoder {
     decoded_size: u64,
     // Scratch for `encode`.
     header: Vec<u8>,
-    bucket: Vec<u8>,
     transitions: Vec<u8>,
     compressed: Vec<u8>,
 }
@@ -400,15 +399,11 @@ impl TransposeEncoder {
             buffer_lengths.iter().sum::<u64>()
         } else {
             if !buffer_lengths.is_empty() {
-                self.bucket.clear();
-                for part in self.buffers.iter().map(|b| b.bytes.as_slice()) {
-                    self.bucket.extend_from_slice(part);
-                }
-                if self.non_proto != NONE {
-                    self.bucket
-                        .extend_from_slice(self.non_proto_lengths.as_slice());
-                }
-                compressor.compress_into(&self.bucket, &mut self.compressed)?;
+                let mut compressed = std::mem::take(&mut self.compressed);
+                let parts: Vec<&[u8]> = self.bucket_parts().collect();
+                let r = compressor.compress_parts_into(&parts, &mut compressed);
+                self.compressed = compressed;
+                r?;
             }
             self.compressed.len() as u64
         };
