@@ -237,7 +237,11 @@ impl Compressor {
     ///
     /// # Errors
     /// If the codec fails (it does not on valid parameters).
-    pub fn compress_parts_into(&mut self, parts: &[&[u8]], dst: &mut Vec<u8>) -> std::io::Result<()> {
+    pub fn compress_parts_into(
+        &mut self,
+        parts: &[&[u8]],
+        dst: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
         use zstd::zstd_safe::{InBuffer, OutBuffer, ResetDirective, zstd_sys::ZSTD_EndDirective};
         let total: usize = parts.iter().map(|p| p.len()).sum();
         match (self.options.kind, self.zstd.as_mut()) {

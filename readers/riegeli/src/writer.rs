@@ -214,7 +214,11 @@ struct Pool {
 
 impl Pool {
     /// `threads` encoding threads, each with a compressor whose Zstd streams use `zstd_workers` threads.
-    fn new(threads: u32, compression: CompressionOptions, zstd_workers: u32) -> std::io::Result<Self> {
+    fn new(
+        threads: u32,
+        compression: CompressionOptions,
+        zstd_workers: u32,
+    ) -> std::io::Result<Self> {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<(u64, Encoder, Vec<u8>)>();
         let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
         let (done_tx, done) = std::sync::mpsc::channel();

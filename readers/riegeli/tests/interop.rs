@@ -100,7 +100,10 @@ fn zstd_workers_split_large_chunks() {
             options.parallelism = threads;
             files.push(write(&options, &records));
         }
-        assert!(files.iter().all(|f| *f == files[0]), "{text}: bytes depend on the workers");
+        assert!(
+            files.iter().all(|f| *f == files[0]),
+            "{text}: bytes depend on the workers"
+        );
         // Two jobs: libzstd's workers wrote the frame differently than one thread does.
         assert!(single != files[0], "{text}: no workers used");
         for file in [&single, &files[0]] {
@@ -297,7 +300,8 @@ fn metadata_we_write_is_read_by_the_riegeli_crate_and_cpp() {
     }
     // C++ ArrayRecordReader reads an ArrayRecord file that starts with our metadata chunk (the wheel
     // exposes no metadata accessor, so this checks that the chunk is well-formed where C++ meets it).
-    let Some(python) = util::python("metadata_we_write_is_read_by_the_riegeli_crate_and_cpp") else {
+    let Some(python) = util::python("metadata_we_write_is_read_by_the_riegeli_crate_and_cpp")
+    else {
         return;
     };
     let mut options = WriterOptions::parse_array_record("group_size:2,zstd:3").unwrap();

@@ -325,9 +325,7 @@ impl TransposeEncoder {
                         let b = self.buffer_of(node, BufferKind::String);
                         let s = self.state(node, 0, tag, 0, b);
                         self.sequence.push(s);
-                        self.buffers[b as usize]
-                            .bytes
-                            .prepend(&data[start..end]);
+                        self.buffers[b as usize].bytes.prepend(&data[start..end]);
                     }
                     p = end;
                 }
@@ -537,7 +535,10 @@ impl TransposeEncoder {
     /// Every buffer (values last-first), then the non-proto lengths (last-first) if any: the bucket.
     fn bucket_parts(&self) -> impl Iterator<Item = &[u8]> {
         let lengths = (self.non_proto != NONE).then(|| self.non_proto_lengths.as_slice());
-        self.buffers.iter().map(|b| b.bytes.as_slice()).chain(lengths)
+        self.buffers
+            .iter()
+            .map(|b| b.bytes.as_slice())
+            .chain(lengths)
     }
 }
 
