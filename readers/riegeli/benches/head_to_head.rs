@@ -2,8 +2,7 @@
 //! records each): this crate against the `riegeli` crate 0.2.1, in the same process, interleaved per cell.
 //! Ids read `<config>_<size>/<impl>_<op>` with impl `ours` or `riegeli_crate` and op `write` or `read`;
 //! throughput is the record bytes. Both write 1 MiB chunks with the same codec and level.
-//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on background threads; Zstd chunks split over
-//! two libzstd workers, one frame per stream) and
+//! `ours_write_parallel` adds `parallelism:2` (chunks encoded on two background threads, same bytes) and
 //! `ours_read_parallel` decodes chunks ahead on two background threads; the `riegeli` crate has neither.
 //!
 //! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).

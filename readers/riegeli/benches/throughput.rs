@@ -2,8 +2,7 @@
 //! with a repeating pattern), written and read in memory, for simple and transposed chunks with none,
 //! brotli:6, zstd:3 and snappy. Ids read `<config>/write` and `<config>/read`; throughput is the record
 //! bytes (10,240,000). `<config>/write_parallel` adds `parallelism:2` (chunks encoded on two background
-//! threads; Zstd streams split over two libzstd workers) and `<config>/read_parallel` decodes chunks ahead on
-//! two background threads.
+//! threads; the same bytes) and `<config>/read_parallel` decodes chunks ahead on two background threads.
 //!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.

@@ -56,11 +56,14 @@ pub struct WriterOptions {
     pub initial_padding: u64,
     /// Write the ArrayRecord layout (footer index and postscript).
     pub array_record: Option<ArrayRecordOptions>,
-    /// Chunks encoded in parallel by this many background threads (0: on the calling thread). With Zstd,
-    /// one background thread encodes chunks and libzstd splits each stream over this many workers (jobs of
-    /// 512 KiB): streams above that size differ in bytes from `parallelism:0` (still one standard frame
-    /// each), but not between values above 0. Other codecs write the same bytes whatever the value.
+    /// Chunks encoded in parallel by this many background threads (0: on the calling thread). The
+    /// bytes written do not depend on it.
     pub parallelism: u32,
+    /// Zstd streams compressed by this many libzstd worker threads each (0: none), in jobs of 512 KiB:
+    /// pays for chunks much larger than that, or a file of a single large chunk. Streams above 512 KiB
+    /// then differ in bytes from `zstd_workers: 0` (still one standard frame each), but not between
+    /// values above 0. No C++ option string syntax; set in code.
+    pub zstd_workers: u32,
     /// A serialized `RecordsMetadata` (see [`crate::metadata`]) written as the `'m'` chunk after the file
     /// signature, as C++ `set_metadata` does. Set in code only: it has no option-string syntax in C++
     /// either.
@@ -78,6 +81,7 @@ impl Default for WriterOptions {
             initial_padding: 1,
             array_record: None,
             parallelism: 0,
+            zstd_workers: 0,
             metadata: None,
         }
     }

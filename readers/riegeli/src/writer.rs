@@ -283,16 +283,11 @@ impl<W: Write> RecordWriter<W> {
     /// # Errors
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
-        let mut compressor = Compressor::new(options.compression)?;
+        let mut compressor = Compressor::with_workers(options.compression, options.zstd_workers)?;
         let encoder = Encoder::new(options.transpose);
         let pool = match options.parallelism {
             0 => None,
-            // Zstd: one encoding thread overlaps a chunk's compression with the collection of the next
-            // records, and libzstd's own workers split each chunk, which also pays when there is only one.
-            n if options.compression.kind == CompressionType::Zstd => {
-                Some(Pool::new(1, options.compression, n)?)
-            }
-            n => Some(Pool::new(n, options.compression, 0)?),
+            n => Some(Pool::new(n, options.compression, options.zstd_workers)?),
         };
         let mut chunks = ChunkWriter::new(out);
         chunks.write_chunk(&ChunkHeader::new(ChunkType::FileSignature, &[], 0, 0), &[])?;
