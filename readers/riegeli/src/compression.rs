@@ -82,12 +82,48 @@ impl Default for CompressionOptions {
     }
 }
 
+/// Input per job of libzstd's multithreaded mode: its minimum, so that a 1 MiB chunk is compressed by two
+/// threads (each job sees the previous one's data as history, so the ratio barely changes).
+pub const ZSTD_JOB_SIZE: u32 = 512 << 10;
+
 /// A reusable compressor for one codec.
 pub struct Compressor {
     options: CompressionOptions,
     zstd: Option<zstd::bulk::Compressor<'static>>,
+    /// The parameters `zstd` was made with: level, window log, workers.
+    zstd_key: ZstdKey,
     snappy: snap::raw::Encoder,
     scratch: Vec<u8>,
+}
+
+/// Zstd parameters that a recycled context must match: level, window log, workers.
+type ZstdKey = (i32, Option<u32>, u32);
+
+/// Zstd contexts of dropped compressors, for the next compressor with the same parameters (as C++ riegeli's
+/// `RecyclingPool` of `ZSTD_CCtx`): a writer per small file then skips allocating and first touching the
+/// context's tables, and starting its worker threads. A context keeps its parameters and starts every frame
+/// afresh, so the bytes are the same as with a new one.
+static ZSTD_RECYCLED: std::sync::Mutex<Vec<(ZstdKey, zstd::bulk::Compressor<'static>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Contexts kept by [`ZSTD_RECYCLED`] (a few MiB at most for the usual levels).
+const ZSTD_RECYCLED_MAX: usize = 4;
+
+fn recycled_zstd(key: ZstdKey) -> Option<zstd::bulk::Compressor<'static>> {
+    let mut pool = ZSTD_RECYCLED.lock().ok()?;
+    let i = pool.iter().position(|(k, _)| *k == key)?;
+    Some(pool.swap_remove(i).1)
+}
+
+impl Drop for Compressor {
+    fn drop(&mut self) {
+        if let Some(c) = self.zstd.take()
+            && let Ok(mut pool) = ZSTD_RECYCLED.lock()
+            && pool.len() < ZSTD_RECYCLED_MAX
+        {
+            pool.push((self.zstd_key, c));
+        }
+    }
 }
 
 impl std::fmt::Debug for Compressor {
@@ -104,12 +140,39 @@ impl Compressor {
     /// # Errors
     /// If the zstd context cannot be created with these parameters.
     pub fn new(options: CompressionOptions) -> std::io::Result<Self> {
+        Self::with_workers(options, 0)
+    }
+
+    /// A compressor with `options` whose Zstd streams are compressed by `workers` threads of libzstd
+    /// (its multithreaded mode, in jobs of [`ZSTD_JOB_SIZE`]); other codecs ignore `workers`.
+    ///
+    /// The frame is still one standard Zstd frame with the content size, readable by any decoder; its bytes
+    /// differ from those of `workers == 0` but are the same for every `workers >= 1`.
+    ///
+    /// # Errors
+    /// If the zstd context cannot be created with these parameters.
+    pub fn with_workers(options: CompressionOptions, workers: u32) -> std::io::Result<Self> {
         let zstd = if options.kind == CompressionType::Zstd {
+            use zstd::zstd_safe::CParameter;
+            let key = (options.level, options.window_log, workers);
+            if let Some(c) = recycled_zstd(key) {
+                return Ok(Self {
+                    options,
+                    zstd: Some(c),
+                    zstd_key: key,
+                    snappy: snap::raw::Encoder::new(),
+                    scratch: Vec::new(),
+                });
+            }
             let mut c = zstd::bulk::Compressor::new(options.level)?;
             c.include_checksum(false)?;
             c.include_contentsize(true)?;
             if let Some(w) = options.window_log {
-                c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(w))?;
+                c.set_parameter(CParameter::WindowLog(w))?;
+            }
+            if workers > 0 {
+                c.set_parameter(CParameter::NbWorkers(workers))?;
+                c.set_parameter(CParameter::JobSize(ZSTD_JOB_SIZE))?;
             }
             Some(c)
         } else {
@@ -118,6 +181,7 @@ impl Compressor {
         Ok(Self {
             options,
             zstd,
+            zstd_key: (options.level, options.window_log, workers),
             snappy: snap::raw::Encoder::new(),
             scratch: Vec::new(),
         })
@@ -167,6 +231,96 @@ impl Compressor {
     }
 }
 
+impl Compressor {
+    /// Appends the framed stream of the concatenation of `parts` to `dst`, without assembling them first
+    /// for Zstd (streamed into its context, written straight into `dst`) and without compression.
+    ///
+    /// # Errors
+    /// If the codec fails (it does not on valid parameters).
+    pub fn compress_parts_into(
+        &mut self,
+        parts: &[&[u8]],
+        dst: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        use zstd::zstd_safe::{InBuffer, OutBuffer, ResetDirective, zstd_sys::ZSTD_EndDirective};
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        match (self.options.kind, self.zstd.as_mut()) {
+            (CompressionType::None, _) => {
+                dst.reserve(total);
+                for part in parts {
+                    dst.extend_from_slice(part);
+                }
+            }
+            (CompressionType::Zstd, Some(c)) => {
+                let zerr = |e: usize| {
+                    std::io::Error::other(format!("zstd: {}", zstd::zstd_safe::get_error_name(e)))
+                };
+                write_varint64(dst, total as u64);
+                let cctx = c.context_mut();
+                cctx.reset(ResetDirective::SessionOnly).map_err(zerr)?;
+                cctx.set_pledged_src_size(Some(total as u64))
+                    .map_err(zerr)?;
+                dst.reserve(zstd::zstd_safe::compress_bound(total));
+                let mut pos = dst.len();
+                let last = parts.len().saturating_sub(1);
+                for (i, part) in parts.iter().enumerate() {
+                    let mut input = InBuffer::around(part);
+                    let op = if i == last {
+                        ZSTD_EndDirective::ZSTD_e_end
+                    } else {
+                        ZSTD_EndDirective::ZSTD_e_continue
+                    };
+                    loop {
+                        if dst.capacity() == pos {
+                            // Not expected within the bound; grow rather than fail.
+                            dst.reserve(dst.capacity() / 2 + 4096);
+                        }
+                        let mut out = OutBuffer::around_pos(dst, pos);
+                        let remaining = cctx
+                            .compress_stream2(&mut out, &mut input, op)
+                            .map_err(zerr)?;
+                        pos = out.pos();
+                        let done = if i == last {
+                            remaining == 0
+                        } else {
+                            input.pos() == part.len()
+                        };
+                        if done {
+                            break;
+                        }
+                    }
+                }
+                if parts.is_empty() {
+                    // An empty frame still has to be ended.
+                    let mut input = InBuffer::around(&[]);
+                    loop {
+                        let mut out = OutBuffer::around_pos(dst, pos);
+                        let remaining = cctx
+                            .compress_stream2(&mut out, &mut input, ZSTD_EndDirective::ZSTD_e_end)
+                            .map_err(zerr)?;
+                        pos = out.pos();
+                        if remaining == 0 {
+                            break;
+                        }
+                        dst.reserve(4096);
+                    }
+                }
+                dst.truncate(pos);
+            }
+            _ => {
+                // A fresh buffer: one kept across calls (with the transposed encoder's) made glibc give
+                // Brotli's per-stream state fresh pages for every chunk (measured: 5x the page faults).
+                let mut joined = Vec::with_capacity(total);
+                for part in parts {
+                    joined.extend_from_slice(part);
+                }
+                self.compress_into(&joined, dst)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A reusable decompressor for all codecs.
 #[derive(Default)]
 pub struct Decompressor {
@@ -210,7 +364,7 @@ impl Decompressor {
         Ok(scratch.as_slice())
     }
 
-    /// Decompresses the framed stream `src` into `dst` (cleared first).
+    /// Decompresses the framed stream `src` into `dst` (replacing its contents; unspecified on error).
     pub(crate) fn decompress_into(
         &mut self,
         kind: CompressionType,
@@ -218,7 +372,9 @@ impl Decompressor {
         dst: &mut Vec<u8>,
         max_size: u64,
     ) -> Result<(), DecodeError> {
-        dst.clear();
+        if !matches!(kind, CompressionType::Brotli | CompressionType::Snappy) {
+            dst.clear();
+        }
         if kind == CompressionType::None {
             if src.len() as u64 > max_size {
                 return invalid("uncompressed stream longer than the decoded size");
@@ -272,7 +428,7 @@ impl Decompressor {
                 if !trusted {
                     return invalid("snappy stream claims an impossible expansion");
                 }
-                dst.resize(n, 0);
+                resize_reusing(dst, n);
                 self.snappy
                     .decompress(body, dst)
                     .map_err(|e| DecodeError::new(format!("snappy: {e}")))?;
@@ -288,6 +444,16 @@ impl Decompressor {
             ));
         }
         Ok(())
+    }
+}
+
+/// Makes `dst` `n` bytes long for a codec to overwrite, zeroing only bytes it never held: output buffers
+/// are reused chunk after chunk, and zeroing a whole chunk before every decompression costs a pass over it.
+fn resize_reusing(dst: &mut Vec<u8>, n: usize) {
+    if dst.len() >= n {
+        dst.truncate(n);
+    } else {
+        dst.resize(n, 0);
     }
 }
 
@@ -362,7 +528,7 @@ fn brotli_decompress(
         .build()
         .map_err(|e| DecodeError::new(format!("brotli: {e:?}")))?;
     let initial = if trusted { size } else { size.min(1 << 20) };
-    dst.resize(initial, 0);
+    resize_reusing(dst, initial);
     let mut input = body;
     let mut written = 0usize;
     loop {
@@ -416,6 +582,28 @@ mod tests {
             .unwrap();
             let mut framed = Vec::new();
             c.compress_into(&data, &mut framed).unwrap();
+            // In parts: the same decoded bytes, after a prefix already in the output.
+            for cuts in [&[][..], &[0, 7, 50_000][..], &[99_999][..]] {
+                let mut parts = Vec::new();
+                let mut start = 0;
+                for &cut in cuts {
+                    parts.push(&data[start..cut]);
+                    start = cut;
+                }
+                parts.push(&data[start..]);
+                let mut out = b"prefix".to_vec();
+                c.compress_parts_into(&parts, &mut out).unwrap();
+                assert_eq!(&out[..6], b"prefix");
+                let mut back = Vec::new();
+                d.decompress_into(kind, &out[6..], &mut back, data.len() as u64)
+                    .unwrap();
+                assert_eq!(back, data, "{kind:?} in parts {cuts:?}");
+            }
+            let mut empty = Vec::new();
+            c.compress_parts_into(&[], &mut empty).unwrap();
+            let mut back = Vec::new();
+            d.decompress_into(kind, &empty, &mut back, 0).unwrap();
+            assert!(back.is_empty(), "{kind:?}");
             let mut out = Vec::new();
             d.decompress_into(kind, &framed, &mut out, data.len() as u64)
                 .unwrap();

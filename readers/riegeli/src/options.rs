@@ -59,6 +59,15 @@ pub struct WriterOptions {
     /// Chunks encoded in parallel by this many background threads (0: on the calling thread). The
     /// bytes written do not depend on it.
     pub parallelism: u32,
+    /// Zstd streams compressed by this many libzstd worker threads each (0: none), in jobs of 512 KiB:
+    /// pays for chunks much larger than that, or a file of a single large chunk. Streams above 512 KiB
+    /// then differ in bytes from `zstd_workers: 0` (still one standard frame each), but not between
+    /// values above 0. No C++ option string syntax; set in code.
+    pub zstd_workers: u32,
+    /// A serialized `RecordsMetadata` (see [`crate::metadata`]) written as the `'m'` chunk after the file
+    /// signature, as C++ `set_metadata` does. Set in code only: it has no option-string syntax in C++
+    /// either.
+    pub metadata: Option<Vec<u8>>,
 }
 
 impl Default for WriterOptions {
@@ -72,6 +81,8 @@ impl Default for WriterOptions {
             initial_padding: 1,
             array_record: None,
             parallelism: 0,
+            zstd_workers: 0,
+            metadata: None,
         }
     }
 }

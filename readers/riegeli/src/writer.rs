@@ -213,7 +213,12 @@ struct Pool {
 }
 
 impl Pool {
-    fn new(threads: u32, compression: CompressionOptions) -> std::io::Result<Self> {
+    /// `threads` encoding threads, each with a compressor whose Zstd streams use `zstd_workers` threads.
+    fn new(
+        threads: u32,
+        compression: CompressionOptions,
+        zstd_workers: u32,
+    ) -> std::io::Result<Self> {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<(u64, Encoder, Vec<u8>)>();
         let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
         let (done_tx, done) = std::sync::mpsc::channel();
@@ -221,7 +226,7 @@ impl Pool {
         for _ in 0..threads {
             let jobs_rx = std::sync::Arc::clone(&jobs_rx);
             let done_tx = done_tx.clone();
-            let mut compressor = Compressor::new(compression)?;
+            let mut compressor = Compressor::with_workers(compression, zstd_workers)?;
             workers.push(std::thread::spawn(move || {
                 loop {
                     let job = match jobs_rx.lock() {
@@ -278,15 +283,23 @@ impl<W: Write> RecordWriter<W> {
     /// # Errors
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
-        let compressor = Compressor::new(options.compression)?;
+        let mut compressor = Compressor::with_workers(options.compression, options.zstd_workers)?;
         let encoder = Encoder::new(options.transpose);
-        let pool = if options.parallelism > 0 {
-            Some(Pool::new(options.parallelism, options.compression)?)
-        } else {
-            None
+        let pool = match options.parallelism {
+            0 => None,
+            n => Some(Pool::new(n, options.compression, options.zstd_workers)?),
         };
         let mut chunks = ChunkWriter::new(out);
         chunks.write_chunk(&ChunkHeader::new(ChunkType::FileSignature, &[], 0, 0), &[])?;
+        let mut data = Vec::new();
+        if let Some(metadata) = &options.metadata {
+            // As C++ `EncodeMetadata`: one record in a transposed chunk with the file's compression.
+            let mut m = TransposeEncoder::new();
+            m.add_record(metadata);
+            m.encode(&mut compressor, &mut data)?;
+            let header = ChunkHeader::new(ChunkType::FileMetadata, &data, 0, metadata.len() as u64);
+            chunks.write_chunk(&header, &data)?;
+        }
         let chunk_size = options.effective_chunk_size();
         Ok(Self {
             chunks,
@@ -295,7 +308,7 @@ impl<W: Write> RecordWriter<W> {
             encoder,
             chunk_so_far: 0,
             chunk_size,
-            data: Vec::new(),
+            data,
             footer: Vec::new(),
             num_records: 0,
             failed: false,
@@ -459,6 +472,23 @@ impl<W: Write> RecordWriter<W> {
                 let decoded = e.decoded_size();
                 e.encode(&mut self.compressor, &mut self.data)?;
                 (ChunkType::Simple, decoded)
+            }
+            Encoder::Transpose(e) if self.compressor.options().kind == CompressionType::None => {
+                // Likewise: the buffers are written where they are.
+                let decoded = e.decoded_size();
+                e.encode_prefix(&mut self.compressor, &mut self.data)?;
+                let mut parts = vec![self.data.as_slice()];
+                parts.extend(e.uncompressed_tail());
+                let header = ChunkHeader {
+                    data_size: parts.iter().map(|p| p.len() as u64).sum(),
+                    data_hash: crate::hash::highway_hash64_parts(&parts),
+                    chunk_type: ChunkType::Transposed,
+                    num_records,
+                    decoded_data_size: decoded,
+                };
+                let begin = self.chunks.write_chunk_parts(&header, &parts)?;
+                e.clear();
+                return self.after_data_chunk(begin, decoded, num_records);
             }
             Encoder::Transpose(e) => {
                 let decoded = e.decoded_size();

@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 
 use super::{INLINE_BASE, MAX_INLINE_ENCODE, ids};
 use crate::compression::{CompressionType, Compressor};
-use crate::varint::{read_canonical_varint64, write_varint64};
+use crate::varint::{encode_varint64, read_canonical_varint64, write_varint64};
 
 /// Maximum submessage nesting the encoder descends into (as C++).
 const MAX_DEPTH: usize = 100;
@@ -37,38 +37,61 @@ enum BufferKind {
     NonProto,
 }
 
+/// Bytes written back to front: every value is prepended, so that the buffer reads last value first, as
+/// the decoder consumes it, with no reversal pass at the end.
+#[derive(Debug, Default)]
+struct BackBuf {
+    /// The bytes are `storage[start..]`.
+    storage: Vec<u8>,
+    start: usize,
+}
+
+impl BackBuf {
+    fn len(&self) -> usize {
+        self.storage.len() - self.start
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.storage[self.start..]
+    }
+
+    /// Empties the buffer, keeping its memory.
+    fn clear(&mut self) {
+        self.start = self.storage.len();
+    }
+
+    /// The `n` bytes just in front of the current contents, which now start there.
+    #[inline]
+    fn front(&mut self, n: usize) -> &mut [u8] {
+        if self.start < n {
+            self.grow(n);
+        }
+        self.start -= n;
+        &mut self.storage[self.start..self.start + n]
+    }
+
+    #[inline]
+    fn prepend(&mut self, bytes: &[u8]) {
+        self.front(bytes.len()).copy_from_slice(bytes);
+    }
+
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        let len = self.len();
+        let old = self.storage.len();
+        let capacity = (old * 2).max(len + n).max(256);
+        // Grown in place where the allocator can (a reallocation), then the contents moved to the end.
+        self.storage.resize(capacity, 0);
+        self.storage.copy_within(self.start..old, capacity - len);
+        self.start = capacity - len;
+    }
+}
+
 #[derive(Debug)]
 struct Buffer {
     kind: BufferKind,
-    bytes: Vec<u8>,
-    /// End offset of every value, for variable-size kinds.
-    ends: Vec<usize>,
-}
-
-impl Buffer {
-    fn new(kind: BufferKind) -> Self {
-        Self {
-            kind,
-            bytes: Vec::new(),
-            ends: Vec::new(),
-        }
-    }
-
-    /// Appends the values last-first.
-    fn write_reversed(&self, out: &mut Vec<u8>) {
-        match self.kind {
-            BufferKind::Fixed32 => out.extend(self.bytes.rchunks_exact(4).flatten()),
-            BufferKind::Fixed64 => out.extend(self.bytes.rchunks_exact(8).flatten()),
-            _ => {
-                let mut end = self.bytes.len();
-                for i in (0..self.ends.len()).rev() {
-                    let start = if i == 0 { 0 } else { self.ends[i - 1] };
-                    out.extend_from_slice(&self.bytes[start..end]);
-                    end = start;
-                }
-            }
-        }
-    }
+    /// The values, last first.
+    bytes: BackBuf,
 }
 
 /// A (parent message, tag) pair.
@@ -95,8 +118,8 @@ struct Key {
 #[derive(Debug, Default)]
 pub(crate) struct TransposeEncoder {
     buffers: Vec<Buffer>,
-    non_proto_lengths: Vec<u8>,
-    non_proto_length_ends: Vec<usize>,
+    /// Varint lengths of the non-proto records, last first.
+    non_proto_lengths: BackBuf,
     non_proto_buffer: u32,
     nodes: Vec<Node>,
     node_ids: FxHashMap<(u32, u32), u32>,
@@ -110,7 +133,6 @@ pub(crate) struct TransposeEncoder {
     decoded_size: u64,
     // Scratch for `encode`.
     header: Vec<u8>,
-    bucket: Vec<u8>,
     transitions: Vec<u8>,
     compressed: Vec<u8>,
 }
@@ -131,9 +153,10 @@ impl TransposeEncoder {
     }
 
     pub(crate) fn clear(&mut self) {
+        // Buffers are not kept for the next chunk: holding them while a codec allocates its per-stream
+        // state made glibc hand Brotli fresh pages for every chunk (measured: 5x the page faults).
         self.buffers.clear();
         self.non_proto_lengths.clear();
-        self.non_proto_length_ends.clear();
         self.non_proto_buffer = NONE;
         self.nodes.clear();
         self.node_ids.clear();
@@ -155,6 +178,15 @@ impl TransposeEncoder {
         (self.keys.len() - 1) as u32
     }
 
+    /// A new (empty) buffer; returns its id.
+    fn new_buffer(&mut self, kind: BufferKind) -> u32 {
+        self.buffers.push(Buffer {
+            kind,
+            bytes: BackBuf::default(),
+        });
+        (self.buffers.len() - 1) as u32
+    }
+
     pub(crate) fn add_record(&mut self, record: &[u8]) {
         self.num_records += 1;
         self.decoded_size += record.len() as u64;
@@ -166,16 +198,15 @@ impl TransposeEncoder {
             self.walk(record, ROOT, 0);
         } else {
             if self.non_proto == NONE {
-                self.buffers.push(Buffer::new(BufferKind::NonProto));
-                self.non_proto_buffer = (self.buffers.len() - 1) as u32;
+                self.non_proto_buffer = self.new_buffer(BufferKind::NonProto);
                 self.non_proto = self.new_key(ids::NON_PROTO, 0, self.non_proto_buffer);
             }
-            let buf = &mut self.buffers[self.non_proto_buffer as usize];
-            buf.bytes.extend_from_slice(record);
-            buf.ends.push(buf.bytes.len());
-            write_varint64(&mut self.non_proto_lengths, record.len() as u64);
-            self.non_proto_length_ends
-                .push(self.non_proto_lengths.len());
+            self.buffers[self.non_proto_buffer as usize]
+                .bytes
+                .prepend(record);
+            let mut len = [0u8; 10];
+            let n = encode_varint64(&mut len, record.len() as u64);
+            self.non_proto_lengths.prepend(&len[..n]);
             self.sequence.push(self.non_proto);
         }
     }
@@ -196,10 +227,11 @@ impl TransposeEncoder {
     fn buffer_of(&mut self, node: u32, kind: BufferKind) -> u32 {
         let b = self.nodes[node as usize].buffer;
         if b != NONE {
+            // A node's tag fixes its wire type, hence the kind of its buffer.
+            debug_assert!(self.buffers[b as usize].kind == kind);
             return b;
         }
-        self.buffers.push(Buffer::new(kind));
-        let b = (self.buffers.len() - 1) as u32;
+        let b = self.new_buffer(kind);
         self.nodes[node as usize].buffer = b;
         b
     }
@@ -241,9 +273,10 @@ impl TransposeEncoder {
                         let b = self.buffer_of(node, BufferKind::Varint);
                         let s = self.state(node, usize::from(subtype), tag, subtype, b);
                         self.sequence.push(s);
-                        let buf = &mut self.buffers[b as usize];
-                        buf.bytes.extend(data[start..p].iter().map(|&x| x & 0x7f));
-                        buf.ends.push(buf.bytes.len());
+                        let front = self.buffers[b as usize].bytes.front(p - start);
+                        for (d, &x) in front.iter_mut().zip(&data[start..p]) {
+                            *d = x & 0x7f;
+                        }
                     }
                 }
                 1 | 5 => {
@@ -255,9 +288,7 @@ impl TransposeEncoder {
                     let b = self.buffer_of(node, kind);
                     let s = self.state(node, 0, tag, 0, b);
                     self.sequence.push(s);
-                    self.buffers[b as usize]
-                        .bytes
-                        .extend_from_slice(&data[p..p + n]);
+                    self.buffers[b as usize].bytes.prepend(&data[p..p + n]);
                     p += n;
                 }
                 2 => {
@@ -287,9 +318,7 @@ impl TransposeEncoder {
                         let b = self.buffer_of(node, BufferKind::String);
                         let s = self.state(node, 0, tag, 0, b);
                         self.sequence.push(s);
-                        let buf = &mut self.buffers[b as usize];
-                        buf.bytes.extend_from_slice(&data[start..end]);
-                        buf.ends.push(buf.bytes.len());
+                        self.buffers[b as usize].bytes.prepend(&data[start..end]);
                     }
                     p = end;
                 }
@@ -314,8 +343,33 @@ impl TransposeEncoder {
     }
 
     /// Writes the chunk data to `out` (cleared first) and resets the encoder.
-    #[allow(clippy::too_many_lines)]
     pub(crate) fn encode(
+        &mut self,
+        compressor: &mut Compressor,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        self.encode_prefix(compressor, out)?;
+        if compressor.options().kind == CompressionType::None {
+            for part in self.bucket_parts() {
+                out.extend_from_slice(part);
+            }
+        }
+        compressor.compress_into(&self.transitions, out)?;
+        self.clear();
+        Ok(())
+    }
+
+    /// For uncompressed chunks, the rest of the chunk data after [`Self::encode_prefix`]: writing both saves
+    /// assembling the chunk data. Call [`Self::clear`] afterwards.
+    pub(crate) fn uncompressed_tail(&self) -> impl Iterator<Item = &[u8]> {
+        self.bucket_parts()
+            .chain(std::iter::once(self.transitions.as_slice()))
+    }
+
+    /// Writes the chunk data up to the transitions to `out` (cleared first), without the bucket if
+    /// uncompressed, and prepares `self.transitions`.
+    #[allow(clippy::too_many_lines)]
+    pub(crate) fn encode_prefix(
         &mut self,
         compressor: &mut Compressor,
         out: &mut Vec<u8>,
@@ -336,9 +390,11 @@ impl TransposeEncoder {
             buffer_lengths.iter().sum::<u64>()
         } else {
             if !buffer_lengths.is_empty() {
-                self.bucket.clear();
-                self.write_bucket_into_scratch();
-                compressor.compress_into(&self.bucket, &mut self.compressed)?;
+                let mut compressed = std::mem::take(&mut self.compressed);
+                let parts: Vec<&[u8]> = self.bucket_parts().collect();
+                let r = compressor.compress_parts_into(&parts, &mut compressed);
+                self.compressed = compressed;
+                r?;
             }
             self.compressed.len() as u64
         };
@@ -463,57 +519,19 @@ impl TransposeEncoder {
         write_varint64(out, stream.len() as u64);
         out.extend_from_slice(&stream);
         debug_assert!(out.len() > header_start);
-        if kind == CompressionType::None {
-            let before = out.len();
-            Self::write_buffers(
-                &self.buffers,
-                &self.non_proto_lengths,
-                &self.non_proto_length_ends,
-                self.non_proto != NONE,
-                out,
-            );
-            debug_assert_eq!((out.len() - before) as u64, bucket_stored_len);
-        } else {
+        if kind != CompressionType::None {
             out.extend_from_slice(&self.compressed);
         }
-        compressor.compress_into(&self.transitions, out)?;
-        self.clear();
         Ok(())
     }
-}
 
-impl TransposeEncoder {
-    fn write_bucket_into_scratch(&mut self) {
-        let mut bucket = std::mem::take(&mut self.bucket);
-        Self::write_buffers(
-            &self.buffers,
-            &self.non_proto_lengths,
-            &self.non_proto_length_ends,
-            self.non_proto != NONE,
-            &mut bucket,
-        );
-        self.bucket = bucket;
-    }
-
-    /// Appends every buffer, values last-first, then the non-proto lengths (last-first) if any.
-    fn write_buffers(
-        buffers: &[Buffer],
-        lengths: &[u8],
-        length_ends: &[usize],
-        non_proto: bool,
-        out: &mut Vec<u8>,
-    ) {
-        for buf in buffers {
-            buf.write_reversed(out);
-        }
-        if non_proto {
-            let mut end = lengths.len();
-            for i in (0..length_ends.len()).rev() {
-                let start = if i == 0 { 0 } else { length_ends[i - 1] };
-                out.extend_from_slice(&lengths[start..end]);
-                end = start;
-            }
-        }
+    /// Every buffer (values last-first), then the non-proto lengths (last-first) if any: the bucket.
+    fn bucket_parts(&self) -> impl Iterator<Item = &[u8]> {
+        let lengths = (self.non_proto != NONE).then(|| self.non_proto_lengths.as_slice());
+        self.buffers
+            .iter()
+            .map(|b| b.bytes.as_slice())
+            .chain(lengths)
     }
 }
 
