@@ -364,21 +364,32 @@ pub fn run(config: &Config) -> Result<Report> {
             acc
         }
         Some(pool) => {
-            // One scratch per worker thread, so buffers are reused across baskets as on one
-            // thread. A worker waiting inside a split basket may pick up another basket while
-            // its own scratch is in use: that one gets a fresh scratch (`try_lock`).
-            let scratches: Vec<Mutex<Scratch>> =
-                (0..threads).map(|_| Mutex::new(new_scratch())).collect();
+            // A free list of scratches, so buffers are reused across baskets as on one thread.
+            // A worker waiting inside a split basket may pick up another basket meanwhile: it
+            // takes another scratch from the list, so there are as many as baskets in
+            // progress at once, not one per basket.
+            let free: Mutex<Vec<Scratch>> =
+                Mutex::new((0..threads).map(|_| new_scratch()).collect());
+            let take = || {
+                free.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .pop()
+                    .unwrap_or_else(new_scratch)
+            };
+            let give = |s: Scratch| {
+                free.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(s);
+            };
             pool.install(|| {
                 order
                     .par_iter()
                     .with_max_len(1)
                     .map(|&i| {
-                        let mine = rayon::current_thread_index().and_then(|t| scratches.get(t));
-                        match mine.map(Mutex::try_lock) {
-                            Some(Ok(mut s)) => work(&mut s, i),
-                            _ => work(&mut new_scratch(), i),
-                        }
+                        let mut scratch = take();
+                        let done = work(&mut scratch, i);
+                        give(scratch);
+                        done
                     })
                     .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
             })?
