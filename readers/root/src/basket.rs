@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::file::Key;
 
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct BasketData {
     /// The payload is `payload[..len]`; a reused buffer may be longer (never re-zeroed).
     payload: Vec<u8>,
@@ -28,6 +28,18 @@ pub struct BasketData {
     offsets: Option<Vec<u32>>,
     entries: usize,
 }
+
+/// Equal when the payloads (not the spare bytes of a reused buffer) and the entries agree.
+impl PartialEq for BasketData {
+    fn eq(&self, other: &Self) -> bool {
+        self.payload.get(..self.len) == other.payload.get(..other.len)
+            && self.border == other.border
+            && self.offsets == other.offsets
+            && self.entries == other.entries
+    }
+}
+
+impl Eq for BasketData {}
 
 /// The TBasket fields after the key header.
 #[derive(Debug, Clone, Copy)]

@@ -321,20 +321,8 @@ impl Branch {
             for (info, basket) in selected.iter().zip(&loaded) {
                 let a = (start.max(info.first) - info.first) as usize;
                 let b = (stop.min(info.end) - info.first) as usize;
-                let need = basket.entries() * per * T::SIZE;
-                if basket.data().len() != need {
-                    return Err(Error::corrupt(
-                        "basket",
-                        info.first,
-                        format!(
-                            "branch {:?}: {} data bytes for {} entries of {} values",
-                            self.meta.name,
-                            basket.data().len(),
-                            basket.entries(),
-                            per
-                        ),
-                    ));
-                }
+                // Checked before the output is allocated from the entry counts.
+                flat_data(basket, &self.meta.name, per * T::SIZE)?;
                 total += (b - a) * per;
                 jobs.push((basket, a, b));
             }
@@ -464,21 +452,35 @@ pub(crate) fn decode_flat<T: Element>(
     dst: &mut [T],
 ) -> Result<()> {
     let size = T::SIZE * per;
-    let data = basket.data();
-    if data.len() != basket.entries() * size || b > basket.entries() {
+    let data = flat_data(basket, branch, size)?;
+    if b > basket.entries() {
         return Err(Error::corrupt(
             "basket",
             0,
-            format!(
-                "branch {branch:?}: {} data bytes for {} entries of {size} bytes",
-                data.len(),
-                basket.entries()
-            ),
+            format!("branch {branch:?}: entries {a}..{b} outside the basket"),
         ));
     }
     let src = data.get(a * size..b * size).unwrap_or_default();
     T::decode_into(src, dst);
     Ok(())
+}
+
+/// The entry bytes of a fixed-size basket, checked to hold exactly `entries` entries of
+/// `entry_bytes` each.
+fn flat_data<'a>(basket: &'a BasketData, branch: &str, entry_bytes: usize) -> Result<&'a [u8]> {
+    let data = basket.data();
+    if data.len() != basket.entries() * entry_bytes {
+        return Err(Error::corrupt(
+            "basket",
+            0,
+            format!(
+                "branch {branch:?}: {} data bytes for {} entries of {entry_bytes} bytes",
+                data.len(),
+                basket.entries()
+            ),
+        ));
+    }
+    Ok(data)
 }
 
 /// Decoded bytes from which one basket is split into several decode tasks when the caller runs
@@ -496,9 +498,8 @@ pub(crate) fn decode_flat_par<T: Element>(
     dst: &mut [T],
 ) -> Result<()> {
     let n = basket.entries();
-    // Validates the sizes; then every task's source and destination chunks match.
-    decode_flat::<T>(basket, branch, per, 0, 0, &mut [])?;
-    let src = basket.data();
+    // Sizes checked: every task's source and destination chunks then match.
+    let src = flat_data(basket, branch, T::SIZE * per)?;
     let values = dst.len().min(n * per);
     let chunk = ENTRIES_PER_TASK * per;
     src.par_chunks(chunk * T::SIZE)

@@ -171,3 +171,62 @@ fn entry_out_of_range_and_type_mismatch() {
         Err(Error::NoSuchBranch { .. })
     ));
 }
+
+/// `readspeed` over a damaged file, on every path (mapped reads, one thread and the split
+/// two-thread path, full and decompress-only): an error or a report, never a panic.
+fn readspeed_all(bytes: &[u8]) -> Vec<Result<root_reader::readspeed::Report, Error>> {
+    use root_reader::readspeed::{Config, Mode, Selection, run};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.root");
+    std::fs::write(&path, bytes).unwrap();
+    let mut out = Vec::new();
+    for threads in [1, 2] {
+        for mode in [Mode::Full, Mode::DecompressOnly] {
+            out.push(run(&Config {
+                files: vec![path.clone()],
+                trees: vec!["t".to_string()],
+                branches: Selection::All,
+                threads,
+                mode,
+            }));
+        }
+    }
+    out
+}
+
+#[test]
+fn readspeed_on_damaged_files_errs_and_never_panics() {
+    let full = fixture_bytes("types_lz4.root");
+    assert!(readspeed_all(&full).iter().all(Result::is_ok));
+    // Truncations and bit flips spread over the file (metadata and baskets alike).
+    for k in 1..60 {
+        let at = full.len() * k / 60;
+        let _ = readspeed_all(&full[..at]);
+        let mut flipped = full.clone();
+        flipped[at] ^= 1 << (k % 8);
+        let _ = readspeed_all(&flipped);
+    }
+    // A damaged LZ4 basket fails its checksum on every path that decompresses it.
+    let file = RootFile::open(util::fixture("types_lz4.root")).unwrap();
+    let tree = file.tree("t").unwrap();
+    let (seek, bytes) = tree
+        .all_branches()
+        .iter()
+        .flat_map(|m| &m.baskets)
+        .find_map(|info| match info.location {
+            root_reader::BasketLocation::OnDisk { seek, bytes } => {
+                let (seek, bytes) = (seek as usize, bytes as usize);
+                let rec = &full[seek..seek + bytes];
+                let keylen = u16::from_be_bytes([rec[14], rec[15]]) as usize;
+                (&rec[keylen..keylen + 2] == b"L4" && bytes > keylen + 40).then_some((seek, bytes))
+            }
+            root_reader::BasketLocation::Embedded(_) => None,
+        })
+        .expect("types_lz4.root has compressed baskets");
+    let mut damaged = full.clone();
+    damaged[seek + bytes - 5] ^= 0xff;
+    for result in readspeed_all(&damaged) {
+        let err = result.unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+    }
+}
