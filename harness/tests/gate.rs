@@ -2,8 +2,9 @@
 //! A/A rerun passes (exit 0), and runs built differently are refused (exit 2).
 //!
 //! The threshold is 15%: twice the noise a quick run sees on a quiet 2-core machine, half the
-//! injected change. A shared host still moves a 130 ns benchmark by up to 60% between two
-//! processes now and then (seen: A/A +67% on `sum/1000`, CI [+62%, +72%], on an idle guest), so
+//! injected change. The fixture's loops are latency-bound, because a shared host moved a
+//! throughput-bound one by up to +65% between two processes (A/A, CI [+62%, +68%]) while the
+//! latency-bound FNV moved under 4% in the same runs. Noise of that kind can still strike, so
 //! the timing-dependent scenario gets up to three attempts, each from a fresh ledger: a correct
 //! gate passes one of them, a gate that misses the slowdown or flags A/A fails all three.
 
