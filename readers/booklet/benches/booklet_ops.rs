@@ -10,7 +10,7 @@
 //! |---|---|
 //! | seq_write | open `n` + N sets + sync + close |
 //! | bulk_update | open `n` + update(all) + sync + close |
-//! | random_read | N gets of shuffled present keys on a read-only handle (`get_ref`: the value borrowed from the map, checked as UTF-8 like Python's str decode) |
+//! | random_read | N gets of shuffled present keys on a read-only handle (`get_str`: the value borrowed from the map and checked as UTF-8, as Python's `str` serializer decodes it) |
 //! | random_read_owned | the same with `get` (an owned `Vec` per value, turned into a `String`) |
 //! | random_read_cold | the random_read pass once on a freshly opened handle (opening untimed): includes building the key table |
 //! | random_read_miss | N `get_ref` of absent keys (`'!' + key`) |
@@ -169,8 +169,7 @@ fn bench(c: &mut Criterion) {
                     || options().open(&t.path, Flag::Read).unwrap(),
                     |db| {
                         for k in &shuffled {
-                            let v = db.get_ref(k).unwrap().unwrap();
-                            black_box(std::str::from_utf8(&v).unwrap().len());
+                            black_box(db.get_str(k).unwrap().unwrap().len());
                         }
                     },
                     BatchSize::PerIteration,
@@ -183,8 +182,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(format!("random_read{suffix}"), n), |b| {
                 b.iter(|| {
                     for k in &shuffled {
-                        let v = db.get_ref(k).unwrap().unwrap();
-                        black_box(std::str::from_utf8(&v).unwrap().len());
+                        black_box(db.get_str(k).unwrap().unwrap().len());
                     }
                 });
             });
@@ -222,7 +220,7 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     let mut count = 0usize;
                     for e in db.iter().unwrap() {
-                        count += std::str::from_utf8(&e.unwrap().key).unwrap().len();
+                        count += booklet::serial::decode_str(&e.unwrap().key).unwrap().len();
                     }
                     black_box(count)
                 });
@@ -231,7 +229,9 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     let mut count = 0usize;
                     for e in db.iter().unwrap() {
-                        count += std::str::from_utf8(&e.unwrap().value).unwrap().len();
+                        count += booklet::serial::decode_str(&e.unwrap().value)
+                            .unwrap()
+                            .len();
                     }
                     black_box(count)
                 });
@@ -241,8 +241,8 @@ fn bench(c: &mut Criterion) {
                     let mut count = 0usize;
                     for e in db.iter().unwrap() {
                         let e = e.unwrap();
-                        count += std::str::from_utf8(&e.key).unwrap().len();
-                        count += std::str::from_utf8(&e.value).unwrap().len();
+                        count += booklet::serial::decode_str(&e.key).unwrap().len();
+                        count += booklet::serial::decode_str(&e.value).unwrap().len();
                     }
                     black_box(count)
                 });

@@ -37,7 +37,7 @@ use crate::keytable::{
     Coherence, DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable, MAX_TAIL_BUCKETS,
     VLEN_UNKNOWN, empty_tails,
 };
-use crate::serial::Serializer;
+use crate::serial::{Serializer, decode_str};
 use crate::storage::{ReadMode, Storage, io_err};
 
 /// How to open a file, as Python's `dbm`-style flags.
@@ -892,6 +892,21 @@ impl Booklet {
                 }
             }
         }
+    }
+
+    /// The stored value of `key` as text (the `str` serializer's decode), borrowed like
+    /// [`Booklet::get_ref`]; a value that is not UTF-8 is [`Error::Decode`].
+    pub fn get_str(&self, key: &[u8]) -> Result<Option<Cow<'_, str>>> {
+        Ok(match self.get_ref(key)? {
+            None => None,
+            Some(Cow::Borrowed(b)) => Some(Cow::Borrowed(decode_str(b)?)),
+            Some(Cow::Owned(v)) => Some(Cow::Owned(String::from_utf8(v).map_err(|e| {
+                Error::Decode {
+                    serializer: Serializer::Str.name(),
+                    reason: e.to_string(),
+                }
+            })?)),
+        })
     }
 
     /// Call `f` with the stored value of `key` without copying it when the file is mapped

@@ -219,3 +219,45 @@ fn metadata_and_reserved_slots_are_hidden_and_not_counted() {
     ));
     assert_eq!(db.get_reserved(1).unwrap(), None);
 }
+
+#[test]
+fn get_str_decodes_like_the_str_serializer_in_both_read_modes() {
+    let dir = util::tempdir();
+    let path = dir.path().join("s.blt");
+    let opts = || {
+        OpenOptions::new()
+            .key_serializer(Serializer::Str)
+            .value_serializer(Serializer::Str)
+    };
+    let mut db = opts().open(&path, Flag::New).unwrap();
+    let long: String = "héllo wörld ∑ ".repeat(40);
+    db.set(b"ascii", b"plain text").unwrap();
+    db.set(b"multi", long.as_bytes()).unwrap();
+    db.set(b"empty", b"").unwrap();
+    // A lone continuation byte after 70 valid ASCII bytes (past the first SIMD block).
+    let mut bad = vec![b'a'; 70];
+    bad.push(0x80);
+    db.set(b"bad", &bad).unwrap();
+    // Unsynced keys are answered from the write buffer.
+    assert_eq!(db.get_str(b"ascii").unwrap().as_deref(), Some("plain text"));
+    db.close().unwrap();
+    for mode in [ReadMode::Mmap, ReadMode::Buffered] {
+        let db = opts().read_mode(mode).open(&path, Flag::Read).unwrap();
+        assert_eq!(db.get_str(b"ascii").unwrap().as_deref(), Some("plain text"));
+        assert_eq!(
+            db.get_str(b"multi").unwrap().as_deref(),
+            Some(long.as_str())
+        );
+        assert_eq!(db.get_str(b"empty").unwrap().as_deref(), Some(""));
+        assert_eq!(db.get_str(b"absent").unwrap(), None);
+        let err = db.get_str(b"bad").unwrap_err();
+        assert!(
+            matches!(&err, Error::Decode { serializer: "str", reason } if reason.contains("70")),
+            "{mode:?}: {err}"
+        );
+        assert_eq!(
+            booklet::serial::decode_str(&bad).unwrap_err().to_string(),
+            err.to_string()
+        );
+    }
+}
