@@ -31,7 +31,8 @@
 //! Lookups go through a per-handle in-memory *key table* (a fast hash of the key bytes to the
 //! block offset, built lazily and kept coherent with every write; see
 //! [`OpenOptions::key_table_limit`]) once a handle has done enough of them; [`Booklet::get_ref`]
-//! borrows values from the map instead of copying them.
+//! borrows values from the map instead of copying them, and [`Booklet::get_str`] decodes a `str`
+//! value where it lies (a SIMD UTF-8 check).
 //!
 //! Glossary: *block*: one stored item (hash, next pointer, lengths, optional timestamp, key,
 //! value); *chain*: the blocks of one bucket linked by next pointers; *tombstone*: a block
