@@ -503,30 +503,17 @@ impl Booklet {
         if pos <= 1 {
             return Ok(None);
         }
-        let hl = self.hdr_len as usize;
         let mut hops = 0u64;
         let mut buf = [0u8; 25];
         loop {
-            let head: &[u8] = match self.st.slice(pos, hl)? {
-                Some(s) => s,
-                None => {
-                    self.st.read_into(pos, &mut buf[..hl])?;
-                    &buf[..hl]
-                }
-            };
+            let head = self.block_head(pos, &mut buf)?;
             let next = u48(&head[13..19]);
             if next == 0 {
                 return Ok(None);
             }
             if head[..KEY_HASH_LEN] == hash[..] {
                 let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-                let vlen = match self.header.kind {
-                    Kind::Variable => {
-                        u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
-                    }
-                    Kind::Fixed { value_len } => u64::from(value_len),
-                };
-                return Ok(Some((pos, klen, vlen)));
+                return Ok(Some((pos, klen, self.vlen_of(head))));
             }
             if next == 1 {
                 return Ok(None);
@@ -698,12 +685,12 @@ impl Booklet {
         let (head, body) = block.split_at(kstart);
         let next = u48(&head[13..19]);
         let klen = usize::from(u16::from_le_bytes([head[19], head[20]]));
-        let stored_vlen = match self.header.kind {
-            Kind::Variable => u32::from_le_bytes([head[21], head[22], head[23], head[24]]) as usize,
-            Kind::Fixed { value_len } => value_len as usize,
-        };
         let (k, v) = body.split_at(key.len());
-        if next == 0 || klen != key.len() || stored_vlen != vlen || !same_bytes(k, key) {
+        if next == 0
+            || klen != key.len()
+            || self.vlen_of(head) != vlen as u64
+            || !same_bytes(k, key)
+        {
             return Probe::Slow;
         }
         Probe::Found(v)
@@ -726,15 +713,29 @@ impl Booklet {
         self.locate(&hash_key(key))
     }
 
-    /// Value length field of a block header.
+    /// Value length of a block from its header (`head` holds at least the header's
+    /// `hdr_len` bytes): the header field in variable files, the file's length in fixed ones.
     #[inline]
-    fn vlen_of(&self, head: &[u8; 25]) -> u64 {
+    fn vlen_of(&self, head: &[u8]) -> u64 {
         match self.header.kind {
             Kind::Variable => {
                 u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
             }
             Kind::Fixed { value_len } => u64::from(value_len),
         }
+    }
+
+    /// The header of the block at `pos`: borrowed from the map, or read into `buf`.
+    #[inline]
+    fn block_head<'a>(&'a self, pos: u64, buf: &'a mut [u8; 25]) -> Result<&'a [u8]> {
+        let hl = self.hdr_len as usize;
+        Ok(match self.st.slice(pos, hl)? {
+            Some(s) => s,
+            None => {
+                self.st.read_into(pos, &mut buf[..hl])?;
+                &buf[..hl]
+            }
+        })
     }
 
     /// The block at `pos` as (offset, key_len, value_len) if it is live and holds `key` (and,
@@ -746,23 +747,11 @@ impl Booklet {
         key: &[u8],
         vlen: Option<u64>,
     ) -> Result<Option<(u64, u64, u64)>> {
-        let hl = self.hdr_len as usize;
         let mut buf = [0u8; 25];
-        let head: &[u8] = match self.st.slice(pos, hl)? {
-            Some(s) => s,
-            None => {
-                self.st.read_into(pos, &mut buf[..hl])?;
-                &buf[..hl]
-            }
-        };
+        let head = self.block_head(pos, &mut buf)?;
         let next = u48(&head[13..19]);
         let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-        let stored_vlen = match self.header.kind {
-            Kind::Variable => {
-                u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
-            }
-            Kind::Fixed { value_len } => u64::from(value_len),
-        };
+        let stored_vlen = self.vlen_of(head);
         if next == 0 || klen != key.len() as u64 || vlen.is_some_and(|v| v != stored_vlen) {
             return Ok(None);
         }
@@ -824,13 +813,8 @@ impl Booklet {
     fn buf_value_at(&self, off: u64) -> Option<&[u8]> {
         let o = usize::try_from(off).ok()?;
         let key = self.buf_key_at(off)?;
-        let vlen = match self.header.kind {
-            Kind::Variable => {
-                let b = self.buf_data.get(o + 21..o + 25)?;
-                u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
-            }
-            Kind::Fixed { value_len } => value_len as usize,
-        };
+        let head = self.buf_data.get(o..o + self.hdr_len as usize)?;
+        let vlen = usize::try_from(self.vlen_of(head)).ok()?;
         let start = o + self.hdr_len as usize + self.ts_len as usize + key.len();
         self.buf_data.get(start..start + vlen)
     }
@@ -2027,12 +2011,7 @@ impl<'a> Iter<'a> {
             }
             let next = u48(&head[13..19]);
             let klen = u64::from(u16::from_le_bytes([head[19], head[20]]));
-            let vlen = match bk.header.kind {
-                Kind::Variable => {
-                    u64::from(u32::from_le_bytes([head[21], head[22], head[23], head[24]]))
-                }
-                Kind::Fixed { value_len } => u64::from(value_len),
-            };
+            let vlen = bk.vlen_of(&head[..hl as usize]);
             let body = bk.ts_len + klen + vlen;
             let total = hl + body;
             if pos + total > end {

@@ -74,6 +74,25 @@ impl<W: Write> ChunkWriter<W> {
         Ok(begin)
     }
 
+    /// Writes a data chunk whose (uncompressed) data is the concatenation of `parts`, with
+    /// the header's size and hash computed over them; returns its begin.
+    pub(crate) fn write_data_chunk_parts(
+        &mut self,
+        chunk_type: ChunkType,
+        num_records: u64,
+        decoded_data_size: u64,
+        parts: &[&[u8]],
+    ) -> std::io::Result<u64> {
+        let header = ChunkHeader {
+            data_size: parts.iter().map(|p| p.len() as u64).sum(),
+            data_hash: crate::hash::highway_hash64_parts(parts),
+            chunk_type,
+            num_records,
+            decoded_data_size,
+        };
+        self.write_chunk_parts(&header, parts)
+    }
+
     fn block_header_if_needed(&mut self, begin: u64, end: u64) -> std::io::Result<()> {
         if self.pos.is_multiple_of(BLOCK_SIZE) {
             let h = BlockHeader {
@@ -457,14 +476,12 @@ impl<W: Write> RecordWriter<W> {
                 let decoded = e.decoded_size();
                 e.encode_uncompressed_prefix(&mut self.data);
                 let parts = [self.data.as_slice(), e.values()];
-                let header = ChunkHeader {
-                    data_size: (parts[0].len() + parts[1].len()) as u64,
-                    data_hash: crate::hash::highway_hash64_parts(&parts),
-                    chunk_type: ChunkType::Simple,
+                let begin = self.chunks.write_data_chunk_parts(
+                    ChunkType::Simple,
                     num_records,
-                    decoded_data_size: decoded,
-                };
-                let begin = self.chunks.write_chunk_parts(&header, &parts)?;
+                    decoded,
+                    &parts,
+                )?;
                 e.clear();
                 return self.after_data_chunk(begin, decoded, num_records);
             }
@@ -479,14 +496,12 @@ impl<W: Write> RecordWriter<W> {
                 e.encode_prefix(&mut self.compressor, &mut self.data)?;
                 let mut parts = vec![self.data.as_slice()];
                 parts.extend(e.uncompressed_tail());
-                let header = ChunkHeader {
-                    data_size: parts.iter().map(|p| p.len() as u64).sum(),
-                    data_hash: crate::hash::highway_hash64_parts(&parts),
-                    chunk_type: ChunkType::Transposed,
+                let begin = self.chunks.write_data_chunk_parts(
+                    ChunkType::Transposed,
                     num_records,
-                    decoded_data_size: decoded,
-                };
-                let begin = self.chunks.write_chunk_parts(&header, &parts)?;
+                    decoded,
+                    &parts,
+                )?;
                 e.clear();
                 return self.after_data_chunk(begin, decoded, num_records);
             }
