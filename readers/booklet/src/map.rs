@@ -52,14 +52,25 @@ impl Mapping {
     /// which keeps the page-table entries of the pages already touched.
     pub(crate) fn grow(&mut self, len: u64) -> io::Result<()> {
         let len = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
-        let opts = RemapOptions::new().may_move(true);
-        // SAFETY: as in `new`: the lock keeps other processes from shrinking the file, the
-        // caller has just extended the file to at least `len` bytes, and `&mut self` guarantees
-        // that no slice of the old mapping is alive while it moves.
-        match self {
-            Mapping::ReadOnly(m) => unsafe { m.remap(len, opts) },
-            Mapping::ReadWrite(m) => unsafe { m.remap(len, opts) },
+        let remap = |m: &mut Self| {
+            let opts = RemapOptions::new().may_move(true);
+            // SAFETY: as in `new`: the lock keeps other processes from shrinking the file, the
+            // caller has just extended the file to at least `len` bytes, and `&mut self`
+            // guarantees that no slice of the old mapping is alive while it moves.
+            match m {
+                Mapping::ReadOnly(m) => unsafe { m.remap(len, opts) },
+                Mapping::ReadWrite(m) => unsafe { m.remap(len, opts) },
+            }
+        };
+        if remap(self).is_ok() {
+            return Ok(());
         }
+        // `mremap` only moves a single kernel mapping (VMA), and range advice splits one: the
+        // random advice on the bucket index or the sequential advice of a scan makes it fail
+        // with EFAULT. Normal advice on the whole range merges the pieces back.
+        let whole = self.bytes().len();
+        self.advise_with(Advice::Normal, 0, whole);
+        remap(self)
     }
 
     /// The mapped bytes.
@@ -100,6 +111,10 @@ impl Mapping {
         } else {
             Advice::Sequential
         };
+        self.advise_with(advice, offset, len);
+    }
+
+    fn advise_with(&self, advice: Advice, offset: usize, len: usize) {
         let len = len.min(self.bytes().len().saturating_sub(offset));
         if len == 0 {
             return;
