@@ -82,6 +82,11 @@ impl Mapping {
         }
     }
 
+    /// Whether writes go through this mapping.
+    pub(crate) fn is_writable(&self) -> bool {
+        matches!(self, Mapping::ReadWrite(_))
+    }
+
     /// The mapped bytes, writable (None for a read-only mapping).
     #[inline]
     pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {

@@ -27,6 +27,9 @@ pub(crate) struct Storage {
     len: u64,
     map: Option<Mapping>,
     writable: bool,
+    /// Writable maps: the end of the bytes whose pages are mapped or fault one by one; pages
+    /// appended after it are prefaulted together on the first write through the map there.
+    populated_to: u64,
 }
 
 impl Storage {
@@ -38,6 +41,7 @@ impl Storage {
             len,
             map: None,
             writable,
+            populated_to: len,
         };
         if mode == ReadMode::Mmap {
             // A placeholder so remap() knows to map; replaced immediately.
@@ -70,11 +74,8 @@ impl Storage {
             // when that is not possible (an empty placeholder mapping, or mremap failing).
             let old = m.bytes().len() as u64;
             let grown = old > 0 && old <= self.len && m.grow(self.len).is_ok();
-            if grown && let (Ok(o), Ok(n)) = (usize::try_from(old), usize::try_from(self.len - old))
-            {
-                m.populate(o, n);
-            }
             if !grown {
+                self.populated_to = self.len;
                 self.map = None;
                 self.map = Some(
                     Mapping::new(&self.file, self.len, self.writable)
@@ -159,12 +160,18 @@ impl Storage {
         let end = off
             .checked_add(data.len() as u64)
             .ok_or_else(|| Error::corrupt(off, "write offset overflows"))?;
-        if end <= self.len
-            && let Some(m) = self.map.as_mut().and_then(Mapping::bytes_mut)
-        {
+        if end <= self.len && self.map.as_ref().is_some_and(Mapping::is_writable) {
             let start =
                 usize::try_from(off).map_err(|_| Error::corrupt(off, "offset overflows usize"))?;
-            if let Some(dst) = m.get_mut(start..start + data.len()) {
+            if end > self.populated_to {
+                self.populate_appended();
+            }
+            if let Some(dst) = self
+                .map
+                .as_mut()
+                .and_then(Mapping::bytes_mut)
+                .and_then(|m| m.get_mut(start..start + data.len()))
+            {
                 dst.copy_from_slice(data);
                 return Ok(());
             }
@@ -179,11 +186,45 @@ impl Storage {
         Ok(())
     }
 
+    /// Prefault the pages appended since the last write through the map, on the first write
+    /// into them: writes through the map tend to follow there (links, tombstones), and one
+    /// prefault of the whole range costs less than a write fault per page, while appends never
+    /// written through the map (a file written once and closed) never pay for it.
+    fn populate_appended(&mut self) {
+        let from = self.populated_to;
+        self.populated_to = self.len;
+        if let (Some(map), Ok(o), Ok(n)) = (
+            &self.map,
+            usize::try_from(from),
+            usize::try_from(self.len.saturating_sub(from)),
+        ) {
+            map.populate(o, n);
+        }
+    }
+
+    /// Write a few bytes whose length is known at compile time: a plain store into the map
+    /// when the pages there are already prepared, else [`Storage::write_at`].
+    #[inline]
+    pub(crate) fn write_small<const N: usize>(&mut self, off: u64, data: [u8; N]) -> Result<()> {
+        let end = off.saturating_add(N as u64);
+        if end <= self.populated_to.min(self.len)
+            && let (Some(m), Ok(start)) = (
+                self.map.as_mut().and_then(Mapping::bytes_mut),
+                usize::try_from(off),
+            )
+            && let Some(dst) = m.get_mut(start..).and_then(|d| d.first_chunk_mut::<N>())
+        {
+            *dst = data;
+            return Ok(());
+        }
+        self.write_at(off, &data)
+    }
+
     /// Write a 6-byte little-endian pointer.
     #[inline]
     pub(crate) fn write_u48(&mut self, off: u64, v: u64) -> Result<()> {
         let b = v.to_le_bytes();
-        self.write_at(off, &b[..6])
+        self.write_small(off, [b[0], b[1], b[2], b[3], b[4], b[5]])
     }
 
     /// Truncate or extend the file to `len` bytes.
@@ -195,6 +236,7 @@ impl Storage {
         }
         self.file.set_len(len).map_err(|e| io_err(&self.path, e))?;
         self.len = len;
+        self.populated_to = len;
         if mapped {
             self.map = Some(
                 Mapping::new(&self.file, self.len, self.writable)

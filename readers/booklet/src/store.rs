@@ -422,7 +422,12 @@ impl Booklet {
             index_offset: SUB_INDEX_INIT_POS,
             first_data_block_pos: SUB_INDEX_INIT_POS + n * N_BYTES_FILE,
         };
-        file.set_len(0).map_err(|e| io_err(path, e))?;
+        // Only a file with contents is truncated: on ext4, truncating even an empty file makes
+        // its close start writeback of everything written since (the replace-by-truncate
+        // heuristic), which a file created here has no use for.
+        if file.metadata().map_err(|e| io_err(path, e))?.len() > 0 {
+            file.set_len(0).map_err(|e| io_err(path, e))?;
+        }
         let mut init = header.encode_new().to_vec();
         init.extend_from_slice(&empty_index(n));
         file.write_all_at(&init, 0).map_err(|e| io_err(path, e))?;
@@ -758,7 +763,7 @@ impl Booklet {
         let vlen = vlen.unwrap_or(stored_vlen);
         let kpos = pos + self.hdr_len + self.ts_len;
         let same = match self.st.slice(kpos, key.len())? {
-            Some(s) => s == key,
+            Some(s) => same_bytes(s, key),
             None => {
                 let mut small = [0u8; 64];
                 if key.len() <= small.len() {
@@ -1358,7 +1363,7 @@ impl Booklet {
 
     fn write_n_keys(&mut self) -> Result<()> {
         let n = u32::try_from(self.n_keys).unwrap_or(u32::MAX - 1);
-        self.st.write_at(POS_N_KEYS, &n.to_le_bytes())
+        self.st.write_small(POS_N_KEYS, n.to_le_bytes())
     }
 
     /// Write buffered items to the file and index them (no fsync, as in Python).

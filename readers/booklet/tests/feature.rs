@@ -36,8 +36,11 @@ fn flags() {
     assert!(matches!(db.delete(b"k"), Err(Error::ReadOnly)));
     assert!(matches!(db.prune(None, &[]), Err(Error::ReadOnly)));
     drop(db);
-    // 'n' starts over.
+    // 'n' starts over, truncating the old contents.
     let mut db = booklet::open(&path, Flag::New).unwrap();
+    let fresh = dir.path().join("fresh.blt");
+    let fresh_len = booklet::open(&fresh, Flag::New).unwrap().file_len();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), fresh_len);
     assert_eq!(db.get(b"k").unwrap(), None);
     assert!(db.is_empty());
     assert!(matches!(db.delete(b"k"), Err(Error::KeyNotFound)));
