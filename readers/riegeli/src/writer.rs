@@ -502,7 +502,7 @@ impl<W: Write> RecordWriter<W> {
                     decoded,
                     &parts,
                 )?;
-                e.clear();
+                e.clear_keeping_buffers();
                 return self.after_data_chunk(begin, decoded, num_records);
             }
             Encoder::Transpose(e) => {

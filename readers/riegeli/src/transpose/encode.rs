@@ -78,11 +78,12 @@ impl BackBuf {
     #[cold]
     fn grow(&mut self, n: usize) {
         let len = self.len();
-        let old = self.storage.len();
-        let capacity = (old * 2).max(len + n).max(256);
-        // Grown in place where the allocator can (a reallocation), then the contents moved to the end.
-        self.storage.resize(capacity, 0);
-        self.storage.copy_within(self.start..old, capacity - len);
+        let capacity = (self.storage.len() * 2).max(len + n).max(256);
+        // A fresh zeroed allocation (calloc: fresh pages are not cleared again) and one copy of the
+        // contents to its end; growing in place would copy them twice and clear the new part.
+        let mut storage = vec![0u8; capacity];
+        storage[capacity - len..].copy_from_slice(self.as_slice());
+        self.storage = storage;
         self.start = capacity - len;
     }
 }
@@ -131,6 +132,8 @@ pub(crate) struct TransposeEncoder {
     group_stack: Vec<u32>,
     num_records: u64,
     decoded_size: u64,
+    /// Emptied buffers kept for the next chunk by [`Self::clear_keeping_buffers`], next to reuse last.
+    spare: Vec<BackBuf>,
     // Scratch for `encode`.
     header: Vec<u8>,
     transitions: Vec<u8>,
@@ -169,6 +172,16 @@ impl TransposeEncoder {
         self.decoded_size = 0;
     }
 
+    /// As [`Self::clear`], keeping the buffers' memory for the next chunk's buffers (in creation order):
+    /// a chunk of large records then neither regrows nor faults in its buffers again.
+    pub(crate) fn clear_keeping_buffers(&mut self) {
+        for mut buffer in self.buffers.drain(..).rev() {
+            buffer.bytes.clear();
+            self.spare.push(buffer.bytes);
+        }
+        self.clear();
+    }
+
     fn new_key(&mut self, tag: u32, subtype: u8, buffer: u32) -> u32 {
         self.keys.push(Key {
             tag,
@@ -180,10 +193,8 @@ impl TransposeEncoder {
 
     /// A new (empty) buffer; returns its id.
     fn new_buffer(&mut self, kind: BufferKind) -> u32 {
-        self.buffers.push(Buffer {
-            kind,
-            bytes: BackBuf::default(),
-        });
+        let bytes = self.spare.pop().unwrap_or_default();
+        self.buffers.push(Buffer { kind, bytes });
         (self.buffers.len() - 1) as u32
     }
 
