@@ -70,6 +70,13 @@ impl BackBuf {
         &mut self.storage[self.start..self.start + n]
     }
 
+    /// Makes room for at least `capacity` bytes in all.
+    fn reserve(&mut self, capacity: usize) {
+        if self.storage.len() < capacity {
+            self.grow(capacity - self.len());
+        }
+    }
+
     #[inline]
     fn prepend(&mut self, bytes: &[u8]) {
         self.front(bytes.len()).copy_from_slice(bytes);
@@ -132,6 +139,8 @@ pub(crate) struct TransposeEncoder {
     group_stack: Vec<u32>,
     num_records: u64,
     decoded_size: u64,
+    /// Initial capacity of the non-proto buffer (see [`Self::with_capacity_hint`]).
+    non_proto_capacity: usize,
     /// Emptied buffers kept for the next chunk by [`Self::clear_keeping_buffers`], next to reuse last.
     spare: Vec<BackBuf>,
     // Scratch for `encode`.
@@ -144,6 +153,14 @@ impl TransposeEncoder {
     pub(crate) fn new() -> Self {
         let mut e = Self::default();
         e.clear();
+        e
+    }
+
+    /// An encoder whose non-proto buffer starts with `capacity` bytes (the expected chunk size): records
+    /// that are not protos are then copied once, not again at every doubling.
+    pub(crate) fn with_capacity_hint(capacity: usize) -> Self {
+        let mut e = Self::new();
+        e.non_proto_capacity = capacity;
         e
     }
 
@@ -210,6 +227,9 @@ impl TransposeEncoder {
         } else {
             if self.non_proto == NONE {
                 self.non_proto_buffer = self.new_buffer(BufferKind::NonProto);
+                self.buffers[self.non_proto_buffer as usize]
+                    .bytes
+                    .reserve(self.non_proto_capacity);
                 self.non_proto = self.new_key(ids::NON_PROTO, 0, self.non_proto_buffer);
             }
             self.buffers[self.non_proto_buffer as usize]
