@@ -157,11 +157,11 @@ enum Encoder {
 impl Encoder {
     /// `chunk_size`: the expected decoded size of a chunk, to size the buffers up front.
     fn new(transpose: bool, chunk_size: u64) -> Self {
+        let hint = chunk_size.min(MAX_BUFFER_HINT) as usize;
         if transpose {
-            let hint = chunk_size.min(MAX_BUFFER_HINT) as usize;
             Self::Transpose(Box::new(TransposeEncoder::with_capacity_hint(hint)))
         } else {
-            Self::Simple(SimpleEncoder::default())
+            Self::Simple(SimpleEncoder::with_capacity_hint(hint))
         }
     }
 
