@@ -104,6 +104,15 @@ pub(crate) struct SimpleEncoder {
 }
 
 impl SimpleEncoder {
+    /// An encoder whose values buffer is allocated for `capacity` bytes (the expected chunk size) instead
+    /// of doubling up to it in the first chunk.
+    pub(crate) fn with_capacity_hint(capacity: usize) -> Self {
+        Self {
+            values: Vec::with_capacity(capacity),
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn add_record(&mut self, record: &[u8]) {
         write_varint64(&mut self.sizes, record.len() as u64);
         self.values.extend_from_slice(record);

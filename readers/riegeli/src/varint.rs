@@ -84,6 +84,17 @@ pub fn read_varint32(data: &[u8], pos: &mut usize) -> Option<u32> {
 /// Reads a shortest-form ("canonical") varint64; `None` if malformed or not canonical.
 #[inline]
 pub fn read_canonical_varint64(data: &[u8], pos: &mut usize) -> Option<u64> {
+    // One byte (the usual tag or small value) is always canonical.
+    if let Some(&byte) = data.get(*pos)
+        && byte < 0x80
+    {
+        *pos += 1;
+        return Some(u64::from(byte));
+    }
+    read_canonical_multibyte(data, pos)
+}
+
+fn read_canonical_multibyte(data: &[u8], pos: &mut usize) -> Option<u64> {
     let start = *pos;
     let value = read_varint64(data, pos)?;
     if *pos - start != varint_len(value) {

@@ -146,17 +146,22 @@ impl<W: Write> ChunkWriter<W> {
     }
 }
 
+/// Largest buffer allocated up front for a chunk; larger chunks grow theirs.
+const MAX_BUFFER_HINT: u64 = 4 << 20;
+
 enum Encoder {
     Simple(SimpleEncoder),
     Transpose(Box<TransposeEncoder>),
 }
 
 impl Encoder {
-    fn new(transpose: bool) -> Self {
+    /// `chunk_size`: the expected decoded size of a chunk, to size the buffers up front.
+    fn new(transpose: bool, chunk_size: u64) -> Self {
+        let hint = chunk_size.min(MAX_BUFFER_HINT) as usize;
         if transpose {
-            Self::Transpose(Box::new(TransposeEncoder::new()))
+            Self::Transpose(Box::new(TransposeEncoder::with_capacity_hint(hint)))
         } else {
-            Self::Simple(SimpleEncoder::default())
+            Self::Simple(SimpleEncoder::with_capacity_hint(hint))
         }
     }
 
@@ -303,7 +308,7 @@ impl<W: Write> RecordWriter<W> {
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
         let mut compressor = Compressor::with_workers(options.compression, options.zstd_workers)?;
-        let encoder = Encoder::new(options.transpose);
+        let encoder = Encoder::new(options.transpose, options.effective_chunk_size());
         let pool = match options.parallelism {
             0 => None,
             n => Some(Pool::new(n, options.compression, options.zstd_workers)?),
@@ -416,10 +421,12 @@ impl<W: Write> RecordWriter<W> {
             return Ok(());
         };
         if self.encoder.num_records() > 0 {
-            let (fresh, data) = pool
-                .spare
-                .pop()
-                .unwrap_or_else(|| (Encoder::new(self.options.transpose), Vec::new()));
+            let (fresh, data) = pool.spare.pop().unwrap_or_else(|| {
+                (
+                    Encoder::new(self.options.transpose, self.chunk_size),
+                    Vec::new(),
+                )
+            });
             let encoder = std::mem::replace(&mut self.encoder, fresh);
             let jobs = pool.jobs.as_ref().ok_or(Error::WriterClosed)?;
             jobs.send((pool.submitted, encoder, data))
@@ -502,7 +509,7 @@ impl<W: Write> RecordWriter<W> {
                     decoded,
                     &parts,
                 )?;
-                e.clear();
+                e.clear_keeping_buffers();
                 return self.after_data_chunk(begin, decoded, num_records);
             }
             Encoder::Transpose(e) => {

@@ -25,6 +25,8 @@ const PLAIN_OPTIONS: &[&str] = &[
     "brotli:9,window_log:25",
     "snappy:2,chunk_size:200k,pad_to_block_boundary",
     "transpose,zstd:3,chunk_size:20k,parallelism:2",
+    // Many uncompressed transposed chunks: their buffers are reused from chunk to chunk.
+    "transpose,uncompressed,chunk_size:4k",
     "snappy,chunk_size:5k,parallelism:3,final_padding",
     "",
 ];

@@ -70,6 +70,13 @@ impl BackBuf {
         &mut self.storage[self.start..self.start + n]
     }
 
+    /// Makes room for at least `capacity` bytes in all.
+    fn reserve(&mut self, capacity: usize) {
+        if self.storage.len() < capacity {
+            self.grow(capacity - self.len());
+        }
+    }
+
     #[inline]
     fn prepend(&mut self, bytes: &[u8]) {
         self.front(bytes.len()).copy_from_slice(bytes);
@@ -78,11 +85,12 @@ impl BackBuf {
     #[cold]
     fn grow(&mut self, n: usize) {
         let len = self.len();
-        let old = self.storage.len();
-        let capacity = (old * 2).max(len + n).max(256);
-        // Grown in place where the allocator can (a reallocation), then the contents moved to the end.
-        self.storage.resize(capacity, 0);
-        self.storage.copy_within(self.start..old, capacity - len);
+        let capacity = (self.storage.len() * 2).max(len + n).max(256);
+        // A fresh zeroed allocation (calloc: fresh pages are not cleared again) and one copy of the
+        // contents to its end; growing in place would copy them twice and clear the new part.
+        let mut storage = vec![0u8; capacity];
+        storage[capacity - len..].copy_from_slice(self.as_slice());
+        self.storage = storage;
         self.start = capacity - len;
     }
 }
@@ -131,6 +139,10 @@ pub(crate) struct TransposeEncoder {
     group_stack: Vec<u32>,
     num_records: u64,
     decoded_size: u64,
+    /// Initial capacity of the non-proto buffer (see [`Self::with_capacity_hint`]).
+    non_proto_capacity: usize,
+    /// Emptied buffers kept for the next chunk by [`Self::clear_keeping_buffers`], next to reuse last.
+    spare: Vec<BackBuf>,
     // Scratch for `encode`.
     header: Vec<u8>,
     transitions: Vec<u8>,
@@ -141,6 +153,14 @@ impl TransposeEncoder {
     pub(crate) fn new() -> Self {
         let mut e = Self::default();
         e.clear();
+        e
+    }
+
+    /// An encoder whose non-proto buffer starts with `capacity` bytes (the expected chunk size): records
+    /// that are not protos are then copied once, not again at every doubling.
+    pub(crate) fn with_capacity_hint(capacity: usize) -> Self {
+        let mut e = Self::new();
+        e.non_proto_capacity = capacity;
         e
     }
 
@@ -169,6 +189,16 @@ impl TransposeEncoder {
         self.decoded_size = 0;
     }
 
+    /// As [`Self::clear`], keeping the buffers' memory for the next chunk's buffers (in creation order):
+    /// a chunk of large records then neither regrows nor faults in its buffers again.
+    pub(crate) fn clear_keeping_buffers(&mut self) {
+        for mut buffer in self.buffers.drain(..).rev() {
+            buffer.bytes.clear();
+            self.spare.push(buffer.bytes);
+        }
+        self.clear();
+    }
+
     fn new_key(&mut self, tag: u32, subtype: u8, buffer: u32) -> u32 {
         self.keys.push(Key {
             tag,
@@ -180,10 +210,8 @@ impl TransposeEncoder {
 
     /// A new (empty) buffer; returns its id.
     fn new_buffer(&mut self, kind: BufferKind) -> u32 {
-        self.buffers.push(Buffer {
-            kind,
-            bytes: BackBuf::default(),
-        });
+        let bytes = self.spare.pop().unwrap_or_default();
+        self.buffers.push(Buffer { kind, bytes });
         (self.buffers.len() - 1) as u32
     }
 
@@ -199,6 +227,9 @@ impl TransposeEncoder {
         } else {
             if self.non_proto == NONE {
                 self.non_proto_buffer = self.new_buffer(BufferKind::NonProto);
+                self.buffers[self.non_proto_buffer as usize]
+                    .bytes
+                    .reserve(self.non_proto_capacity);
                 self.non_proto = self.new_key(ids::NON_PROTO, 0, self.non_proto_buffer);
             }
             self.buffers[self.non_proto_buffer as usize]
