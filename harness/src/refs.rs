@@ -4,7 +4,7 @@
 //!
 //! | form | meaning |
 //! |---|---|
-//! | `42` | run id 42 |
+//! | `42` | run id 42; when no run has that id, the text is tried as a name below (an all-digit hash prefix) |
 //! | `latest` | the newest run (of the suite in context, if any) |
 //! | `previous` | the run before `latest` of the same suite on the same machine |
 //! | a tag | the run the tag names (`bench-run tag RUN NAME`) |
@@ -37,9 +37,12 @@ impl RunRef {
         match text {
             "latest" => Self::Latest,
             "previous" => Self::Previous,
-            _ => text
-                .parse::<RunId>()
-                .map_or_else(|_| Self::Name(text.to_owned()), Self::Id),
+            // Only the canonical spelling of a number is an id, so an id that matches no run
+            // can be tried again as the same text (`0123` is a name: a hash prefix or a tag).
+            _ => match text.parse::<RunId>() {
+                Ok(id) if id.to_string() == text => Self::Id(id),
+                _ => Self::Name(text.to_owned()),
+            },
         }
     }
 }
@@ -87,7 +90,11 @@ pub async fn resolve(
         suite: suite.map(str::to_owned),
     };
     let found = match reference {
-        RunRef::Id(id) => ledger.run(*id).await?.map(|r| r.id),
+        RunRef::Id(id) => match ledger.run(*id).await? {
+            Some(run) => Some(run.id),
+            // A commit whose hash starts with digits only, named by its prefix.
+            None => resolve_name(ledger, &id.to_string(), suite, git_dir).await?,
+        },
         RunRef::Latest => ledger.latest_run(suite).await?,
         RunRef::Previous => match ledger.latest_run(suite).await? {
             Some(latest) => ledger.previous_run(latest).await?,
@@ -124,6 +131,9 @@ async fn resolve_name(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{
+        BenchmarkId, Direction, Estimate, Measurement, NewRun, RunProvenance, RunSource,
+    };
 
     #[test]
     fn parses_every_form() {
@@ -133,5 +143,54 @@ mod tests {
         assert_eq!(RunRef::parse("main"), RunRef::Name("main".into()));
         assert_eq!(RunRef::parse("HEAD~1"), RunRef::Name("HEAD~1".into()));
         assert_eq!(RunRef::parse("-1"), RunRef::Id(-1));
+        assert_eq!(RunRef::parse("0123"), RunRef::Name("0123".into()));
+        assert_eq!(RunRef::parse("+5"), RunRef::Name("+5".into()));
+    }
+
+    fn run_at(commit: &str) -> NewRun {
+        let mut provenance = RunProvenance {
+            suite: "s".to_owned(),
+            ..RunProvenance::default()
+        };
+        provenance.git.commit = Some(commit.to_owned());
+        NewRun {
+            source: RunSource::ImportBmf,
+            provenance,
+            measurements: vec![Measurement {
+                benchmark: BenchmarkId::named("b"),
+                metric: "time".to_owned(),
+                unit: "ns".to_owned(),
+                direction: Direction::LowerIsBetter,
+                estimate: Estimate::point(1.0),
+                statistics: std::collections::BTreeMap::new(),
+                throughput: None,
+                samples: None,
+            }],
+        }
+    }
+
+    #[tokio::test]
+    async fn an_all_digit_hash_prefix_finds_its_run_and_ids_come_first() -> Result<(), RefError> {
+        let ledger = Ledger::in_memory().await?;
+        let digits = ledger
+            .record_run(&run_at("1234567890abcdef1234567890abcdef12345678"))
+            .await?;
+        let hex = ledger
+            .record_run(&run_at("0badc0de1234567890abcdef1234567890abcdef"))
+            .await?;
+        let find = |text: &str| {
+            let reference = RunRef::parse(text);
+            let ledger = &ledger;
+            async move { resolve(ledger, &reference, None, None).await }
+        };
+        assert_eq!(find("12345678").await?, digits);
+        assert_eq!(find("0badc0de").await?, hex);
+        // A number that is a run id names that run, not a commit starting with it.
+        assert_eq!(find(&hex.to_string()).await?, hex);
+        assert!(matches!(
+            find("98765432").await,
+            Err(RefError::NotFound { .. })
+        ));
+        Ok(())
     }
 }
