@@ -315,10 +315,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        BenchmarkId, Estimate, Machine, Measurement, NewRun, RunProvenance, RunSource,
-    };
-    use std::collections::BTreeMap;
+    use crate::model::{BenchmarkId, Estimate, Machine, NewRun, RunProvenance, RunSource};
 
     fn run(suite: &str, machine: &str, commit_time: Option<i64>, value: f64) -> NewRun {
         let mut provenance = RunProvenance {
@@ -335,16 +332,7 @@ mod tests {
         NewRun {
             source: RunSource::ImportBmf,
             provenance,
-            measurements: vec![Measurement {
-                benchmark: BenchmarkId::named("b"),
-                metric: "time".to_owned(),
-                unit: "ns".to_owned(),
-                direction: Direction::LowerIsBetter,
-                estimate: Estimate::point(value),
-                statistics: BTreeMap::new(),
-                throughput: None,
-                samples: None,
-            }],
+            measurements: vec![crate::model::test_time_ns(value)],
         }
     }
 

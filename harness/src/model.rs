@@ -567,6 +567,21 @@ pub struct NewRun {
     pub measurements: Vec<Measurement>,
 }
 
+/// Test fixture: a time measurement of benchmark `b` with one value, in nanoseconds.
+#[cfg(test)]
+pub(crate) fn test_time_ns(value: f64) -> Measurement {
+    Measurement {
+        benchmark: BenchmarkId::named("b"),
+        metric: "time".to_owned(),
+        unit: "ns".to_owned(),
+        direction: Direction::LowerIsBetter,
+        estimate: Estimate::point(value),
+        statistics: BTreeMap::new(),
+        throughput: None,
+        samples: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,9 +131,7 @@ async fn resolve_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        BenchmarkId, Direction, Estimate, Measurement, NewRun, RunProvenance, RunSource,
-    };
+    use crate::model::{NewRun, RunProvenance, RunSource};
 
     #[test]
     fn parses_every_form() {
@@ -156,16 +154,7 @@ mod tests {
         NewRun {
             source: RunSource::ImportBmf,
             provenance,
-            measurements: vec![Measurement {
-                benchmark: BenchmarkId::named("b"),
-                metric: "time".to_owned(),
-                unit: "ns".to_owned(),
-                direction: Direction::LowerIsBetter,
-                estimate: Estimate::point(1.0),
-                statistics: std::collections::BTreeMap::new(),
-                throughput: None,
-                samples: None,
-            }],
+            measurements: vec![crate::model::test_time_ns(1.0)],
         }
     }
 
