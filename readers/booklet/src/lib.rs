@@ -48,6 +48,7 @@ mod map;
 pub mod serial;
 mod storage;
 mod store;
+mod text;
 
 pub use error::{Error, Result};
 pub use format::{Header, Kind, hash_key, hash_keys};
