@@ -1,4 +1,4 @@
-//! The only unsafe code of the crate: creating memory maps of a booklet file.
+//! Unsafe code for memory maps: creating the maps of a booklet file.
 //!
 //! # Safety argument
 //!
