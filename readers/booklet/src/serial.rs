@@ -274,10 +274,9 @@ impl Serializer {
 /// Stored bytes of the `str` serializer as text: a UTF-8 check, as Python's `bytes.decode()`.
 ///
 /// ASCII text, the common case, takes a word-at-a-time check ([`crate::text::ascii_str`]);
-/// anything else a SIMD UTF-8 validation (`simdutf8`). On the 200-byte values of the
-/// `booklet_ops` bench the word check is cheaper than either validator, and random lookups
-/// are bound by cache misses that a lean check lets the CPU overlap. Invalid text is reported
-/// with the standard library's message.
+/// anything else a SIMD UTF-8 validation (`simdutf8`). Random lookups are bound by cache
+/// misses, and the fewer instructions the check costs, the sooner the CPU can start the next
+/// lookup's loads. Invalid text is reported with the standard library's message.
 pub fn decode_str(bytes: &[u8]) -> Result<&str> {
     if let Some(text) = crate::text::ascii_str(bytes) {
         return Ok(text);

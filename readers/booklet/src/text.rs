@@ -5,26 +5,14 @@
     reason = "bytes checked to be ASCII are turned into &str without a second scan"
 )]
 
-/// `bytes` as text when every byte is ASCII.
-///
-/// One pass that ORs eight bytes at a time and tests the high bits: a few instructions per
-/// 64 bytes, with no branch per byte. Lookups are bound by cache misses, and a lean check
-/// leaves the out-of-order window room to start the next lookup's loads early.
+/// `bytes` as text when every byte is ASCII: the standard library's word-at-a-time check, and
+/// no second scan to turn the bytes into `&str`.
 #[inline]
 pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
-    let (words, tail) = bytes.as_chunks::<8>();
-    let mut high = 0u64;
-    for word in words {
-        high |= u64::from_ne_bytes(*word);
-    }
-    for &b in tail {
-        high |= u64::from(b);
-    }
-    if high & 0x8080_8080_8080_8080 != 0 {
-        return None;
-    }
     // SAFETY: every byte is below 0x80, and a sequence of ASCII bytes is valid UTF-8.
-    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    bytes
+        .is_ascii()
+        .then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
 #[cfg(test)]

@@ -308,7 +308,8 @@ impl<W: Write> RecordWriter<W> {
     /// If writing fails or the codec parameters are rejected.
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
         let mut compressor = Compressor::with_workers(options.compression, options.zstd_workers)?;
-        let encoder = Encoder::new(options.transpose, options.effective_chunk_size());
+        let chunk_size = options.effective_chunk_size();
+        let encoder = Encoder::new(options.transpose, chunk_size);
         let pool = match options.parallelism {
             0 => None,
             n => Some(Pool::new(n, options.compression, options.zstd_workers)?),
@@ -324,7 +325,6 @@ impl<W: Write> RecordWriter<W> {
             let header = ChunkHeader::new(ChunkType::FileMetadata, &data, 0, metadata.len() as u64);
             chunks.write_chunk(&header, &data)?;
         }
-        let chunk_size = options.effective_chunk_size();
         Ok(Self {
             chunks,
             options,

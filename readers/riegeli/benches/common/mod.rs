@@ -93,11 +93,9 @@ pub fn options(cpp: &str) -> WriterOptions {
 }
 
 pub fn write_ours(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
-    let mut w = RecordWriter::new(Vec::with_capacity(16 << 20), options.clone()).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    w.close().unwrap()
+    let mut out = Vec::with_capacity(16 << 20);
+    write_ours_into(options, records, &mut out);
+    out
 }
 
 /// As [`write_ours`], into `out` (cleared first): a sink reused between iterations keeps its
