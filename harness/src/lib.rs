@@ -11,7 +11,8 @@
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
-//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure).
+//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
+//!   speeds into ratios against an anchor implementation (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod adapter;
@@ -20,6 +21,7 @@ pub mod ledger;
 pub mod ledger_web;
 pub mod model;
 pub mod provenance;
+pub mod ratio;
 pub mod refs;
 pub mod report;
 pub mod stats;

@@ -18,6 +18,9 @@ pub use compare_report::{
 };
 
 mod compare_report;
+mod ratio_report;
+
+pub use ratio_report::{RatioSources, ratio_report};
 
 /// Output formats shared by the subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -16,12 +16,27 @@ Examples:
   bench-run show latest --format json             one run with full provenance and results
   bench-run compare previous latest               before/after table with confidence intervals
   bench-run gate --base main --explain            exit 1 on a regression against main's latest run
+  bench-run ratio 68 --anchor 67 --at-least 20    how many times faster than an imported anchor run
   bench-run log                                   append the latest run to BENCHMARKS.md
   bench-run import bmf sizes.json --suite wire    record metrics from another tool
   bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
 Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
 Exit codes: 0 success / no regression, 1 regression (gate), 2 error or incomparable runs.";
+
+const RATIO_EXAMPLES: &str = "\
+Examples:
+  bench-run ratio 68 --anchor 67 --anchor 69 --at-least 20
+      a suite against an imported anchor with the same benchmark names (a Python run's BMF)
+  bench-run ratio 62 --anchor 61 --pair '*/ours_read=*/cpp_read' --pair '*/ours_write=*/cpp_write'
+      names that differ between the two sides
+  bench-run ratio 62 65 --pair '*/ours_read=*/riegeli_crate_read' --at-least 1.5
+      against another implementation measured in the same runs
+
+Every pairing of one of our runs with one anchor run gives a ratio (within each run when the
+anchors are in our runs); the table shows their median and range. Speeds meet in bytes/s, ops/s
+(criterion elements or an imported ops/s) or, failing those, iterations/s.
+Exit codes: 0 done (every median at the bar), 1 some median below --at-least, 2 error.";
 
 /// Top-level arguments.
 #[derive(Debug, Parser)]
@@ -200,6 +215,30 @@ pub enum Command {
         format: OutputFormat,
         #[command(flatten)]
         verdict: VerdictArgs,
+    },
+    /// How many times faster our benchmarks are than an anchor's, over one or more runs.
+    #[command(after_help = RATIO_EXAMPLES)]
+    Ratio {
+        /// Our runs (one or more).
+        #[arg(required = true, value_name = "RUN")]
+        runs: Vec<String>,
+        /// A run holding the anchor's results (repeatable). Without it, the anchors are other
+        /// benchmarks of our runs (name them with --pair), compared within each run.
+        #[arg(long, value_name = "RUN")]
+        anchor: Vec<String>,
+        /// Which anchor benchmark each of ours faces: `OURS=ANCHOR`, one `*` on each side at
+        /// most, e.g. `*/ours_read=*/cpp_read` (repeatable; default: the same name).
+        #[arg(long, value_name = "OURS=ANCHOR")]
+        pair: Vec<String>,
+        /// Only our benchmarks matching this (repeatable; `*` wildcards).
+        #[arg(long, value_name = "PATTERN")]
+        only: Vec<String>,
+        /// The bar: exit 1 when a median ratio is below it.
+        #[arg(long, value_name = "X")]
+        at_least: Option<f64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
     },
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     Calibrate {

@@ -6,6 +6,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use harness::compare::{self, CompareConfig, Comparison, Correction};
 use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
 use harness::model::{BuildConfig, Direction, NewRun, RunProvenance, RunSource};
+use harness::ratio::{self, Anchors, PairRule, RatioConfig, RunSpeeds};
 use harness::refs::{self, RunRef};
 use harness::report::{self, OutputFormat, log};
 use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
@@ -82,6 +83,25 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             )
             .await
         }
+        Some(Command::Ratio {
+            runs,
+            anchor,
+            pair,
+            only,
+            at_least,
+            format,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let request = RatioRequest {
+                runs: &runs,
+                anchors: &anchor,
+                pairs: &pair,
+                only,
+                at_least,
+                format,
+            };
+            ratio(&ledger, &cwd, &request).await
+        }
         Some(Command::Calibrate { runs, run }) => calibrate(&run, runs, db.as_deref(), &cwd).await,
         Some(Command::Tag { run, name }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
@@ -138,6 +158,81 @@ async fn resolve_run(
     let reference = RunRef::parse(text);
     let id = refs::resolve(ledger, &reference, suite, Some(cwd)).await?;
     Ok(ledger.require_run(id).await?)
+}
+
+/// The arguments of `ratio`.
+struct RatioRequest<'a> {
+    runs: &'a [String],
+    anchors: &'a [String],
+    pairs: &'a [String],
+    only: Vec<String>,
+    at_least: Option<f64>,
+    format: OutputFormat,
+}
+
+async fn ratio(ledger: &Ledger, cwd: &Path, request: &RatioRequest<'_>) -> Result<Outcome> {
+    let rules = request
+        .pairs
+        .iter()
+        .map(|p| PairRule::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if request.anchors.is_empty() && rules.is_empty() {
+        bail!(
+            "give --anchor RUN (the anchor's results) or --pair OURS=ANCHOR (anchors in the same runs)"
+        );
+    }
+    if let Some(bar) = request.at_least
+        && !(bar.is_finite() && bar > 0.0)
+    {
+        bail!("--at-least must be a positive number, not {bar}");
+    }
+    let load = async |refs: &[String]| -> Result<(Vec<i64>, Vec<RunSpeeds>)> {
+        let mut ids = Vec::new();
+        let mut speeds = Vec::new();
+        for text in refs {
+            let run = resolve_run(ledger, text, None, cwd).await?;
+            speeds.push(ratio::run_speeds(&ledger.measurements(run.id).await?));
+            ids.push(run.id);
+        }
+        Ok((ids, speeds))
+    };
+    let (ours_ids, ours) = load(request.runs).await?;
+    let (anchor_ids, anchor_runs) = load(request.anchors).await?;
+    let anchors = if request.anchors.is_empty() {
+        Anchors::SameRuns
+    } else {
+        Anchors::Runs(&anchor_runs)
+    };
+    let config = RatioConfig {
+        rules,
+        only: request.only.clone(),
+    };
+    let table = ratio::ratios(&ours, anchors, &config);
+    if table.rows.is_empty() {
+        for (benchmark, why) in &table.unpaired {
+            eprintln!("not paired: {benchmark}: {why}");
+        }
+        bail!("no benchmark of runs {ours_ids:?} could be paired with an anchor");
+    }
+    let sources = report::RatioSources {
+        ours: ours_ids,
+        anchors: anchor_ids,
+    };
+    print!(
+        "{}",
+        report::ratio_report(&table, &sources, request.at_least, request.format)
+    );
+    let below = request.at_least.is_some_and(|bar| {
+        table
+            .rows
+            .iter()
+            .any(|r| ratio::BarVerdict::of(r, bar) == ratio::BarVerdict::Below)
+    });
+    Ok(if below {
+        Outcome::BelowBar
+    } else {
+        Outcome::Ok
+    })
 }
 
 fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {

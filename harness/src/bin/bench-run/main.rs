@@ -1,6 +1,7 @@
 //! `bench-run`: a thin command-line layer over the `harness` library.
 //!
-//! Exit codes: 0 success (no regression), 1 regression found by `gate`, 2 any error,
+//! Exit codes: 0 success (no regression), 1 regression found by `gate` or a ratio below the
+//! bar of `ratio`, 2 any error,
 //! unusable input or incomparable runs.
 
 mod cli;
@@ -18,6 +19,8 @@ pub enum Outcome {
     Regression,
     /// The runs cannot be compared (machine, toolchain, profile or features differ).
     Incomparable,
+    /// `ratio` found a median ratio below the bar.
+    BelowBar,
 }
 
 fn main() -> ExitCode {
@@ -34,7 +37,7 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(commands::dispatch(cli)) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Regression) => ExitCode::from(1),
+        Ok(Outcome::Regression | Outcome::BelowBar) => ExitCode::from(1),
         Ok(Outcome::Incomparable) => ExitCode::from(2),
         Err(e) => {
             eprintln!("error: {e:#}");
