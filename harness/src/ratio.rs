@@ -524,6 +524,6 @@ mod tests {
         assert!(table.rows.is_empty());
         assert_eq!(table.unpaired.len(), 2);
         assert!(table.unpaired[0].1.contains("no common unit"), "{table:?}");
-        assert!(table.unpaired[1].1.contains("no speed for anchor `c`"));
+        assert!(table.unpaired[1].1.contains("no speed for `c`"));
     }
 }
