@@ -317,9 +317,7 @@ fn pair(
     let ours_units = common_units(ours, name);
     let anchor_units = common_units(anchor_runs, anchor);
     if anchor_units.is_empty() {
-        return Err(format!(
-            "no speed for anchor `{anchor}` in every anchor run"
-        ));
+        return Err(format!("the anchor runs have no speed for `{anchor}`"));
     }
     let unit = ours_units
         .iter()
