@@ -101,14 +101,14 @@ pub fn speeds(m: &Measurement) -> Vec<Speed> {
         if let Some(t) = m.throughput.filter(|t| t.per_iteration > 0) {
             #[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
             let per_iteration = t.per_iteration as f64;
-            let (unit, scale) = match t.kind {
-                ThroughputKind::Bytes | ThroughputKind::BytesDecimal => ("bytes/s", 1.0),
-                ThroughputKind::Elements => ("ops/s", 1.0),
-                ThroughputKind::Bits => ("bits/s", 1.0),
+            let unit = match t.kind {
+                ThroughputKind::Bytes | ThroughputKind::BytesDecimal => "bytes/s",
+                ThroughputKind::Elements => "ops/s",
+                ThroughputKind::Bits => "bits/s",
             };
             out.push(Speed {
                 unit: unit.to_owned(),
-                per_second: per_iteration * scale / seconds,
+                per_second: per_iteration / seconds,
             });
         }
         out.push(Speed {
@@ -215,7 +215,7 @@ impl RatioRow {
     /// Median ratio over the pairings.
     #[must_use]
     pub fn median(&self) -> f64 {
-        median_sorted(&self.ratios)
+        median(&self.ratios)
     }
 
     /// Lowest ratio of any pairing.
@@ -352,8 +352,8 @@ fn pair(
         benchmark: name.to_owned(),
         anchor: anchor.to_owned(),
         unit,
-        ours: median(ours_speeds),
-        theirs: median(anchor_speeds),
+        ours: median(&ours_speeds),
+        theirs: median(&anchor_speeds),
         ratios,
     })
 }
@@ -372,17 +372,9 @@ fn common_units(runs: &[RunSpeeds], bench: &str) -> Vec<String> {
         .collect()
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    median_sorted(&values)
-}
-
-fn median_sorted(values: &[f64]) -> f64 {
-    match values.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => values[n / 2],
-        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
+/// The median, NaN for no values (a row always has at least one).
+fn median(values: &[f64]) -> f64 {
+    crate::stats::median(values).unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

@@ -39,11 +39,9 @@ pub fn ratio_report(
             if bar.is_some() {
                 columns.push(("verdict", Align::Left));
             }
+            let name = |s: &str| if markdown { code_span(s) } else { s.to_owned() };
             let mut out_table = Table::new(&columns);
             for row in &table.rows {
-                let name = |s: &str| {
-                    if markdown { code_span(s) } else { s.to_owned() }
-                };
                 let mut cells = vec![
                     name(&row.benchmark),
                     name(&row.anchor),

@@ -93,14 +93,14 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
             let request = RatioRequest {
-                runs: &runs,
-                anchors: &anchor,
-                pairs: &pair,
+                runs,
+                anchors: anchor,
+                pairs: pair,
                 only,
                 at_least,
                 format,
             };
-            ratio(&ledger, &cwd, &request).await
+            ratio(&ledger, &cwd, request).await
         }
         Some(Command::Calibrate { runs, run }) => calibrate(&run, runs, db.as_deref(), &cwd).await,
         Some(Command::Tag { run, name }) => {
@@ -161,16 +161,16 @@ async fn resolve_run(
 }
 
 /// The arguments of `ratio`.
-struct RatioRequest<'a> {
-    runs: &'a [String],
-    anchors: &'a [String],
-    pairs: &'a [String],
+struct RatioRequest {
+    runs: Vec<String>,
+    anchors: Vec<String>,
+    pairs: Vec<String>,
     only: Vec<String>,
     at_least: Option<f64>,
     format: OutputFormat,
 }
 
-async fn ratio(ledger: &Ledger, cwd: &Path, request: &RatioRequest<'_>) -> Result<Outcome> {
+async fn ratio(ledger: &Ledger, cwd: &Path, request: RatioRequest) -> Result<Outcome> {
     let rules = request
         .pairs
         .iter()
@@ -196,8 +196,8 @@ async fn ratio(ledger: &Ledger, cwd: &Path, request: &RatioRequest<'_>) -> Resul
         }
         Ok((ids, speeds))
     };
-    let (ours_ids, ours) = load(request.runs).await?;
-    let (anchor_ids, anchor_runs) = load(request.anchors).await?;
+    let (ours_ids, ours) = load(&request.runs).await?;
+    let (anchor_ids, anchor_runs) = load(&request.anchors).await?;
     let anchors = if request.anchors.is_empty() {
         Anchors::SameRuns
     } else {
@@ -205,7 +205,7 @@ async fn ratio(ledger: &Ledger, cwd: &Path, request: &RatioRequest<'_>) -> Resul
     };
     let config = RatioConfig {
         rules,
-        only: request.only.clone(),
+        only: request.only,
     };
     let table = ratio::ratios(&ours, anchors, &config);
     if table.rows.is_empty() {
