@@ -17,6 +17,7 @@
 
 pub mod adapter;
 pub mod compare;
+pub mod interleave;
 pub mod ledger;
 pub mod ledger_web;
 pub mod model;
@@ -26,3 +27,4 @@ pub mod refs;
 pub mod report;
 pub mod stats;
 pub mod suite;
+pub mod worker;

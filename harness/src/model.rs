@@ -409,6 +409,8 @@ pub enum RunSource {
     ImportHyperfine,
     /// `import cargo-criterion FILE`.
     ImportCargoCriterion,
+    /// `interleave`: worker processes ran our benchmarks and an anchor's in alternation.
+    Interleaved,
 }
 
 impl RunSource {
@@ -422,6 +424,7 @@ impl RunSource {
             Self::ImportBmf => 4,
             Self::ImportHyperfine => 5,
             Self::ImportCargoCriterion => 6,
+            Self::Interleaved => 7,
         }
     }
 
@@ -435,6 +438,7 @@ impl RunSource {
             4 => Some(Self::ImportBmf),
             5 => Some(Self::ImportHyperfine),
             6 => Some(Self::ImportCargoCriterion),
+            7 => Some(Self::Interleaved),
             _ => None,
         }
     }
@@ -449,6 +453,7 @@ impl RunSource {
             Self::ImportBmf => "import-bmf",
             Self::ImportHyperfine => "import-hyperfine",
             Self::ImportCargoCriterion => "import-cargo-criterion",
+            Self::Interleaved => "interleaved",
         }
     }
 }
@@ -634,13 +639,14 @@ mod tests {
             (RunSource::ImportBmf, 4),
             (RunSource::ImportHyperfine, 5),
             (RunSource::ImportCargoCriterion, 6),
+            (RunSource::Interleaved, 7),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
             assert_eq!(RunSource::from_code(code), Some(value));
         }
         assert_eq!(Direction::from_code(0), None);
-        assert_eq!(RunSource::from_code(7), None);
+        assert_eq!(RunSource::from_code(8), None);
     }
 
     #[test]

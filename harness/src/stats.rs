@@ -85,6 +85,27 @@ pub fn median(data: &[f64]) -> Option<f64> {
     quantile(data, 0.5)
 }
 
+/// A distribution-free confidence interval for the median of `sorted` (ascending): the order
+/// statistics `x(j)` and `x(k)` whose ranks are `n/2 -/+ z sqrt(n)/2` (the normal approximation
+/// of the binomial), widened to the extremes when `n` is too small for them.
+///
+/// Returns `None` for empty input or a confidence outside (0, 1). Cost: O(1).
+#[must_use]
+pub fn median_interval_sorted(sorted: &[f64], confidence: f64) -> Option<(f64, f64)> {
+    if sorted.is_empty() || !(confidence > 0.0 && confidence < 1.0) {
+        return None;
+    }
+    let n = sorted.len() as f64;
+    let half_width = normal_quantile(0.5 + confidence / 2.0) * n.sqrt() / 2.0;
+    // 1-based ranks, clamped to [1, n]; both are whole numbers in range, so the casts are exact.
+    let lower_rank = ((n / 2.0 - half_width).floor()).clamp(1.0, n);
+    let upper_rank = ((n / 2.0 + half_width).ceil() + 1.0).clamp(1.0, n);
+    Some((
+        *sorted.get(lower_rank as usize - 1)?,
+        *sorted.get(upper_rank as usize - 1)?,
+    ))
+}
+
 /// First quartile, median and third quartile (type-7).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Quartiles {
@@ -650,12 +671,12 @@ pub struct GeomeanRatio {
     pub n: usize,
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator, used only for the
-/// bootstrap so that its result is a pure function of the input.
-struct SplitMix64(u64);
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator, for the bootstrap
+/// and the interleaved schedule, whose results are then pure functions of their seed.
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -664,7 +685,7 @@ impl SplitMix64 {
     }
 
     /// Uniform-enough index in `0..len` (multiply-shift; bias below `len / 2^64`).
-    fn below(&mut self, len: usize) -> usize {
+    pub(crate) fn below(&mut self, len: usize) -> usize {
         ((u128::from(self.next_u64()) * len as u128) >> 64) as usize
     }
 }
@@ -719,6 +740,20 @@ pub fn geometric_mean_ratio(ratios: &[f64], confidence: f64) -> Option<GeomeanRa
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::float_cmp)]
 mod tests {
+
+    #[test]
+    fn median_interval_is_made_of_order_statistics_around_the_median() {
+        let sorted: Vec<f64> = (1..=25).map(f64::from).collect();
+        let (lo, hi) = median_interval_sorted(&sorted, 0.95).unwrap_or((f64::NAN, f64::NAN));
+        // n = 25: ranks 25/2 -/+ 1.96 * 5 / 2 = 7.6 and 17.4, i.e. x(7) and x(19).
+        assert_eq!((lo, hi), (7.0, 19.0));
+        assert!(lo <= 13.0 && hi >= 13.0);
+        // Tiny samples widen to the extremes; bad input gives nothing.
+        assert_eq!(median_interval_sorted(&[2.0, 5.0], 0.95), Some((2.0, 5.0)));
+        assert_eq!(median_interval_sorted(&[4.0], 0.95), Some((4.0, 4.0)));
+        assert_eq!(median_interval_sorted(&[], 0.95), None);
+        assert_eq!(median_interval_sorted(&[1.0], 1.0), None);
+    }
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

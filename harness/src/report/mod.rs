@@ -18,8 +18,10 @@ pub use compare_report::{
 };
 
 mod compare_report;
+mod interleave_report;
 mod ratio_report;
 
+pub use interleave_report::interleave_report;
 pub use ratio_report::{RatioSources, ratio_report};
 
 /// Output formats shared by the subcommands.

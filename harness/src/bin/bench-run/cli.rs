@@ -38,6 +38,27 @@ anchors are in our runs); the table shows their median and range. Speeds meet in
 (criterion elements or an imported ops/s) or, failing those, iterations/s.
 Exit codes: 0 done (every median at the bar), 1 some median below --at-least, 2 error.";
 
+const INTERLEAVE_EXAMPLES: &str = "\
+Examples:
+  bench-run interleave --suite head_to_head_cpp \\
+      --worker 'target/release/examples/riegeli_worker' \\
+      --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \\
+      --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read' --rounds 21
+      ours against C++, every cell's two sides back to back in each of 21 rounds
+  bench-run interleave --suite booklet_ops_python --worker ... --only '*/50000' --at-least 20
+
+Each round runs one trial of every benchmark in a random order, the two sides of a pair back to
+back in a random order, so both meet the machine's drift together. The run is recorded like any
+other (its results are per-iteration medians of the counted rounds, every trial kept as a
+sample); `bench-run ratio RUN --pair ...` reads it again later.
+
+Worker protocol (JSON lines): the worker first prints
+  {\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{\"id\":\"x/ours\",\"throughput\":{\"bytes\":N}}]}
+then answers each {\"run\":\"x/ours\"} with {\"id\":\"x/ours\",\"iters\":K,\"ns\":T} (K iterations
+it timed itself in T ns) or {\"id\":\"x/ours\",\"error\":\"why\"}; it exits when stdin closes.
+Rust workers can use harness::worker::serve.
+Exit codes: 0 done, 1 some median below --at-least, 2 error (nothing is recorded).";
+
 /// Top-level arguments.
 #[derive(Debug, Parser)]
 #[command(
@@ -239,6 +260,43 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
+    },
+    /// Run our benchmarks and an anchor's in alternation, trial by trial, through worker
+    /// processes; record the run and print the paired ratios.
+    #[command(after_help = INTERLEAVE_EXAMPLES)]
+    Interleave {
+        /// A worker command, run with `sh -c` from the current directory (repeatable; usually
+        /// ours and the anchor's). It speaks the `bench-run-worker/1` protocol on stdin/stdout.
+        #[arg(long, required = true, value_name = "COMMAND")]
+        worker: Vec<String>,
+        /// Which anchor benchmark each of ours faces: `OURS=ANCHOR`, one `*` on each side at
+        /// most (repeatable). Paired benchmarks run back to back in each round.
+        #[arg(long, value_name = "OURS=ANCHOR")]
+        pair: Vec<String>,
+        /// Only benchmarks matching this, with their pair (repeatable; `*` wildcards).
+        #[arg(long, value_name = "PATTERN")]
+        only: Vec<String>,
+        /// Counted rounds: every benchmark runs one trial per round.
+        #[arg(long, default_value_t = 15)]
+        rounds: usize,
+        /// Rounds run first and not counted (warm caches, lazily built state, CPU clocks).
+        #[arg(long, default_value_t = 1)]
+        warmup_rounds: usize,
+        /// Seed of the random order (the run records it, so an order can be replayed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Give up (and record nothing) when a worker takes longer than this to greet or to
+        /// answer one trial.
+        #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+        timeout: u64,
+        /// The bar: exit 1 when a median paired ratio is below it.
+        #[arg(long, value_name = "X")]
+        at_least: Option<f64>,
+        /// Output format of the ratios.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+        #[command(flatten)]
+        record: ImportArgs,
     },
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     Calibrate {

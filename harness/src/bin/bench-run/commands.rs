@@ -102,6 +102,32 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             };
             ratio(&ledger, &cwd, request).await
         }
+        Some(Command::Interleave {
+            worker,
+            pair,
+            only,
+            rounds,
+            warmup_rounds,
+            seed,
+            timeout,
+            at_least,
+            format,
+            record,
+        }) => {
+            let request = InterleaveRequest {
+                workers: worker,
+                pairs: pair,
+                only,
+                rounds,
+                warmup: warmup_rounds,
+                seed,
+                timeout: std::time::Duration::from_secs(timeout),
+                at_least,
+                format,
+                record,
+            };
+            interleave(request, db.as_deref(), &cwd).await
+        }
         Some(Command::Calibrate { runs, run }) => calibrate(&run, runs, db.as_deref(), &cwd).await,
         Some(Command::Tag { run, name }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
@@ -227,6 +253,107 @@ async fn ratio(ledger: &Ledger, cwd: &Path, request: RatioRequest) -> Result<Out
             .rows
             .iter()
             .any(|r| ratio::BarVerdict::of(r, bar) == ratio::BarVerdict::Below)
+    });
+    Ok(if below {
+        Outcome::BelowBar
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// What `bench-run interleave` was asked.
+struct InterleaveRequest {
+    workers: Vec<String>,
+    pairs: Vec<String>,
+    only: Vec<String>,
+    rounds: usize,
+    warmup: usize,
+    seed: Option<u64>,
+    timeout: std::time::Duration,
+    at_least: Option<f64>,
+    format: OutputFormat,
+    record: ImportArgs,
+}
+
+async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+    let rules = request
+        .pairs
+        .iter()
+        .map(|p| PairRule::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if request.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    if let Some(bar) = request.at_least
+        && !(bar.is_finite() && bar > 0.0)
+    {
+        bail!("--at-least must be a positive number, not {bar}");
+    }
+    // Open the ledger first: a run that cannot be recorded should not be measured.
+    let ledger = open_ledger(db, cwd).await?;
+    let seed = request.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let mut command = invocation();
+    if request.seed.is_none() {
+        command.extend(["--seed".to_owned(), seed.to_string()]);
+    }
+    let mut workers = Vec::new();
+    let mut announced = Vec::new();
+    for text in &request.workers {
+        let mut worker = crate::workers::Worker::spawn(text, cwd)?;
+        eprintln!("bench-run: waiting for worker `{text}` to set up");
+        announced.push(worker.hello(request.timeout)?);
+        workers.push(worker);
+    }
+    let plan = harness::interleave::plan(&announced, &rules, &request.only)?;
+    let steps = harness::interleave::schedule(&plan, request.warmup, request.rounds, seed);
+    let pairs = plan
+        .units
+        .iter()
+        .filter(|u| matches!(u, harness::interleave::Unit::Pair { .. }))
+        .count();
+    eprintln!(
+        "bench-run: {} trials: {} units ({pairs} pairs) x {} rounds (+{} warm-up), seed {seed}",
+        steps.len(),
+        plan.units.len(),
+        request.rounds,
+        request.warmup
+    );
+    let started = std::time::Instant::now();
+    let bar = progress_bar(steps.len());
+    let observations =
+        crate::workers::run_trials(&mut workers, &plan, &steps, request.timeout, |id| {
+            bar.inc(1);
+            bar.set_message(id.to_owned());
+        })?;
+    bar.finish_and_clear();
+    let elapsed_ms = i64::try_from(started.elapsed().as_millis()).ok();
+    let measurements = harness::interleave::measurements(&plan, &observations);
+    let provenance = external_provenance(cwd, &request.record, command, elapsed_ms)?;
+    let id = record(&ledger, RunSource::Interleaved, provenance, measurements).await?;
+    push_run(&ledger, id, request.record.push.as_deref()).await;
+    let ratios = harness::interleave::paired_ratios(&plan, &observations);
+    if ratios.is_empty() {
+        eprintln!("bench-run: no pairs (give --pair OURS=ANCHOR to compare two sides)");
+    } else {
+        print!(
+            "{}",
+            report::interleave_report(
+                id,
+                request.rounds,
+                &ratios,
+                request.at_least,
+                request.format
+            )
+        );
+    }
+    let below = request.at_least.is_some_and(|b| {
+        ratios
+            .iter()
+            .any(|r| r.verdict(b) == ratio::BarVerdict::Below)
     });
     Ok(if below {
         Outcome::BelowBar
@@ -814,15 +941,32 @@ async fn record_import(
     args: &ImportArgs,
     measurements: Vec<harness::model::Measurement>,
 ) -> Result<RunId> {
-    if args.suite.trim().is_empty() {
-        bail!("--suite must not be empty");
-    }
-    let root = workspace_root(cwd);
+    let provenance = external_provenance(cwd, args, invocation(), None)?;
+    record(ledger, source, provenance, measurements).await
+}
+
+/// This process's command line, with `bench-run` as its program name.
+fn invocation() -> Vec<String> {
     let mut command: Vec<String> = std::env::args().collect();
     if let Some(first) = command.first_mut() {
         *first = "bench-run".to_owned();
     }
-    let provenance = RunProvenance {
+    command
+}
+
+/// Provenance of results that other programs measured (imports, interleaved workers): this
+/// machine, the workspace's toolchain and git state, and an unknown build profile.
+fn external_provenance(
+    cwd: &Path,
+    args: &ImportArgs,
+    command: Vec<String>,
+    duration_ms: Option<i64>,
+) -> Result<RunProvenance> {
+    if args.suite.trim().is_empty() {
+        bail!("--suite must not be empty");
+    }
+    let root = workspace_root(cwd);
+    Ok(RunProvenance {
         suite: args.suite.clone(),
         package: None,
         command,
@@ -839,10 +983,8 @@ async fn record_import(
         cpu_governor: provenance::cpu_governor(),
         turbo: provenance::turbo(),
         quick: false,
-        duration_ms: None,
-    };
-    let id = record(ledger, source, provenance, measurements).await?;
-    Ok(id)
+        duration_ms,
+    })
 }
 
 /// Records a run and says so on stderr.

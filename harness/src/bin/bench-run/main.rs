@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod workers;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -1,0 +1,788 @@
+//! Interleaved trials: our benchmarks and an anchor's, run in alternation by long-lived worker
+//! processes, so that both sides meet the same machine from one moment to the next.
+//!
+//! # Why
+//!
+//! On a shared host the speed of the same code drifts by tens of percent within seconds. A
+//! suite run after another (all of ours, then all of the anchor's) puts that drift into the
+//! ratio. Here each round runs one trial of every benchmark, pairs back to back in a random
+//! order (asv's rounds; Abedi and Brecht's randomized multiple interleaved trials), so each
+//! round gives a paired ratio measured under the same conditions. The result is the median of
+//! those ratios with a distribution-free interval.
+//!
+//! # Worker protocol `bench-run-worker/1`: one JSON object per line
+//!
+//! ```text
+//! worker    -> {"protocol":"bench-run-worker/1","benchmarks":[{"id":"x/ours_write","throughput":{"bytes":1024}}, ...]}
+//!              (once, when its setup is done; "throughput" is optional: {"bytes":N} or {"elements":N})
+//! bench-run -> {"run":"x/ours_write"}
+//! worker    -> {"id":"x/ours_write","iters":1,"ns":123456}      or {"id":"x/ours_write","error":"why"}
+//!              (the worker times `iters` iterations itself; setup it does not time is not counted)
+//! bench-run closes the worker's stdin at the end; the worker exits.
+//! ```
+//!
+//! This module is pure: parsing, planning, scheduling and summarising. Processes live in the
+//! `bench-run interleave` command; [`crate::worker`] serves the protocol for Rust workers.
+
+use crate::compare::pattern_matches;
+use crate::model::{
+    BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode, Statistic, Throughput,
+    ThroughputKind, metric,
+};
+use crate::ratio::{BarVerdict, PairRule};
+use crate::stats::{self, SplitMix64};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// Protocol name and version a worker announces.
+pub const PROTOCOL: &str = "bench-run-worker/1";
+
+/// Most benchmarks one worker may announce (a bound on what a broken worker can make us hold).
+pub const MAX_BENCHMARKS: usize = 10_000;
+
+/// Confidence level of the intervals of medians.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// What went wrong with a worker's messages or the plan.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InterleaveError {
+    /// A line that is not the expected JSON message.
+    #[error("worker sent a malformed {what}: {reason}")]
+    Malformed {
+        /// Which message.
+        what: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The worker speaks another protocol.
+    #[error("worker speaks `{0}`, expected `{PROTOCOL}`")]
+    Protocol(String),
+    /// The worker reported a failed trial.
+    #[error("benchmark `{id}` failed in its worker: {reason}")]
+    TrialFailed {
+        /// The benchmark.
+        id: String,
+        /// The worker's reason.
+        reason: String,
+    },
+    /// Two benchmarks (in one worker or across workers) share a name.
+    #[error("benchmark `{0}` is announced twice")]
+    Duplicate(String),
+    /// Nothing to run after filtering.
+    #[error("no benchmark to run{0}")]
+    NothingToRun(&'static str),
+}
+
+/// Work one iteration of a benchmark does, as a worker declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum DeclaredThroughput {
+    /// Bytes per iteration.
+    Bytes(u64),
+    /// Elements (operations, records) per iteration.
+    Elements(u64),
+}
+
+impl DeclaredThroughput {
+    fn to_model(self) -> Throughput {
+        match self {
+            Self::Bytes(n) => Throughput {
+                kind: ThroughputKind::Bytes,
+                per_iteration: n,
+            },
+            Self::Elements(n) => Throughput {
+                kind: ThroughputKind::Elements,
+                per_iteration: n,
+            },
+        }
+    }
+}
+
+/// One benchmark a worker offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerBenchmark {
+    /// Its name, unique across the workers of one run.
+    pub id: String,
+    /// Work per iteration, when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<DeclaredThroughput>,
+}
+
+#[derive(Deserialize)]
+struct Hello {
+    protocol: String,
+    benchmarks: Vec<WorkerBenchmark>,
+}
+
+/// The worker's first line: the benchmarks it offers.
+///
+/// # Errors
+///
+/// Malformed JSON, another protocol, an empty or repeated id, a zero throughput, or more than
+/// [`MAX_BENCHMARKS`] benchmarks.
+pub fn parse_hello(line: &str) -> Result<Vec<WorkerBenchmark>, InterleaveError> {
+    let malformed = |reason: String| InterleaveError::Malformed {
+        what: "greeting",
+        reason,
+    };
+    let hello: Hello = serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
+    if hello.protocol != PROTOCOL {
+        return Err(InterleaveError::Protocol(hello.protocol));
+    }
+    if hello.benchmarks.len() > MAX_BENCHMARKS {
+        return Err(malformed(format!(
+            "{} benchmarks (at most {MAX_BENCHMARKS})",
+            hello.benchmarks.len()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for b in &hello.benchmarks {
+        if b.id.trim().is_empty() {
+            return Err(malformed("an empty benchmark id".to_owned()));
+        }
+        if matches!(
+            b.throughput,
+            Some(DeclaredThroughput::Bytes(0) | DeclaredThroughput::Elements(0))
+        ) {
+            return Err(malformed(format!("`{}` declares a zero throughput", b.id)));
+        }
+        if !seen.insert(b.id.as_str()) {
+            return Err(InterleaveError::Duplicate(b.id.clone()));
+        }
+    }
+    Ok(hello.benchmarks)
+}
+
+/// The request for one trial of `id`, as a line without its newline.
+#[must_use]
+pub fn request(id: &str) -> String {
+    serde_json::json!({ "run": id }).to_string()
+}
+
+/// One timed trial: `iters` iterations in `ns` nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Trial {
+    /// Iterations the worker timed.
+    pub iters: f64,
+    /// Their total time.
+    pub ns: f64,
+}
+
+impl Trial {
+    /// Time per iteration.
+    #[must_use]
+    pub fn per_iteration_ns(self) -> f64 {
+        self.ns / self.iters
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reply {
+    id: String,
+    iters: Option<f64>,
+    ns: Option<f64>,
+    error: Option<String>,
+}
+
+/// The worker's answer to [`request`]`(expected)`.
+///
+/// # Errors
+///
+/// Malformed JSON, another benchmark's id, a reported failure, or counts that are not finite
+/// (`iters` at least 1, `ns` positive).
+pub fn parse_reply(line: &str, expected: &str) -> Result<Trial, InterleaveError> {
+    let malformed = |reason: String| InterleaveError::Malformed {
+        what: "reply",
+        reason,
+    };
+    let reply: Reply = serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
+    if reply.id != expected {
+        return Err(malformed(format!(
+            "answer for `{}` to a request for `{expected}`",
+            reply.id
+        )));
+    }
+    if let Some(reason) = reply.error {
+        return Err(InterleaveError::TrialFailed {
+            id: reply.id,
+            reason,
+        });
+    }
+    match (reply.iters, reply.ns) {
+        (Some(iters), Some(ns))
+            if iters.is_finite() && iters >= 1.0 && ns.is_finite() && ns > 0.0 =>
+        {
+            Ok(Trial { iters, ns })
+        }
+        (iters, ns) => Err(malformed(format!(
+            "`{expected}`: iters {iters:?} and ns {ns:?} must be a count of at least 1 and a positive time"
+        ))),
+    }
+}
+
+/// Where a benchmark lives: its worker (index into the workers) and its announced entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// Index of the worker that runs it.
+    pub worker: usize,
+    /// The benchmark.
+    pub benchmark: WorkerBenchmark,
+}
+
+/// Benchmarks that run back to back in each round: one of ours and its anchor, or one alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unit {
+    /// Ours (index into [`Plan::benchmarks`]) and its anchor.
+    Pair {
+        /// Our benchmark.
+        ours: usize,
+        /// The anchor's.
+        anchor: usize,
+    },
+    /// A benchmark without a pair.
+    Single(usize),
+}
+
+impl Unit {
+    fn members(&self) -> Vec<usize> {
+        match *self {
+            Self::Pair { ours, anchor } => vec![ours, anchor],
+            Self::Single(b) => vec![b],
+        }
+    }
+}
+
+/// Every benchmark to run and how they group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// All benchmarks of all workers, in announcement order.
+    pub benchmarks: Vec<Located>,
+    /// Groups run back to back, in announcement order of their first member.
+    pub units: Vec<Unit>,
+}
+
+/// Groups the workers' benchmarks: a benchmark whose name a rule maps to another announced
+/// benchmark is paired with it; `only` (patterns with `*`) keeps the units with a member that
+/// matches.
+///
+/// # Errors
+///
+/// A name announced twice, or nothing left to run.
+pub fn plan(
+    workers: &[Vec<WorkerBenchmark>],
+    rules: &[PairRule],
+    only: &[String],
+) -> Result<Plan, InterleaveError> {
+    let benchmarks: Vec<Located> = workers
+        .iter()
+        .enumerate()
+        .flat_map(|(worker, list)| {
+            list.iter().map(move |b| Located {
+                worker,
+                benchmark: b.clone(),
+            })
+        })
+        .collect();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, b) in benchmarks.iter().enumerate() {
+        if index.insert(b.benchmark.id.as_str(), i).is_some() {
+            return Err(InterleaveError::Duplicate(b.benchmark.id.clone()));
+        }
+    }
+    // First the pairs (a benchmark whose name a rule maps to another unpaired one), then the
+    // rest alone; units are ordered by their first member's announcement.
+    let mut partner: Vec<Option<usize>> = vec![None; benchmarks.len()];
+    for (i, b) in benchmarks.iter().enumerate() {
+        if partner[i].is_some() {
+            continue;
+        }
+        let anchor = rules
+            .iter()
+            .filter_map(|r| r.anchor_for(&b.benchmark.id))
+            .filter_map(|name| index.get(name.as_str()).copied())
+            .find(|&a| a != i && partner[a].is_none());
+        if let Some(a) = anchor {
+            partner[i] = Some(a);
+            partner[a] = Some(i);
+        }
+    }
+    let mut units = Vec::new();
+    for (i, p) in partner.iter().enumerate() {
+        match *p {
+            None => units.push(Unit::Single(i)),
+            // Each pair once, from whichever member comes first; `ours` is the one a rule mapped.
+            Some(other) if other > i => {
+                let ours_first = rules.iter().any(|r| {
+                    r.anchor_for(&benchmarks[i].benchmark.id).as_deref()
+                        == Some(benchmarks[other].benchmark.id.as_str())
+                });
+                let (ours, anchor) = if ours_first { (i, other) } else { (other, i) };
+                units.push(Unit::Pair { ours, anchor });
+            }
+            Some(_) => {}
+        }
+    }
+    if !only.is_empty() {
+        units.retain(|u| {
+            u.members().iter().any(|&m| {
+                let id = &benchmarks[m].benchmark.id;
+                only.iter().any(|p| pattern_matches(p, id))
+            })
+        });
+    }
+    if units.is_empty() {
+        return Err(InterleaveError::NothingToRun(if only.is_empty() {
+            ""
+        } else {
+            " (no benchmark matches --only)"
+        }));
+    }
+    Ok(Plan { benchmarks, units })
+}
+
+/// One step of a schedule: run benchmark `benchmark` (index into [`Plan::benchmarks`]) in
+/// round `round` (warm-up rounds come first and are not counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// Round number, from 0.
+    pub round: usize,
+    /// Whether the round is a warm-up round.
+    pub warmup: bool,
+    /// Which benchmark.
+    pub benchmark: usize,
+}
+
+/// The order of every trial: `warmup + rounds` rounds; in each, the units in a random order and
+/// the two members of a pair in a random order (SplitMix64 from `seed`, so a schedule is a pure
+/// function of its arguments and can be replayed).
+#[must_use]
+pub fn schedule(plan: &Plan, warmup: usize, rounds: usize, seed: u64) -> Vec<Step> {
+    let mut rng = SplitMix64(seed);
+    let mut steps = Vec::new();
+    for round in 0..warmup + rounds {
+        let mut order: Vec<&Unit> = plan.units.iter().collect();
+        // Fisher-Yates.
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        for unit in order {
+            let mut members = unit.members();
+            if rng.next_u64() & 1 == 1 {
+                members.reverse();
+            }
+            steps.extend(members.into_iter().map(|benchmark| Step {
+                round,
+                warmup: round < warmup,
+                benchmark,
+            }));
+        }
+    }
+    steps
+}
+
+/// The counted trials of each benchmark, by round.
+pub type Observations = BTreeMap<usize, BTreeMap<usize, Trial>>;
+
+/// Records `trial` of `step` (warm-up trials are dropped).
+pub fn observe(observations: &mut Observations, step: Step, trial: Trial) {
+    if !step.warmup {
+        observations
+            .entry(step.benchmark)
+            .or_default()
+            .insert(step.round, trial);
+    }
+}
+
+/// A median with its interval, from unsorted values.
+fn median_with_interval(values: &[f64]) -> Option<Estimate> {
+    let mut sorted = values.to_vec();
+    if sorted.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    sorted.sort_unstable_by(f64::total_cmp);
+    let point = stats::quantile_sorted(&sorted, 0.5)?;
+    let (lower, upper) = stats::median_interval_sorted(&sorted, CONFIDENCE)?;
+    Some(Estimate {
+        point,
+        lower: Some(lower),
+        upper: Some(upper),
+        confidence_level: Some(CONFIDENCE),
+        standard_error: None,
+    })
+}
+
+/// One measurement per benchmark with counted trials: the median time per iteration with its
+/// interval, the mean, the declared throughput, and every trial as a raw sample.
+#[must_use]
+pub fn measurements(plan: &Plan, observations: &Observations) -> Vec<Measurement> {
+    observations
+        .iter()
+        .filter_map(|(&b, trials)| {
+            let located = plan.benchmarks.get(b)?;
+            let per_iter: Vec<f64> = trials.values().map(|t| t.per_iteration_ns()).collect();
+            let estimate = median_with_interval(&per_iter)?;
+            let mean = per_iter.iter().sum::<f64>() / per_iter.len() as f64;
+            let iters: Vec<f64> = trials.values().map(|t| t.iters).collect();
+            let mode = if iters.iter().all(|&n| n <= 1.0) {
+                SamplingMode::Single
+            } else {
+                SamplingMode::Flat
+            };
+            let samples = Samples::new(mode, iters, trials.values().map(|t| t.ns).collect()).ok();
+            Some(Measurement {
+                benchmark: BenchmarkId::named(located.benchmark.id.clone()),
+                metric: metric::TIME.to_owned(),
+                unit: "ns".to_owned(),
+                direction: Direction::LowerIsBetter,
+                estimate,
+                statistics: BTreeMap::from([
+                    (Statistic::Median, estimate),
+                    (Statistic::Mean, Estimate::point(mean)),
+                ]),
+                throughput: located
+                    .benchmark
+                    .throughput
+                    .map(DeclaredThroughput::to_model),
+                samples,
+            })
+        })
+        .collect()
+}
+
+/// The paired ratios of one of our benchmarks against its anchor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedRatio {
+    /// Our benchmark.
+    pub benchmark: String,
+    /// The anchor's.
+    pub anchor: String,
+    /// Per round in which both ran: how many times faster ours was (the anchor's time for its
+    /// work over ours, per unit of declared throughput when both declare the same kind).
+    pub ratios: Vec<f64>,
+    /// Median of `ratios`, with its interval.
+    pub median: f64,
+    /// Lower bound of the median's interval.
+    pub lower: f64,
+    /// Upper bound of the median's interval.
+    pub upper: f64,
+}
+
+impl PairedRatio {
+    /// How the ratio stands against `bar`: [`BarVerdict::Always`] when the interval's lower bound
+    /// is at or above it, [`BarVerdict::Median`] when only the median is.
+    #[must_use]
+    pub fn verdict(&self, bar: f64) -> BarVerdict {
+        if self.lower >= bar {
+            BarVerdict::Always
+        } else if self.median >= bar {
+            BarVerdict::Median
+        } else {
+            BarVerdict::Below
+        }
+    }
+}
+
+/// Per-unit-of-work time of a trial: per declared throughput unit when `per_work` is set.
+fn work_time(trial: Trial, per_work: Option<u64>) -> f64 {
+    trial.per_iteration_ns() / per_work.map_or(1.0, |n| n as f64)
+}
+
+/// The paired ratio of every pair with at least one round where both ran.
+#[must_use]
+pub fn paired_ratios(plan: &Plan, observations: &Observations) -> Vec<PairedRatio> {
+    let mut out = Vec::new();
+    for unit in &plan.units {
+        let Unit::Pair { ours, anchor } = *unit else {
+            continue;
+        };
+        let (Some(o), Some(a)) = (plan.benchmarks.get(ours), plan.benchmarks.get(anchor)) else {
+            continue;
+        };
+        // Normalise by the declared work only when both sides count the same thing.
+        let (ow, aw) = match (o.benchmark.throughput, a.benchmark.throughput) {
+            (Some(DeclaredThroughput::Bytes(x)), Some(DeclaredThroughput::Bytes(y)))
+            | (Some(DeclaredThroughput::Elements(x)), Some(DeclaredThroughput::Elements(y))) => {
+                (Some(x), Some(y))
+            }
+            _ => (None, None),
+        };
+        let (Some(ot), Some(at)) = (observations.get(&ours), observations.get(&anchor)) else {
+            continue;
+        };
+        let ratios: Vec<f64> = ot
+            .iter()
+            .filter_map(|(round, &t)| {
+                let theirs = at.get(round)?;
+                Some(work_time(*theirs, aw) / work_time(t, ow))
+            })
+            .collect();
+        let Some(m) = median_with_interval(&ratios) else {
+            continue;
+        };
+        out.push(PairedRatio {
+            benchmark: o.benchmark.id.clone(),
+            anchor: a.benchmark.id.clone(),
+            ratios,
+            median: m.point,
+            lower: m.lower.unwrap_or(m.point),
+            upper: m.upper.unwrap_or(m.point),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::float_cmp,
+    reason = "tests fail loudly"
+)]
+mod tests {
+    use super::*;
+
+    fn bench(id: &str, bytes: Option<u64>) -> WorkerBenchmark {
+        WorkerBenchmark {
+            id: id.to_owned(),
+            throughput: bytes.map(DeclaredThroughput::Bytes),
+        }
+    }
+
+    fn rule(text: &str) -> PairRule {
+        PairRule::parse(text).expect("rule")
+    }
+
+    #[test]
+    fn hello_is_validated() {
+        let ok = r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":"a/ours","throughput":{"bytes":10}},{"id":"b"}]}"#;
+        assert_eq!(
+            parse_hello(ok).expect("valid"),
+            vec![bench("a/ours", Some(10)), bench("b", None)]
+        );
+        let other = r#"{"protocol":"bench-run-worker/9","benchmarks":[]}"#;
+        assert_eq!(
+            parse_hello(other),
+            Err(InterleaveError::Protocol("bench-run-worker/9".to_owned()))
+        );
+        let twice = r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":"a"},{"id":"a"}]}"#;
+        assert_eq!(
+            parse_hello(twice),
+            Err(InterleaveError::Duplicate("a".to_owned()))
+        );
+        for bad in [
+            "",
+            "not json",
+            r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":" "}]}"#,
+            r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":"a","throughput":{"bytes":0}}]}"#,
+            r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":"a","throughput":{"bits":3}}]}"#,
+        ] {
+            assert!(
+                matches!(parse_hello(bad), Err(InterleaveError::Malformed { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn replies_are_validated() {
+        assert_eq!(
+            parse_reply(r#"{"id":"a","iters":4,"ns":100}"#, "a"),
+            Ok(Trial {
+                iters: 4.0,
+                ns: 100.0
+            })
+        );
+        assert_eq!(
+            parse_reply(r#"{"id":"a","error":"disk full"}"#, "a"),
+            Err(InterleaveError::TrialFailed {
+                id: "a".to_owned(),
+                reason: "disk full".to_owned()
+            })
+        );
+        for bad in [
+            r#"{"id":"b","iters":1,"ns":1}"#,
+            r#"{"id":"a","iters":0,"ns":1}"#,
+            r#"{"id":"a","iters":1,"ns":0}"#,
+            r#"{"id":"a","iters":1}"#,
+            r#"{"id":"a","iters":1,"ns":1,"extra":true}"#,
+            "[1,2]",
+        ] {
+            assert!(
+                matches!(
+                    parse_reply(bad, "a"),
+                    Err(InterleaveError::Malformed { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert_eq!(request("x/y"), r#"{"run":"x/y"}"#);
+    }
+
+    #[test]
+    fn plan_pairs_across_workers_and_filters() {
+        let ours = vec![
+            bench("c1/ours", None),
+            bench("c2/ours", None),
+            bench("lone", None),
+        ];
+        // The anchor worker announces in another order: pairing goes by name.
+        let anchor = vec![bench("c2/cpp", None), bench("c1/cpp", None)];
+        let p = plan(&[ours, anchor], &[rule("*/ours=*/cpp")], &[]).expect("plan");
+        assert_eq!(
+            p.units,
+            vec![
+                Unit::Pair { ours: 0, anchor: 4 },
+                Unit::Pair { ours: 1, anchor: 3 },
+                Unit::Single(2)
+            ]
+        );
+        assert_eq!(p.benchmarks[3].worker, 1);
+        // An anchor announced first is still paired, not run alone too.
+        let p = plan(
+            &[vec![bench("c1/cpp", None)], vec![bench("c1/ours", None)]],
+            &[rule("*/ours=*/cpp")],
+            &[],
+        )
+        .expect("plan");
+        assert_eq!(p.units, vec![Unit::Pair { ours: 1, anchor: 0 }]);
+        let only = plan(
+            &[
+                vec![bench("c1/ours", None), bench("c2/ours", None)],
+                vec![bench("c1/cpp", None)],
+            ],
+            &[rule("*/ours=*/cpp")],
+            &["c1/*".to_owned()],
+        )
+        .expect("plan");
+        assert_eq!(only.units, vec![Unit::Pair { ours: 0, anchor: 2 }]);
+        assert_eq!(
+            plan(&[vec![bench("a", None)], vec![bench("a", None)]], &[], &[]),
+            Err(InterleaveError::Duplicate("a".to_owned()))
+        );
+        assert!(matches!(
+            plan(&[vec![bench("a", None)]], &[], &["zzz".to_owned()]),
+            Err(InterleaveError::NothingToRun(_))
+        ));
+    }
+
+    #[test]
+    fn schedule_runs_pairs_back_to_back_in_both_orders() {
+        let p = plan(
+            &[
+                vec![
+                    bench("c1/ours", None),
+                    bench("c2/ours", None),
+                    bench("lone", None),
+                ],
+                vec![bench("c1/cpp", None), bench("c2/cpp", None)],
+            ],
+            &[rule("*/ours=*/cpp")],
+            &[],
+        )
+        .expect("plan");
+        let steps = schedule(&p, 1, 40, 7);
+        assert_eq!(steps.len(), 41 * 5);
+        assert!(steps.iter().take(5).all(|s| s.warmup && s.round == 0));
+        assert!(steps.iter().skip(5).all(|s| !s.warmup));
+        let mut ours_first = 0;
+        for round in steps.chunks(5) {
+            let mut seen: Vec<usize> = round.iter().map(|s| s.benchmark).collect();
+            // The two members of each pair are adjacent.
+            let at = |b: usize| seen.iter().position(|&x| x == b).expect("present");
+            assert_eq!(at(0).abs_diff(at(3)), 1);
+            assert_eq!(at(1).abs_diff(at(4)), 1);
+            if at(0) < at(3) {
+                ours_first += 1;
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, vec![0, 1, 2, 3, 4]);
+        }
+        // Both orders occur (a fixed order would let a warm or cold side always go first).
+        assert!(ours_first > 5 && ours_first < 36, "{ours_first}");
+        // Replayable.
+        assert_eq!(steps, schedule(&p, 1, 40, 7));
+        assert_ne!(steps, schedule(&p, 1, 40, 8));
+    }
+
+    #[test]
+    fn summaries_pair_rounds_and_skip_warmup() {
+        let p = plan(
+            &[
+                vec![bench("c/ours", Some(1000))],
+                vec![bench("c/cpp", Some(1000))],
+            ],
+            &[rule("*/ours=*/cpp")],
+            &[],
+        )
+        .expect("plan");
+        let mut obs = Observations::new();
+        let warm = Step {
+            round: 0,
+            warmup: true,
+            benchmark: 0,
+        };
+        observe(
+            &mut obs,
+            warm,
+            Trial {
+                iters: 1.0,
+                ns: 1.0,
+            },
+        );
+        assert!(obs.is_empty());
+        // The machine slows down 3x over the rounds; ours is always 2x faster than the anchor.
+        for round in 1..=9 {
+            let slow = f64::from(round as u32);
+            let step = |benchmark| Step {
+                round,
+                warmup: false,
+                benchmark,
+            };
+            observe(
+                &mut obs,
+                step(0),
+                Trial {
+                    iters: 2.0,
+                    ns: 200.0 * slow,
+                },
+            );
+            observe(
+                &mut obs,
+                step(1),
+                Trial {
+                    iters: 1.0,
+                    ns: 200.0 * slow,
+                },
+            );
+        }
+        let pr = paired_ratios(&p, &obs);
+        assert_eq!(pr.len(), 1);
+        assert_eq!(pr[0].ratios.len(), 9);
+        assert!(pr[0].ratios.iter().all(|r| (r - 2.0).abs() < 1e-12));
+        assert!((pr[0].median - 2.0).abs() < 1e-12);
+        let ms = measurements(&p, &obs);
+        assert_eq!(ms.len(), 2);
+        let ours = &ms[0];
+        assert_eq!(ours.benchmark.full, "c/ours");
+        assert_eq!(ours.unit, "ns");
+        assert!(
+            (ours.estimate.point - 500.0).abs() < 1e-9,
+            "{:?}",
+            ours.estimate
+        );
+        assert!(ours.estimate.lower.is_some_and(|l| l <= 500.0));
+        assert_eq!(
+            ours.throughput.map(|t| t.per_iteration),
+            Some(1000),
+            "declared throughput is kept"
+        );
+        let samples = ours.samples.as_ref().expect("samples");
+        assert_eq!(samples.len(), 9);
+        assert_eq!(samples.mode(), SamplingMode::Flat);
+        assert_eq!(
+            ms[1].samples.as_ref().map(Samples::mode),
+            Some(SamplingMode::Single)
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! `bench-run interleave`: worker processes (POSIX shell scripts speaking `bench-run-worker/1`)
+//! run in alternation; the run is recorded and its paired ratios printed; broken workers are an
+//! error that records nothing and leaves no process behind.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use util::{Sandbox, assert_exit, json, run_count, stderr, stdout};
+
+/// A worker script offering `benchmarks` (id, ns per trial); every trial of `id` takes the
+/// given time, so ratios are exact. It logs each request to `log` to show the order.
+fn worker(sandbox: &Sandbox, name: &str, benchmarks: &[(&str, u64)], log: &str) -> PathBuf {
+    let hello: Vec<String> = benchmarks
+        .iter()
+        .map(|(id, _)| format!(r#"{{"id":"{id}","throughput":{{"bytes":1000}}}}"#))
+        .collect();
+    let mut script = format!(
+        "printf '%s\\n' '{{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{}]}}'\n\
+         while read -r line; do\n  echo \"$line\" >> '{log}'\n  case \"$line\" in\n",
+        hello.join(",")
+    );
+    for (id, ns) in benchmarks {
+        script.push_str(&format!(
+            "    *'\"{id}\"'*) printf '%s\\n' '{{\"id\":\"{id}\",\"iters\":2,\"ns\":{ns}}}' ;;\n"
+        ));
+    }
+    script.push_str("  esac\ndone\n");
+    sandbox.write(name, script.as_bytes())
+}
+
+fn interleave(sandbox: &Sandbox, workers: &[&PathBuf], args: &[&str]) -> std::process::Output {
+    let mut cmd = sandbox.bench_run();
+    cmd.args(["interleave", "--suite", "h2h"]);
+    for w in workers {
+        cmd.arg("--worker").arg(format!("sh {}", w.display()));
+    }
+    cmd.args(args).output().unwrap()
+}
+
+#[test]
+fn pairs_run_back_to_back_and_give_exact_paired_ratios() {
+    let sandbox = Sandbox::empty();
+    let log = sandbox.dir.path().join("requests.log");
+    let log = log.to_str().unwrap();
+    let ours = worker(
+        &sandbox,
+        "ours.sh",
+        &[("a/ours", 1000), ("b/ours", 4000), ("solo", 10)],
+        log,
+    );
+    let cpp = worker(&sandbox, "cpp.sh", &[("a/cpp", 3000), ("b/cpp", 2000)], log);
+    let out = interleave(
+        &sandbox,
+        &[&ours, &cpp],
+        &[
+            "--pair",
+            "*/ours=*/cpp",
+            "--rounds",
+            "6",
+            "--seed",
+            "11",
+            "--at-least",
+            "1",
+            "--format",
+            "json",
+        ],
+    );
+    // b/ours is half the anchor's speed: below the bar of 1x, so exit 1, and the run is kept.
+    assert_exit(&out, 1);
+    let report = json(&out);
+    assert_eq!(report["rounds"], 6);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let row = |b: &str| rows.iter().find(|r| r["benchmark"] == b).unwrap();
+    assert_eq!(row("a/ours")["anchor"], "a/cpp");
+    assert_eq!(row("a/ours")["ratio"].as_f64(), Some(3.0));
+    assert_eq!(row("a/ours")["ratios"].as_array().unwrap().len(), 6);
+    assert_eq!(row("a/ours")["verdict"], "meets");
+    assert_eq!(row("b/ours")["ratio"].as_f64(), Some(0.5));
+    assert_eq!(row("b/ours")["verdict"], "below");
+
+    // 7 rounds (one warm-up) x 5 benchmarks, and each pair's two trials are adjacent.
+    let requests: Vec<String> = std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(requests.len(), 35);
+    for round in requests.chunks(5) {
+        let at = |id: &str| {
+            round
+                .iter()
+                .position(|l| l.contains(&format!("\"{id}\"")))
+                .unwrap()
+        };
+        assert_eq!(at("a/ours").abs_diff(at("a/cpp")), 1, "{round:?}");
+        assert_eq!(at("b/ours").abs_diff(at("b/cpp")), 1, "{round:?}");
+    }
+
+    // The run is in the ledger as an interleaved run, with per-iteration medians and samples,
+    // and `ratio` reads it again.
+    assert_eq!(run_count(&sandbox), 1);
+    let show = sandbox
+        .bench_run()
+        .args(["show", "latest", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&show, 0);
+    let text = stdout(&show);
+    assert!(text.contains("interleaved"), "{text}");
+    assert!(
+        text.contains("--seed"),
+        "the seed is part of the recorded command: {text}"
+    );
+    let ratio = sandbox
+        .bench_run()
+        .args([
+            "ratio",
+            "latest",
+            "--pair",
+            "*/ours=*/cpp",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&ratio, 0);
+    let ratio = json(&ratio);
+    let a = ratio["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "a/ours")
+        .unwrap()
+        .clone();
+    assert_eq!(a["ratio"].as_f64(), Some(3.0));
+    assert_eq!(a["unit"], "bytes/s");
+}
+
+#[test]
+fn the_same_seed_replays_the_same_order() {
+    let sandbox = Sandbox::empty();
+    let orders: Vec<String> = (0..2)
+        .map(|i| {
+            let log = sandbox.dir.path().join(format!("log{i}"));
+            let log = log.to_str().unwrap();
+            let ours = worker(&sandbox, "o.sh", &[("a/ours", 1), ("b/ours", 1)], log);
+            let cpp = worker(&sandbox, "c.sh", &[("a/cpp", 1), ("b/cpp", 1)], log);
+            let args = ["--pair", "*/ours=*/cpp", "--rounds", "5", "--seed", "3"];
+            assert_exit(&interleave(&sandbox, &[&ours, &cpp], &args), 0);
+            std::fs::read_to_string(log).unwrap()
+        })
+        .collect();
+    assert_eq!(orders[0], orders[1]);
+}
+
+#[test]
+fn broken_workers_are_errors_that_record_nothing() {
+    let sandbox = Sandbox::empty();
+    let log = sandbox.dir.path().join("log");
+    let ok = worker(&sandbox, "ok.sh", &[("a/ours", 5)], log.to_str().unwrap());
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "protocol.sh",
+            "echo '{\"protocol\":\"other/2\",\"benchmarks\":[]}'\nsleep 30\n",
+            "other/2",
+        ),
+        ("garbage.sh", "echo hello\nsleep 30\n", "malformed greeting"),
+        (
+            "dies.sh",
+            "echo '{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{\"id\":\"a/cpp\"}]}'\nexit 3\n",
+            "worker",
+        ),
+        (
+            "fails.sh",
+            "echo '{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{\"id\":\"a/cpp\"}]}'\nread -r l\necho '{\"id\":\"a/cpp\",\"error\":\"out of disk\"}'\nsleep 30\n",
+            "out of disk",
+        ),
+        (
+            "silent.sh",
+            "echo '{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{\"id\":\"a/cpp\"}]}'\nsleep 30\n",
+            "said nothing for 1 s",
+        ),
+    ];
+    for (name, script, message) in cases {
+        let bad = sandbox.write(name, script.as_bytes());
+        let started = Instant::now();
+        let out = interleave(
+            &sandbox,
+            &[&ok, &bad],
+            &["--pair", "*/ours=*/cpp", "--rounds", "2", "--timeout", "1"],
+        );
+        assert_exit(&out, 2);
+        assert!(stderr(&out).contains(message), "{name}: {}", stderr(&out));
+        // Neither a hang nor a wait for the worker's sleep.
+        assert!(started.elapsed() < Duration::from_secs(20), "{name}");
+        assert_eq!(run_count(&sandbox), 0, "{name}: nothing is recorded");
+    }
+    // Two workers announcing the same name.
+    let twin = worker(&sandbox, "twin.sh", &[("a/ours", 5)], log.to_str().unwrap());
+    let out = interleave(&sandbox, &[&ok, &twin], &["--rounds", "1"]);
+    assert_exit(&out, 2);
+    assert!(stderr(&out).contains("announced twice"), "{}", stderr(&out));
+    let out = interleave(&sandbox, &[&ok], &["--rounds", "0"]);
+    assert_exit(&out, 2);
+}
