@@ -230,25 +230,27 @@ pub struct Located {
     pub benchmark: WorkerBenchmark,
 }
 
-/// Benchmarks that run back to back in each round: one of ours and its anchor, or one alone.
+/// Benchmarks that run back to back in each round: one of ours with its anchors, or one alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unit {
-    /// Ours (index into [`Plan::benchmarks`]) and its anchor.
-    Pair {
+    /// Ours (index into [`Plan::benchmarks`]) and every anchor a rule maps it to.
+    Group {
         /// Our benchmark.
         ours: usize,
-        /// The anchor's.
-        anchor: usize,
+        /// The anchors', in rule order.
+        anchors: Vec<usize>,
     },
-    /// A benchmark without a pair.
+    /// A benchmark without anchors.
     Single(usize),
 }
 
 impl Unit {
     fn members(&self) -> Vec<usize> {
-        match *self {
-            Self::Pair { ours, anchor } => vec![ours, anchor],
-            Self::Single(b) => vec![b],
+        match self {
+            Self::Group { ours, anchors } => std::iter::once(*ours)
+                .chain(anchors.iter().copied())
+                .collect(),
+            Self::Single(b) => vec![*b],
         }
     }
 }
@@ -290,37 +292,38 @@ pub fn plan(
             return Err(InterleaveError::Duplicate(b.benchmark.id.clone()));
         }
     }
-    // First the pairs (a benchmark whose name a rule maps to another unpaired one), then the
-    // rest alone; units are ordered by their first member's announcement.
-    let mut partner: Vec<Option<usize>> = vec![None; benchmarks.len()];
+    // First the groups (a benchmark with the other benchmarks the rules map its name to, each
+    // in one group at most), then the rest alone, in announcement order of the group's leader.
+    let mut grouped = vec![false; benchmarks.len()];
+    let mut leaders: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, b) in benchmarks.iter().enumerate() {
-        if partner[i].is_some() {
+        if grouped[i] {
             continue;
         }
-        let anchor = rules
-            .iter()
-            .filter_map(|r| r.anchor_for(&b.benchmark.id))
-            .filter_map(|name| index.get(name.as_str()).copied())
-            .find(|&a| a != i && partner[a].is_none());
-        if let Some(a) = anchor {
-            partner[i] = Some(a);
-            partner[a] = Some(i);
+        let mut anchors = Vec::new();
+        for name in rules.iter().filter_map(|r| r.anchor_for(&b.benchmark.id)) {
+            if let Some(&a) = index.get(name.as_str())
+                && a != i
+                && !grouped[a]
+                && !anchors.contains(&a)
+            {
+                anchors.push(a);
+            }
+        }
+        if !anchors.is_empty() {
+            grouped[i] = true;
+            for &a in &anchors {
+                grouped[a] = true;
+            }
+            leaders.insert(i, anchors);
         }
     }
     let mut units = Vec::new();
-    for (i, p) in partner.iter().enumerate() {
-        match *p {
-            None => units.push(Unit::Single(i)),
-            // Each pair once, from whichever member comes first; `ours` is the one a rule mapped.
-            Some(other) if other > i => {
-                let ours_first = rules.iter().any(|r| {
-                    r.anchor_for(&benchmarks[i].benchmark.id).as_deref()
-                        == Some(benchmarks[other].benchmark.id.as_str())
-                });
-                let (ours, anchor) = if ours_first { (i, other) } else { (other, i) };
-                units.push(Unit::Pair { ours, anchor });
-            }
-            Some(_) => {}
+    for (i, &in_group) in grouped.iter().enumerate() {
+        if let Some(anchors) = leaders.remove(&i) {
+            units.push(Unit::Group { ours: i, anchors });
+        } else if !in_group {
+            units.push(Unit::Single(i));
         }
     }
     if !only.is_empty() {
@@ -354,7 +357,7 @@ pub struct Step {
 }
 
 /// The order of every trial: `warmup + rounds` rounds; in each, the units in a random order and
-/// the two members of a pair in a random order (SplitMix64 from `seed`, so a schedule is a pure
+/// the members of a group back to back in a random order (SplitMix64 from `seed`, so a schedule is a pure
 /// function of its arguments and can be replayed).
 #[must_use]
 pub fn schedule(plan: &Plan, warmup: usize, rounds: usize, seed: u64) -> Vec<Step> {
@@ -368,8 +371,8 @@ pub fn schedule(plan: &Plan, warmup: usize, rounds: usize, seed: u64) -> Vec<Ste
         }
         for unit in order {
             let mut members = unit.members();
-            if rng.next_u64() & 1 == 1 {
-                members.reverse();
+            for i in (1..members.len()).rev() {
+                members.swap(i, rng.below(i + 1));
             }
             steps.extend(members.into_iter().map(|benchmark| Step {
                 round,
@@ -492,10 +495,11 @@ fn work_time(trial: Trial, per_work: Option<u64>) -> f64 {
 #[must_use]
 pub fn paired_ratios(plan: &Plan, observations: &Observations) -> Vec<PairedRatio> {
     let mut out = Vec::new();
-    for unit in &plan.units {
-        let Unit::Pair { ours, anchor } = *unit else {
-            continue;
-        };
+    let pairs = plan.units.iter().flat_map(|u| match u {
+        Unit::Group { ours, anchors } => anchors.iter().map(|&a| (*ours, a)).collect(),
+        Unit::Single(_) => Vec::new(),
+    });
+    for (ours, anchor) in pairs {
         let (Some(o), Some(a)) = (plan.benchmarks.get(ours), plan.benchmarks.get(anchor)) else {
             continue;
         };
@@ -632,8 +636,14 @@ mod tests {
         assert_eq!(
             p.units,
             vec![
-                Unit::Pair { ours: 0, anchor: 4 },
-                Unit::Pair { ours: 1, anchor: 3 },
+                Unit::Group {
+                    ours: 0,
+                    anchors: vec![4]
+                },
+                Unit::Group {
+                    ours: 1,
+                    anchors: vec![3]
+                },
                 Unit::Single(2)
             ]
         );
@@ -645,7 +655,30 @@ mod tests {
             &[],
         )
         .expect("plan");
-        assert_eq!(p.units, vec![Unit::Pair { ours: 1, anchor: 0 }]);
+        assert_eq!(
+            p.units,
+            vec![Unit::Group {
+                ours: 1,
+                anchors: vec![0]
+            }]
+        );
+        // One of ours against two anchors (two rules) runs as one group of three.
+        let p = plan(
+            &[
+                vec![bench("c/ours", None), bench("c/crate", None)],
+                vec![bench("c/cpp", None)],
+            ],
+            &[rule("*/ours=*/cpp"), rule("*/ours=*/crate")],
+            &[],
+        )
+        .expect("plan");
+        assert_eq!(
+            p.units,
+            vec![Unit::Group {
+                ours: 0,
+                anchors: vec![2, 1]
+            }]
+        );
         let only = plan(
             &[
                 vec![bench("c1/ours", None), bench("c2/ours", None)],
@@ -655,7 +688,13 @@ mod tests {
             &["c1/*".to_owned()],
         )
         .expect("plan");
-        assert_eq!(only.units, vec![Unit::Pair { ours: 0, anchor: 2 }]);
+        assert_eq!(
+            only.units,
+            vec![Unit::Group {
+                ours: 0,
+                anchors: vec![2]
+            }]
+        );
         assert_eq!(
             plan(&[vec![bench("a", None)], vec![bench("a", None)]], &[], &[]),
             Err(InterleaveError::Duplicate("a".to_owned()))

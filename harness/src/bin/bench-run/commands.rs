@@ -313,10 +313,10 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
     let pairs = plan
         .units
         .iter()
-        .filter(|u| matches!(u, harness::interleave::Unit::Pair { .. }))
+        .filter(|u| matches!(u, harness::interleave::Unit::Group { .. }))
         .count();
     eprintln!(
-        "bench-run: {} trials: {} units ({pairs} pairs) x {} rounds (+{} warm-up), seed {seed}",
+        "bench-run: {} trials: {} units ({pairs} with anchors) x {} rounds (+{} warm-up), seed {seed}",
         steps.len(),
         plan.units.len(),
         request.rounds,
