@@ -17,54 +17,15 @@
 )]
 
 use std::hint::black_box;
-use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use riegeli::{CompressionType as C, ReaderOptions, WriterOptions as CrateOptions};
 
 mod common;
 use common::{
-    CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record,
-    options, read_ours, read_ours_with, write_ours, write_ours_into,
+    HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record, options,
+    read_crate, read_ours, read_ours_with, write_crate, write_crate_into, write_ours,
+    write_ours_into,
 };
-
-fn crate_options(name: &str) -> CrateOptions {
-    let o = CrateOptions::new()
-        .chunk_size(CHUNK_SIZE)
-        .transpose(name.starts_with("transpose"));
-    if name.ends_with("brotli_6") {
-        o.compression(C::Brotli).compression_level(6)
-    } else if name.ends_with("zstd_3") {
-        o.compression(C::Zstd).compression_level(3)
-    } else {
-        o.compression(C::None)
-    }
-}
-
-fn write_crate(name: &str, records: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 << 20);
-    write_crate_into(name, records, &mut out);
-    out
-}
-
-fn write_crate_into(name: &str, records: &[Vec<u8>], out: &mut Vec<u8>) -> usize {
-    out.clear();
-    let mut w = riegeli::RecordWriter::new(&mut *out, crate_options(name)).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    w.close().unwrap();
-    out.len()
-}
-
-fn read_crate(file: &[u8]) -> usize {
-    let mut reader = riegeli::RecordReader::new(Cursor::new(file), ReaderOptions::new()).unwrap();
-    let mut total = 0;
-    while let Some(r) = reader.read_record().unwrap() {
-        total += r.len();
-    }
-    total
-}
 
 fn bench(c: &mut Criterion) {
     for (size_name, size) in HEAD_TO_HEAD_SIZES {

@@ -300,14 +300,17 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
     if request.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
-    let mut workers = Vec::new();
-    let mut announced = Vec::new();
-    for text in &request.workers {
-        let mut worker = crate::workers::Worker::spawn(text, cwd)?;
-        eprintln!("bench-run: waiting for worker `{text}` to set up");
-        announced.push(worker.hello(request.timeout)?);
-        workers.push(worker);
-    }
+    // Every worker sets up at once (setup is not timed), then each greets.
+    let mut workers = request
+        .workers
+        .iter()
+        .map(|text| crate::workers::Worker::spawn(text, cwd))
+        .collect::<Result<Vec<_>>>()?;
+    eprintln!("bench-run: waiting for {} workers to set up", workers.len());
+    let announced = workers
+        .iter_mut()
+        .map(|w| w.hello(request.timeout))
+        .collect::<Result<Vec<_>>>()?;
     let plan = harness::interleave::plan(&announced, &rules, &request.only)?;
     let steps = harness::interleave::schedule(&plan, request.warmup, request.rounds, seed);
     let pairs = plan

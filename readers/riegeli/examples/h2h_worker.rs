@@ -1,0 +1,97 @@
+//! A `bench-run interleave` worker for seed 004's head_to_head cells: this crate's writer and
+//! reader and the `riegeli` crate's, one timed trial per request, on the records of the
+//! `head_to_head` suite (`tools/riegeli_cpp_worker.py` serves C++ on the same records).
+//!
+//! ```text
+//! cargo build --release -p riegeli-records --example h2h_worker
+//! bench-run interleave --suite head_to_head_interleaved \
+//!     --worker target/release/examples/h2h_worker \
+//!     --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \
+//!     --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read' \
+//!     --pair '*/ours_write=*/riegeli_crate_write' --pair '*/ours_read=*/riegeli_crate_read'
+//! ```
+//!
+//! Ids are `<config>_<size>/<impl>_<op>` as in the criterion suite. A write is one complete
+//! file into a fresh buffer; a read is every record of a file written at setup. A trial runs as
+//! many iterations as fill [`TRIAL`] (counted on the benchmark's first trial, then fixed).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark worker fails loudly"
+)]
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use common::{
+    HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record, options, read_crate,
+    read_ours, write_crate, write_ours,
+};
+use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
+
+/// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
+const TRIAL: Duration = Duration::from_millis(50);
+
+type Op = Box<dyn Fn() -> usize>;
+
+fn main() -> std::io::Result<()> {
+    let mut ops: Vec<(WorkerBenchmark, Op)> = Vec::new();
+    for (size_name, size) in HEAD_TO_HEAD_SIZES {
+        let records: std::rc::Rc<Vec<Vec<u8>>> =
+            std::rc::Rc::new((0..NUM_RECORDS).map(|i| json_record(i, size)).collect());
+        let bytes = records.iter().map(Vec::len).sum::<usize>() as u64;
+        for (name, cpp) in HEAD_TO_HEAD_CONFIGS {
+            let opts = options(cpp);
+            let ours_file = write_ours(&opts, &records);
+            let crate_file = write_crate(name, &records);
+            assert_eq!(read_ours(&crate_file) as u64, bytes);
+            assert_eq!(read_crate(&ours_file) as u64, bytes);
+            let cell = format!("{name}_{size_name}");
+            let bench = |op: &str| WorkerBenchmark {
+                id: format!("{cell}/{op}"),
+                throughput: Some(DeclaredThroughput::Bytes(bytes)),
+            };
+            let (r1, r2) = (records.clone(), records.clone());
+            ops.push((
+                bench("ours_write"),
+                Box::new(move || write_ours(&opts, &r1).len()),
+            ));
+            ops.push((
+                bench("riegeli_crate_write"),
+                Box::new(move || write_crate(name, &r2).len()),
+            ));
+            ops.push((bench("ours_read"), Box::new(move || read_ours(&ours_file))));
+            ops.push((
+                bench("riegeli_crate_read"),
+                Box::new(move || read_crate(&crate_file)),
+            ));
+        }
+    }
+    let benchmarks: Vec<WorkerBenchmark> = ops.iter().map(|(b, _)| b.clone()).collect();
+    let by_id: HashMap<String, Op> = ops.into_iter().map(|(b, op)| (b.id, op)).collect();
+    let mut iterations: HashMap<String, u64> = HashMap::new();
+    harness::worker::serve(&benchmarks, |id| {
+        let op = by_id.get(id).ok_or("unknown benchmark")?;
+        let n = match iterations.get(id) {
+            Some(&n) => n,
+            None => {
+                let start = Instant::now();
+                black_box(op());
+                let once = start.elapsed().max(Duration::from_micros(1));
+                let n = (TRIAL.as_nanos() / once.as_nanos()).clamp(1, 10_000) as u64;
+                iterations.insert(id.to_owned(), n);
+                n
+            }
+        };
+        let start = Instant::now();
+        for _ in 0..n {
+            black_box(op());
+        }
+        Ok((n, start.elapsed()))
+    })
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""C++ riegeli as a `bench-run interleave` worker for the head_to_head cells.
+
+Usage (the worker is started by bench-run, not by hand):
+    bench-run interleave --suite head_to_head_interleaved \\
+        --worker target/release/examples/h2h_worker \\
+        --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \\
+        --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read'
+
+Speaks `bench-run-worker/1` (JSON lines, see `bench-run interleave --help`). Offers
+`<config>_<size>/cpp_write` and `<config>_<size>/cpp_read` for seed 004's 12 head_to_head cells, on
+the records of riegeli_cpp_bench.py (byte-identical to the Rust suite's), measured as there: a write
+is ArrayRecordWriter open, every record, close, into a file in /dev/shm; a read is
+ArrayRecordReader("max_parallelism:1").read_all() of a file written at setup. A trial runs as many
+iterations as fill 50 ms (counted on the benchmark's first trial, then fixed).
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+from array_record.python.array_record_module import ArrayRecordReader, ArrayRecordWriter
+
+from riegeli_cpp_bench import CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record
+
+PROTOCOL = "bench-run-worker/1"
+TRIAL_NS = 50_000_000
+
+
+def cell_ops(name, options, records, tmpdir):
+    size = len(records[0])
+    group = max(1, CHUNK_SIZE // (size + 8))
+    opts = "group_size:%d,%s" % (group, options)
+    write_path = os.path.join(tmpdir, name + ".write.array_record")
+    read_path = os.path.join(tmpdir, name + ".read.array_record")
+
+    def write_to(path):
+        w = ArrayRecordWriter(path, opts)
+        for r in records:
+            w.write(r)
+        w.close()
+
+    def read():
+        rd = ArrayRecordReader(read_path, "max_parallelism:1")
+        got = rd.read_all()
+        rd.close()
+        if len(got) != len(records):
+            raise RuntimeError("C++ read %d of %d records" % (len(got), len(records)))
+
+    write_to(read_path)
+    if list(ArrayRecordReader(read_path, "max_parallelism:1").read_all()) != records:
+        raise SystemExit("C++ did not read back %s" % name)
+    return {"cpp_write": lambda: write_to(write_path), "cpp_read": read}
+
+
+def main():
+    ops = {}
+    benchmarks = []
+    tmp_root = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(dir=tmp_root) as tmpdir:
+        for size_name, size in HEAD_TO_HEAD_SIZES:
+            records = [json_record(i, size) for i in range(NUM_RECORDS)]
+            nbytes = sum(len(r) for r in records)
+            for name, options in HEAD_TO_HEAD_CONFIGS:
+                cell = "%s_%s" % (name, size_name)
+                for op, fn in cell_ops(cell, options, records, tmpdir).items():
+                    bid = "%s/%s" % (cell, op)
+                    ops[bid] = fn
+                    benchmarks.append({"id": bid, "throughput": {"bytes": nbytes}})
+        print(json.dumps({"protocol": PROTOCOL, "benchmarks": benchmarks}), flush=True)
+        iterations = {}
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                bid = json.loads(line)["run"]
+            except (ValueError, KeyError, TypeError):
+                print(json.dumps({"id": "", "error": "not a request: %s" % line.strip()}), flush=True)
+                continue
+            fn = ops.get(bid)
+            if fn is None:
+                print(json.dumps({"id": bid, "error": "no such benchmark in this worker"}), flush=True)
+                continue
+            try:
+                n = iterations.get(bid)
+                if n is None:
+                    t0 = time.perf_counter_ns()
+                    fn()
+                    once = max(1, time.perf_counter_ns() - t0)
+                    n = iterations[bid] = max(1, min(10_000, TRIAL_NS // once))
+                t0 = time.perf_counter_ns()
+                for _ in range(n):
+                    fn()
+                ns = max(1, time.perf_counter_ns() - t0)
+                reply = {"id": bid, "iters": n, "ns": ns}
+            except Exception as e:  # reported to bench-run as the trial's failure
+                reply = {"id": bid, "error": repr(e)}
+            print(json.dumps(reply), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
