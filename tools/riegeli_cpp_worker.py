@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """C++ riegeli as a `bench-run interleave` worker for the head_to_head cells.
 
-Usage (the worker is started by bench-run, not by hand):
+Usage (the worker is started by bench-run, not by hand; CELL patterns (fnmatch, e.g.
+`simple_*_large`) limit the cells it sets up):
     bench-run interleave --suite head_to_head_interleaved \\
         --worker target/release/examples/h2h_worker \\
         --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \\
         --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read'
+    riegeli_cpp_worker.py [CELL...]
 
 Speaks `bench-run-worker/1` (JSON lines, see `bench-run interleave --help`). Offers
 `<config>_<size>/cpp_write` and `<config>_<size>/cpp_read` for seed 004's 12 head_to_head cells, on
@@ -15,6 +17,7 @@ ArrayRecordReader("max_parallelism:1").read_all() of a file written at setup. A 
 iterations as fill 50 ms (counted on the benchmark's first trial, then fixed).
 """
 
+import fnmatch
 import json
 import os
 import sys
@@ -55,16 +58,19 @@ def cell_ops(name, options, records, tmpdir):
     return {"cpp_write": lambda: write_to(write_path), "cpp_read": read}
 
 
-def main():
+def main(patterns):
     ops = {}
     benchmarks = []
     tmp_root = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(dir=tmp_root) as tmpdir:
         for size_name, size in HEAD_TO_HEAD_SIZES:
+            cells = [("%s_%s" % (name, size_name), options) for name, options in HEAD_TO_HEAD_CONFIGS]
+            cells = [c for c in cells if not patterns or any(fnmatch.fnmatchcase(c[0], p) for p in patterns)]
+            if not cells:
+                continue
             records = [json_record(i, size) for i in range(NUM_RECORDS)]
             nbytes = sum(len(r) for r in records)
-            for name, options in HEAD_TO_HEAD_CONFIGS:
-                cell = "%s_%s" % (name, size_name)
+            for cell, options in cells:
                 for op, fn in cell_ops(cell, options, records, tmpdir).items():
                     bid = "%s/%s" % (cell, op)
                     ops[bid] = fn
@@ -102,4 +108,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
