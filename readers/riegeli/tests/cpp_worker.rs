@@ -31,7 +31,10 @@ fn cpp_worker_announces_the_suite_names_and_times_trials() {
     let ids: Vec<&str> = hello.iter().map(|b| b.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["simple_zstd_3_small/cpp_write", "simple_zstd_3_small/cpp_read"]
+        [
+            "simple_zstd_3_small/cpp_write",
+            "simple_zstd_3_small/cpp_read"
+        ]
     );
     // 10,000 records of 100 bytes, as in benches/common.
     assert!(
