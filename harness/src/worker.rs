@@ -19,6 +19,7 @@
 //! ```
 
 use crate::interleave::{PROTOCOL, WorkerBenchmark};
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
@@ -86,6 +87,48 @@ where
     Ok(())
 }
 
+/// Iteration counts per benchmark that make a trial last about `target`: counted from one
+/// untimed iteration on a benchmark's first trial, then fixed, so every trial of a benchmark
+/// does the same work.
+#[derive(Debug, Clone)]
+pub struct TrialLength {
+    target: Duration,
+    iterations: HashMap<String, u64>,
+}
+
+/// Most iterations one trial runs.
+const MAX_TRIAL_ITERATIONS: u64 = 10_000;
+
+impl TrialLength {
+    /// Trials of about `target` each.
+    #[must_use]
+    pub fn new(target: Duration) -> Self {
+        TrialLength {
+            target,
+            iterations: HashMap::new(),
+        }
+    }
+
+    /// One trial of `id`: `iteration` runs one iteration and returns the time of its timed part
+    /// (so setup it does before starting its clock is left out). Returns the iterations counted
+    /// and their total time, as [`serve`]'s trial function does.
+    pub fn run(&mut self, id: &str, mut iteration: impl FnMut() -> Duration) -> (u64, Duration) {
+        let n = match self.iterations.get(id) {
+            Some(&n) => n,
+            None => {
+                let once = iteration().max(Duration::from_micros(1));
+                let n = u64::try_from(self.target.as_nanos() / once.as_nanos())
+                    .unwrap_or(MAX_TRIAL_ITERATIONS)
+                    .clamp(1, MAX_TRIAL_ITERATIONS);
+                self.iterations.insert(id.to_owned(), n);
+                n
+            }
+        };
+        let total = (0..n).map(|_| iteration()).sum();
+        (n, total)
+    }
+}
+
 #[cfg(test)]
 #[allow(
     clippy::expect_used,
@@ -141,5 +184,29 @@ mod tests {
             Err(InterleaveError::TrialFailed { .. })
         ));
         assert!(interleave::parse_reply(lines[4], "x").is_err());
+    }
+
+    #[test]
+    fn trial_length_fixes_the_count_on_the_first_trial_and_times_only_what_iterations_report() {
+        let mut lengths = TrialLength::new(Duration::from_millis(10));
+        let calls = std::cell::Cell::new(0);
+        let fast = || {
+            calls.set(calls.get() + 1);
+            Duration::from_micros(100)
+        };
+        assert_eq!(lengths.run("fast", fast), (100, Duration::from_millis(10)));
+        // One untimed calibration iteration, then the 100 counted.
+        assert_eq!(calls.get(), 101);
+        assert_eq!(lengths.run("fast", fast).0, 100);
+        assert_eq!(calls.get(), 201);
+        // A slow benchmark still runs once; a count never exceeds the cap.
+        assert_eq!(
+            lengths.run("slow", || Duration::from_secs(1)),
+            (1, Duration::from_secs(1))
+        );
+        assert_eq!(
+            lengths.run("instant", || Duration::ZERO).0,
+            MAX_TRIAL_ITERATIONS
+        );
     }
 }

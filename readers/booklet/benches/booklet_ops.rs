@@ -1,10 +1,11 @@
 //! `booklet_ops`: seed 003's operation table on this crate, at 1K, 10K and 50K keys.
 //!
-//! Same workload as Python booklet's `benchmarks/bench.py` and `tools/booklet_python_bench.py`:
-//! keys are 12 random lowercase letters, values 200 random `[A-Za-z0-9]` characters, key and
-//! value serializers `str`, no item timestamps, 12007 initial buckets, 4 MiB buffer, files in
-//! the system temp directory. Each benchmark's timed region is the one of the seed table, and
-//! throughput is in elements (operations), so criterion reports ops/s:
+//! The workload (in `common`, shared with the `ops_worker` example) is that of Python booklet's
+//! `benchmarks/bench.py` and `tools/booklet_python_bench.py`: keys are 12 random lowercase
+//! letters, values 200 random `[A-Za-z0-9]` characters, key and value serializers `str`, no
+//! item timestamps, 12007 initial buckets, 4 MiB buffer, files in the system temp directory.
+//! Each benchmark's timed region is the one of the seed table, and throughput is in elements
+//! (operations), so criterion reports ops/s:
 //!
 //! | op | timed |
 //! |---|---|
@@ -34,100 +35,19 @@
 )]
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use booklet::{Booklet, Flag, OpenOptions, ReadMode, Serializer};
+mod common;
+
+use booklet::{Flag, ReadMode};
+use common::{SIZES, dataset, half_filled, options, reader, tmp, to_prune, write_all};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-
-const SIZES: [usize; 3] = [1_000, 10_000, 50_000];
-
-struct Data {
-    keys: Vec<Vec<u8>>,
-    values: Vec<Vec<u8>>,
-    new_values: Vec<Vec<u8>>,
-    shuffled: Vec<usize>,
-    misses: Vec<Vec<u8>>,
-    contains: Vec<Vec<u8>>,
-}
-
-fn dataset(n: usize) -> Data {
-    let mut rng = fastrand::Rng::with_seed(42);
-    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut seen = std::collections::HashSet::new();
-    let mut keys = Vec::with_capacity(n);
-    while keys.len() < n {
-        let k: Vec<u8> = (0..12).map(|_| rng.u8(b'a'..=b'z')).collect();
-        if seen.insert(k.clone()) {
-            keys.push(k);
-        }
-    }
-    let mut value = || {
-        (0..200)
-            .map(|_| ALNUM[rng.usize(0..ALNUM.len())])
-            .collect::<Vec<u8>>()
-    };
-    let values: Vec<Vec<u8>> = (0..n).map(|_| value()).collect();
-    let new_values: Vec<Vec<u8>> = (0..n).map(|_| value()).collect();
-    let mut shuffled: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut shuffled);
-    let mut misses: Vec<Vec<u8>> = keys.iter().map(|k| [b"!".as_slice(), k].concat()).collect();
-    rng.shuffle(&mut misses);
-    let mut contains: Vec<Vec<u8>> = keys.iter().cloned().chain(misses.iter().cloned()).collect();
-    rng.shuffle(&mut contains);
-    Data {
-        keys,
-        values,
-        new_values,
-        shuffled,
-        misses,
-        contains,
-    }
-}
-
-fn options() -> OpenOptions {
-    OpenOptions::new()
-        .key_serializer(Serializer::Str)
-        .value_serializer(Serializer::Str)
-        .timestamps(false)
-}
-
-struct Tmp {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
-
-fn tmp() -> Tmp {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bench.blt");
-    Tmp { _dir: dir, path }
-}
-
-fn write_all(path: &Path, d: &Data) -> Booklet {
-    let mut db = options().open(path, Flag::New).unwrap();
-    for (k, v) in d.keys.iter().zip(&d.values) {
-        db.set(k, v).unwrap();
-    }
-    db.sync().unwrap();
-    db
-}
-
-/// A written, closed file reopened read-only.
-fn reader(d: &Data, mode: ReadMode) -> (Tmp, Booklet) {
-    let t = tmp();
-    write_all(&t.path, d).close().unwrap();
-    let db = options().read_mode(mode).open(&t.path, Flag::Read).unwrap();
-    (t, db)
-}
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("booklet_ops");
     for n in SIZES {
         let d = dataset(n);
-        // The keys in shuffled order as a list of references, as the Python anchor's
-        // `shuffled = list(keys); rng.shuffle(shuffled)`: one pointer array read in order, one
-        // random access per key object.
-        let shuffled: Vec<&[u8]> = d.shuffled.iter().map(|&i| d.keys[i].as_slice()).collect();
+        let shuffled = d.shuffled_keys();
         let elems = Throughput::Elements(n as u64);
         g.throughput(elems.clone());
 
@@ -282,33 +202,10 @@ fn bench(c: &mut Criterion) {
             );
         });
 
-        // 80 % reads of pre-filled keys, 20 % writes of new keys (seeded like the dataset).
-        let half = n / 2;
-        let mut rng = fastrand::Rng::with_seed(7);
-        let mut next_new = half;
-        // (write?, key, value) per op, as the anchor's list of tuples.
-        let ops: Vec<(bool, &[u8], &[u8])> = (0..n)
-            .map(|_| {
-                let (write, i) = if rng.f64() < 0.8 || next_new >= n {
-                    (false, rng.usize(0..half))
-                } else {
-                    next_new += 1;
-                    (true, next_new - 1)
-                };
-                (write, d.keys[i].as_slice(), d.values[i].as_slice())
-            })
-            .collect();
+        let ops = d.mixed_ops();
         g.bench_function(BenchmarkId::new("mixed_rw_80r", n), |b| {
             b.iter_batched_ref(
-                || {
-                    let t = tmp();
-                    let mut db = options().open(&t.path, Flag::New).unwrap();
-                    for i in 0..half {
-                        db.set(&d.keys[i], &d.values[i]).unwrap();
-                    }
-                    db.sync().unwrap();
-                    (t, db)
-                },
+                || half_filled(&d),
                 |(_t, db)| {
                     for &(write, k, v) in &ops {
                         if write {
@@ -325,18 +222,7 @@ fn bench(c: &mut Criterion) {
 
         g.bench_function(BenchmarkId::new("prune", n), |b| {
             b.iter_batched_ref(
-                || {
-                    let t = tmp();
-                    let mut db = write_all(&t.path, &d);
-                    for i in 0..n / 2 {
-                        db.set(&d.keys[i], &d.new_values[i]).unwrap();
-                    }
-                    db.sync().unwrap();
-                    for i in 0..n / 4 {
-                        db.delete(&d.keys[i]).unwrap();
-                    }
-                    (t, db)
-                },
+                || to_prune(&d),
                 |(_t, db)| {
                     let removed = db.prune(None, &[]).unwrap();
                     assert_eq!(removed as usize, n / 2 + n / 4);

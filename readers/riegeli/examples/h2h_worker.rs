@@ -33,6 +33,7 @@ use common::{
     read_ours, write_crate, write_ours,
 };
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
+use harness::worker::TrialLength;
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
@@ -74,24 +75,13 @@ fn main() -> std::io::Result<()> {
     }
     let benchmarks: Vec<WorkerBenchmark> = ops.iter().map(|(b, _)| b.clone()).collect();
     let by_id: HashMap<String, Op> = ops.into_iter().map(|(b, op)| (b.id, op)).collect();
-    let mut iterations: HashMap<String, u64> = HashMap::new();
+    let mut lengths = TrialLength::new(TRIAL);
     harness::worker::serve(&benchmarks, |id| {
         let op = by_id.get(id).ok_or("unknown benchmark")?;
-        let n = match iterations.get(id) {
-            Some(&n) => n,
-            None => {
-                let start = Instant::now();
-                black_box(op());
-                let once = start.elapsed().max(Duration::from_micros(1));
-                let n = (TRIAL.as_nanos() / once.as_nanos()).clamp(1, 10_000) as u64;
-                iterations.insert(id.to_owned(), n);
-                n
-            }
-        };
-        let start = Instant::now();
-        for _ in 0..n {
+        Ok(lengths.run(id, || {
+            let start = Instant::now();
             black_box(op());
-        }
-        Ok((n, start.elapsed()))
+            start.elapsed()
+        }))
     })
 }
