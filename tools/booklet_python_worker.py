@@ -2,7 +2,7 @@
 """Python booklet 0.12.10 as a `bench-run interleave` worker for seed 003's operations.
 
 Usage (the worker is started by bench-run, not by hand; arguments are key counts, default
-10000 50000):
+10000 50000, and `--trial-ms MS` for the length of a trial, default 50):
     bench-run interleave --suite booklet_ops_interleaved \\
         --worker 'target/release/examples/ops_worker 10000 50000' \\
         --worker 'tools/.venv/bin/python tools/booklet_python_worker.py 10000 50000' \\
@@ -12,7 +12,7 @@ Speaks `bench-run-worker/1` (JSON lines, see `bench-run interleave --help`). Off
 `booklet_ops/<op>/<n>/python` for the ops of booklet_python_bench.py, with the same workload and
 timed regions (setup, such as writing the file an overwrite starts from, is not timed). Read ops
 time a pass over one read handle opened at start-up and warmed by the run's warm-up round. A trial
-runs as many iterations as fill 50 ms (counted on the benchmark's first trial, then fixed).
+runs as many iterations as fill the trial length (counted on the benchmark's first trial, then fixed).
 """
 
 import json
@@ -140,6 +140,11 @@ class Size:
 
 
 def main(args):
+    trial_ns = TRIAL_NS
+    if "--trial-ms" in args:
+        at = args.index("--trial-ms")
+        trial_ns = int(args[at + 1]) * 1_000_000
+        args = args[:at] + args[at + 2:]
     counts = [int(a) for a in args] or [10_000, 50_000]
     with tempfile.TemporaryDirectory() as tmpdir:
         sizes = {n: Size(n, tmpdir) for n in counts}
@@ -168,7 +173,7 @@ def main(args):
                 count = iterations.get(bid)
                 if count is None:
                     once = max(1, size.iteration(op))
-                    count = iterations[bid] = max(1, min(10_000, TRIAL_NS // once))
+                    count = iterations[bid] = max(1, min(10_000, trial_ns // once))
                 ns = sum(size.iteration(op) for _ in range(count))
                 reply = {"id": bid, "iters": count, "ns": max(1, ns)}
             except Exception as e:  # reported to bench-run as the trial's failure

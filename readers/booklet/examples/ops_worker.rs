@@ -10,11 +10,14 @@
 //!     --pair '*/ours=*/python' --at-least 20
 //! ```
 //!
-//! Ids are `booklet_ops/<op>/<n>/ours`; arguments are key counts (default 10000 and 50000).
+//! Ids are `booklet_ops/<op>/<n>/ours`. Arguments: key counts (default 10000 and 50000), and
+//! `--trial-ms MS` for the length of a trial (default [`TRIAL`]).
 //! Each op's timed region is the criterion suite's (see `benches/booklet_ops.rs`): setup, such
 //! as writing the file an overwrite starts from, runs before the clock starts. Read ops time a
 //! pass over a read-only mmap handle opened and warmed (key table built) at start-up. A trial
-//! runs as many iterations as fill [`TRIAL`].
+//! runs as many iterations as fill the trial length. Trials much longer than one pass keep a
+//! trial's first pass, whose caches the other worker's trial has just evicted, from dominating
+//! it: `--trial-ms 300` measures the steady state that the criterion suite measures.
 
 #![allow(
     clippy::unwrap_used,
@@ -196,15 +199,20 @@ impl Size {
 }
 
 fn main() -> std::io::Result<()> {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("arguments are key counts"))
-        .collect();
-    let counts = if args.is_empty() {
-        vec![10_000, 50_000]
-    } else {
-        args
-    };
+    let mut counts = Vec::new();
+    let mut trial = TRIAL;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--trial-ms" {
+            let ms = args.next().and_then(|v| v.parse().ok());
+            trial = Duration::from_millis(ms.expect("--trial-ms takes milliseconds"));
+        } else {
+            counts.push(arg.parse::<usize>().expect("arguments are key counts"));
+        }
+    }
+    if counts.is_empty() {
+        counts = vec![10_000, 50_000];
+    }
     let mut sizes: Vec<(usize, Size)> = counts.iter().map(|&n| (n, Size::new(n))).collect();
     let benchmarks: Vec<WorkerBenchmark> = counts
         .iter()
@@ -219,7 +227,7 @@ fn main() -> std::io::Result<()> {
             })
         })
         .collect();
-    let mut lengths = TrialLength::new(TRIAL);
+    let mut lengths = TrialLength::new(trial);
     harness::worker::serve(&benchmarks, |id| {
         let mut parts = id.split('/').skip(1);
         let (Some(op), Some(n)) = (parts.next(), parts.next()) else {
