@@ -453,6 +453,41 @@ pub fn measurements(plan: &Plan, observations: &Observations) -> Vec<Measurement
         .collect()
 }
 
+/// Name of the recorded benchmark that holds the speedup of `ours` over `anchor`.
+#[must_use]
+pub fn speedup_benchmark(ours: &str, anchor: &str) -> String {
+    format!("{ours} vs {anchor}")
+}
+
+/// One [`metric::SPEEDUP`] measurement per pair (benchmark [`speedup_benchmark`]): the median
+/// paired ratio with its interval. Recorded beside the times, they keep a run's ratios in the
+/// ledger, so `show`, `log`, `compare`, `gate` and the web app read them like any result.
+#[must_use]
+pub fn speedup_measurements(ratios: &[PairedRatio]) -> Vec<Measurement> {
+    ratios
+        .iter()
+        .map(|r| {
+            let estimate = Estimate {
+                point: r.median,
+                lower: Some(r.lower),
+                upper: Some(r.upper),
+                confidence_level: Some(CONFIDENCE),
+                standard_error: None,
+            };
+            Measurement {
+                benchmark: BenchmarkId::named(speedup_benchmark(&r.benchmark, &r.anchor)),
+                metric: metric::SPEEDUP.to_owned(),
+                unit: "x".to_owned(),
+                direction: Direction::HigherIsBetter,
+                estimate,
+                statistics: BTreeMap::from([(Statistic::Median, estimate)]),
+                throughput: None,
+                samples: None,
+            }
+        })
+        .collect()
+}
+
 /// The paired ratios of one of our benchmarks against its anchor.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairedRatio {

@@ -370,6 +370,10 @@ impl BenchmarkId {
 pub mod metric {
     /// Wall-clock time per iteration, in nanoseconds (criterion's measurement).
     pub const TIME: &str = "time";
+    /// How many times faster one benchmark ran than its anchor (unit `x`, higher is better):
+    /// the median over the rounds of an interleaved run, recorded as benchmark
+    /// `<ours> vs <anchor>`.
+    pub const SPEEDUP: &str = "speedup";
 }
 
 /// One measured quantity of one benchmark in one run.

@@ -115,6 +115,23 @@ fn pairs_run_back_to_back_and_give_exact_paired_ratios() {
         text.contains("--seed"),
         "the seed is part of the recorded command: {text}"
     );
+    // Each pair's speedup is recorded too: the median paired ratio, higher is better.
+    let shown = json(&show);
+    let speedup = |b: &str| {
+        shown["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["benchmark"] == b)
+            .unwrap_or_else(|| panic!("no {b} in {text}"))
+            .clone()
+    };
+    let a = speedup("a/ours vs a/cpp");
+    assert_eq!(a["metric"], "speedup");
+    assert_eq!(a["unit"], "x");
+    assert_eq!(a["direction"], "higher_is_better");
+    assert_eq!(a["estimate"].as_f64(), Some(3.0));
+    assert_eq!(speedup("b/ours vs b/cpp")["estimate"].as_f64(), Some(0.5));
     let ratio = sandbox
         .bench_run()
         .args([

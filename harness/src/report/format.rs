@@ -24,6 +24,7 @@ pub fn value(value: f64, unit: &str) -> String {
             )
         }
         "" => sig4(value),
+        "x" => format!("{}x", sig4(value)),
         _ => format!("{} {unit}", sig4(value)),
     }
 }
@@ -140,6 +141,7 @@ mod tests {
         assert_eq!(value(4_600_263.0, "bytes"), "4.387 MiB");
         assert_eq!(value(1500.0, "ops/s"), "1.500 Kops/s");
         assert_eq!(value(2.5, "ratio"), "2.500 ratio");
+        assert_eq!(value(16.234, "x"), "16.23x");
         assert_eq!(value(0.030879, "s"), "30.88 ms");
         assert_eq!(pct(-16.5812), "-16.58%");
         assert_eq!(pct(3.7), "+3.70%");

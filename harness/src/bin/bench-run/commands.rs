@@ -334,11 +334,12 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
         })?;
     bar.finish_and_clear();
     let elapsed_ms = i64::try_from(started.elapsed().as_millis()).ok();
-    let measurements = harness::interleave::measurements(&plan, &observations);
+    let ratios = harness::interleave::paired_ratios(&plan, &observations);
+    let mut measurements = harness::interleave::measurements(&plan, &observations);
+    measurements.extend(harness::interleave::speedup_measurements(&ratios));
     let provenance = external_provenance(cwd, &request.record, command, elapsed_ms)?;
     let id = record(&ledger, RunSource::Interleaved, provenance, measurements).await?;
     push_run(&ledger, id, request.record.push.as_deref()).await;
-    let ratios = harness::interleave::paired_ratios(&plan, &observations);
     if ratios.is_empty() {
         eprintln!("bench-run: no pairs (give --pair OURS=ANCHOR to compare two sides)");
     } else {
