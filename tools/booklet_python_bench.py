@@ -86,105 +86,120 @@ def run_read_pass(op, db, shuffled, misses, both):
     return len(shuffled)
 
 
+def mixed_ops(keys, values, rng):
+    """mixed_rw_80r's operations, (write?, key, value): 80 % reads of the first half of the keys
+    (which its setup writes), 20 % writes of new keys."""
+    n = len(keys)
+    half = n // 2
+    ops = []
+    nxt = half
+    for _ in range(n):
+        if rng.random() < 0.8 or nxt >= n:
+            ops.append((False, keys[rng.randrange(half)], None))
+        else:
+            ops.append((True, keys[nxt], values[nxt]))
+            nxt += 1
+    return ops
+
+
+WRITE_OPS = ("seq_write", "bulk_update", "overwrite", "delete", "mixed_rw_80r", "prune")
+
+
+def timed_write_op(op, path, keys, values, new_values, shuffled, mixed):
+    """One run of write op `op` on a new file at `path`; returns the nanoseconds of its timed
+    region (setup, such as writing the file an overwrite starts from, and closing are not timed)."""
+    n = len(keys)
+    if op == "seq_write":
+        t = time.perf_counter_ns()
+        db = open_new(path)
+        for k, v in zip(keys, values):
+            db[k] = v
+        db.sync()
+        db.close()
+        return time.perf_counter_ns() - t
+    if op == "bulk_update":
+        data = dict(zip(keys, values))
+        t = time.perf_counter_ns()
+        db = open_new(path)
+        db.update(data)
+        db.sync()
+        db.close()
+        return time.perf_counter_ns() - t
+    if op == "overwrite":
+        db = write_file(path, keys, values)
+        t = time.perf_counter_ns()
+        for k, v in zip(keys, new_values):
+            db[k] = v
+        db.sync()
+        elapsed = time.perf_counter_ns() - t
+    elif op == "delete":
+        db = write_file(path, keys, values)
+        t = time.perf_counter_ns()
+        for k in shuffled:
+            del db[k]
+        elapsed = time.perf_counter_ns() - t
+    elif op == "mixed_rw_80r":
+        db = open_new(path)
+        for k, v in zip(keys[: n // 2], values[: n // 2]):
+            db[k] = v
+        db.sync()
+        t = time.perf_counter_ns()
+        for w, k, v in mixed:
+            if w:
+                db[k] = v
+            else:
+                db.get(k)
+        db.sync()
+        elapsed = time.perf_counter_ns() - t
+    elif op == "prune":
+        db = write_file(path, keys, values)
+        for k, v in zip(keys[: n // 2], new_values[: n // 2]):
+            db[k] = v
+        db.sync()
+        for k in keys[: n // 4]:
+            del db[k]
+        t = time.perf_counter_ns()
+        removed = db.prune()
+        elapsed = time.perf_counter_ns() - t
+        if removed != n // 2 + n // 4:
+            raise RuntimeError("prune removed %d blocks" % removed)
+    else:
+        raise ValueError(op)
+    db.close()
+    return elapsed
+
+
 def run_op(op, n, rng, tmpdir):
     """Return (elapsed seconds, operations counted) of one run of `op`."""
+    if op not in OPS:
+        raise ValueError(op)
     keys, values, new_values = dataset(n, rng)
     path = new_path(tmpdir)
     try:
-        if op == "seq_write":
-            t = time.perf_counter()
-            db = open_new(path)
-            for k, v in zip(keys, values):
-                db[k] = v
-            db.sync()
-            db.close()
-            return time.perf_counter() - t, n
-        if op == "bulk_update":
-            data = dict(zip(keys, values))
-            t = time.perf_counter()
-            db = open_new(path)
-            db.update(data)
-            db.sync()
-            db.close()
-            return time.perf_counter() - t, n
-        if op in ("random_read", "random_read_cold", "random_read_miss", "contains", "iter_keys", "iter_values",
-                  "iter_items"):
-            write_file(path, keys, values).close()
+        if op in WRITE_OPS:
             shuffled = list(keys)
             rng.shuffle(shuffled)
-            misses = ["!" + k for k in keys]
-            rng.shuffle(misses)
-            both = keys + misses
-            rng.shuffle(both)
-            db = booklet.open(path, "r")
-            try:
-                if op != "random_read_cold":
-                    # The criterion benchmark times passes over a handle that has already done the
-                    # same pass (warm-up): time the second pass here too. `random_read_cold` is
-                    # the first pass on a freshly opened handle, on both sides.
-                    run_read_pass(op, db, shuffled, misses, both)
-                t = time.perf_counter()
-                count = run_read_pass(op, db, shuffled, misses, both)
-                return time.perf_counter() - t, count
-            finally:
-                db.close()
-        if op == "overwrite":
-            db = write_file(path, keys, values)
+            mixed = mixed_ops(keys, values, rng) if op == "mixed_rw_80r" else None
+            return timed_write_op(op, path, keys, values, new_values, shuffled, mixed) / 1e9, n
+        write_file(path, keys, values).close()
+        shuffled = list(keys)
+        rng.shuffle(shuffled)
+        misses = ["!" + k for k in keys]
+        rng.shuffle(misses)
+        both = keys + misses
+        rng.shuffle(both)
+        db = booklet.open(path, "r")
+        try:
+            if op != "random_read_cold":
+                # The criterion benchmark times passes over a handle that has already done the
+                # same pass (warm-up): time the second pass here too. `random_read_cold` is
+                # the first pass on a freshly opened handle, on both sides.
+                run_read_pass(op, db, shuffled, misses, both)
             t = time.perf_counter()
-            for k, v in zip(keys, new_values):
-                db[k] = v
-            db.sync()
-            elapsed = time.perf_counter() - t
+            count = run_read_pass(op, db, shuffled, misses, both)
+            return time.perf_counter() - t, count
+        finally:
             db.close()
-            return elapsed, n
-        if op == "delete":
-            db = write_file(path, keys, values)
-            shuffled = list(keys)
-            rng.shuffle(shuffled)
-            t = time.perf_counter()
-            for k in shuffled:
-                del db[k]
-            elapsed = time.perf_counter() - t
-            db.close()
-            return elapsed, n
-        if op == "mixed_rw_80r":
-            half = n // 2
-            db = open_new(path)
-            for k, v in zip(keys[:half], values[:half]):
-                db[k] = v
-            db.sync()
-            ops = []
-            nxt = half
-            for _ in range(n):
-                if rng.random() < 0.8 or nxt >= n:
-                    ops.append((False, keys[rng.randrange(half)], None))
-                else:
-                    ops.append((True, keys[nxt], values[nxt]))
-                    nxt += 1
-            t = time.perf_counter()
-            for w, k, v in ops:
-                if w:
-                    db[k] = v
-                else:
-                    db.get(k)
-            db.sync()
-            elapsed = time.perf_counter() - t
-            db.close()
-            return elapsed, n
-        if op == "prune":
-            db = write_file(path, keys, values)
-            for k, v in zip(keys[: n // 2], new_values[: n // 2]):
-                db[k] = v
-            db.sync()
-            for k in keys[: n // 4]:
-                del db[k]
-            t = time.perf_counter()
-            removed = db.prune()
-            elapsed = time.perf_counter() - t
-            assert removed == n // 2 + n // 4, removed
-            db.close()
-            return elapsed, n
-        raise ValueError(op)
     finally:
         os.remove(path)
 

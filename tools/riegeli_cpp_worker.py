@@ -18,18 +18,14 @@ iterations as fill 50 ms (counted on the benchmark's first trial, then fixed).
 """
 
 import fnmatch
-import json
 import os
 import sys
 import tempfile
-import time
 
 from array_record.python.array_record_module import ArrayRecordReader, ArrayRecordWriter
 
+from bench_worker import serve, timed
 from riegeli_cpp_bench import CHUNK_SIZE, HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record
-
-PROTOCOL = "bench-run-worker/1"
-TRIAL_NS = 50_000_000
 
 
 def cell_ops(name, options, records, tmpdir):
@@ -75,35 +71,7 @@ def main(patterns):
                     bid = "%s/%s" % (cell, op)
                     ops[bid] = fn
                     benchmarks.append({"id": bid, "throughput": {"bytes": nbytes}})
-        print(json.dumps({"protocol": PROTOCOL, "benchmarks": benchmarks}), flush=True)
-        iterations = {}
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            try:
-                bid = json.loads(line)["run"]
-            except (ValueError, KeyError, TypeError):
-                print(json.dumps({"id": "", "error": "not a request: %s" % line.strip()}), flush=True)
-                continue
-            fn = ops.get(bid)
-            if fn is None:
-                print(json.dumps({"id": bid, "error": "no such benchmark in this worker"}), flush=True)
-                continue
-            try:
-                n = iterations.get(bid)
-                if n is None:
-                    t0 = time.perf_counter_ns()
-                    fn()
-                    once = max(1, time.perf_counter_ns() - t0)
-                    n = iterations[bid] = max(1, min(10_000, TRIAL_NS // once))
-                t0 = time.perf_counter_ns()
-                for _ in range(n):
-                    fn()
-                ns = max(1, time.perf_counter_ns() - t0)
-                reply = {"id": bid, "iters": n, "ns": ns}
-            except Exception as e:  # reported to bench-run as the trial's failure
-                reply = {"id": bid, "error": repr(e)}
-            print(json.dumps(reply), flush=True)
+        serve(benchmarks, lambda bid: timed(ops[bid]))
     return 0
 
 

@@ -40,7 +40,7 @@ use std::time::Duration;
 mod common;
 
 use booklet::{Flag, ReadMode};
-use common::{SIZES, dataset, half_filled, options, reader, tmp, to_prune, write_all};
+use common::{SIZES, dataset, half_filled, options, reader, run_mixed, tmp, to_prune, write_all};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {
@@ -206,16 +206,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("mixed_rw_80r", n), |b| {
             b.iter_batched_ref(
                 || half_filled(&d),
-                |(_t, db)| {
-                    for &(write, k, v) in &ops {
-                        if write {
-                            db.set(k, v).unwrap();
-                        } else {
-                            black_box(db.get(k).unwrap());
-                        }
-                    }
-                    db.sync().unwrap();
-                },
+                |(_t, db)| run_mixed(db, &ops),
                 BatchSize::PerIteration,
             );
         });

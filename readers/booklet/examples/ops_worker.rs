@@ -32,29 +32,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use booklet::{Booklet, Flag, ReadMode};
-use common::{Data, Tmp, dataset, half_filled, options, reader, tmp, to_prune, write_all};
+use common::{
+    Data, OPS, Tmp, dataset, half_filled, options, reader, run_mixed, tmp, to_prune, write_all,
+};
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
 use harness::worker::TrialLength;
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
-
-/// The operations, as in the criterion suite and the Python worker.
-const OPS: [&str; 13] = [
-    "seq_write",
-    "bulk_update",
-    "random_read",
-    "random_read_cold",
-    "random_read_miss",
-    "contains",
-    "iter_keys",
-    "iter_values",
-    "iter_items",
-    "overwrite",
-    "delete",
-    "mixed_rw_80r",
-    "prune",
-];
 
 /// One key count's data and the files its read ops use.
 struct Size {
@@ -172,14 +157,7 @@ impl Size {
                 let ops = d.mixed_ops();
                 let (_t, mut db) = half_filled(d);
                 let start = Instant::now();
-                for &(write, k, v) in &ops {
-                    if write {
-                        db.set(k, v).unwrap();
-                    } else {
-                        black_box(db.get(k).unwrap());
-                    }
-                }
-                db.sync().unwrap();
+                run_mixed(&mut db, &ops);
                 start.elapsed()
             }
             "prune" => {

@@ -4,29 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../benches/common/mod.rs"]
+mod common;
 mod util;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use common::OPS;
 use harness::interleave::{self, DeclaredThroughput, InterleaveError};
-
-/// The ops of seed 003's table, plus `random_read_cold`, in the order both workers announce them.
-const OPS: [&str; 13] = [
-    "seq_write",
-    "bulk_update",
-    "random_read",
-    "random_read_cold",
-    "random_read_miss",
-    "contains",
-    "iter_keys",
-    "iter_values",
-    "iter_items",
-    "overwrite",
-    "delete",
-    "mixed_rw_80r",
-    "prune",
-];
 
 #[test]
 fn python_worker_announces_every_op_and_times_each() {

@@ -15,6 +15,24 @@ use booklet::{Booklet, Flag, OpenOptions, ReadMode, Serializer};
 /// Key counts of the suite.
 pub const SIZES: [usize; 3] = [1_000, 10_000, 50_000];
 
+/// Seed 003's operations plus `random_read_cold`, in the order the interleave workers (ours
+/// and `tools/booklet_python_worker.py`) announce them.
+pub const OPS: [&str; 13] = [
+    "seq_write",
+    "bulk_update",
+    "random_read",
+    "random_read_cold",
+    "random_read_miss",
+    "contains",
+    "iter_keys",
+    "iter_values",
+    "iter_items",
+    "overwrite",
+    "delete",
+    "mixed_rw_80r",
+    "prune",
+];
+
 /// One size's keys and values, and the orders the operations visit them in.
 pub struct Data {
     pub keys: Vec<Vec<u8>>,
@@ -55,6 +73,19 @@ impl Data {
             })
             .collect()
     }
+}
+
+/// mixed_rw_80r's timed part: `ops` on a handle from [`half_filled`] (reads with `get`, which
+/// syncs a key still in the write buffer first, as Python does), then sync.
+pub fn run_mixed(db: &mut Booklet, ops: &[(bool, &[u8], &[u8])]) {
+    for &(write, k, v) in ops {
+        if write {
+            db.set(k, v).unwrap();
+        } else {
+            std::hint::black_box(db.get(k).unwrap());
+        }
+    }
+    db.sync().unwrap();
 }
 
 /// The dataset of `n` keys (seeded: every run and every user sees the same one).
