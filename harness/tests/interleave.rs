@@ -70,6 +70,10 @@ fn pairs_run_back_to_back_and_give_exact_paired_ratios() {
     );
     // b/ours is half the anchor's speed: below the bar of 1x, so exit 1, and the run is kept.
     assert_exit(&out, 1);
+    // Without a terminal, progress is a line per round (the warm-up round counts).
+    let progress = stderr(&out);
+    assert!(progress.contains("round 1/7 done"), "{progress}");
+    assert!(progress.contains("round 7/7 done"), "{progress}");
     let report = json(&out);
     assert_eq!(report["rounds"], 6);
     let rows = report["rows"].as_array().unwrap();

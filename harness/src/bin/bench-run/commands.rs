@@ -327,11 +327,30 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
     );
     let started = std::time::Instant::now();
     let bar = progress_bar(steps.len());
-    let observations =
-        crate::workers::run_trials(&mut workers, &plan, &steps, request.timeout, |id| {
+    // Without a terminal (CI logs, redirected output) the bar is hidden: say when each round ends.
+    let log_rounds = !std::io::stderr().is_terminal();
+    let all_rounds = request.warmup + request.rounds;
+    let per_round = steps.len() / all_rounds.max(1);
+    let mut done = 0usize;
+    let observations = crate::workers::run_trials(
+        &mut workers,
+        &plan,
+        &steps,
+        request.timeout,
+        |id| {
             bar.inc(1);
             bar.set_message(id.to_owned());
-        })?;
+            done += 1;
+            if log_rounds && per_round > 0 && done.is_multiple_of(per_round) {
+                let round = done / per_round;
+                let elapsed = started.elapsed().as_secs_f64();
+                let left = elapsed / round as f64 * (all_rounds - round) as f64;
+                eprintln!(
+                    "bench-run: round {round}/{all_rounds} done ({elapsed:.0} s, about {left:.0} s left)"
+                );
+            }
+        },
+    )?;
     bar.finish_and_clear();
     let elapsed_ms = i64::try_from(started.elapsed().as_millis()).ok();
     let ratios = harness::interleave::paired_ratios(&plan, &observations);
