@@ -149,6 +149,8 @@ fn pairs_run_back_to_back_and_give_exact_paired_ratios() {
         .output()
         .unwrap();
     assert_exit(&ratio, 0);
+    let note = stderr(&ratio);
+    assert!(note.contains("paired speedups"), "{note}");
     let ratio = json(&ratio);
     let a = ratio["rows"]
         .as_array()

@@ -5,7 +5,7 @@ use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, ImportSource, RunArgs,
 use anyhow::{Context, Result, anyhow, bail};
 use harness::compare::{self, CompareConfig, Comparison, Correction};
 use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
-use harness::model::{BuildConfig, Direction, NewRun, RunProvenance, RunSource};
+use harness::model::{BuildConfig, Direction, NewRun, RunProvenance, RunSource, metric};
 use harness::ratio::{self, Anchors, PairRule, RatioConfig, RunSpeeds};
 use harness::refs::{self, RunRef};
 use harness::report::{self, OutputFormat, log};
@@ -217,7 +217,16 @@ async fn ratio(ledger: &Ledger, cwd: &Path, request: RatioRequest) -> Result<Out
         let mut speeds = Vec::new();
         for text in refs {
             let run = resolve_run(ledger, text, None, cwd).await?;
-            speeds.push(ratio::run_speeds(&ledger.measurements(run.id).await?));
+            let measurements = ledger.measurements(run.id).await?;
+            if measurements.iter().any(|m| m.metric == metric::SPEEDUP) {
+                eprintln!(
+                    "note: run #{} is interleaved; its paired speedups (the median of per-round \
+                     ratios) are recorded as `<ours> vs <anchor>` rows (bench-run show {}); the \
+                     ratios below compare whole-run medians",
+                    run.id, run.id
+                );
+            }
+            speeds.push(ratio::run_speeds(&measurements));
             ids.push(run.id);
         }
         Ok((ids, speeds))
