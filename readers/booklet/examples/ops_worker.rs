@@ -41,31 +41,28 @@ use harness::worker::TrialLength;
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
 
-/// One key count's data and the files its read ops use.
-struct Size {
-    d: Data,
+/// The files one key count's read ops use.
+struct Files {
     /// A read-only mmap handle, warmed.
     read: (Tmp, Booklet),
     /// A written, closed file for `random_read_cold`.
     cold: Tmp,
 }
 
-impl Size {
-    fn new(n: usize) -> Self {
-        let d = dataset(n);
-        let read = reader(&d, ReadMode::Mmap);
-        for k in d.shuffled_keys() {
+impl Files {
+    fn new(d: &Data, shuffled: &[&[u8]]) -> Self {
+        let read = reader(d, ReadMode::Mmap);
+        for k in shuffled {
             black_box(read.1.get_str(k).unwrap().unwrap().len());
         }
         let cold = tmp();
-        write_all(&cold.path, &d).close().unwrap();
-        Size { d, read, cold }
+        write_all(&cold.path, d).close().unwrap();
+        Files { read, cold }
     }
 
-    /// One iteration of `op`, returning the time of its timed region.
-    fn iteration(&mut self, op: &str) -> Result<Duration, String> {
-        let d = &self.d;
-        let shuffled = d.shuffled_keys();
+    /// One iteration of `op` on `d` (whose keys in shuffled order are `shuffled`), returning
+    /// the time of its timed region.
+    fn iteration(&mut self, op: &str, d: &Data, shuffled: &[&[u8]]) -> Result<Duration, String> {
         let db = &mut self.read.1;
         // Each arm's value is its timed region, read before the arm's files and handles drop
         // (closing them is not timed).
@@ -92,7 +89,7 @@ impl Size {
             }
             "random_read" => {
                 let start = Instant::now();
-                for k in &shuffled {
+                for k in shuffled {
                     black_box(db.get_str(k).unwrap().unwrap().len());
                 }
                 start.elapsed()
@@ -100,7 +97,7 @@ impl Size {
             "random_read_cold" => {
                 let db = options().open(&self.cold.path, Flag::Read).unwrap();
                 let start = Instant::now();
-                for k in &shuffled {
+                for k in shuffled {
                     black_box(db.get_str(k).unwrap().unwrap().len());
                 }
                 start.elapsed()
@@ -148,7 +145,7 @@ impl Size {
                 let t = tmp();
                 let mut db = write_all(&t.path, d);
                 let start = Instant::now();
-                for k in &shuffled {
+                for k in shuffled {
                     db.delete(k).unwrap();
                 }
                 start.elapsed()
@@ -191,7 +188,15 @@ fn main() -> std::io::Result<()> {
     if counts.is_empty() {
         counts = vec![10_000, 50_000];
     }
-    let mut sizes: Vec<(usize, Size)> = counts.iter().map(|&n| (n, Size::new(n))).collect();
+    // Per key count: the data, its keys in shuffled order (built once, as in the criterion
+    // suite, not before every pass), and the files.
+    let datas: Vec<Data> = counts.iter().map(|&n| dataset(n)).collect();
+    let shuffled: Vec<Vec<&[u8]>> = datas.iter().map(Data::shuffled_keys).collect();
+    let mut files: Vec<Files> = datas
+        .iter()
+        .zip(&shuffled)
+        .map(|(d, s)| Files::new(d, s))
+        .collect();
     let benchmarks: Vec<WorkerBenchmark> = counts
         .iter()
         .flat_map(|&n| {
@@ -212,14 +217,11 @@ fn main() -> std::io::Result<()> {
             return Err(format!("not a booklet_ops id: {id}"));
         };
         let n: usize = n.parse().map_err(|_| format!("not a key count in {id}"))?;
-        let size = &mut sizes
-            .iter_mut()
-            .find(|(m, _)| *m == n)
-            .ok_or("no such size")?
-            .1;
+        let at = counts.iter().position(|&m| m == n).ok_or("no such size")?;
+        let (d, keys, files) = (&datas[at], &shuffled[at], &mut files[at]);
         let mut failure = None;
         let timed = lengths.run(id, || {
-            size.iteration(op).unwrap_or_else(|e| {
+            files.iteration(op, d, keys).unwrap_or_else(|e| {
                 failure.get_or_insert(e);
                 Duration::ZERO
             })
