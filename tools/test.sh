@@ -36,5 +36,17 @@ log "python venv (tools/requirements.txt)"
 BENCH_PYTHON="$(tools/venv.sh)"
 export BENCH_PYTHON
 
+# CI builds once: incremental state would only take disk.
+if [ -n "${CI:-}" ]; then
+    export CARGO_INCREMENTAL=0
+fi
+
+# The web end-to-end test records through `bench-run`. `cargo test --workspace` builds it (for
+# harness's own integration tests) before any test runs; pointing the web test at that binary
+# spares it a nested `cargo build -p harness`, whose different feature set would compile many
+# dependencies a second time.
+target_dir="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
+export BENCH_RUN_BIN="$target_dir/debug/bench-run"
+
 log "cargo test (workspace)"
 cargo test --workspace --locked

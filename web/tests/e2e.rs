@@ -52,7 +52,13 @@ fn profile_dir() -> PathBuf {
 /// The `bench-run` binary of this workspace, built (or found up to date) with cargo.
 fn bench_run_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("BENCH_RUN_BIN") {
-        return PathBuf::from(path);
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "BENCH_RUN_BIN={} is not a file",
+            path.display()
+        );
+        return path;
     }
     let dir = profile_dir();
     let target_dir = dir.parent().unwrap();
