@@ -21,8 +21,9 @@
 //! bench-run closes the worker's stdin at the end; the worker exits.
 //! ```
 //!
-//! This module is pure: parsing, planning, scheduling and summarising. Processes live in the
-//! `bench-run interleave` command; [`crate::worker`] serves the protocol for Rust workers.
+//! This module is pure: parsing, planning, scheduling and summarising.
+//! [`crate::worker_process`] drives worker processes; [`crate::worker`] serves the protocol for
+//! Rust workers.
 
 use crate::compare::pattern_matches;
 use crate::model::{

@@ -28,3 +28,4 @@ pub mod report;
 pub mod stats;
 pub mod suite;
 pub mod worker;
+pub mod worker_process;

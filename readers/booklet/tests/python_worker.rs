@@ -8,27 +8,24 @@
 mod common;
 mod util;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::time::Duration;
 
 use common::OPS;
-use harness::interleave::{self, DeclaredThroughput, InterleaveError};
+use harness::interleave::{DeclaredThroughput, InterleaveError};
+use harness::worker_process::{WorkerProcess, WorkerProcessError};
+
+/// Generous: the worker writes its files at setup, on a loaded CI machine.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 #[test]
 fn python_worker_announces_every_op_and_times_each() {
     let Some(python) = util::python() else { return };
     let script = util::workspace_root().join("tools/booklet_python_worker.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg("200")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut next = || lines.next().unwrap().unwrap();
-    let hello = interleave::parse_hello(&next()).unwrap();
+    let mut command = Command::new(python);
+    command.arg(&script).arg("200");
+    let mut worker = WorkerProcess::start(command, "booklet_python_worker.py").unwrap();
+    let hello = worker.hello(TIMEOUT).unwrap();
     let expected: Vec<String> = OPS
         .iter()
         .map(|op| format!("booklet_ops/{op}/200/python"))
@@ -46,20 +43,23 @@ fn python_worker_announces_every_op_and_times_each() {
     // Every op twice: the second trial reuses the count fixed by the first (and the read
     // handle, the files of the write ops are fresh each time).
     for id in ids.iter().chain(ids.iter()) {
-        writeln!(stdin, "{}", interleave::request(id)).unwrap();
-        let trial = interleave::parse_reply(&next(), id).unwrap();
+        let trial = worker.trial(id, TIMEOUT).unwrap();
         assert!(trial.iters >= 1.0 && trial.ns > 0.0, "{id}: {trial:?}");
     }
     for bad in [
         "booklet_ops/nope/200/python",
         "booklet_ops/seq_write/7/python",
     ] {
-        writeln!(stdin, "{}", interleave::request(bad)).unwrap();
         assert!(matches!(
-            interleave::parse_reply(&next(), bad),
-            Err(InterleaveError::TrialFailed { .. })
+            worker.trial(bad, TIMEOUT),
+            Err(WorkerProcessError::Protocol {
+                source: InterleaveError::TrialFailed { .. },
+                ..
+            })
         ));
     }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(
+        worker.finish(TIMEOUT),
+        "the worker exits cleanly when its stdin closes"
+    );
 }

@@ -5,10 +5,14 @@
 
 mod util;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::time::Duration;
 
-use harness::interleave::{self, DeclaredThroughput, InterleaveError};
+use harness::interleave::{DeclaredThroughput, InterleaveError};
+use harness::worker_process::{WorkerProcess, WorkerProcessError};
+
+/// Generous: the worker builds its records and files at setup, on a loaded CI machine.
+const TIMEOUT: Duration = Duration::from_secs(300);
 
 #[test]
 fn cpp_worker_announces_the_suite_names_and_times_trials() {
@@ -17,17 +21,10 @@ fn cpp_worker_announces_the_suite_names_and_times_trials() {
     };
     let script = util::workspace_root().join("tools/riegeli_cpp_worker.py");
     // One small cell keeps the setup short.
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg("simple_zstd_3_small")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut next = || lines.next().unwrap().unwrap();
-    let hello = interleave::parse_hello(&next()).unwrap();
+    let mut command = Command::new(python);
+    command.arg(&script).arg("simple_zstd_3_small");
+    let mut worker = WorkerProcess::start(command, "riegeli_cpp_worker.py").unwrap();
+    let hello = worker.hello(TIMEOUT).unwrap();
     let ids: Vec<&str> = hello.iter().map(|b| b.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -43,15 +40,18 @@ fn cpp_worker_announces_the_suite_names_and_times_trials() {
             .all(|b| b.throughput == Some(DeclaredThroughput::Bytes(1_000_000)))
     );
     for id in ids.iter().chain(ids.iter()) {
-        writeln!(stdin, "{}", interleave::request(id)).unwrap();
-        let trial = interleave::parse_reply(&next(), id).unwrap();
+        let trial = worker.trial(id, TIMEOUT).unwrap();
         assert!(trial.iters >= 1.0 && trial.ns > 0.0, "{trial:?}");
     }
-    writeln!(stdin, "{}", interleave::request("nope/cpp_write")).unwrap();
     assert!(matches!(
-        interleave::parse_reply(&next(), "nope/cpp_write"),
-        Err(InterleaveError::TrialFailed { .. })
+        worker.trial("nope/cpp_write", TIMEOUT),
+        Err(WorkerProcessError::Protocol {
+            source: InterleaveError::TrialFailed { .. },
+            ..
+        })
     ));
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(
+        worker.finish(TIMEOUT),
+        "the worker exits cleanly when its stdin closes"
+    );
 }

@@ -313,13 +313,13 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
     let mut workers = request
         .workers
         .iter()
-        .map(|text| crate::workers::Worker::spawn(text, cwd))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|text| harness::worker_process::WorkerProcess::shell(text, cwd))
+        .collect::<Result<Vec<_>, _>>()?;
     eprintln!("bench-run: waiting for {} workers to set up", workers.len());
     let announced = workers
         .iter_mut()
         .map(|w| w.hello(request.timeout))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let plan = harness::interleave::plan(&announced, &rules, &request.only)?;
     let steps = harness::interleave::schedule(&plan, request.warmup, request.rounds, seed);
     let pairs = plan
