@@ -71,6 +71,16 @@ pub enum WorkerProcessError {
         /// "exited (...)" or "closed its output".
         status: String,
     },
+    /// A trial of a benchmark this worker does not serve under its label.
+    #[error("worker `{command}` serves only `{label}/...` benchmarks, not `{id}`")]
+    NotLabeled {
+        /// The worker's command.
+        command: String,
+        /// The worker's label.
+        label: String,
+        /// The benchmark asked for.
+        id: String,
+    },
     /// A request after [`WorkerProcess::finish`].
     #[error("worker `{command}` is closed")]
     Closed {
@@ -92,6 +102,8 @@ pub enum WorkerProcessError {
 /// kills the worker and everything the worker started.
 pub struct WorkerProcess {
     command: String,
+    /// Put in front of every benchmark name (`label/name`), see [`WorkerProcess::labeled`].
+    label: Option<String>,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
@@ -152,10 +164,20 @@ impl WorkerProcess {
         let stdin = child.stdin.take();
         Ok(Self {
             command: label.to_owned(),
+            label: None,
             child,
             stdin,
             lines,
         })
+    }
+
+    /// Names this worker's benchmarks `label/<name>` in [`WorkerProcess::hello`] and
+    /// [`WorkerProcess::trial`] (the worker itself still sees its own names), so that two builds
+    /// of one worker can run side by side.
+    #[must_use]
+    pub fn labeled(mut self, label: &str) -> Self {
+        self.label = Some(label.to_owned());
+        self
     }
 
     /// Waits up to `timeout` for the worker's greeting: the benchmarks it serves.
@@ -165,7 +187,14 @@ impl WorkerProcess {
     /// The worker was silent, exited, or greeted in another protocol.
     pub fn hello(&mut self, timeout: Duration) -> Result<Vec<WorkerBenchmark>, WorkerProcessError> {
         let line = self.next_line(timeout)?;
-        interleave::parse_hello(&line).map_err(|source| self.protocol(source))
+        let mut benchmarks =
+            interleave::parse_hello(&line).map_err(|source| self.protocol(source))?;
+        if let Some(label) = &self.label {
+            for b in &mut benchmarks {
+                b.id = format!("{label}/{}", b.id);
+            }
+        }
+        Ok(benchmarks)
     }
 
     /// Runs one trial of `id`, waiting up to `timeout` for its answer.
@@ -176,6 +205,17 @@ impl WorkerProcess {
     /// reported the trial as failed ([`InterleaveError::TrialFailed`] in
     /// [`WorkerProcessError::Protocol`]).
     pub fn trial(&mut self, id: &str, timeout: Duration) -> Result<Trial, WorkerProcessError> {
+        let id = match &self.label {
+            None => id,
+            Some(label) => id
+                .strip_prefix(label.as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+                .ok_or_else(|| WorkerProcessError::NotLabeled {
+                    command: self.command.clone(),
+                    label: label.clone(),
+                    id: id.to_owned(),
+                })?,
+        };
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(WorkerProcessError::Closed {
                 command: self.command.clone(),

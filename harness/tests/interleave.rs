@@ -181,6 +181,75 @@ fn the_same_seed_replays_the_same_order() {
 }
 
 #[test]
+fn labeled_workers_pair_two_builds_of_one_worker() {
+    let sandbox = Sandbox::empty();
+    let log = sandbox.dir.path().join("requests.log");
+    let log = log.to_str().unwrap();
+    // The same benchmark names from both builds: only the labels tell them apart.
+    let before = worker(
+        &sandbox,
+        "before.sh",
+        &[("a/ours", 3000), ("b/ours", 1000)],
+        log,
+    );
+    let after = worker(
+        &sandbox,
+        "after.sh",
+        &[("a/ours", 1000), ("b/ours", 1000)],
+        log,
+    );
+    let out = sandbox
+        .bench_run()
+        .args(["interleave", "--suite", "ab"])
+        .arg("--worker-as")
+        .arg(format!("before=sh {}", before.display()))
+        .arg("--worker-as")
+        .arg(format!("after=sh {}", after.display()))
+        .args([
+            "--pair",
+            "after/*=before/*",
+            "--rounds",
+            "3",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let report = json(&out);
+    let rows = report["rows"].as_array().unwrap();
+    let row = |b: &str| rows.iter().find(|r| r["benchmark"] == b).unwrap();
+    assert_eq!(row("after/a/ours")["anchor"], "before/a/ours");
+    assert_eq!(row("after/a/ours")["ratio"].as_f64(), Some(3.0));
+    assert_eq!(row("after/b/ours")["ratio"].as_f64(), Some(1.0));
+    // Each worker is asked for its own names, without the label.
+    let requests = std::fs::read_to_string(log).unwrap();
+    assert_eq!(requests.lines().count(), 4 * 4, "{requests}");
+    assert!(
+        requests
+            .lines()
+            .all(|l| l == r#"{"run":"a/ours"}"# || l == r#"{"run":"b/ours"}"#),
+        "{requests}"
+    );
+
+    for (bad, message) in [
+        ("no label here", "LABEL=COMMAND"),
+        ("two words=sh x", "use letters"),
+        ("a/b=sh x", "use letters"),
+        ("empty=  ", "no command"),
+    ] {
+        let out = sandbox
+            .bench_run()
+            .args(["interleave", "--suite", "ab", "--worker-as", bad])
+            .output()
+            .unwrap();
+        assert_exit(&out, 2);
+        assert!(stderr(&out).contains(message), "{bad}: {}", stderr(&out));
+    }
+    assert_eq!(run_count(&sandbox), 1);
+}
+
+#[test]
 fn broken_workers_are_errors_that_record_nothing() {
     let sandbox = Sandbox::empty();
     let log = sandbox.dir.path().join("log");

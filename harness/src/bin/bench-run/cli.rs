@@ -40,12 +40,17 @@ Exit codes: 0 done (every median at the bar), 1 some median below --at-least, 2 
 
 const INTERLEAVE_EXAMPLES: &str = "\
 Examples:
-  bench-run interleave --suite head_to_head_cpp \\
-      --worker 'target/release/examples/riegeli_worker' \\
+  bench-run interleave --suite head_to_head_interleaved \\
+      --worker 'target/release/examples/h2h_worker' \\
       --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \\
       --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read' --rounds 21
       ours against C++, every cell's two sides back to back in each of 21 rounds
-  bench-run interleave --suite booklet_ops_python --worker ... --only '*/50000' --at-least 20
+  bench-run interleave --suite booklet_ops_interleaved --worker ... --only '*/50000' --at-least 20
+  bench-run interleave --suite booklet_ab \\
+      --worker-as 'before=../before/target/release/examples/ops_worker 50000' \\
+      --worker-as 'after=target/release/examples/ops_worker 50000' \\
+      --pair 'after/*=before/*' --only 'after/*/random_read/*'
+      a change against the build before it (a worktree at the old commit), paired
 
 Each round runs one trial of every benchmark in a random order, the two sides of a pair back to
 back in a random order, so both meet the machine's drift together. The run is recorded like any
@@ -267,8 +272,13 @@ pub enum Command {
     Interleave {
         /// A worker command, run with `sh -c` from the current directory (repeatable; usually
         /// ours and the anchor's). It speaks the `bench-run-worker/1` protocol on stdin/stdout.
-        #[arg(long, required = true, value_name = "COMMAND")]
+        #[arg(long, required_unless_present = "worker_as", value_name = "COMMAND")]
         worker: Vec<String>,
+        /// A worker whose benchmark names get `LABEL/` in front (repeatable): two builds of the
+        /// same worker, say before and after a change, can then run side by side and be paired
+        /// with `--pair 'after/*=before/*'`.
+        #[arg(long, value_name = "LABEL=COMMAND")]
+        worker_as: Vec<String>,
         /// Which anchor benchmark each of ours faces: `OURS=ANCHOR`, one `*` on each side at
         /// most (repeatable). Paired benchmarks run back to back in each round.
         #[arg(long, value_name = "OURS=ANCHOR")]

@@ -10,6 +10,7 @@ use harness::ratio::{self, Anchors, PairRule, RatioConfig, RunSpeeds};
 use harness::refs::{self, RunRef};
 use harness::report::{self, OutputFormat, log};
 use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
+use harness::worker_process::WorkerProcess;
 use harness::{adapter, provenance};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read};
@@ -104,6 +105,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }
         Some(Command::Interleave {
             worker,
+            worker_as,
             pair,
             only,
             rounds,
@@ -116,6 +118,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }) => {
             let request = InterleaveRequest {
                 workers: worker,
+                labeled_workers: worker_as,
                 pairs: pair,
                 only,
                 rounds,
@@ -273,6 +276,8 @@ async fn ratio(ledger: &Ledger, cwd: &Path, request: RatioRequest) -> Result<Out
 /// What `bench-run interleave` was asked.
 struct InterleaveRequest {
     workers: Vec<String>,
+    /// `LABEL=COMMAND`.
+    labeled_workers: Vec<String>,
     pairs: Vec<String>,
     only: Vec<String>,
     rounds: usize,
@@ -282,6 +287,21 @@ struct InterleaveRequest {
     at_least: Option<f64>,
     format: OutputFormat,
     record: ImportArgs,
+}
+
+/// `LABEL=COMMAND` of `--worker-as`: a label that can stand in front of a benchmark name.
+fn parse_labeled_worker(text: &str) -> Result<(&str, &str)> {
+    let (label, command) = text
+        .split_once('=')
+        .ok_or_else(|| anyhow!("--worker-as wants LABEL=COMMAND, not `{text}`"))?;
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if label.is_empty() || !label.chars().all(fits) {
+        bail!("--worker-as label `{label}`: use letters, digits, `_`, `-` or `.`");
+    }
+    if command.trim().is_empty() {
+        bail!("--worker-as `{label}` has no command");
+    }
+    Ok((label, command))
 }
 
 async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
@@ -310,11 +330,14 @@ async fn interleave(request: InterleaveRequest, db: Option<&Path>, cwd: &Path) -
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
     // Every worker sets up at once (setup is not timed), then each greets.
-    let mut workers = request
-        .workers
-        .iter()
-        .map(|text| harness::worker_process::WorkerProcess::shell(text, cwd))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut workers = Vec::new();
+    for text in &request.workers {
+        workers.push(WorkerProcess::shell(text, cwd)?);
+    }
+    for text in &request.labeled_workers {
+        let (label, command) = parse_labeled_worker(text)?;
+        workers.push(WorkerProcess::shell(command, cwd)?.labeled(label));
+    }
     eprintln!("bench-run: waiting for {} workers to set up", workers.len());
     let announced = workers
         .iter_mut()
