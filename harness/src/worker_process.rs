@@ -121,18 +121,18 @@ impl WorkerProcess {
         Self::start(shell, command)
     }
 
-    /// Starts `cmd` (its stdin and stdout become the protocol's; its stderr is ours), named
-    /// `label` in errors.
+    /// Starts `cmd` (its stdin and stdout become the protocol's; its stderr is ours), called
+    /// `name` in errors.
     ///
     /// # Errors
     ///
     /// [`WorkerProcessError::Spawn`] when the process cannot be started.
-    pub fn start(mut cmd: Command, label: &str) -> Result<Self, WorkerProcessError> {
+    pub fn start(mut cmd: Command, name: &str) -> Result<Self, WorkerProcessError> {
         // Its own process group, so that ending it also ends what it started.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let spawn_error = |source| WorkerProcessError::Spawn {
-            command: label.to_owned(),
+            command: name.to_owned(),
             source,
         };
         let mut child = cmd
@@ -163,7 +163,7 @@ impl WorkerProcess {
         });
         let stdin = child.stdin.take();
         Ok(Self {
-            command: label.to_owned(),
+            command: name.to_owned(),
             label: None,
             child,
             stdin,
