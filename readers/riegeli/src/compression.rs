@@ -93,6 +93,7 @@ pub struct Compressor {
     /// The parameters `zstd` was made with: level, window log, workers.
     zstd_key: ZstdKey,
     snappy: snap::raw::Encoder,
+    /// Zstd's whole frame, or Brotli's output one step at a time, before it is appended.
     scratch: Vec<u8>,
 }
 
@@ -224,7 +225,13 @@ impl Compressor {
             }
             CompressionType::Brotli => {
                 write_varint64(dst, src.len() as u64);
-                brotli_compress(src, dst, self.options.level, self.options.window_log)?;
+                brotli_compress(
+                    src,
+                    dst,
+                    self.options.level,
+                    self.options.window_log,
+                    &mut self.scratch,
+                )?;
             }
         }
         Ok(())
@@ -473,11 +480,16 @@ fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), Dec
 }
 
 /// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended.
+/// Brotli's output is taken in steps of this size through a reused buffer: sizing `dst` for the
+/// worst case up front would zero more than the whole input for every chunk.
+const BROTLI_OUTPUT_STEP: usize = 64 << 10;
+
 fn brotli_compress(
     src: &[u8],
     dst: &mut Vec<u8>,
     level: i32,
     window_log: Option<u32>,
+    step: &mut Vec<u8>,
 ) -> std::io::Result<()> {
     use brotlic::encode::BrotliOperation;
     use brotlic::{BrotliEncoderOptions, LargeWindowSize, Quality, WindowSize};
@@ -492,27 +504,21 @@ fn brotli_compress(
     }
     options.size_hint(u32::try_from(src.len()).unwrap_or(u32::MAX));
     let mut encoder = options.build().map_err(bad)?;
+    step.resize(BROTLI_OUTPUT_STEP, 0);
     let mut input = src;
-    let start = dst.len();
-    // Enough for incompressible input; grown if ever needed.
-    dst.resize(start + src.len() + src.len() / 8 + 1024, 0);
-    let mut written = start;
     loop {
         let r = encoder
-            .compress(input, &mut dst[written..], BrotliOperation::Finish)
+            .compress(input, step, BrotliOperation::Finish)
             .map_err(|_| std::io::Error::other("brotli compression failed"))?;
         input = &input[r.bytes_read..];
-        written += r.bytes_written;
+        dst.extend_from_slice(&step[..r.bytes_written]);
         if encoder.is_finished() {
-            break;
+            return Ok(());
         }
-        if written == dst.len() {
-            let len = dst.len();
-            dst.resize(len + len / 2 + 1024, 0);
+        if r.bytes_read == 0 && r.bytes_written == 0 {
+            return Err(std::io::Error::other("brotli compression made no progress"));
         }
     }
-    dst.truncate(written);
-    Ok(())
 }
 
 fn brotli_decompress(
