@@ -7,13 +7,21 @@
 //! bench-run interleave --suite head_to_head_interleaved \
 //!     --worker target/release/examples/h2h_worker \
 //!     --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \
-//!     --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read' \
+//!     --pair '*/ours_write_file=*/cpp_write' --pair '*/ours_read_file=*/cpp_read' \
 //!     --pair '*/ours_write=*/riegeli_crate_write' --pair '*/ours_read=*/riegeli_crate_read'
 //! ```
 //!
 //! Ids are `<config>_<size>/<impl>_<op>` as in the criterion suite. A write is one complete
 //! file into a fresh buffer; a read is every record of a file written at setup. A trial runs as
 //! many iterations as fill [`TRIAL`] (counted on the benchmark's first trial, then fixed).
+//!
+//! `ours_write_file` and `ours_read_file` use the files C++'s worker uses: a file in `/dev/shm`,
+//! truncated and written afresh for each write, and read through a `BufReader` (one copy out of
+//! the page cache, as C++'s reader has). Pair them with `cpp_write` and `cpp_read`, and
+//! `ours_write` / `ours_read` (a fresh `Vec`, a slice in memory) with the `riegeli` crate's,
+//! which use the same. On large uncompressed records the sink is a large part of a write (the
+//! first-touch page faults of a fresh `Vec` cost more than the kernel's page allocation inside
+//! `write`), so only like-for-like sinks compare the writers.
 
 #![allow(
     clippy::unwrap_used,
@@ -25,15 +33,19 @@
 mod common;
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::hint::black_box;
+use std::io::BufReader;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record, options, read_crate,
-    read_ours, write_crate, write_ours,
+    read_ours, read_ours_from, write_crate, write_ours,
 };
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
 use harness::worker::TrialLength;
+use riegeli_records::{RecordWriter, WriterOptions};
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
@@ -41,6 +53,12 @@ const TRIAL: Duration = Duration::from_millis(50);
 type Op = Box<dyn Fn() -> usize>;
 
 fn main() -> std::io::Result<()> {
+    let shm = std::path::Path::new("/dev/shm");
+    let scratch = if shm.is_dir() {
+        tempfile::tempdir_in(shm)?
+    } else {
+        tempfile::tempdir()?
+    };
     let mut ops: Vec<(WorkerBenchmark, Op)> = Vec::new();
     for (size_name, size) in HEAD_TO_HEAD_SIZES {
         let records: std::rc::Rc<Vec<Vec<u8>>> =
@@ -57,14 +75,34 @@ fn main() -> std::io::Result<()> {
                 id: format!("{cell}/{op}"),
                 throughput: Some(DeclaredThroughput::Bytes(bytes)),
             };
-            let (r1, r2) = (records.clone(), records.clone());
+            let (r1, r2, r3) = (records.clone(), records.clone(), records.clone());
+            let path = scratch.path().join(format!("{cell}.riegeli"));
+            let file_opts = opts.clone();
+            write_ours_file(&file_opts, &records, &path);
+            assert_eq!(
+                std::fs::read(&path)?,
+                ours_file,
+                "{cell}: file and buffer differ"
+            );
             ops.push((
                 bench("ours_write"),
                 Box::new(move || write_ours(&opts, &r1).len()),
             ));
             ops.push((
+                bench("ours_write_file"),
+                Box::new(move || write_ours_file(&file_opts, &r3, &path)),
+            ));
+            ops.push((
                 bench("riegeli_crate_write"),
                 Box::new(move || write_crate(name, &r2).len()),
+            ));
+            let read_path = scratch.path().join(format!("{cell}.read.riegeli"));
+            std::fs::write(&read_path, &ours_file)?;
+            ops.push((
+                bench("ours_read_file"),
+                Box::new(move || {
+                    read_ours_from(BufReader::new(File::open(&read_path).unwrap()), 0)
+                }),
             ));
             ops.push((bench("ours_read"), Box::new(move || read_ours(&ours_file))));
             ops.push((
@@ -84,4 +122,16 @@ fn main() -> std::io::Result<()> {
             start.elapsed()
         }))
     })
+}
+
+/// One complete file at `path` (created or truncated, as C++'s worker does), unbuffered: the
+/// writer hands the file whole 64 KiB blocks. Returns the file's length.
+fn write_ours_file(options: &WriterOptions, records: &[Vec<u8>], path: &Path) -> usize {
+    let file = File::create(path).unwrap();
+    let mut w = RecordWriter::new(file, options.clone()).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    let file = w.close().unwrap();
+    file.metadata().unwrap().len() as usize
 }

@@ -43,7 +43,7 @@ Examples:
   bench-run interleave --suite head_to_head_interleaved \\
       --worker 'target/release/examples/h2h_worker' \\
       --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \\
-      --pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read' --rounds 21
+      --pair '*/ours_write_file=*/cpp_write' --pair '*/ours_read_file=*/cpp_read' --rounds 21
       ours against C++, every cell's two sides back to back in each of 21 rounds
   bench-run interleave --suite booklet_ops_interleaved --worker ... --only '*/50000' --at-least 20
   bench-run interleave --suite booklet_ab \\

@@ -3,7 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Cursor;
+use std::io::{Cursor, Read, Seek};
 use std::time::Duration;
 
 use criterion::BenchmarkGroup;
@@ -118,7 +118,12 @@ pub fn read_ours(file: &[u8]) -> usize {
 
 /// As [`read_ours`], decoding on `threads` background threads.
 pub fn read_ours_with(file: &[u8], threads: usize) -> usize {
-    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    read_ours_from(Cursor::new(file), threads)
+}
+
+/// As [`read_ours_with`], from any source (a buffered file, say).
+pub fn read_ours_from(src: impl Read + Seek, threads: usize) -> usize {
+    let mut reader = RecordReader::new(src).unwrap();
     reader.set_parallelism(threads);
     let mut total = 0;
     while let Some(r) = reader.read_record().unwrap() {
