@@ -7,6 +7,8 @@
 //! `ours_write_reuse` and `riegeli_crate_write_reuse` write into one output buffer per implementation,
 //! cleared and reused between iterations, so that the kernel's page faults on a fresh buffer (the
 //! same for both, and most of an uncompressed large-record write) do not hide the writers' own cost.
+//! `ours_write_file` and `ours_read_file` write and read a file in `/dev/shm`, the sink of C++'s
+//! anchor (`tools/riegeli_cpp_bench.py`): compare those with `cpp_write` and `cpp_read`.
 //!
 //! Records: a JSON-like text prefix and low-entropy binary padding (compressible, neither zeros nor random).
 
@@ -23,11 +25,12 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 mod common;
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, configure, json_record, options,
-    read_crate, read_ours, read_ours_with, write_crate, write_crate_into, write_ours,
-    write_ours_into,
+    read_crate, read_ours, read_ours_file, read_ours_with, scratch_dir, write_crate,
+    write_crate_into, write_ours, write_ours_file, write_ours_into,
 };
 
 fn bench(c: &mut Criterion) {
+    let scratch = scratch_dir().unwrap();
     for (size_name, size) in HEAD_TO_HEAD_SIZES {
         let records: Vec<Vec<u8>> = (0..NUM_RECORDS).map(|i| json_record(i, size)).collect();
         let bytes: usize = records.iter().map(Vec::len).sum();
@@ -63,6 +66,20 @@ fn bench(c: &mut Criterion) {
             let mut sink = Vec::with_capacity(16 << 20);
             group.bench_function("riegeli_crate_write_reuse", |b| {
                 b.iter(|| black_box(write_crate_into(name, &records, &mut sink)))
+            });
+            // Written once here too, so that the read has its file when only it is selected.
+            let path = scratch.path().join(format!("{name}_{size_name}.riegeli"));
+            write_ours_file(&opts, &records, &path);
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                ours,
+                "file and buffer differ"
+            );
+            group.bench_function("ours_write_file", |b| {
+                b.iter(|| black_box(write_ours_file(&opts, &records, &path)))
+            });
+            group.bench_function("ours_read_file", |b| {
+                b.iter(|| black_box(read_ours_file(&path)))
             });
             group.bench_function("ours_read", |b| b.iter(|| black_box(read_ours(&ours))));
             group.bench_function("ours_read_parallel", |b| {

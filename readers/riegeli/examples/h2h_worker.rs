@@ -15,13 +15,11 @@
 //! file into a fresh buffer; a read is every record of a file written at setup. A trial runs as
 //! many iterations as fill [`TRIAL`] (counted on the benchmark's first trial, then fixed).
 //!
-//! `ours_write_file` and `ours_read_file` use the files C++'s worker uses: a file in `/dev/shm`,
-//! truncated and written afresh for each write, and read through a `BufReader` (one copy out of
-//! the page cache, as C++'s reader has). Pair them with `cpp_write` and `cpp_read`, and
-//! `ours_write` / `ours_read` (a fresh `Vec`, a slice in memory) with the `riegeli` crate's,
-//! which use the same. On large uncompressed records the sink is a large part of a write (the
-//! first-touch page faults of a fresh `Vec` cost more than the kernel's page allocation inside
-//! `write`), so only like-for-like sinks compare the writers.
+//! `ours_write_file` and `ours_read_file` use the sink C++'s worker uses, a file in `/dev/shm`
+//! (see `write_ours_file` and `read_ours_file`): pair them with `cpp_write` and `cpp_read`, and
+//! `ours_write` / `ours_read` (a fresh `Vec`, a slice in memory) with the `riegeli` crate's, which
+//! use the same. On large uncompressed records the sink is a large part of a write, so only
+//! like-for-like sinks compare the writers.
 
 #![allow(
     clippy::unwrap_used,
@@ -33,19 +31,15 @@
 mod common;
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::hint::black_box;
-use std::io::BufReader;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record, options, read_crate,
-    read_ours, read_ours_from, write_crate, write_ours,
+    read_ours, read_ours_file, scratch_dir, write_crate, write_ours, write_ours_file,
 };
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
 use harness::worker::TrialLength;
-use riegeli_records::{RecordWriter, WriterOptions};
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
@@ -53,12 +47,7 @@ const TRIAL: Duration = Duration::from_millis(50);
 type Op = Box<dyn Fn() -> usize>;
 
 fn main() -> std::io::Result<()> {
-    let shm = std::path::Path::new("/dev/shm");
-    let scratch = if shm.is_dir() {
-        tempfile::tempdir_in(shm)?
-    } else {
-        tempfile::tempdir()?
-    };
+    let scratch = scratch_dir()?;
     let mut ops: Vec<(WorkerBenchmark, Op)> = Vec::new();
     for (size_name, size) in HEAD_TO_HEAD_SIZES {
         let records: std::rc::Rc<Vec<Vec<u8>>> =
@@ -90,7 +79,7 @@ fn main() -> std::io::Result<()> {
             ));
             ops.push((
                 bench("ours_write_file"),
-                Box::new(move || write_ours_file(&file_opts, &r3, &path)),
+                Box::new(move || write_ours_file(&file_opts, &r3, &path) as usize),
             ));
             ops.push((
                 bench("riegeli_crate_write"),
@@ -100,9 +89,7 @@ fn main() -> std::io::Result<()> {
             std::fs::write(&read_path, &ours_file)?;
             ops.push((
                 bench("ours_read_file"),
-                Box::new(move || {
-                    read_ours_from(BufReader::new(File::open(&read_path).unwrap()), 0)
-                }),
+                Box::new(move || read_ours_file(&read_path)),
             ));
             ops.push((bench("ours_read"), Box::new(move || read_ours(&ours_file))));
             ops.push((
@@ -122,16 +109,4 @@ fn main() -> std::io::Result<()> {
             start.elapsed()
         }))
     })
-}
-
-/// One complete file at `path` (created or truncated, as C++'s worker does), unbuffered: the
-/// writer hands the file whole 64 KiB blocks. Returns the file's length.
-fn write_ours_file(options: &WriterOptions, records: &[Vec<u8>], path: &Path) -> usize {
-    let file = File::create(path).unwrap();
-    let mut w = RecordWriter::new(file, options.clone()).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    let file = w.close().unwrap();
-    file.metadata().unwrap().len() as usize
 }

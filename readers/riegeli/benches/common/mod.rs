@@ -3,7 +3,9 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{Cursor, Read, Seek};
+use std::fs::File;
+use std::io::{BufReader, Cursor, Read, Seek};
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::BenchmarkGroup;
@@ -109,6 +111,35 @@ pub fn write_ours_into(options: &WriterOptions, records: &[Vec<u8>], out: &mut V
     }
     w.close().unwrap();
     out.len()
+}
+
+/// A directory for the files of the `*_file` benchmarks: in `/dev/shm` when there is one, where
+/// C++'s anchor (`tools/riegeli_cpp_bench.py`, `tools/riegeli_cpp_worker.py`) writes its files.
+pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+}
+
+/// One complete file at `path`, created or truncated as C++'s anchor does, and written
+/// unbuffered (the writer hands the file whole blocks). Returns the file's length. This is the
+/// write to compare with C++'s: the kernel allocates a file's pages inside `write`, which costs
+/// less than the first-touch page faults of a fresh `Vec`.
+pub fn write_ours_file(options: &WriterOptions, records: &[Vec<u8>], path: &Path) -> u64 {
+    let mut w = RecordWriter::new(File::create(path).unwrap(), options.clone()).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap().metadata().unwrap().len()
+}
+
+/// Reads every record of the file at `path` through a `BufReader` (one copy out of the page
+/// cache, as C++'s reader makes); returns the bytes read.
+pub fn read_ours_file(path: &Path) -> usize {
+    read_ours_from(BufReader::new(File::open(path).unwrap()), 0)
 }
 
 /// Reads every record; returns the bytes read (so the work cannot be optimised away).
