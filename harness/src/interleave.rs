@@ -231,15 +231,16 @@ pub struct Located {
     pub benchmark: WorkerBenchmark,
 }
 
-/// Benchmarks that run back to back in each round: one of ours with its anchors, or one alone.
+/// Benchmarks that run back to back in each round: benchmarks the rules pair, or one alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unit {
-    /// Ours (index into [`Plan::benchmarks`]) and every anchor a rule maps it to.
+    /// Benchmarks joined by pairs (indices into [`Plan::benchmarks`]): one of ours with every
+    /// anchor a rule maps it to, and every other of ours that faces one of those anchors.
     Group {
-        /// Our benchmark.
-        ours: usize,
-        /// The anchors', in rule order.
-        anchors: Vec<usize>,
+        /// Every member, in announcement order.
+        members: Vec<usize>,
+        /// `(ours, anchor)`, in announcement order of ours and then rule order.
+        pairs: Vec<(usize, usize)>,
     },
     /// A benchmark without anchors.
     Single(usize),
@@ -248,9 +249,7 @@ pub enum Unit {
 impl Unit {
     fn members(&self) -> Vec<usize> {
         match self {
-            Self::Group { ours, anchors } => std::iter::once(*ours)
-                .chain(anchors.iter().copied())
-                .collect(),
+            Self::Group { members, .. } => members.clone(),
             Self::Single(b) => vec![*b],
         }
     }
@@ -293,38 +292,43 @@ pub fn plan(
             return Err(InterleaveError::Duplicate(b.benchmark.id.clone()));
         }
     }
-    // First the groups (a benchmark with the other benchmarks the rules map its name to, each
-    // in one group at most), then the rest alone, in announcement order of the group's leader.
-    let mut grouped = vec![false; benchmarks.len()];
-    let mut leaders: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // Every pair the rules make, then the groups they join (one anchor may face several of
+    // ours, say one write into a `Vec` and one into a file): each group is the benchmarks
+    // connected by pairs, so an anchor runs once a round, back to back with all it faces.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (i, b) in benchmarks.iter().enumerate() {
-        if grouped[i] {
-            continue;
-        }
-        let mut anchors = Vec::new();
         for name in rules.iter().filter_map(|r| r.anchor_for(&b.benchmark.id)) {
             if let Some(&a) = index.get(name.as_str())
                 && a != i
-                && !grouped[a]
-                && !anchors.contains(&a)
+                && !pairs.contains(&(i, a))
             {
-                anchors.push(a);
+                pairs.push((i, a));
             }
-        }
-        if !anchors.is_empty() {
-            grouped[i] = true;
-            for &a in &anchors {
-                grouped[a] = true;
-            }
-            leaders.insert(i, anchors);
         }
     }
+    let mut group_of: Vec<usize> = (0..benchmarks.len()).collect();
+    for &(o, a) in &pairs {
+        let (go, ga) = (root(&group_of, o), root(&group_of, a));
+        group_of[go.max(ga)] = go.min(ga);
+    }
     let mut units = Vec::new();
-    for (i, &in_group) in grouped.iter().enumerate() {
-        if let Some(anchors) = leaders.remove(&i) {
-            units.push(Unit::Group { ours: i, anchors });
-        } else if !in_group {
+    for i in 0..benchmarks.len() {
+        let g = root(&group_of, i);
+        if g != i {
+            continue;
+        }
+        let members: Vec<usize> = (i..benchmarks.len())
+            .filter(|&m| root(&group_of, m) == g)
+            .collect();
+        if members.len() == 1 {
             units.push(Unit::Single(i));
+        } else {
+            let pairs = pairs
+                .iter()
+                .copied()
+                .filter(|&(o, _)| root(&group_of, o) == g)
+                .collect();
+            units.push(Unit::Group { members, pairs });
         }
     }
     if !only.is_empty() {
@@ -343,6 +347,15 @@ pub fn plan(
         }));
     }
     Ok(Plan { benchmarks, units })
+}
+
+/// The representative of `i`'s group: the smallest index in it (links always point to a
+/// smaller index, so this ends).
+fn root(group_of: &[usize], mut i: usize) -> usize {
+    while group_of[i] != i {
+        i = group_of[i];
+    }
+    i
 }
 
 /// One step of a schedule: run benchmark `benchmark` (index into [`Plan::benchmarks`]) in
@@ -532,7 +545,7 @@ fn work_time(trial: Trial, per_work: Option<u64>) -> f64 {
 pub fn paired_ratios(plan: &Plan, observations: &Observations) -> Vec<PairedRatio> {
     let mut out = Vec::new();
     let pairs = plan.units.iter().flat_map(|u| match u {
-        Unit::Group { ours, anchors } => anchors.iter().map(|&a| (*ours, a)).collect(),
+        Unit::Group { pairs, .. } => pairs.clone(),
         Unit::Single(_) => Vec::new(),
     });
     for (ours, anchor) in pairs {
@@ -673,12 +686,12 @@ mod tests {
             p.units,
             vec![
                 Unit::Group {
-                    ours: 0,
-                    anchors: vec![4]
+                    members: vec![0, 4],
+                    pairs: vec![(0, 4)]
                 },
                 Unit::Group {
-                    ours: 1,
-                    anchors: vec![3]
+                    members: vec![1, 3],
+                    pairs: vec![(1, 3)]
                 },
                 Unit::Single(2)
             ]
@@ -694,8 +707,8 @@ mod tests {
         assert_eq!(
             p.units,
             vec![Unit::Group {
-                ours: 1,
-                anchors: vec![0]
+                members: vec![0, 1],
+                pairs: vec![(1, 0)]
             }]
         );
         // One of ours against two anchors (two rules) runs as one group of three.
@@ -711,8 +724,25 @@ mod tests {
         assert_eq!(
             p.units,
             vec![Unit::Group {
-                ours: 0,
-                anchors: vec![2, 1]
+                members: vec![0, 1, 2],
+                pairs: vec![(0, 2), (0, 1)]
+            }]
+        );
+        // One anchor facing two of ours (two rules) also runs once a round, in one group.
+        let p = plan(
+            &[
+                vec![bench("c/ours_vec", None), bench("c/ours_file", None)],
+                vec![bench("c/cpp", None)],
+            ],
+            &[rule("*/ours_vec=*/cpp"), rule("*/ours_file=*/cpp")],
+            &[],
+        )
+        .expect("plan");
+        assert_eq!(
+            p.units,
+            vec![Unit::Group {
+                members: vec![0, 1, 2],
+                pairs: vec![(0, 2), (1, 2)]
             }]
         );
         let only = plan(
@@ -727,8 +757,8 @@ mod tests {
         assert_eq!(
             only.units,
             vec![Unit::Group {
-                ours: 0,
-                anchors: vec![2]
+                members: vec![0, 2],
+                pairs: vec![(0, 2)]
             }]
         );
         assert_eq!(

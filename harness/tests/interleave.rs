@@ -250,6 +250,54 @@ fn labeled_workers_pair_two_builds_of_one_worker() {
 }
 
 #[test]
+fn one_anchor_faces_two_of_ours_and_runs_once_a_round() {
+    let sandbox = Sandbox::empty();
+    let log = sandbox.dir.path().join("requests.log");
+    let log = log.to_str().unwrap();
+    // Say a write into a buffer and one into a file, both against C++'s file write.
+    let ours = worker(
+        &sandbox,
+        "ours.sh",
+        &[("a/vec", 1000), ("a/file", 500)],
+        log,
+    );
+    let cpp = worker(&sandbox, "cpp.sh", &[("a/cpp", 2000)], log);
+    let out = interleave(
+        &sandbox,
+        &[&ours, &cpp],
+        &[
+            "--pair",
+            "*/vec=*/cpp",
+            "--pair",
+            "*/file=*/cpp",
+            "--rounds",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&out, 0);
+    let report = json(&out);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{report}");
+    let row = |b: &str| rows.iter().find(|r| r["benchmark"] == b).unwrap();
+    assert_eq!(row("a/vec")["anchor"], "a/cpp");
+    assert_eq!(row("a/vec")["ratio"].as_f64(), Some(2.0));
+    assert_eq!(row("a/file")["anchor"], "a/cpp");
+    assert_eq!(row("a/file")["ratio"].as_f64(), Some(4.0));
+    // One group of three: each of the 4 rounds (one warm-up) asks for each benchmark once.
+    let requests = std::fs::read_to_string(log).unwrap();
+    assert_eq!(requests.lines().count(), 4 * 3, "{requests}");
+    for round in requests.lines().collect::<Vec<_>>().chunks(3) {
+        assert_eq!(
+            round.iter().filter(|l| l.contains("a/cpp")).count(),
+            1,
+            "{round:?}"
+        );
+    }
+}
+
+#[test]
 fn broken_workers_are_errors_that_record_nothing() {
     let sandbox = Sandbox::empty();
     let log = sandbox.dir.path().join("log");

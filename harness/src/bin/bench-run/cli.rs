@@ -280,7 +280,8 @@ pub enum Command {
         #[arg(long, value_name = "LABEL=COMMAND")]
         worker_as: Vec<String>,
         /// Which anchor benchmark each of ours faces: `OURS=ANCHOR`, one `*` on each side at
-        /// most (repeatable). Paired benchmarks run back to back in each round.
+        /// most (repeatable). Paired benchmarks run back to back in each round; an anchor may
+        /// face several of ours (it still runs once a round).
         #[arg(long, value_name = "OURS=ANCHOR")]
         pair: Vec<String>,
         /// Only benchmarks matching this, with their pair (repeatable; `*` wildcards).
