@@ -711,40 +711,28 @@ mod tests {
                 pairs: vec![(1, 0)]
             }]
         );
-        // One of ours against two anchors (two rules) runs as one group of three.
-        let p = plan(
-            &[
-                vec![bench("c/ours", None), bench("c/crate", None)],
+        // One of ours against two anchors, and one anchor against two of ours (two rules each):
+        // one group of three, so every benchmark runs once a round.
+        for (ours, rules, pairs) in [
+            (
+                ["c/ours", "c/crate"],
+                [rule("*/ours=*/cpp"), rule("*/ours=*/crate")],
+                vec![(0, 2), (0, 1)],
+            ),
+            (
+                ["c/ours_vec", "c/ours_file"],
+                [rule("*/ours_vec=*/cpp"), rule("*/ours_file=*/cpp")],
+                vec![(0, 2), (1, 2)],
+            ),
+        ] {
+            let workers = [
+                ours.map(|id| bench(id, None)).to_vec(),
                 vec![bench("c/cpp", None)],
-            ],
-            &[rule("*/ours=*/cpp"), rule("*/ours=*/crate")],
-            &[],
-        )
-        .expect("plan");
-        assert_eq!(
-            p.units,
-            vec![Unit::Group {
-                members: vec![0, 1, 2],
-                pairs: vec![(0, 2), (0, 1)]
-            }]
-        );
-        // One anchor facing two of ours (two rules) also runs once a round, in one group.
-        let p = plan(
-            &[
-                vec![bench("c/ours_vec", None), bench("c/ours_file", None)],
-                vec![bench("c/cpp", None)],
-            ],
-            &[rule("*/ours_vec=*/cpp"), rule("*/ours_file=*/cpp")],
-            &[],
-        )
-        .expect("plan");
-        assert_eq!(
-            p.units,
-            vec![Unit::Group {
-                members: vec![0, 1, 2],
-                pairs: vec![(0, 2), (1, 2)]
-            }]
-        );
+            ];
+            let p = plan(&workers, &rules, &[]).expect("plan");
+            let members = vec![0, 1, 2];
+            assert_eq!(p.units, vec![Unit::Group { members, pairs }], "{ours:?}");
+        }
         let only = plan(
             &[
                 vec![bench("c1/ours", None), bench("c2/ours", None)],

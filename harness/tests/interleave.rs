@@ -31,6 +31,12 @@ fn worker(sandbox: &Sandbox, name: &str, benchmarks: &[(&str, u64)], log: &str) 
     sandbox.write(name, script.as_bytes())
 }
 
+/// Where the workers of a test log the requests they get.
+fn request_log(sandbox: &Sandbox) -> String {
+    let path = sandbox.dir.path().join("requests.log");
+    path.to_str().unwrap().to_owned()
+}
+
 fn interleave(sandbox: &Sandbox, workers: &[&PathBuf], args: &[&str]) -> std::process::Output {
     let mut cmd = sandbox.bench_run();
     cmd.args(["interleave", "--suite", "h2h"]);
@@ -43,8 +49,7 @@ fn interleave(sandbox: &Sandbox, workers: &[&PathBuf], args: &[&str]) -> std::pr
 #[test]
 fn pairs_run_back_to_back_and_give_exact_paired_ratios() {
     let sandbox = Sandbox::empty();
-    let log = sandbox.dir.path().join("requests.log");
-    let log = log.to_str().unwrap();
+    let log = &request_log(&sandbox);
     let ours = worker(
         &sandbox,
         "ours.sh",
@@ -183,8 +188,7 @@ fn the_same_seed_replays_the_same_order() {
 #[test]
 fn labeled_workers_pair_two_builds_of_one_worker() {
     let sandbox = Sandbox::empty();
-    let log = sandbox.dir.path().join("requests.log");
-    let log = log.to_str().unwrap();
+    let log = &request_log(&sandbox);
     // The same benchmark names from both builds: only the labels tell them apart.
     let before = worker(
         &sandbox,
@@ -252,8 +256,7 @@ fn labeled_workers_pair_two_builds_of_one_worker() {
 #[test]
 fn one_anchor_faces_two_of_ours_and_runs_once_a_round() {
     let sandbox = Sandbox::empty();
-    let log = sandbox.dir.path().join("requests.log");
-    let log = log.to_str().unwrap();
+    let log = &request_log(&sandbox);
     // Say a write into a buffer and one into a file, both against C++'s file write.
     let ours = worker(
         &sandbox,
