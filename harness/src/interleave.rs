@@ -311,22 +311,17 @@ pub fn plan(
         let (go, ga) = (root(&group_of, o), root(&group_of, a));
         group_of[go.max(ga)] = go.min(ga);
     }
+    let roots: Vec<usize> = (0..benchmarks.len()).map(|i| root(&group_of, i)).collect();
     let mut units = Vec::new();
-    for i in 0..benchmarks.len() {
-        let g = root(&group_of, i);
-        if g != i {
-            continue;
-        }
-        let members: Vec<usize> = (i..benchmarks.len())
-            .filter(|&m| root(&group_of, m) == g)
-            .collect();
+    for (i, &g) in roots.iter().enumerate().filter(|&(i, &g)| g == i) {
+        let members: Vec<usize> = (i..roots.len()).filter(|&m| roots[m] == g).collect();
         if members.len() == 1 {
             units.push(Unit::Single(i));
         } else {
             let pairs = pairs
                 .iter()
                 .copied()
-                .filter(|&(o, _)| root(&group_of, o) == g)
+                .filter(|&(o, _)| roots[o] == g)
                 .collect();
             units.push(Unit::Group { members, pairs });
         }

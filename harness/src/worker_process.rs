@@ -148,15 +148,10 @@ impl WorkerProcess {
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
-            loop {
-                let line = read_line(&mut reader);
-                let stop = !matches!(line, Ok(Some(_)));
-                if let Some(line) = line.transpose()
-                    && tx.send(line).is_err()
-                {
-                    break;
-                }
-                if stop {
+            // Until the output ends, the first bad line (sent, then no more), or we hang up.
+            while let Some(line) = read_line(&mut reader).transpose() {
+                let bad = line.is_err();
+                if tx.send(line).is_err() || bad {
                     break;
                 }
             }

@@ -479,11 +479,12 @@ fn zstd_streaming(body: &[u8], dst: &mut Vec<u8>, size: usize) -> Result<(), Dec
     Ok(())
 }
 
-/// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended.
 /// Brotli's output is taken in steps of this size through a reused buffer: sizing `dst` for the
 /// worst case up front would zero more than the whole input for every chunk.
 const BROTLI_OUTPUT_STEP: usize = 64 << 10;
 
+/// Brotli (C brotli through `brotlic`, as C++ riegeli) into `dst`, appended; `step` is the
+/// reused output buffer.
 fn brotli_compress(
     src: &[u8],
     dst: &mut Vec<u8>,
