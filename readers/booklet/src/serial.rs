@@ -273,7 +273,7 @@ impl Serializer {
 
 /// Stored bytes of the `str` serializer as text: a UTF-8 check, as Python's `bytes.decode()`.
 ///
-/// ASCII text, the common case, takes a word-at-a-time check ([`crate::text::ascii_str`]);
+/// ASCII text, the common case, takes a vector OR-fold check ([`crate::text::ascii_str`]);
 /// anything else a SIMD UTF-8 validation (`simdutf8`). Random lookups are bound by cache
 /// misses, and the fewer instructions the check costs, the sooner the CPU can start the next
 /// lookup's loads. Invalid text is reported with the standard library's message.
