@@ -277,10 +277,17 @@ impl Serializer {
 /// anything else a SIMD UTF-8 validation (`simdutf8`). Random lookups are bound by cache
 /// misses, and the fewer instructions the check costs, the sooner the CPU can start the next
 /// lookup's loads. Invalid text is reported with the standard library's message.
+#[inline]
 pub fn decode_str(bytes: &[u8]) -> Result<&str> {
-    if let Some(text) = crate::text::ascii_str(bytes) {
-        return Ok(text);
+    match crate::text::ascii_str(bytes) {
+        Some(text) => Ok(text),
+        None => decode_utf8(bytes),
     }
+}
+
+/// [`decode_str`] for text that is not all ASCII, out of line.
+#[inline(never)]
+fn decode_utf8(bytes: &[u8]) -> Result<&str> {
     simdutf8::basic::from_utf8(bytes).or_else(|_| {
         std::str::from_utf8(bytes).map_err(|e| Error::Decode {
             serializer: Serializer::Str.name(),

@@ -856,8 +856,28 @@ impl Booklet {
     /// for a key not yet synced), or an owned copy in buffered mode. Unlike [`Booklet::get`]
     /// this takes `&self` and does not sync a buffered key first: the value is the same, only
     /// the moment the buffer reaches the file differs from Python's.
+    #[inline]
     pub fn get_ref(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
         let fast = self.fast.hash(key);
+        // The common case inline in the caller: nothing buffered, and the key table answers.
+        // A random lookup waits on its cache misses, and the fewer calls and instructions
+        // between them, the more of the next lookup the CPU starts meanwhile.
+        if self.buf_keys.is_empty()
+            && let Some(t) = self.table.get().and_then(Option::as_ref)
+        {
+            match self.probe_mapped(t, key, fast) {
+                Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
+                Probe::Absent => return Ok(None),
+                Probe::Slow => {}
+            }
+        }
+        self.get_ref_general(key, fast)
+    }
+
+    /// [`Booklet::get_ref`] for a buffered key, a handle without a key table, or a block the
+    /// table's short path does not take.
+    #[inline(never)]
+    fn get_ref_general(&self, key: &[u8], fast: u64) -> Result<Option<Cow<'_, [u8]>>> {
         if let Some(off) = self.buffered(key, fast) {
             let v = self
                 .buf_value_at(off)
@@ -885,6 +905,7 @@ impl Booklet {
 
     /// The stored value of `key` as text (the `str` serializer's decode), borrowed like
     /// [`Booklet::get_ref`]; a value that is not UTF-8 is [`Error::Decode`].
+    #[inline]
     pub fn get_str(&self, key: &[u8]) -> Result<Option<Cow<'_, str>>> {
         Ok(match self.get_ref(key)? {
             None => None,
@@ -1930,7 +1951,7 @@ enum Probe<'a> {
 }
 
 /// Byte equality with two overlapping 8-byte loads for keys of 8 to 16 bytes.
-#[inline]
+#[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
