@@ -859,31 +859,14 @@ impl Booklet {
     #[inline]
     pub fn get_ref(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
         let fast = self.fast.hash(key);
-        // The common case inline in the caller: nothing buffered, and the key table answers.
-        // A random lookup waits on its cache misses, and the fewer calls and instructions
-        // between them, the more of the next lookup the CPU starts meanwhile.
-        if self.buf_keys.is_empty()
-            && let Some(t) = self.table.get().and_then(Option::as_ref)
+        if !self.buf_keys.is_empty()
+            && let Some(v) = self.buffered_value(key, fast)?
         {
-            match self.probe_mapped(t, key, fast) {
-                Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
-                Probe::Absent => return Ok(None),
-                Probe::Slow => {}
-            }
-        }
-        self.get_ref_general(key, fast)
-    }
-
-    /// [`Booklet::get_ref`] for a buffered key, a handle without a key table, or a block the
-    /// table's short path does not take.
-    #[inline(never)]
-    fn get_ref_general(&self, key: &[u8], fast: u64) -> Result<Option<Cow<'_, [u8]>>> {
-        if let Some(off) = self.buffered(key, fast) {
-            let v = self
-                .buf_value_at(off)
-                .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))?;
             return Ok(Some(Cow::Borrowed(v)));
         }
+        // The common case stays inline in the caller: the key table answers. A random lookup
+        // waits on its cache misses, and the fewer calls and instructions queued behind them,
+        // the more of the next lookup the CPU starts meanwhile.
         if let Some(t) = self.table.get().and_then(Option::as_ref) {
             match self.probe_mapped(t, key, fast) {
                 Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
@@ -891,6 +874,24 @@ impl Booklet {
                 Probe::Slow => {}
             }
         }
+        self.get_ref_by_walk(key, fast)
+    }
+
+    /// The value of a key still in the write buffer, or None.
+    #[inline(never)]
+    fn buffered_value(&self, key: &[u8], fast: u64) -> Result<Option<&[u8]>> {
+        self.buffered(key, fast)
+            .map(|off| {
+                self.buf_value_at(off)
+                    .ok_or_else(|| Error::corrupt(off, "write buffer block out of range"))
+            })
+            .transpose()
+    }
+
+    /// [`Booklet::get_ref`] through the file's hash walk: a handle without a key table, or a
+    /// block the table's short path does not take.
+    #[inline(never)]
+    fn get_ref_by_walk(&self, key: &[u8], fast: u64) -> Result<Option<Cow<'_, [u8]>>> {
         match self.find(key, fast)? {
             None => Ok(None),
             Some((pos, klen, vlen)) => {
