@@ -602,6 +602,25 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_of_pairs_is_one_group() {
+        // Three builds, each paired with the one before: fold against base, inline against fold.
+        let workers = [
+            vec![bench("base/x", None)],
+            vec![bench("fold/x", None)],
+            vec![bench("inline/x", None)],
+        ];
+        let rules = [rule("fold/*=base/*"), rule("inline/*=fold/*")];
+        let p = plan(&workers, &rules, &["inline/*".to_owned()]).expect("plan");
+        assert_eq!(
+            p.units,
+            vec![Unit::Group {
+                members: vec![0, 1, 2],
+                pairs: vec![(1, 0), (2, 1)]
+            }]
+        );
+    }
+
+    #[test]
     fn hello_is_validated() {
         let ok = r#"{"protocol":"bench-run-worker/1","benchmarks":[{"id":"a/ours","throughput":{"bytes":10}},{"id":"b"}]}"#;
         assert_eq!(
