@@ -864,9 +864,9 @@ impl Booklet {
         {
             return Ok(Some(Cow::Borrowed(v)));
         }
-        // The common case stays inline in the caller: the key table answers. A random lookup
-        // waits on its cache misses, and the fewer calls and instructions queued behind them,
-        // the more of the next lookup the CPU starts meanwhile.
+        // The common case runs without calls: the key table answers, probed inline. A random
+        // lookup waits on its cache misses, and the fewer calls and instructions queued behind
+        // them, the more of the next lookup the CPU starts meanwhile.
         if let Some(t) = self.table.get().and_then(Option::as_ref) {
             match self.probe_mapped(t, key, fast) {
                 Probe::Found(v) => return Ok(Some(Cow::Borrowed(v))),
