@@ -20,6 +20,11 @@
 //! `ours_write` / `ours_read` (a fresh `Vec`, a slice in memory) with the `riegeli` crate's, which
 //! use the same. On large uncompressed records the sink is a large part of a write, so only
 //! like-for-like sinks compare the writers.
+//!
+//! `simple_zstd_3_*/zstd_only_write` and `zstd_only_read` do only libzstd's part of the cell
+//! (see `ZstdOnly`): paired with the crate's write and read
+//! (`--pair '*/zstd_only_write=*/riegeli_crate_write' --pair '*/zstd_only_read=*/riegeli_crate_read'`)
+//! they give the largest speedup over the crate that any writer or reader on libzstd can reach.
 
 #![allow(
     clippy::unwrap_used,
@@ -30,13 +35,14 @@
 #[path = "../benches/common/mod.rs"]
 mod common;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use common::{
-    HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, json_record, options, read_crate,
-    read_ours, read_ours_file, scratch_dir, write_crate, write_ours, write_ours_file,
+    HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, ZstdOnly, json_record, options,
+    read_crate, read_ours, read_ours_file, scratch_dir, write_crate, write_ours, write_ours_file,
 };
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
 use harness::worker::TrialLength;
@@ -96,6 +102,19 @@ fn main() -> std::io::Result<()> {
                 bench("riegeli_crate_read"),
                 Box::new(move || read_crate(&crate_file)),
             ));
+            if name == "simple_zstd_3" {
+                // libzstd's share alone, for the ceiling of any libzstd-based speedup.
+                let floor = std::rc::Rc::new(RefCell::new(ZstdOnly::new(&records)));
+                let f2 = floor.clone();
+                ops.push((
+                    bench("zstd_only_write"),
+                    Box::new(move || floor.borrow_mut().write()),
+                ));
+                ops.push((
+                    bench("zstd_only_read"),
+                    Box::new(move || f2.borrow_mut().read()),
+                ));
+            }
         }
     }
     let benchmarks: Vec<WorkerBenchmark> = ops.iter().map(|(b, _)| b.clone()).collect();
