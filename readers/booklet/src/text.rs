@@ -19,8 +19,8 @@ const LANES: usize = 32;
 /// 200-byte value, each waiting on the miss); this one ORs every byte into a 32-byte
 /// accumulator and tests the high bits once (about 35), so a lookup's wait leaves room for the
 /// next lookup's loads: random reads of 50,000 keys ran 1.37x faster for it in the paired
-/// run #86 (BENCHMARKS.md). An early exit buys nothing here: non-ASCII text is the rare case. (An AVX2 variant
-/// measured no faster.)
+/// run #86 (BENCHMARKS.md). An early exit buys nothing here: non-ASCII text is the rare case.
+/// (An AVX2 variant measured no faster.)
 #[inline]
 pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
     let ascii = if bytes.len() < LANES {

@@ -42,7 +42,8 @@ use std::time::{Duration, Instant};
 
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, ZstdOnly, json_record, options,
-    read_crate, read_ours, read_ours_file, scratch_dir, write_crate, write_ours, write_ours_file,
+    read_crate, read_ours, read_ours_file, scratch_dir, simple_chunk_shapes, write_crate,
+    write_ours, write_ours_file,
 };
 use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
 use harness::worker::TrialLength;
@@ -65,6 +66,15 @@ fn main() -> std::io::Result<()> {
             let crate_file = write_crate(name, &records);
             assert_eq!(read_ours(&crate_file) as u64, bytes);
             assert_eq!(read_crate(&ours_file) as u64, bytes);
+            let zstd_only = (name == "simple_zstd_3").then(|| {
+                let zstd_only = ZstdOnly::new(&records);
+                assert_eq!(
+                    zstd_only.shapes(),
+                    simple_chunk_shapes(&ours_file),
+                    "{name}"
+                );
+                RefCell::new(zstd_only)
+            });
             let cell = format!("{name}_{size_name}");
             let bench = |op: &str| WorkerBenchmark {
                 id: format!("{cell}/{op}"),
@@ -102,9 +112,9 @@ fn main() -> std::io::Result<()> {
                 bench("riegeli_crate_read"),
                 Box::new(move || read_crate(&crate_file)),
             ));
-            if name == "simple_zstd_3" {
+            if let Some(floor) = zstd_only {
                 // libzstd's share alone, for the ceiling of any libzstd-based speedup.
-                let floor = std::rc::Rc::new(RefCell::new(ZstdOnly::new(&records)));
+                let floor = std::rc::Rc::new(floor);
                 let f2 = floor.clone();
                 ops.push((
                     bench("zstd_only_write"),

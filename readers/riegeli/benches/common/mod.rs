@@ -236,6 +236,19 @@ pub fn simple_chunk_streams(records: &[Vec<u8>]) -> Vec<[Vec<u8>; 2]> {
     chunks
 }
 
+/// `(records, decoded bytes)` of each simple chunk of `file`, to check that
+/// [`simple_chunk_streams`] groups records as the writer that made `file` did.
+pub fn simple_chunk_shapes(file: &[u8]) -> Vec<(u64, u64)> {
+    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    let mut shapes = Vec::new();
+    while let Some(c) = reader.read_chunk_info().unwrap() {
+        if c.header.chunk_type == riegeli_records::ChunkType::Simple {
+            shapes.push((c.header.num_records, c.header.decoded_data_size));
+        }
+    }
+    shapes
+}
+
 /// The least a simple-chunk `zstd:3` writer or reader built on libzstd has to do: compress, or
 /// decompress, each chunk's two streams at level 3 with a reused context into a reused buffer,
 /// and nothing else (no record copies, hashes, headers, framing or sink). Its time divided into
@@ -271,6 +284,17 @@ impl ZstdOnly {
         let raw: usize = floor.streams.iter().flatten().map(Vec::len).sum();
         assert_eq!(floor.read(), raw, "zstd round trip");
         floor
+    }
+
+    /// `(records, decoded bytes)` of each chunk, as [`simple_chunk_shapes`] gives them.
+    pub fn shapes(&self) -> Vec<(u64, u64)> {
+        self.streams
+            .iter()
+            .map(|[sizes, values]| {
+                let records = sizes.iter().filter(|&&b| b < 0x80).count() as u64;
+                (records, values.len() as u64)
+            })
+            .collect()
     }
 
     /// Compresses every stream; returns the compressed bytes.
