@@ -1,0 +1,64 @@
+//! `bench-run log`: append a run's entry to BENCHMARKS.md.
+
+use super::resolve_run;
+use crate::Outcome;
+use anyhow::{Context, Result};
+use harness::compare::CompareConfig;
+use harness::ledger::{Ledger, workspace_root};
+use harness::report::log;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub(super) async fn log_run(
+    ledger: &Ledger,
+    cwd: &Path,
+    run: &str,
+    file: Option<PathBuf>,
+    notes: Vec<String>,
+    base: Option<&str>,
+    dry_run: bool,
+) -> Result<Outcome> {
+    let run = resolve_run(ledger, run, None, cwd).await?;
+    let results = ledger.measurements(run.id).await?;
+    let base = match base {
+        Some(reference) => {
+            Some(resolve_run(ledger, reference, Some(&run.provenance.suite), cwd).await?)
+        }
+        None => match ledger.previous_run(run.id).await? {
+            Some(prev) => Some(ledger.require_run(prev).await?),
+            None => None,
+        },
+    };
+    let mut deltas = BTreeMap::new();
+    if let Some(base) = &base {
+        let comparison = ledger
+            .compare_runs(base, &run, &CompareConfig::default())
+            .await?;
+        for row in &comparison.rows {
+            if let Some(change) = &row.change {
+                deltas.insert(
+                    (row.benchmark.clone(), row.metric.clone()),
+                    log::Delta {
+                        change_pct: change.point_pct,
+                        verdict: row.verdict.to_string(),
+                    },
+                );
+            }
+        }
+    }
+    let text = log::render(&log::Entry {
+        run: &run,
+        results: &results,
+        baseline: base.as_ref(),
+        deltas,
+        notes,
+    });
+    if dry_run {
+        print!("{text}");
+        return Ok(Outcome::Ok);
+    }
+    let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
+    log::append(&path, &text).with_context(|| format!("cannot append to {}", path.display()))?;
+    eprintln!("bench-run: appended run #{} to {}", run.id, path.display());
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,345 @@
+//! The subcommands: argument handling and I/O around the library, one file per subcommand;
+//! this module dispatches and holds what they share (opening the ledger, naming runs,
+//! recording, the verdict settings).
+
+mod gate;
+mod import;
+mod log;
+mod push;
+mod ratio;
+mod run;
+
+use crate::Outcome;
+use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, VerdictArgs};
+use anyhow::{Context, Result, anyhow, bail};
+use harness::compare::{self, CompareConfig, Comparison, Correction};
+use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
+use harness::model::{BuildConfig, NewRun, RunProvenance, RunSource};
+use harness::provenance;
+use harness::refs::{self, RunRef};
+use harness::report::{self, OutputFormat};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use harness::ledger::workspace_root;
+pub async fn dispatch(cli: Cli) -> Result<Outcome> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let db = cli.db.clone();
+    match cli.command {
+        None => run::run_suite(&cli.run, db.as_deref(), &cwd, RunSource::BenchRun).await,
+        Some(Command::List {
+            suite,
+            branch,
+            limit,
+            format,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let runs = ledger
+                .runs(&RunFilter {
+                    suite,
+                    branch,
+                    limit: Some(limit),
+                    ..RunFilter::default()
+                })
+                .await?;
+            print!("{}", report::runs_list(&runs, format));
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Show { run, format }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            let results = ledger.measurements(run.id).await?;
+            print!("{}", report::run_show(&run, &results, format));
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Compare {
+            base,
+            head,
+            format,
+            verdict,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let head = resolve_run(&ledger, &head, None, &cwd).await?;
+            let base = resolve_run(&ledger, &base, Some(&head.provenance.suite), &cwd).await?;
+            let config = compare_config(&verdict)?;
+            for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
+                eprintln!("warning: runs differ: {mismatch}");
+            }
+            let comparison = ledger.compare_runs(&base, &head, &config).await?;
+            print_comparison(&comparison, &base, &head, format, verdict.explain);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Gate {
+            base,
+            head,
+            suite,
+            allow_mismatch,
+            format,
+            verdict,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            gate::gate(
+                &ledger,
+                &cwd,
+                &base,
+                &head,
+                suite.as_deref(),
+                allow_mismatch,
+                format,
+                &verdict,
+            )
+            .await
+        }
+        Some(Command::Ratio {
+            runs,
+            anchor,
+            pair,
+            only,
+            at_least,
+            format,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let request = ratio::RatioRequest {
+                runs,
+                anchors: anchor,
+                pairs: pair,
+                only,
+                at_least,
+                format,
+            };
+            ratio::ratio(&ledger, &cwd, request).await
+        }
+        Some(Command::Interleave {
+            worker,
+            worker_as,
+            pair,
+            only,
+            rounds,
+            warmup_rounds,
+            seed,
+            timeout,
+            at_least,
+            format,
+            record,
+        }) => {
+            let request = ratio::InterleaveRequest {
+                workers: worker,
+                labeled_workers: worker_as,
+                pairs: pair,
+                only,
+                rounds,
+                warmup: warmup_rounds,
+                seed,
+                timeout: std::time::Duration::from_secs(timeout),
+                at_least,
+                format,
+                record,
+            };
+            ratio::interleave(request, db.as_deref(), &cwd).await
+        }
+        Some(Command::Calibrate { runs, run }) => {
+            run::calibrate(&run, runs, db.as_deref(), &cwd).await
+        }
+        Some(Command::Tag { run, name }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            ledger.tag(run.id, &name).await?;
+            eprintln!("tagged run #{} as {name:?}", run.id);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Annotate { run, text }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            ledger.annotate(run.id, &text).await?;
+            eprintln!("annotated run #{}", run.id);
+            Ok(Outcome::Ok)
+        }
+        Some(Command::Log {
+            run,
+            file,
+            note,
+            base,
+            dry_run,
+        }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            log::log_run(&ledger, &cwd, &run, file, note, base.as_deref(), dry_run).await
+        }
+        Some(Command::Import { source }) => import::import(source, db.as_deref(), &cwd).await,
+        Some(Command::Export { run, format }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            let run = resolve_run(&ledger, &run, None, &cwd).await?;
+            let results = ledger.measurements(run.id).await?;
+            print!("{}", report::export(&run, &results, format));
+            Ok(Outcome::Ok)
+        }
+    }
+}
+
+fn ledger_path(db: Option<&Path>, cwd: &Path) -> PathBuf {
+    harness::ledger::default_path(db, cwd)
+}
+
+async fn open_ledger(db: Option<&Path>, cwd: &Path) -> Result<Ledger> {
+    let path = ledger_path(db, cwd);
+    Ledger::open(&path).await.map_err(|e| anyhow!(e))
+}
+
+async fn resolve_run(
+    ledger: &Ledger,
+    text: &str,
+    suite: Option<&str>,
+    cwd: &Path,
+) -> Result<StoredRun> {
+    let reference = RunRef::parse(text);
+    let id = refs::resolve(ledger, &reference, suite, Some(cwd)).await?;
+    Ok(ledger.require_run(id).await?)
+}
+
+fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
+    let mut config = CompareConfig::default();
+    if let Some(t) = args.threshold {
+        if !(t.is_finite() && t >= 0.0) {
+            bail!("--threshold must be a non-negative percentage, got {t}");
+        }
+        config.threshold_pct = t;
+    }
+    for spec in &args.threshold_for {
+        let (pattern, pct) = spec
+            .rsplit_once('=')
+            .ok_or_else(|| anyhow!("--threshold-for expects PATTERN=PCT, got {spec:?}"))?;
+        let pct: f64 = pct
+            .trim()
+            .trim_end_matches('%')
+            .parse()
+            .with_context(|| format!("--threshold-for {spec:?}: not a number"))?;
+        config
+            .per_benchmark_threshold
+            .push((pattern.to_owned(), pct));
+    }
+    config.ignore.clone_from(&args.ignore);
+    if let Some(alpha) = args.alpha {
+        if !(alpha > 0.0 && alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, got {alpha}");
+        }
+        config.alpha = alpha;
+    }
+    if let Some(c) = args.correction {
+        config.correction = match c {
+            CorrectionArg::Holm => Correction::Holm,
+            CorrectionArg::Bh => Correction::BenjaminiHochberg,
+            CorrectionArg::None => Correction::None,
+        };
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+fn print_comparison(
+    c: &Comparison,
+    base: &StoredRun,
+    head: &StoredRun,
+    format: OutputFormat,
+    explain: bool,
+) {
+    match format {
+        OutputFormat::Json => print!("{}", report::comparison_json(c, base, head)),
+        OutputFormat::Markdown => print!("{}", report::comparison_markdown(c, base, head)),
+        OutputFormat::Table => print!("{}", report::comparison_terminal(c, base, head)),
+    }
+    if explain {
+        // Explanations go to stderr with JSON output so stdout stays machine-readable.
+        let text = report::explain(c);
+        if format == OutputFormat::Json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+}
+
+fn progress_bar(total: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(u64::try_from(total).unwrap_or(0));
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+    ) {
+        bar.set_style(style);
+    }
+    if std::io::stderr().is_terminal() {
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    } else {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+fn git_info(dir: &Path) -> harness::model::GitInfo {
+    provenance::git(dir).unwrap_or_else(|e| {
+        eprintln!("warning: git state not recorded: {e}");
+        harness::model::GitInfo::default()
+    })
+}
+
+/// This process's command line, with `bench-run` as its program name.
+fn invocation() -> Vec<String> {
+    let mut command: Vec<String> = std::env::args().collect();
+    if let Some(first) = command.first_mut() {
+        *first = "bench-run".to_owned();
+    }
+    command
+}
+
+/// Provenance of results that other programs measured (imports, interleaved workers): this
+/// machine, the workspace's toolchain and git state, and an unknown build profile.
+fn external_provenance(
+    cwd: &Path,
+    args: &ImportArgs,
+    command: Vec<String>,
+    duration_ms: Option<i64>,
+) -> Result<RunProvenance> {
+    if args.suite.trim().is_empty() {
+        bail!("--suite must not be empty");
+    }
+    let root = workspace_root(cwd);
+    Ok(RunProvenance {
+        suite: args.suite.clone(),
+        package: None,
+        command,
+        cargo_command: None,
+        cwd: cwd.display().to_string(),
+        machine: provenance::machine(),
+        toolchain: provenance::toolchain(&root).ok(),
+        build: BuildConfig {
+            profile: "unknown".to_owned(),
+            ..BuildConfig::default()
+        },
+        env: provenance::environment(&args.record_env),
+        git: git_info(&root),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: false,
+        duration_ms,
+    })
+}
+
+/// Records a run and says so on stderr.
+async fn record(
+    ledger: &Ledger,
+    source: RunSource,
+    provenance: RunProvenance,
+    measurements: Vec<harness::model::Measurement>,
+) -> Result<RunId> {
+    let count = measurements.len();
+    let id = ledger
+        .record_run(&NewRun {
+            source,
+            provenance,
+            measurements,
+        })
+        .await
+        .with_context(|| format!("cannot record the run in {}", ledger.path().display()))?;
+    eprintln!(
+        "bench-run: recorded run #{id} ({count} results) in {}",
+        ledger.path().display()
+    );
+    Ok(id)
+}

@@ -1,0 +1,278 @@
+//! `bench-run --suite` and `bench-run calibrate`: build, run and record a criterion suite.
+
+use super::push::push_run;
+use super::{
+    compare_config, git_info, open_ledger, print_comparison, progress_bar, record, resolve_run,
+};
+use crate::Outcome;
+use crate::cli::RunArgs;
+use anyhow::{Context, Result, anyhow, bail};
+use harness::compare;
+use harness::ledger::{Ledger, RunId};
+use harness::model::{BuildConfig, RunProvenance, RunSource};
+use harness::report;
+use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
+use harness::{adapter, provenance};
+use std::path::{Path, PathBuf};
+
+/// Runs a suite once and records it; returns the new run id.
+pub(super) async fn measure_and_record(
+    args: &RunArgs,
+    ledger: &Ledger,
+    cwd: &Path,
+    source: RunSource,
+    prebuilt: &mut Option<PathBuf>,
+) -> Result<(RunId, Workspace)> {
+    let name = args
+        .suite
+        .as_deref()
+        .ok_or_else(|| anyhow!("--suite is required"))?;
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let workspace = Workspace::discover(&start_dir)?;
+    let target = workspace.find(name, args.package.as_deref())?.clone();
+    let build = BuildOptions {
+        features: args.features.clone(),
+        all_features: args.all_features,
+        no_default_features: args.no_default_features,
+        profile: args.profile.clone(),
+    };
+
+    let exe = match prebuilt {
+        Some(exe) => exe.clone(),
+        None => {
+            eprintln!(
+                "bench-run: building {} (package {})",
+                target.name, target.package
+            );
+            let exe = suite::build(&target, &build, &workspace.root)?;
+            *prebuilt = Some(exe.clone());
+            exe
+        }
+    };
+
+    let mut criterion_args = if args.quick {
+        suite::quick_args(&args.criterion_args)
+    } else {
+        Vec::new()
+    };
+    criterion_args.extend(args.criterion_args.iter().cloned());
+    // Criterion's plots would land in the scratch directory and be thrown away: skip them.
+    if !criterion_args.iter().any(|a| a == "--noplot" || a == "-n") {
+        criterion_args.push("--noplot".to_owned());
+    }
+
+    let scratch_parent = workspace.target_dir.join("bench-run");
+    std::fs::create_dir_all(&scratch_parent)
+        .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
+    let criterion_home = tempfile::Builder::new()
+        .prefix("criterion-")
+        .tempdir_in(&scratch_parent)
+        .context("cannot create a scratch directory for criterion's output")?;
+
+    let listed = suite::list_benchmarks(&exe, &target, &criterion_args, criterion_home.path())?;
+    if listed.is_empty() {
+        bail!(
+            "suite {} selects no benchmarks{}",
+            target.name,
+            if args.criterion_args.is_empty() {
+                String::new()
+            } else {
+                format!(" with arguments {:?}", args.criterion_args)
+            }
+        );
+    }
+    let mut tracker = ProgressTracker::new(listed);
+    let progress = progress_bar(tracker.total());
+    let output = suite::run_bench(
+        &exe,
+        &target,
+        &criterion_args,
+        criterion_home.path(),
+        &mut tracker,
+        |n, total, id| {
+            if progress.is_hidden() {
+                eprintln!("[{n}/{total}] {id}");
+            } else {
+                progress.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
+                progress.set_message(id.to_owned());
+            }
+        },
+    );
+    progress.finish_and_clear();
+    let output = output?;
+
+    let measurements = adapter::criterion::read_dir(criterion_home.path()).with_context(|| {
+        format!("cannot read criterion's output of suite {} (is it a criterion bench with `harness = false`?)", target.name)
+    })?;
+
+    let mut command: Vec<String> = std::env::args().collect();
+    if let Some(first) = command.first_mut() {
+        *first = "bench-run".to_owned();
+    }
+    let provenance = RunProvenance {
+        suite: target.name.clone(),
+        package: Some(target.package.clone()),
+        command,
+        cargo_command: Some(suite::cargo_bench_command(&target, &build, &criterion_args)),
+        cwd: cwd.display().to_string(),
+        machine: provenance::machine(),
+        toolchain: match provenance::toolchain(&workspace.root) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("warning: toolchain not recorded: {e}");
+                None
+            }
+        },
+        build: BuildConfig {
+            profile: build.profile_name(),
+            features: sorted(&args.features),
+            feature_flags: feature_flags(args.all_features, args.no_default_features),
+            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
+        },
+        env: provenance::environment(&args.record_env),
+        git: git_info(&workspace.root),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: args.quick,
+        duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
+    };
+    let id = record(ledger, source, provenance, measurements).await?;
+    eprintln!(
+        "bench-run: benchmarks ran for {:.1} s",
+        output.elapsed.as_secs_f64()
+    );
+    Ok((id, workspace))
+}
+
+pub(super) fn sorted(values: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = values
+        .iter()
+        .flat_map(|f| f.split([',', ' ']))
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+pub(super) fn feature_flags(all: bool, no_default: bool) -> Vec<String> {
+    let mut flags = Vec::new();
+    if all {
+        flags.push("--all-features".to_owned());
+    }
+    if no_default {
+        flags.push("--no-default-features".to_owned());
+    }
+    flags
+}
+
+pub(super) async fn run_suite(
+    args: &RunArgs,
+    db: Option<&Path>,
+    cwd: &Path,
+    source: RunSource,
+) -> Result<Outcome> {
+    // Open the ledger first: an unwritable path or a newer schema should fail before minutes
+    // of benchmarking, not after.
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let ledger = open_ledger(db, &start_dir).await?;
+    let config = compare_config(&args.verdict)?;
+    let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
+    push_run(&ledger, id, args.push.as_deref()).await;
+    let head = ledger.require_run(id).await?;
+    let base = match &args.base {
+        Some(reference) => {
+            Some(resolve_run(&ledger, reference, Some(&head.provenance.suite), &start_dir).await?)
+        }
+        None => match ledger.previous_run(id).await? {
+            Some(prev) => Some(ledger.require_run(prev).await?),
+            None => None,
+        },
+    };
+    match base {
+        Some(base) => {
+            for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
+                eprintln!("warning: baseline differs: {mismatch}");
+            }
+            let comparison = ledger.compare_runs(&base, &head, &config).await?;
+            print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
+        }
+        None => {
+            let results = ledger.measurements(id).await?;
+            eprintln!(
+                "bench-run: no baseline yet (first run of {} on this machine)",
+                head.provenance.suite
+            );
+            print!("{}", report::run_show(&head, &results, args.format));
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+pub(super) async fn calibrate(
+    args: &RunArgs,
+    runs: u32,
+    db: Option<&Path>,
+    cwd: &Path,
+) -> Result<Outcome> {
+    if runs < 2 {
+        bail!("--runs must be at least 2 to measure run-to-run noise");
+    }
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let ledger = open_ledger(db, &start_dir).await?;
+    let config = compare_config(&args.verdict)?;
+    let mut exe = None;
+    let mut last = None;
+    for i in 1..=runs {
+        eprintln!("bench-run: calibration run {i} of {runs}");
+        let (id, _) =
+            measure_and_record(args, &ledger, cwd, RunSource::Calibration, &mut exe).await?;
+        push_run(&ledger, id, args.push.as_deref()).await;
+        last = Some(id);
+    }
+    let head = ledger
+        .require_run(last.ok_or_else(|| anyhow!("no calibration run"))?)
+        .await?;
+    // The noise floor of the next run: history up to and including the last calibration run.
+    let history = ledger
+        .history(
+            &head.provenance.suite,
+            head.machine_id,
+            head.id + 1,
+            config.max_history + 1,
+        )
+        .await?;
+    let mut table = report::table::Table::new(&[
+        ("benchmark", report::table::Align::Left),
+        ("metric", report::table::Align::Left),
+        ("runs", report::table::Align::Right),
+        ("noise floor", report::table::Align::Right),
+        ("source", report::table::Align::Left),
+    ]);
+    for (key, values) in &history {
+        let floor = compare::noise_floor(values, &config);
+        table.push(vec![
+            key.benchmark.clone(),
+            key.metric.clone(),
+            values.len().to_string(),
+            format!("{:.2}%", floor.pct),
+            report::noise_source(&floor.source),
+        ]);
+    }
+    println!(
+        "Run-to-run noise of suite {} on this machine:\n",
+        head.provenance.suite
+    );
+    print!("{}", table.to_terminal());
+    Ok(Outcome::Ok)
+}
