@@ -21,6 +21,7 @@ pub mod interleave;
 pub mod ledger;
 pub mod ledger_web;
 pub mod model;
+pub mod paired;
 pub mod provenance;
 pub mod ratio;
 pub mod refs;
