@@ -222,7 +222,7 @@ fn newest_known_migration() -> i64 {
     MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     let now = time::OffsetDateTime::now_utc();
     let format = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
@@ -432,59 +432,8 @@ impl Ledger {
     /// When the run is invalid (no results, duplicate benchmark/metric pairs) or the database
     /// refuses the write. Nothing is stored on error.
     pub async fn record_run(&self, run: &NewRun) -> Result<RunId, LedgerError> {
-        if run.measurements.is_empty() {
-            return Err(LedgerError::Invalid(format!(
-                "run of suite {} has no results; nothing recorded",
-                run.provenance.suite
-            )));
-        }
-        let p = &run.provenance;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let machine_id = upsert_machine(&mut tx, &p.machine).await?;
-        let toolchain_id = match &p.toolchain {
-            Some(t) => Some(upsert_toolchain(&mut tx, t).await?),
-            None => None,
-        };
-        let run_id: RunId = sqlx::query_scalar(
-            "INSERT INTO runs (created_at, source, suite, package, command, cargo_command, cwd,
-                machine_id, hostname, kernel, toolchain_id, profile, features, feature_flags,
-                rustflags, env, cpu_governor, turbo, git_commit, git_branch, git_dirty,
-                git_commit_time, git_summary, quick, duration_ms)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             RETURNING id",
-        )
-        .bind(now_rfc3339())
-        .bind(run.source.code())
-        .bind(&p.suite)
-        .bind(&p.package)
-        .bind(json_text(&p.command)?)
-        .bind(p.cargo_command.as_ref().map(json_text).transpose()?)
-        .bind(&p.cwd)
-        .bind(machine_id)
-        .bind(&p.machine.hostname)
-        .bind(&p.machine.kernel)
-        .bind(toolchain_id)
-        .bind(&p.build.profile)
-        .bind(json_text(&p.build.features)?)
-        .bind(json_text(&p.build.feature_flags)?)
-        .bind(&p.build.rustflags)
-        .bind(json_text(&p.env)?)
-        .bind(&p.cpu_governor)
-        .bind(&p.turbo)
-        .bind(&p.git.commit)
-        .bind(&p.git.branch)
-        .bind(p.git.dirty)
-        .bind(p.git.commit_time)
-        .bind(&p.git.summary)
-        .bind(p.quick)
-        .bind(p.duration_ms)
-        .fetch_one(&mut *tx)
-        .await?;
-
-        for (index, m) in run.measurements.iter().enumerate() {
-            failpoint("record-run", index);
-            insert_measurement(&mut tx, run_id, m).await?;
-        }
+        let run_id = insert_run(&mut tx, run).await?;
         tx.commit().await?;
         Ok(run_id)
     }
@@ -1026,7 +975,64 @@ fn failpoint(name: &str, index: usize) {
     }
 }
 
-type Tx<'a> = sqlx::Transaction<'a, sqlx::Sqlite>;
+pub(crate) type Tx<'a> = sqlx::Transaction<'a, sqlx::Sqlite>;
+
+/// Inserts a run, its results, statistics and raw samples inside `tx` (the caller commits).
+pub(crate) async fn insert_run(tx: &mut Tx<'_>, run: &NewRun) -> Result<RunId, LedgerError> {
+    if run.measurements.is_empty() {
+        return Err(LedgerError::Invalid(format!(
+            "run of suite {} has no results; nothing recorded",
+            run.provenance.suite
+        )));
+    }
+    let p = &run.provenance;
+    let machine_id = upsert_machine(tx, &p.machine).await?;
+    let toolchain_id = match &p.toolchain {
+        Some(t) => Some(upsert_toolchain(tx, t).await?),
+        None => None,
+    };
+    let run_id: RunId = sqlx::query_scalar(
+        "INSERT INTO runs (created_at, source, suite, package, command, cargo_command, cwd,
+            machine_id, hostname, kernel, toolchain_id, profile, features, feature_flags,
+            rustflags, env, cpu_governor, turbo, git_commit, git_branch, git_dirty,
+            git_commit_time, git_summary, quick, duration_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         RETURNING id",
+    )
+    .bind(now_rfc3339())
+    .bind(run.source.code())
+    .bind(&p.suite)
+    .bind(&p.package)
+    .bind(json_text(&p.command)?)
+    .bind(p.cargo_command.as_ref().map(json_text).transpose()?)
+    .bind(&p.cwd)
+    .bind(machine_id)
+    .bind(&p.machine.hostname)
+    .bind(&p.machine.kernel)
+    .bind(toolchain_id)
+    .bind(&p.build.profile)
+    .bind(json_text(&p.build.features)?)
+    .bind(json_text(&p.build.feature_flags)?)
+    .bind(&p.build.rustflags)
+    .bind(json_text(&p.env)?)
+    .bind(&p.cpu_governor)
+    .bind(&p.turbo)
+    .bind(&p.git.commit)
+    .bind(&p.git.branch)
+    .bind(p.git.dirty)
+    .bind(p.git.commit_time)
+    .bind(&p.git.summary)
+    .bind(p.quick)
+    .bind(p.duration_ms)
+    .fetch_one(&mut **tx)
+    .await?;
+
+    for (index, m) in run.measurements.iter().enumerate() {
+        failpoint("record-run", index);
+        insert_measurement(tx, run_id, m).await?;
+    }
+    Ok(run_id)
+}
 
 async fn upsert_machine(tx: &mut Tx<'_>, m: &Machine) -> Result<i64, LedgerError> {
     let existing: Option<i64> = sqlx::query_scalar("SELECT id FROM machines WHERE fingerprint = ?")

@@ -19,6 +19,7 @@ pub mod adapter;
 pub mod compare;
 pub mod interleave;
 pub mod ledger;
+pub mod ledger_pairs;
 pub mod ledger_web;
 pub mod model;
 pub mod paired;

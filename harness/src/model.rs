@@ -173,6 +173,10 @@ pub enum SamplingMode {
     Flat,
     /// One iteration per sample (hyperfine runs, cargo-criterion without a mode).
     Single,
+    /// One value per process, in round order (`bench-run ab`): each is the median of one bench
+    /// process's own samples, so the process is the unit of replication. Sample `r` of a paired
+    /// base run and sample `r` of its head run were measured in the same round.
+    PerProcess,
 }
 
 impl SamplingMode {
@@ -183,6 +187,7 @@ impl SamplingMode {
             Self::Linear => 1,
             Self::Flat => 2,
             Self::Single => 3,
+            Self::PerProcess => 4,
         }
     }
 
@@ -193,6 +198,7 @@ impl SamplingMode {
             1 => Some(Self::Linear),
             2 => Some(Self::Flat),
             3 => Some(Self::Single),
+            4 => Some(Self::PerProcess),
             _ => None,
         }
     }
@@ -415,6 +421,10 @@ pub enum RunSource {
     ImportCargoCriterion,
     /// `interleave`: worker processes ran our benchmarks and an anchor's in alternation.
     Interleaved,
+    /// `ab`: the base side of paired A/B rounds (one value per process and round).
+    AbBase,
+    /// `ab`: the head side of paired A/B rounds.
+    AbHead,
 }
 
 impl RunSource {
@@ -429,6 +439,9 @@ impl RunSource {
             Self::ImportHyperfine => 5,
             Self::ImportCargoCriterion => 6,
             Self::Interleaved => 7,
+            // 8 is taken by `gate --confirm`'s confirmation runs.
+            Self::AbBase => 9,
+            Self::AbHead => 10,
         }
     }
 
@@ -443,6 +456,8 @@ impl RunSource {
             5 => Some(Self::ImportHyperfine),
             6 => Some(Self::ImportCargoCriterion),
             7 => Some(Self::Interleaved),
+            9 => Some(Self::AbBase),
+            10 => Some(Self::AbHead),
             _ => None,
         }
     }
@@ -458,6 +473,8 @@ impl RunSource {
             Self::ImportHyperfine => "import-hyperfine",
             Self::ImportCargoCriterion => "import-cargo-criterion",
             Self::Interleaved => "interleaved",
+            Self::AbBase => "ab-base",
+            Self::AbHead => "ab-head",
         }
     }
 }
@@ -631,6 +648,7 @@ mod tests {
             (SamplingMode::Linear, 1),
             (SamplingMode::Flat, 2),
             (SamplingMode::Single, 3),
+            (SamplingMode::PerProcess, 4),
         ];
         for (value, code) in modes {
             assert_eq!(value.code(), code);
@@ -644,13 +662,15 @@ mod tests {
             (RunSource::ImportHyperfine, 5),
             (RunSource::ImportCargoCriterion, 6),
             (RunSource::Interleaved, 7),
+            (RunSource::AbBase, 9),
+            (RunSource::AbHead, 10),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
             assert_eq!(RunSource::from_code(code), Some(value));
         }
         assert_eq!(Direction::from_code(0), None);
-        assert_eq!(RunSource::from_code(8), None);
+        assert_eq!(RunSource::from_code(11), None);
     }
 
     #[test]
