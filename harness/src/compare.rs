@@ -38,14 +38,18 @@
 //! Everything is deterministic: rows come out sorted by benchmark then metric, maps are
 //! `BTreeMap`s, and the only resampling (the geomean interval) uses a fixed seed.
 
-use crate::model::{Direction, Estimate, Measurement, RunProvenance};
+use crate::model::{Direction, Estimate, Measurement, RunProvenance, Samples, SamplingMode};
+use crate::paired;
 use crate::stats::{self, MwuMethod};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
 /// Default [`CompareConfig::threshold_pct`]: changes up to 5% are not reported.
-pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+pub const DEFAULT_THRESHOLD_PCT: f64 = 3.0;
+/// Default threshold, in percent, for deterministic metrics: rows judged on exact values (no
+/// samples, no bounds), such as instruction counts, whose run-to-run noise is near zero.
+pub const DEFAULT_DETERMINISTIC_THRESHOLD_PCT: f64 = 0.5;
 /// Default [`CompareConfig::alpha`]: significance level after correction.
 pub const DEFAULT_ALPHA: f64 = 0.05;
 /// Default [`CompareConfig::confidence`]: level of the change's confidence interval.
@@ -113,6 +117,9 @@ impl Correction {
 pub struct CompareConfig {
     /// Smallest change, in percent, that can be a regression or an improvement.
     pub threshold_pct: f64,
+    /// Threshold, in percent, of rows judged on exact values (deterministic metrics such as
+    /// instruction counts) that no per-benchmark pattern matches.
+    pub deterministic_threshold_pct: f64,
     /// Per-benchmark thresholds as `(pattern, percent)`; the first pattern that matches the
     /// benchmark's full id wins (see [`pattern_matches`]).
     pub per_benchmark_threshold: Vec<(String, f64)>,
@@ -136,6 +143,7 @@ impl Default for CompareConfig {
     fn default() -> Self {
         Self {
             threshold_pct: DEFAULT_THRESHOLD_PCT,
+            deterministic_threshold_pct: DEFAULT_DETERMINISTIC_THRESHOLD_PCT,
             per_benchmark_threshold: Vec::new(),
             ignore: Vec::new(),
             alpha: DEFAULT_ALPHA,
@@ -195,11 +203,13 @@ impl CompareConfig {
             return Err(ConfigError::Confidence(self.confidence));
         }
         let valid_pct = |v: f64| v.is_finite() && v >= 0.0;
-        if !valid_pct(self.threshold_pct) {
-            return Err(ConfigError::Threshold {
-                pattern: None,
-                value: self.threshold_pct,
-            });
+        for value in [self.threshold_pct, self.deterministic_threshold_pct] {
+            if !valid_pct(value) {
+                return Err(ConfigError::Threshold {
+                    pattern: None,
+                    value,
+                });
+            }
         }
         for (pattern, value) in &self.per_benchmark_threshold {
             if !valid_pct(*value) {
@@ -324,6 +334,9 @@ pub enum NoiseSource {
         /// Deltas available.
         n_deltas: usize,
     },
+    /// No floor (0%): a paired A/B row, whose interval comes from rounds that each ran both
+    /// sides, already holds the between-process noise.
+    Paired,
 }
 
 /// How much a benchmark moves between runs when nothing changed, in percent.
@@ -447,6 +460,21 @@ pub enum Evidence {
         /// Coverage actually achieved by the change interval.
         coverage: f64,
     },
+    /// Paired A/B rounds (`bench-run ab`): one value per process and side in each round; the
+    /// exact sign test over the rounds' log-ratios gives the p-value, their median with its
+    /// order-statistic interval the change (see [`crate::paired`]).
+    Paired {
+        /// Rounds.
+        rounds: usize,
+        /// Rounds in which the head's value was higher.
+        head_higher: usize,
+        /// Rounds in which the head's value was lower.
+        head_lower: usize,
+        /// Rank of the interval's order statistics.
+        k: usize,
+        /// Coverage the interval achieves.
+        coverage: f64,
+    },
     /// Confidence bounds (no samples on one side at least): significant iff the intervals do
     /// not overlap. A side without bounds counts as the exact interval `[v, v]`.
     Intervals {
@@ -502,6 +530,10 @@ pub struct Row {
     pub evidence: Evidence,
     /// Every input of the verdict as sentences, for `--explain`.
     pub reasons: Vec<String>,
+    /// Paired rows: the verdict rule measured on the rounds themselves (A/A false-alarm rate,
+    /// smallest detectable change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::paired::Calibration>,
 }
 
 impl Row {
@@ -651,6 +683,8 @@ struct Slot<'a> {
 enum Judgement {
     /// Sample evidence: significance waits for the corrected p-value.
     Samples(stats::MannWhitney),
+    /// Paired rounds: significance waits for the corrected sign-test p-value.
+    Paired(f64),
     /// Interval or exact evidence: significance is known.
     Decided(bool),
     /// No verdict possible.
@@ -678,6 +712,8 @@ struct Draft {
     ignored_by: Option<String>,
     /// Evidence sentences gathered while judging.
     notes: Vec<String>,
+    /// Paired rows: the rounds' log-ratios, for the calibration.
+    log_ratios: Option<Vec<f64>>,
 }
 
 /// Size of a change for the limit test: the end of its interval nearest zero (0 when the
@@ -723,6 +759,33 @@ pub fn compare(
     history: &History,
     config: &CompareConfig,
 ) -> Comparison {
+    compare_rows(base, head, history, config, false)
+}
+
+/// Compares the two sides of a paired A/B run (`bench-run ab`): rows whose results carry one
+/// per-process value per round on both sides ([`SamplingMode::PerProcess`], the same number of
+/// rounds) are judged on the rounds' paired log-ratios (evidence [`Evidence::Paired`]: exact
+/// sign test, median with its order-statistic interval; see [`crate::paired`]); rows whose
+/// rounds all gave one value on each side (deterministic metrics) are compared exactly; any
+/// other row as [`compare`] would, without a history. Paired rows have no noise floor: their
+/// interval already holds the between-process noise. Each paired row also carries its
+/// [`crate::paired::Calibration`] at the family's strictest level.
+#[must_use]
+pub fn compare_paired(
+    base: &[Measurement],
+    head: &[Measurement],
+    config: &CompareConfig,
+) -> Comparison {
+    compare_rows(base, head, &History::new(), config, true)
+}
+
+fn compare_rows(
+    base: &[Measurement],
+    head: &[Measurement],
+    history: &History,
+    config: &CompareConfig,
+    paired: bool,
+) -> Comparison {
     let mut slots: BTreeMap<MetricKey, Slot<'_>> = BTreeMap::new();
     for m in base {
         let slot = slots.entry(MetricKey::of(m)).or_default();
@@ -743,7 +806,7 @@ pub fn compare(
 
     let mut drafts: Vec<Draft> = slots
         .into_iter()
-        .filter_map(|(key, slot)| assess(key, &slot, history, config))
+        .filter_map(|(key, slot)| assess(key, &slot, history, config, paired))
         .collect();
 
     // The family: sample rows that are not ignored, in row order.
@@ -752,6 +815,7 @@ pub fn compare(
         .enumerate()
         .filter_map(|(i, d)| match &d.judgement {
             Judgement::Samples(mw) if d.ignored_by.is_none() => Some((i, mw.p_value)),
+            Judgement::Paired(p) if d.ignored_by.is_none() => Some((i, *p)),
             _ => None,
         })
         .collect();
@@ -840,6 +904,84 @@ fn log_times(m: &Measurement) -> Result<Vec<f64>, String> {
     Ok(times.iter().map(|t| t.ln()).collect())
 }
 
+/// The per-round values of a paired A/B result, in round order.
+fn per_round_values(m: &Measurement) -> Option<&[f64]> {
+    m.samples
+        .as_ref()
+        .filter(|s| s.mode() == SamplingMode::PerProcess)
+        .map(Samples::times_ns)
+}
+
+/// Whether every value equals the first (bit for bit: deterministic counts repeat exactly).
+fn is_constant(values: &[f64]) -> bool {
+    values
+        .first()
+        .is_some_and(|first| values.iter().all(|v| v.total_cmp(first).is_eq()))
+}
+
+/// Fills a draft with the evidence of paired rounds: per-round values `x` (base) and `y` (head).
+fn paired_evidence(draft: &mut Draft, x: &[f64], y: &[f64], confidence: f64) -> Result<(), String> {
+    let d = paired::log_ratios(x, y)?;
+    let c = paired::analyze(&d, confidence)
+        .ok_or_else(|| "the rounds' log-ratios cannot be analysed".to_owned())?;
+    let pct = |log_ratio: f64| log_ratio.exp_m1() * 100.0;
+    // The values are the metric's own, so the change is head over base whichever way is better.
+    let change = Change {
+        point_pct: pct(c.log_median),
+        lower_pct: Some(pct(c.log_lower)),
+        upper_pct: Some(pct(c.log_upper)),
+    };
+    let ties = c.rounds - c.head_higher - c.head_lower;
+    draft.notes.push(format!(
+        "Evidence: {} paired round(s), one process per side per round in a balanced random order. The head's value was higher in {} round(s) and lower in {}{}: exact two-sided sign test p = {}.",
+        c.rounds,
+        c.head_higher,
+        c.head_lower,
+        if ties > 0 {
+            format!(" ({ties} tie(s) left out)")
+        } else {
+            String::new()
+        },
+        pval(c.p_value)
+    ));
+    draft.notes.push(format!(
+        "Change {}, {}% interval [{}, {}] (achieved coverage {:.1}%): median of the rounds' ln(head / base) = {:.5}, interval from order statistics {} and {} of {}.",
+        pct_str(change.point_pct),
+        num(100.0 * confidence),
+        change.lower_pct.map_or_else(|| "?".to_owned(), pct_str),
+        change.upper_pct.map_or_else(|| "?".to_owned(), pct_str),
+        100.0 * c.coverage,
+        c.log_median,
+        c.k,
+        c.rounds + 1 - c.k,
+        c.rounds
+    ));
+    if c.coverage + 1e-12 < confidence {
+        draft.notes.push(format!(
+            "The rounds are too few for a {:.1}% interval; the whole range covers only {:.1}%.",
+            100.0 * confidence,
+            100.0 * c.coverage
+        ));
+    }
+    draft.magnitude_pct = conservative_magnitude(&change);
+    draft.sign = signum(change.point_pct);
+    draft.change = Some(change);
+    draft.evidence = Evidence::Paired {
+        rounds: c.rounds,
+        head_higher: c.head_higher,
+        head_lower: c.head_lower,
+        k: c.k,
+        coverage: c.coverage,
+    };
+    draft.judgement = Judgement::Paired(c.p_value);
+    draft.noise_floor = NoiseFloor {
+        pct: 0.0,
+        source: NoiseSource::Paired,
+    };
+    draft.log_ratios = Some(d);
+    Ok(())
+}
+
 /// The finite `[lower, upper]` of an estimate, if it has both.
 fn bounds(e: &Estimate) -> Option<(f64, f64)> {
     match (e.lower, e.upper) {
@@ -866,6 +1008,7 @@ fn assess(
     slot: &Slot<'_>,
     history: &History,
     config: &CompareConfig,
+    paired: bool,
 ) -> Option<Draft> {
     let reference = slot.head.or(slot.base)?;
     let (threshold_pct, threshold_pattern) = config.threshold_for(&key.benchmark);
@@ -902,6 +1045,7 @@ fn assess(
         threshold_pattern,
         ignored_by,
         notes,
+        log_ratios: None,
     };
     let (Some(b), Some(h)) = (slot.base, slot.head) else {
         return Some(draft);
@@ -931,7 +1075,25 @@ fn assess(
     }
 
     let (before, after) = (b.estimate.point, h.estimate.point);
+    let mut deterministic = false;
+    if let (true, Some(x), Some(y)) = (paired, per_round_values(b), per_round_values(h)) {
+        if is_constant(x) && is_constant(y) {
+            deterministic = true;
+            draft.notes.push(format!(
+                "Every one of the {} round(s) gave the same value on each side: the metric is deterministic, so the values are compared exactly.",
+                x.len().max(y.len())
+            ));
+        } else {
+            match paired_evidence(&mut draft, x, y, config.confidence) {
+                Ok(()) => return Some(draft),
+                Err(why) => draft.notes.push(format!(
+                    "No paired evidence: {why}; the rows are compared unpaired."
+                )),
+            }
+        }
+    }
     match (log_times(b), log_times(h)) {
+        _ if deterministic => {}
         (Ok(x), Ok(y)) => {
             if let (Some(mw), Some(shift)) = (
                 stats::mann_whitney_u(&y, &x),
@@ -1032,7 +1194,11 @@ fn assess(
         None if draft.sign == 0.0 => 0.0,
         None => f64::INFINITY,
     };
-    let (b_bounds, h_bounds) = (bounds(&b.estimate), bounds(&h.estimate));
+    let (b_bounds, h_bounds) = if deterministic {
+        (None, None)
+    } else {
+        (bounds(&b.estimate), bounds(&h.estimate))
+    };
     if b_bounds.is_some() || h_bounds.is_some() {
         let (bl, bh) = b_bounds.unwrap_or((before, before));
         let (hl, hh) = h_bounds.unwrap_or((after, after));
@@ -1082,6 +1248,14 @@ fn assess(
         ));
         draft.evidence = Evidence::Exact;
         draft.judgement = Judgement::Decided(differs);
+        if draft.threshold_pattern.is_none() {
+            draft.threshold_pct = config.deterministic_threshold_pct;
+        }
+        // A deterministic metric has no run-to-run noise to assume: without history its
+        // floor is 0 and the deterministic threshold alone sets the limit.
+        if matches!(draft.noise_floor.source, NoiseSource::Default { .. }) {
+            draft.noise_floor.pct = 0.0;
+        }
     }
     if point.is_none() && draft.sign != 0.0 {
         draft.notes.push(
@@ -1130,14 +1304,15 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
 
     let p_value = match &d.judgement {
         Judgement::Samples(mw) => Some(mw.p_value),
+        Judgement::Paired(p) => Some(*p),
         _ => None,
     };
     let significant = match (&d.judgement, d.p_adjusted) {
-        (Judgement::Samples(_), Some(p)) => p <= config.alpha,
+        (Judgement::Samples(_) | Judgement::Paired(_), Some(p)) => p <= config.alpha,
         (Judgement::Decided(s), _) => *s,
         _ => false,
     };
-    if let (Judgement::Samples(mw), Some(p)) = (&d.judgement, d.p_adjusted) {
+    if let (Some(raw), Some(p)) = (p_value, d.p_adjusted) {
         let adjusted = match config.correction {
             Correction::None => "no correction".to_owned(),
             c => format!(
@@ -1151,7 +1326,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
         };
         reasons.push(format!(
             "Significance: p = {}, {adjusted}; {} alpha = {}, so the change is {}significant.",
-            pval(mw.p_value),
+            pval(raw),
             if significant { "<=" } else { ">" },
             config.alpha,
             if significant { "" } else { "not " }
@@ -1161,12 +1336,19 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
     let limit = d.threshold_pct.max(d.noise_floor.pct);
     let paired = matches!(
         d.evidence,
-        Evidence::Samples { .. } | Evidence::Intervals { .. } | Evidence::Exact
+        Evidence::Samples { .. }
+            | Evidence::Paired { .. }
+            | Evidence::Intervals { .. }
+            | Evidence::Exact
     );
     if paired || d.ignored_by.is_some() {
         reasons.push(match &d.threshold_pattern {
             Some(p) => format!(
                 "Threshold {:.2}% (per-benchmark pattern `{p}`).",
+                d.threshold_pct
+            ),
+            None if matches!(d.evidence, Evidence::Exact) => format!(
+                "Threshold {:.2}% (deterministic metrics: exact values).",
                 d.threshold_pct
             ),
             None => format!("Threshold {:.2}% (global).", d.threshold_pct),
@@ -1181,6 +1363,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
                 d.noise_floor.pct,
                 config.min_history.max(1)
             ),
+            NoiseSource::Paired => "No noise floor: the rounds ran both sides, so their interval already holds the between-process noise.".to_owned(),
         });
     }
 
@@ -1216,7 +1399,10 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
                 } else {
                     "infinite".to_owned()
                 };
-                let measure = if matches!(d.evidence, Evidence::Samples { .. }) {
+                let measure = if matches!(
+                    d.evidence,
+                    Evidence::Samples { .. } | Evidence::Paired { .. }
+                ) {
                     "|change| at the interval end nearest 0"
                 } else {
                     "|change|"
@@ -1254,6 +1440,27 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
         }
     };
 
+    let calibration = d.log_ratios.as_deref().and_then(|rounds| {
+        // Holm's first step is the strictest level any row of the family faces.
+        #[expect(clippy::cast_precision_loss, reason = "family sizes are small")]
+        let alpha = match config.correction {
+            Correction::None => config.alpha,
+            _ => config.alpha / family_size.max(1) as f64,
+        };
+        paired::calibrate(rounds, config.confidence, alpha, limit)
+    });
+    if let Some(c) = &calibration {
+        reasons.push(format!(
+            "Calibration at these settings ({} resamples of the rounds with their change taken out, judged at the strictest level alpha = {}): false alarms {:.1}% of the time with no change; {}.",
+            c.resamples,
+            pval(c.alpha),
+            100.0 * c.false_alarm_rate,
+            c.detectable_pct.map_or_else(
+                || "no change up to 1000% would be caught 9 times in 10 (too few rounds for this suite)".to_owned(),
+                |p| format!("a change of {p:.1}% or more is caught 9 times in 10")
+            )
+        ));
+    }
     Row {
         benchmark: d.key.benchmark,
         metric: d.key.metric,
@@ -1271,6 +1478,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
         verdict,
         evidence: d.evidence,
         reasons,
+        calibration,
     }
 }
 
@@ -1576,7 +1784,7 @@ mod tests {
             "Mann-Whitney",
             "Hodges-Lehmann",
             "Holm",
-            "Threshold 5.00%",
+            "Threshold 3.00%",
             "Noise floor 2.00%",
             "Verdict: regression",
         ] {
@@ -1778,8 +1986,14 @@ mod tests {
         assert_eq!(row(&r, "enc").evidence, Evidence::Exact);
         assert!(row(&r, "enc").p_value.is_none());
         assert_eq!(r.family_size, 0);
-        // Significant (exact), but 1% is within the limit.
+        // Deterministic: 1% is beyond the deterministic threshold; 0.3% is within it.
         let r = run(&[bytes(1000.0)], &[bytes(1010.0)]);
+        assert_eq!(row(&r, "enc").verdict, Verdict::Regression);
+        assert_eq!(
+            row(&r, "enc").threshold_pct,
+            DEFAULT_DETERMINISTIC_THRESHOLD_PCT
+        );
+        let r = run(&[bytes(1000.0)], &[bytes(1003.0)]);
         assert!(row(&r, "enc").significant);
         assert_eq!(row(&r, "enc").verdict, Verdict::Unchanged);
         let r = run(&[bytes(1000.0)], &[bytes(1000.0)]);

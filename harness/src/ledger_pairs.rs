@@ -78,14 +78,16 @@ impl Ledger {
     ) -> Result<(RunId, RunId), LedgerError> {
         let rounds = plan.base_first.len();
         if rounds == 0 {
-            return Err(LedgerError::Invalid("a pairing needs at least one round".to_owned()));
+            return Err(LedgerError::Invalid(
+                "a pairing needs at least one round".to_owned(),
+            ));
         }
         for (side, run) in [("base", base), ("head", head)] {
-            if let Some(m) = run.measurements.iter().find(|m| {
-                m.samples
-                    .as_ref()
-                    .is_some_and(|s| s.len() != rounds)
-            }) {
+            if let Some(m) = run
+                .measurements
+                .iter()
+                .find(|m| m.samples.as_ref().is_some_and(|s| s.len() != rounds))
+            {
                 return Err(LedgerError::Invalid(format!(
                     "{side} result `{}` has {} per-round values for {rounds} rounds",
                     m.benchmark.full,
@@ -226,9 +228,13 @@ mod tests {
         assert_eq!(samples.mode(), SamplingMode::PerProcess);
         assert_eq!(samples.times_ns(), &[12.0, 12.5, 12.2]);
 
-        let update = sqlx::query("UPDATE pairings SET rounds = 4").execute(ledger.pool()).await;
+        let update = sqlx::query("UPDATE pairings SET rounds = 4")
+            .execute(ledger.pool())
+            .await;
         assert!(update.unwrap_err().to_string().contains("append-only"));
-        let delete = sqlx::query("DELETE FROM pairings").execute(ledger.pool()).await;
+        let delete = sqlx::query("DELETE FROM pairings")
+            .execute(ledger.pool())
+            .await;
         assert!(delete.unwrap_err().to_string().contains("append-only"));
         // A run belongs to at most one pairing.
         let again = sqlx::query(
@@ -247,8 +253,14 @@ mod tests {
         let ledger = Ledger::in_memory().await.unwrap();
         let base = side(RunSource::AbBase, &[10.0, 11.0]);
         let head = side(RunSource::AbHead, &[12.0, 12.5, 12.2]);
-        let err = ledger.record_pair(&base, &head, &plan(3)).await.unwrap_err();
-        assert!(err.to_string().contains("2 per-round values for 3 rounds"), "{err}");
+        let err = ledger
+            .record_pair(&base, &head, &plan(3))
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("2 per-round values for 3 rounds"),
+            "{err}"
+        );
         let empty = NewRun {
             measurements: Vec::new(),
             ..side(RunSource::AbHead, &[1.0])

@@ -258,7 +258,12 @@ pub fn calibrate(d: &[f64], confidence: f64, alpha: f64, limit_pct: f64) -> Opti
     let resamples: Vec<Vec<f64>> = (0..CALIBRATION_RESAMPLES)
         .map(|_| {
             (0..residuals.len())
-                .map(|_| residuals.get(rng.below(residuals.len())).copied().unwrap_or(0.0))
+                .map(|_| {
+                    residuals
+                        .get(rng.below(residuals.len()))
+                        .copied()
+                        .unwrap_or(0.0)
+                })
                 .collect()
         })
         .collect();
@@ -435,7 +440,9 @@ mod tests {
 
     #[test]
     fn calibration_of_noisy_rounds_needs_bigger_changes() {
-        let quiet: Vec<f64> = (0..14).map(|i| 0.005 * (f64::from(i) * 2.399).sin()).collect();
+        let quiet: Vec<f64> = (0..14)
+            .map(|i| 0.005 * (f64::from(i) * 2.399).sin())
+            .collect();
         let noisy: Vec<f64> = quiet.iter().map(|v| v * 20.0).collect();
         let q = calibrate(&quiet, 0.95, 0.01, 3.0).unwrap();
         let n = calibrate(&noisy, 0.95, 0.01, 3.0).unwrap();
@@ -460,5 +467,152 @@ mod tests {
         }
         assert_eq!(side_order(12, 7), side_order(12, 7));
         assert_ne!(side_order(12, 7), side_order(12, 8));
+    }
+
+    mod comparison {
+        //! `compare::compare_paired` on per-round results.
+        use crate::compare::{CompareConfig, Evidence, NoiseSource, Verdict, compare_paired};
+        use crate::model::{BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode};
+        use std::collections::BTreeMap;
+
+        fn rounds(
+            benchmark: &str,
+            metric: &str,
+            direction: Direction,
+            values: &[f64],
+        ) -> Measurement {
+            Measurement {
+                benchmark: BenchmarkId::named(benchmark),
+                metric: metric.to_owned(),
+                unit: "ns".to_owned(),
+                direction,
+                estimate: Estimate::point(crate::stats::median(values).unwrap_or(1.0)),
+                statistics: BTreeMap::new(),
+                throughput: None,
+                samples: Samples::new(
+                    SamplingMode::PerProcess,
+                    vec![1.0; values.len()],
+                    values.to_vec(),
+                )
+                .ok(),
+            }
+        }
+
+        /// 12 rounds around `level` with a deterministic +-0.6% wobble.
+        fn wobble(level: f64, phase: f64) -> Vec<f64> {
+            (0..12)
+                .map(|i| level * (1.0 + 0.006 * (f64::from(i) * 1.7 + phase).sin()))
+                .collect()
+        }
+
+        #[test]
+        fn a_paired_slowdown_is_a_regression_and_aa_is_not() {
+            let base = vec![
+                rounds(
+                    "slow",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &wobble(100.0, 0.0),
+                ),
+                rounds("same", "time", Direction::LowerIsBetter, &wobble(50.0, 0.0)),
+            ];
+            let head = vec![
+                rounds(
+                    "slow",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &wobble(106.0, 0.3),
+                ),
+                rounds("same", "time", Direction::LowerIsBetter, &wobble(50.0, 0.3)),
+            ];
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            let slow = c.rows.iter().find(|r| r.benchmark == "slow").unwrap();
+            assert_eq!(slow.verdict, Verdict::Regression, "{:#?}", slow.reasons);
+            assert!(matches!(slow.evidence, Evidence::Paired { rounds: 12, .. }));
+            assert_eq!(slow.noise_floor.source, NoiseSource::Paired);
+            let change = slow.change.unwrap();
+            assert!((change.point_pct - 6.0).abs() < 1.5, "{change:?}");
+            let calibration = slow.calibration.unwrap();
+            assert!(calibration.false_alarm_rate < 0.01);
+            assert!(calibration.detectable_pct.unwrap() < 6.0);
+            assert!(slow.reasons.iter().any(|r| r.contains("sign test")));
+            let same = c.rows.iter().find(|r| r.benchmark == "same").unwrap();
+            assert_eq!(same.verdict, Verdict::Unchanged, "{:#?}", same.reasons);
+            assert_eq!(c.family_size, 2);
+        }
+
+        #[test]
+        fn higher_is_better_rounds_regress_downwards() {
+            let base = vec![rounds(
+                "ops",
+                "rate",
+                Direction::HigherIsBetter,
+                &wobble(100.0, 0.0),
+            )];
+            let head = vec![rounds(
+                "ops",
+                "rate",
+                Direction::HigherIsBetter,
+                &wobble(90.0, 1.0),
+            )];
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            assert_eq!(c.rows[0].verdict, Verdict::Regression);
+            assert!(c.rows[0].change.unwrap().point_pct < -8.0);
+        }
+
+        #[test]
+        fn deterministic_rounds_are_exact_with_their_own_threshold() {
+            let base = vec![
+                rounds("ir", "instructions", Direction::LowerIsBetter, &[1000.0; 3]),
+                rounds(
+                    "ir_same",
+                    "instructions",
+                    Direction::LowerIsBetter,
+                    &[500.0; 3],
+                ),
+            ];
+            let head = vec![
+                rounds("ir", "instructions", Direction::LowerIsBetter, &[1010.0; 3]),
+                rounds(
+                    "ir_same",
+                    "instructions",
+                    Direction::LowerIsBetter,
+                    &[500.0; 3],
+                ),
+            ];
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            let ir = &c.rows[0];
+            assert_eq!(ir.evidence, Evidence::Exact);
+            assert_eq!(ir.verdict, Verdict::Regression, "{:#?}", ir.reasons);
+            assert!(
+                (ir.threshold_pct - crate::compare::DEFAULT_DETERMINISTIC_THRESHOLD_PCT).abs()
+                    < 1e-12
+            );
+            assert_eq!(c.rows[1].verdict, Verdict::Unchanged);
+        }
+
+        #[test]
+        fn rounds_that_do_not_pair_up_are_compared_unpaired() {
+            let base = vec![rounds(
+                "b",
+                "time",
+                Direction::LowerIsBetter,
+                &wobble(100.0, 0.0),
+            )];
+            let head = vec![rounds(
+                "b",
+                "time",
+                Direction::LowerIsBetter,
+                &[100.0, 101.0, 99.0],
+            )];
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            assert!(matches!(c.rows[0].evidence, Evidence::Samples { .. }));
+            assert!(
+                c.rows[0]
+                    .reasons
+                    .iter()
+                    .any(|r| r.contains("No paired evidence"))
+            );
+        }
     }
 }

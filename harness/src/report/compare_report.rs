@@ -34,10 +34,13 @@ fn p_cell(row: &Row) -> String {
     format::p_value(row.p_adjusted.or(row.p_value))
 }
 
-fn noise_cell(row: &Row) -> String {
+/// The noise-floor cell of a comparison table: the floor, starred when it is the default.
+#[must_use]
+pub fn noise_cell(row: &Row) -> String {
     match row.noise_floor.source {
         NoiseSource::History { .. } => format!("{:.2}%", row.noise_floor.pct),
         NoiseSource::Default { .. } => format!("{:.2}%*", row.noise_floor.pct),
+        NoiseSource::Paired => "paired".to_owned(),
     }
 }
 
@@ -257,5 +260,6 @@ pub fn noise_source(source: &NoiseSource) -> String {
         NoiseSource::Default { n_deltas } => {
             format!("default (only {n_deltas} run-to-run changes in history)")
         }
+        NoiseSource::Paired => "none needed (paired rounds)".to_owned(),
     }
 }

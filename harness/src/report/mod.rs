@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use table::{Align, Table};
 
 pub use compare_report::{
-    comparison_json, comparison_markdown, comparison_terminal, explain, noise_source, summary,
+    comparison_json, comparison_markdown, comparison_terminal, explain, noise_cell, noise_source,
+    summary,
 };
 
 mod compare_report;

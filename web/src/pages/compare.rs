@@ -10,7 +10,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::compare::{self, CompareConfig, Comparison, Mismatch, NoiseSource, Row, Verdict};
+use harness::compare::{self, CompareConfig, Comparison, Mismatch, Row, Verdict};
 use harness::ledger::{RunFilter, StoredRun};
 use harness::model::metric;
 use harness::report::{self, format};
@@ -120,10 +120,7 @@ impl RowView {
             ),
             None => ("—".to_owned(), String::new()),
         };
-        let noise = match row.noise_floor.source {
-            NoiseSource::History { .. } => format!("{:.2}%", row.noise_floor.pct),
-            NoiseSource::Default { .. } => format!("{:.2}%*", row.noise_floor.pct),
-        };
+        let noise = harness::report::noise_cell(row);
         let p = format::p_value(row.p_adjusted.or(row.p_value));
         Self {
             benchmark: row.benchmark.clone(),
