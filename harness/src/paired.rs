@@ -317,6 +317,7 @@ pub fn side_order(rounds: usize, seed: u64) -> Vec<bool> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::float_cmp)]
 mod tests {
     use super::*;
 
