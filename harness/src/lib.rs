@@ -15,6 +15,7 @@
 //!   speeds into ratios against an anchor implementation (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
+pub mod ab;
 pub mod adapter;
 pub mod compare;
 pub mod interleave;

@@ -324,11 +324,28 @@ struct BuildMessage {
     target: Option<RawTarget>,
     #[serde(default)]
     executable: Option<PathBuf>,
+    #[serde(default)]
+    fresh: bool,
+}
+
+/// A built bench executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    /// The executable.
+    pub exe: PathBuf,
+    /// Whether cargo reused an earlier build instead of compiling (its `fresh` flag).
+    pub fresh: bool,
 }
 
 /// Finds the executable of bench target `suite` of `package_id` in cargo's JSON messages.
 #[must_use]
 pub fn parse_build_messages(text: &str, package_id: &str, suite: &str) -> Option<PathBuf> {
+    parse_built(text, package_id, suite).map(|b| b.exe)
+}
+
+/// Like [`parse_build_messages`], with cargo's `fresh` flag.
+#[must_use]
+pub fn parse_built(text: &str, package_id: &str, suite: &str) -> Option<Built> {
     text.lines()
         .filter_map(|line| serde_json::from_str::<BuildMessage>(line).ok())
         .filter(|m| m.reason == "compiler-artifact" && m.package_id.as_deref() == Some(package_id))
@@ -337,7 +354,12 @@ pub fn parse_build_messages(text: &str, package_id: &str, suite: &str) -> Option
                 .as_ref()
                 .is_some_and(|t| t.name == suite && t.kind.iter().any(|k| k == "bench"))
         })
-        .find_map(|m| m.executable)
+        .find_map(|m| {
+            m.executable.map(|exe| Built {
+                exe,
+                fresh: m.fresh,
+            })
+        })
 }
 
 /// Builds the suite and returns its executable. Cargo's own progress goes to stderr.
@@ -349,6 +371,20 @@ pub fn build(
     options: &BuildOptions,
     workspace_root: &Path,
 ) -> Result<PathBuf, SuiteError> {
+    build_in(suite, options, workspace_root, None).map(|b| b.exe)
+}
+
+/// Builds the suite into `target_dir` (`CARGO_TARGET_DIR`; `None`: cargo's default) and returns
+/// its executable with cargo's `fresh` flag. Cargo's own progress goes to stderr.
+///
+/// # Errors
+/// When cargo fails or names no executable.
+pub fn build_in(
+    suite: &SuiteTarget,
+    options: &BuildOptions,
+    workspace_root: &Path,
+    target_dir: Option<&Path>,
+) -> Result<Built, SuiteError> {
     let cargo = cargo_program();
     let mut args = vec![
         "bench".to_owned(),
@@ -360,7 +396,11 @@ pub fn build(
         suite.name.clone(),
     ];
     args.extend(options.cargo_args());
-    let output = Command::new(&cargo)
+    let mut command = Command::new(&cargo);
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let output = command
         .args(&args)
         .current_dir(workspace_root)
         .stdin(Stdio::null())
@@ -377,7 +417,7 @@ pub fn build(
         });
     }
     let text = String::from_utf8_lossy(&output.stdout);
-    parse_build_messages(&text, &suite.package_id, &suite.name)
+    parse_built(&text, &suite.package_id, &suite.name)
         .ok_or_else(|| SuiteError::NoExecutable(suite.name.clone()))
 }
 
@@ -397,11 +437,35 @@ pub fn parse_list(text: &str) -> Vec<String> {
 /// An argument the user gave explicitly is not repeated (criterion rejects duplicates).
 #[must_use]
 pub fn quick_args(user_args: &[String]) -> Vec<String> {
-    let defaults = [
-        ("--warm-up-time", "0.3"),
-        ("--measurement-time", "1"),
-        ("--sample-size", "20"),
-    ];
+    defaults_unless_given(
+        &[
+            ("--warm-up-time", "0.3"),
+            ("--measurement-time", "1"),
+            ("--sample-size", "20"),
+        ],
+        user_args,
+    )
+}
+
+/// Criterion's budget for one process of `bench-run ab` (per benchmark: 0.2 s warm-up, 0.5 s of
+/// 20 samples, a light bootstrap). Many short processes replace one long one: a round of two
+/// processes costs about a sixth of a default criterion run (3 s + 5 s), so the default 12 to
+/// 14 rounds stay within 3 times one plain run. The user's own flags win.
+#[must_use]
+pub fn ab_args(user_args: &[String]) -> Vec<String> {
+    defaults_unless_given(
+        &[
+            ("--warm-up-time", "0.2"),
+            ("--measurement-time", "0.5"),
+            ("--sample-size", "20"),
+            // Only the raw samples are used: criterion's own bootstrap would just cost time.
+            ("--nresamples", "1000"),
+        ],
+        user_args,
+    )
+}
+
+fn defaults_unless_given(defaults: &[(&str, &str)], user_args: &[String]) -> Vec<String> {
     defaults
         .iter()
         .filter(|(flag, _)| {

@@ -64,6 +64,24 @@ it timed itself in T ns) or {\"id\":\"x/ours\",\"error\":\"why\"}; it exits when
 Rust workers can use harness::worker::serve.
 Exit codes: 0 done, 1 some median below --at-least, 2 error (nothing is recorded).";
 
+const AB_EXAMPLES: &str = "\
+Examples:
+  bench-run ab --suite mathldbt_transport --base main
+      the working tree (uncommitted changes included) against main
+  bench-run ab --suite tiny_suite --base v1.2.0 --head HEAD --summary summary.md
+      two commits; the verdict also goes to summary.md as markdown
+  bench-run ab --suite booklet_ops --base main -- 'random_read/.*'
+      only the benchmarks criterion's filter selects
+
+Both revisions are checked out as git worktrees and built into one target directory. Each round
+runs the base and the head bench executable once each, in a balanced random order; a benchmark's
+verdict comes from the rounds' head/base ratios (exact sign test, order-statistic interval),
+with Holm's correction across the suite. A neighbour's load hits both sides of a round alike,
+so the verdict holds on a busy machine. Identical executables are reported and not measured.
+Both sides are recorded (sources ab-base and ab-head); `bench-run compare` on them repeats the
+paired verdict.
+Exit codes: 0 no regression, 1 regression, 2 error or unusable input.";
+
 /// Top-level arguments.
 #[derive(Debug, Parser)]
 #[command(
@@ -309,6 +327,10 @@ pub enum Command {
         #[command(flatten)]
         record: ImportArgs,
     },
+    /// Paired A/B: build the suite at two revisions and run their bench executables
+    /// alternately, one process per side per round; judge each benchmark on the rounds.
+    #[command(after_help = AB_EXAMPLES)]
+    Ab(AbArgs),
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     Calibrate {
         /// Number of runs.
@@ -362,6 +384,76 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "json")]
         format: ExportFormat,
     },
+}
+
+/// Arguments of `bench-run ab`.
+#[derive(Debug, Args, Clone)]
+pub struct AbArgs {
+    /// Bench target to run (a `[[bench]]` of any workspace member).
+    #[arg(long, value_name = "NAME")]
+    pub suite: String,
+
+    /// Package of the suite, when several have one of that name.
+    #[arg(short = 'p', long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+
+    /// The baseline revision (a branch, tag or commit).
+    #[arg(long, value_name = "REV")]
+    pub base: String,
+
+    /// The revision to judge (default: the working tree, uncommitted changes included).
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+
+    /// Rounds; each runs one base and one head process (default: enough for the suite's size
+    /// to reach a verdict under Holm's correction with one round out of line, at least 10).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+
+    /// Seed of the side order (default: from the clock; recorded either way).
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Also write the verdict as markdown to this file (for a PR comment or
+    /// `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// Cargo features to enable.
+    #[arg(short = 'F', long, value_delimiter = ',', value_name = "FEATURES")]
+    pub features: Vec<String>,
+
+    /// Enable all cargo features.
+    #[arg(long)]
+    pub all_features: bool,
+
+    /// Disable default cargo features.
+    #[arg(long)]
+    pub no_default_features: bool,
+
+    /// Cargo profile (default: bench).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Run in the workspace containing this directory (default: the current directory).
+    #[arg(short = 'C', long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Also record this environment variable (repeatable).
+    #[arg(long = "record-env", value_name = "NAME")]
+    pub record_env: Vec<String>,
+
+    /// Output format of the verdict table.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+
+    /// Arguments passed to every criterion process (after --): a filter, or a budget that
+    /// replaces ab's own (--warm-up-time 0.2 --measurement-time 0.5 --sample-size 20).
+    #[arg(last = true, value_name = "CRITERION ARGS")]
+    pub criterion_args: Vec<String>,
 }
 
 /// Options shared by imports.

@@ -2,6 +2,7 @@
 //! this module dispatches and holds what they share (opening the ledger, naming runs,
 //! recording, the verdict settings).
 
+mod ab;
 mod gate;
 mod import;
 mod log;
@@ -137,6 +138,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             };
             ratio::interleave(request, db.as_deref(), &cwd).await
         }
+        Some(Command::Ab(args)) => ab::ab(&args, db.as_deref(), &cwd).await,
         Some(Command::Calibrate { runs, run }) => {
             run::calibrate(&run, runs, db.as_deref(), &cwd).await
         }

@@ -1,0 +1,521 @@
+//! The mechanics of `bench-run ab`: checkouts of two revisions, their builds, one bench process
+//! per side per round, and the per-round values of each side.
+//!
+//! ```text
+//! repo ──git worktree──▶ <scratch>/base (REV)            build ─▶ exe A ─copy─▶ <scratch>/exe/base
+//!      ──git worktree──▶ <scratch>/head (REV, or HEAD     build ─▶ exe B ─copy─▶ <scratch>/exe/head
+//!                         + the working tree's changes)
+//!           both builds share one CARGO_TARGET_DIR: dependencies compile once
+//! round r: [A, B] or [B, A] (balanced, seeded) ─▶ one value per benchmark and process
+//! ```
+//!
+//! Two checkouts of one workspace get the same cargo unit hashes, and cargo decides freshness
+//! by comparing source mtimes with the last build's outputs. Each checkout is therefore created
+//! right before its own build (its files are newer than the other side's outputs, so cargo must
+//! recompile the workspace's crates), and a head build that cargo still calls fresh is rebuilt
+//! after touching the checkout's files. The two executables are then hashed: identical hashes
+//! mean identical code, and there is nothing to measure.
+//!
+//! The statistics live in [`crate::paired`] and [`crate::compare::compare_paired`]; this module
+//! only produces their inputs.
+
+use crate::model::{Measurement, Samples, SamplingMode};
+use crate::suite::{
+    self, BuildOptions, Built, ProgressTracker, SuiteError, SuiteTarget, Workspace,
+};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Errors of the A/B mechanics.
+#[derive(Debug, thiserror::Error)]
+pub enum AbError {
+    /// A git command failed.
+    #[error("`git {command}` failed: {reason}")]
+    Git {
+        /// The arguments.
+        command: String,
+        /// Git's message.
+        reason: String,
+    },
+    /// Finding, building or running the suite failed.
+    #[error(transparent)]
+    Suite(#[from] SuiteError),
+    /// A file operation failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Criterion's output of one process could not be read.
+    #[error("cannot read the output of {side} process {round}: {reason}")]
+    Output {
+        /// Which side.
+        side: &'static str,
+        /// Which round (1-based).
+        round: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> AbError {
+    let what = what.into();
+    move |source| AbError::Io { what, source }
+}
+
+/// Runs `git args` in `dir` and returns its standard output.
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AbError> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(io("cannot run git"))?;
+    if !output.status.success() {
+        return Err(AbError::Git {
+            command: args.join(" "),
+            reason: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
+    }
+    Ok(output.stdout)
+}
+
+fn git_text(dir: &Path, args: &[&str]) -> Result<String, AbError> {
+    Ok(String::from_utf8_lossy(&git(dir, args)?).trim().to_owned())
+}
+
+/// The top directory of the git repository holding `dir`.
+///
+/// # Errors
+/// When `dir` is not inside a git work tree.
+pub fn repo_root(dir: &Path) -> Result<PathBuf, AbError> {
+    git_text(dir, &["rev-parse", "--show-toplevel"]).map(PathBuf::from)
+}
+
+/// The full commit hash `rev` names.
+///
+/// # Errors
+/// When `rev` names no commit.
+pub fn resolve_commit(repo: &Path, rev: &str) -> Result<String, AbError> {
+    git_text(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| AbError::Git {
+        command: format!("rev-parse {rev}"),
+        reason: format!("`{rev}` names no commit of {}", repo.display()),
+    })
+}
+
+/// A git worktree made for one side; removed (with its registration) when dropped.
+#[derive(Debug)]
+pub struct Checkout {
+    repo: PathBuf,
+    dir: PathBuf,
+}
+
+impl Checkout {
+    /// The checkout's top directory (the repository's root in it).
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A detached worktree of `commit` at `dir` (which must not exist).
+    ///
+    /// # Errors
+    /// When git refuses.
+    pub fn of_commit(repo: &Path, commit: &str, dir: &Path) -> Result<Self, AbError> {
+        let dir_text = dir.to_string_lossy();
+        git(
+            repo,
+            &["worktree", "add", "--detach", "--force", &dir_text, commit],
+        )?;
+        Ok(Self {
+            repo: repo.to_owned(),
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// A worktree of `HEAD` at `dir` with the working tree's uncommitted changes laid over it:
+    /// every file that differs from `HEAD` (staged or not) and every untracked file that is not
+    /// ignored is copied, every file deleted since `HEAD` is removed.
+    ///
+    /// # Errors
+    /// When git refuses or a file cannot be copied.
+    pub fn of_working_tree(repo: &Path, dir: &Path) -> Result<Self, AbError> {
+        let checkout = Self::of_commit(repo, "HEAD", dir)?;
+        let split = |bytes: Vec<u8>| -> Vec<String> {
+            bytes
+                .split(|b| *b == 0)
+                .filter(|p| !p.is_empty())
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .collect()
+        };
+        let changed = split(git(repo, &["diff", "--name-only", "-z", "HEAD"])?);
+        let untracked = split(git(
+            repo,
+            &["ls-files", "-z", "--others", "--exclude-standard"],
+        )?);
+        for path in changed.iter().chain(&untracked) {
+            let from = repo.join(path);
+            let to = dir.join(path);
+            if from.is_file() {
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(io(format!("cannot create {}", parent.display())))?;
+                }
+                std::fs::copy(&from, &to).map_err(io(format!(
+                    "cannot copy {} into the head checkout",
+                    from.display()
+                )))?;
+            } else if !from.exists() && to.exists() {
+                std::fs::remove_file(&to).map_err(io(format!("cannot remove {}", to.display())))?;
+            }
+        }
+        Ok(checkout)
+    }
+}
+
+impl Drop for Checkout {
+    fn drop(&mut self) {
+        let dir = self.dir.to_string_lossy().into_owned();
+        // Best effort: a checkout left behind is pruned by the next `git worktree prune`.
+        let _ = git(&self.repo, &["worktree", "remove", "--force", &dir]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = git(&self.repo, &["worktree", "prune"]);
+    }
+}
+
+/// Copies the working tree's `Cargo.lock` of `workspace` into the same place of `checkout`
+/// when the checkout has none (a lock file that git does not track), so both sides resolve
+/// dependencies alike. Returns whether it copied.
+///
+/// # Errors
+/// When the copy fails.
+pub fn share_lock_file(workspace: &Path, checkout_workspace: &Path) -> Result<bool, AbError> {
+    let from = workspace.join("Cargo.lock");
+    let to = checkout_workspace.join("Cargo.lock");
+    if from.is_file() && !to.exists() {
+        std::fs::copy(&from, &to).map_err(io("cannot copy Cargo.lock into a checkout"))?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// SHA-256 of a file, in hex.
+///
+/// # Errors
+/// When the file cannot be read.
+pub fn sha256_file(path: &Path) -> Result<String, AbError> {
+    let mut file =
+        std::fs::File::open(path).map_err(io(format!("cannot read {}", path.display())))?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(io(format!("cannot read {}", path.display())))?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// One side, built: its suite in its checkout and a private copy of its executable.
+#[derive(Debug, Clone)]
+pub struct BuiltSide {
+    /// The suite target in the side's checkout (the process runs in its package directory).
+    pub target: SuiteTarget,
+    /// The side's workspace root in the checkout.
+    pub workspace_root: PathBuf,
+    /// The private copy of the executable (later builds cannot overwrite it).
+    pub exe: PathBuf,
+    /// SHA-256 of the executable.
+    pub sha256: String,
+    /// Size of the executable in bytes.
+    pub bytes: u64,
+}
+
+/// Builds suite `name` in the workspace at `workspace_dir` into `target_dir`, and copies the
+/// executable to `exe_copy`. When cargo calls the build fresh although `must_compile` (the
+/// other side was built last into the same directory), the checkout's files under its package
+/// are touched and the build runs again, so a stale executable of the other side can never
+/// come back.
+///
+/// # Errors
+/// When the suite cannot be found or built, or the copy fails.
+pub fn build_side(
+    workspace_dir: &Path,
+    name: &str,
+    package: Option<&str>,
+    options: &BuildOptions,
+    target_dir: &Path,
+    exe_copy: &Path,
+    must_compile: bool,
+) -> Result<BuiltSide, AbError> {
+    let workspace = Workspace::discover(workspace_dir)?;
+    let target = workspace.find(name, package)?.clone();
+    let mut built: Built = suite::build_in(&target, options, &workspace.root, Some(target_dir))?;
+    if built.fresh && must_compile {
+        touch_tree(target.package_dir())?;
+        built = suite::build_in(&target, options, &workspace.root, Some(target_dir))?;
+        if built.fresh {
+            return Err(AbError::Suite(SuiteError::Cargo {
+                command: format!("cargo bench --no-run --bench {name}"),
+                reason: "cargo reused the other side's build even after the sources were touched; \
+                         remove the target directory and try again"
+                    .to_owned(),
+            }));
+        }
+    }
+    if let Some(parent) = exe_copy.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(io(format!("cannot create {}", parent.display())))?;
+    }
+    std::fs::copy(&built.exe, exe_copy).map_err(io(format!(
+        "cannot copy {} to {}",
+        built.exe.display(),
+        exe_copy.display()
+    )))?;
+    let bytes = std::fs::metadata(exe_copy)
+        .map_err(io(format!("cannot read {}", exe_copy.display())))?
+        .len();
+    Ok(BuiltSide {
+        sha256: sha256_file(exe_copy)?,
+        bytes,
+        exe: exe_copy.to_owned(),
+        workspace_root: workspace.root,
+        target,
+    })
+}
+
+/// Sets the modification time of every file under `dir` (but `target/`) to now.
+fn touch_tree(dir: &Path) -> Result<(), AbError> {
+    let now = std::time::SystemTime::now();
+    let entries = std::fs::read_dir(dir).map_err(io(format!("cannot list {}", dir.display())))?;
+    for entry in entries {
+        let entry = entry.map_err(io(format!("cannot list {}", dir.display())))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(io(format!("cannot stat {}", path.display())))?;
+        if kind.is_dir() && entry.file_name() != "target" && entry.file_name() != ".git" {
+            touch_tree(&path)?;
+        } else if kind.is_file() {
+            std::fs::File::options()
+                .append(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(now))
+                .map_err(io(format!("cannot touch {}", path.display())))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs one bench process of `side` (named `label`, in 1-based `round`) with `criterion_args`,
+/// its output in a scratch directory under `scratch_parent`, and returns its results.
+/// `on_progress(n, total, id)` follows it.
+///
+/// # Errors
+/// When the process fails or its output cannot be read.
+pub fn run_process(
+    side: &BuiltSide,
+    label: &'static str,
+    round: usize,
+    criterion_args: &[String],
+    expected: Vec<String>,
+    scratch_parent: &Path,
+    on_progress: impl FnMut(usize, usize, &str),
+) -> Result<Vec<Measurement>, AbError> {
+    let home = tempfile::Builder::new()
+        .prefix("criterion-")
+        .tempdir_in(scratch_parent)
+        .map_err(io(
+            "cannot create a scratch directory for criterion's output",
+        ))?;
+    let mut tracker = ProgressTracker::new(expected);
+    suite::run_bench(
+        &side.exe,
+        &side.target,
+        criterion_args,
+        home.path(),
+        &mut tracker,
+        on_progress,
+    )?;
+    crate::adapter::criterion::read_dir(home.path()).map_err(|e| AbError::Output {
+        side: label,
+        round,
+        reason: e.to_string(),
+    })
+}
+
+/// One process's value of a result: the median of its per-iteration sample times (robust to a
+/// burst of load inside the process), or the reported estimate when it has no samples.
+#[must_use]
+pub fn process_value(m: &Measurement) -> Option<f64> {
+    let value = match &m.samples {
+        Some(samples) => crate::stats::median(&samples.per_iteration_ns())?,
+        None => m.estimate.point,
+    };
+    (value.is_finite() && value > 0.0).then_some(value)
+}
+
+/// One result over the rounds: the first process's result as the template (unit, direction,
+/// throughput) and one value per round (`None`: not measured that round).
+type RoundValues = (Measurement, Vec<Option<f64>>);
+
+/// One side's results over the rounds, per `(benchmark, metric)`.
+#[derive(Debug, Default)]
+pub struct SideRounds {
+    rounds: usize,
+    values: BTreeMap<(String, String), RoundValues>,
+}
+
+impl SideRounds {
+    /// Adds the results of the next round's process.
+    pub fn push(&mut self, results: &[Measurement]) {
+        let round = self.rounds;
+        for m in results {
+            let key = (m.benchmark.full.clone(), m.metric.clone());
+            let entry = self
+                .values
+                .entry(key)
+                .or_insert_with(|| (m.clone(), vec![None; round]));
+            if entry.1.len() == round {
+                entry.1.push(process_value(m));
+            }
+        }
+        self.rounds += 1;
+        for (_, values) in self.values.values_mut() {
+            values.resize(self.rounds, None);
+        }
+    }
+
+    /// Rounds pushed so far.
+    #[must_use]
+    pub fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    /// The side's results: per key, the median over the rounds with its order-statistic
+    /// interval as the estimate, and the per-round values as [`SamplingMode::PerProcess`]
+    /// samples. Keys missing a value in some round are left out and named in the second list.
+    #[must_use]
+    pub fn into_measurements(self, confidence: f64) -> (Vec<Measurement>, Vec<String>) {
+        let mut kept = Vec::new();
+        let mut dropped = Vec::new();
+        for ((benchmark, metric), (template, values)) in self.values {
+            let Some(values) = values.into_iter().collect::<Option<Vec<f64>>>() else {
+                dropped.push(format!("{benchmark} [{metric}]"));
+                continue;
+            };
+            let Some(estimate) = median_estimate(&values, confidence) else {
+                dropped.push(format!("{benchmark} [{metric}]"));
+                continue;
+            };
+            let samples =
+                Samples::new(SamplingMode::PerProcess, vec![1.0; values.len()], values).ok();
+            kept.push(Measurement {
+                estimate,
+                statistics: BTreeMap::new(),
+                samples,
+                ..template
+            });
+        }
+        (kept, dropped)
+    }
+}
+
+/// The median of per-round values with its distribution-free interval.
+fn median_estimate(values: &[f64], confidence: f64) -> Option<crate::model::Estimate> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let (k, coverage) = crate::paired::median_interval_rank(sorted.len(), confidence)?;
+    Some(crate::model::Estimate {
+        point: crate::stats::quantile_sorted(&sorted, 0.5)?,
+        lower: sorted.get(k - 1).copied(),
+        upper: sorted.get(sorted.len() - k).copied(),
+        confidence_level: Some(coverage),
+        standard_error: None,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::float_cmp)]
+mod tests {
+    use super::*;
+    use crate::model::{BenchmarkId, Direction, Estimate};
+
+    fn result(benchmark: &str, times: &[f64]) -> Measurement {
+        Measurement {
+            benchmark: BenchmarkId::named(benchmark),
+            metric: "time".to_owned(),
+            unit: "ns".to_owned(),
+            direction: Direction::LowerIsBetter,
+            estimate: Estimate::point(times[0]),
+            statistics: BTreeMap::new(),
+            throughput: None,
+            samples: Samples::new(SamplingMode::Linear, vec![2.0; times.len()], times.to_vec())
+                .ok(),
+        }
+    }
+
+    #[test]
+    fn a_process_value_is_the_median_per_iteration_time() {
+        // Two iterations per sample: per-iteration times 5, 6, 50 (a burst), median 6.
+        assert_eq!(process_value(&result("b", &[10.0, 12.0, 100.0])), Some(6.0));
+        let mut no_samples = result("b", &[10.0]);
+        no_samples.samples = None;
+        no_samples.estimate = Estimate::point(7.0);
+        assert_eq!(process_value(&no_samples), Some(7.0));
+        no_samples.estimate = Estimate::point(f64::NAN);
+        assert_eq!(process_value(&no_samples), None);
+    }
+
+    #[test]
+    fn rounds_become_per_process_samples() {
+        let mut side = SideRounds::default();
+        side.push(&[result("a", &[10.0, 10.0]), result("b", &[4.0, 4.0])]);
+        side.push(&[result("a", &[12.0, 12.0])]); // b failed to report in round 2
+        side.push(&[result("a", &[11.0, 11.0]), result("b", &[4.0, 4.0])]);
+        assert_eq!(side.rounds(), 3);
+        let (kept, dropped) = side.into_measurements(0.95);
+        assert_eq!(dropped, vec!["b [time]".to_owned()]);
+        assert_eq!(kept.len(), 1);
+        let a = &kept[0];
+        let samples = a.samples.as_ref().unwrap();
+        assert_eq!(samples.mode(), SamplingMode::PerProcess);
+        assert_eq!(samples.times_ns(), &[5.0, 6.0, 5.5]);
+        assert_eq!(a.estimate.point, 5.5);
+        assert_eq!((a.estimate.lower, a.estimate.upper), (Some(5.0), Some(6.0)));
+    }
+
+    #[test]
+    fn a_late_benchmark_is_missing_its_early_rounds() {
+        let mut side = SideRounds::default();
+        side.push(&[result("a", &[10.0])]);
+        side.push(&[result("a", &[10.0]), result("late", &[3.0])]);
+        let (kept, dropped) = side.into_measurements(0.95);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(dropped, vec!["late [time]".to_owned()]);
+    }
+
+    #[test]
+    fn sha256_of_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x");
+        std::fs::write(&path, b"abc").unwrap();
+        assert_eq!(
+            sha256_file(&path).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(sha256_file(&dir.path().join("missing")).is_err());
+    }
+}

@@ -1,0 +1,438 @@
+//! `bench-run ab`: paired A/B runs of two revisions, one process per side per round.
+
+use super::run::{feature_flags, sorted};
+use super::{compare_config, git_info, invocation, open_ledger, print_comparison};
+use crate::Outcome;
+use crate::cli::AbArgs;
+use anyhow::{Context, Result, bail};
+use harness::ab::{self, BuiltSide, Checkout, SideRounds};
+use harness::compare::{self, Comparison, GateOutcome};
+use harness::ledger::StoredRun;
+use harness::ledger_pairs::PairingPlan;
+use harness::model::{BuildConfig, NewRun, RunProvenance, RunSource};
+use harness::report;
+use harness::suite::{self, BuildOptions, Workspace};
+use harness::{paired, provenance};
+use std::path::Path;
+use std::time::Instant;
+
+/// The two sides as the user named them.
+struct Revisions {
+    base_rev: String,
+    base_commit: String,
+    /// `None`: the working tree.
+    head_rev: Option<String>,
+}
+
+pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+    if args.rounds == Some(0) {
+        bail!("--rounds must be at least 1");
+    }
+    let start_dir = args
+        .workspace
+        .as_deref()
+        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    // Open the ledger first: a result that cannot be recorded should not be measured.
+    let ledger = open_ledger(db, &start_dir).await?;
+    let config = compare_config(&args.verdict)?;
+    let workspace = Workspace::discover(&start_dir)?;
+    let repo = ab::repo_root(&workspace.root).with_context(|| {
+        format!(
+            "bench-run ab checks out revisions with git: {} is not in a git repository",
+            workspace.root.display()
+        )
+    })?;
+    let within_repo = workspace
+        .root
+        .strip_prefix(&repo)
+        .map(Path::to_owned)
+        .unwrap_or_default();
+    let revisions = Revisions {
+        base_commit: ab::resolve_commit(&repo, &args.base)?,
+        base_rev: args.base.clone(),
+        head_rev: args.head.clone(),
+    };
+    if let Some(head) = &args.head {
+        let head_commit = ab::resolve_commit(&repo, head)?;
+        if head_commit == revisions.base_commit {
+            eprintln!(
+                "bench-run ab: base `{}` and head `{head}` are the same commit ({}); nothing to compare",
+                args.base,
+                short(&head_commit)
+            );
+            return Ok(Outcome::Incomparable);
+        }
+    }
+    let build = BuildOptions {
+        features: args.features.clone(),
+        all_features: args.all_features,
+        no_default_features: args.no_default_features,
+        profile: args.profile.clone(),
+    };
+    let scratch_parent = workspace.target_dir.join("bench-run");
+    std::fs::create_dir_all(&scratch_parent)
+        .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("ab-")
+        .tempdir_in(&scratch_parent)
+        .context("cannot create a scratch directory")?;
+    // Worktrees live outside the workspace, so cargo never mistakes one for a member.
+    let checkouts = tempfile::Builder::new()
+        .prefix("bench-run-ab-")
+        .tempdir()
+        .context("cannot create a directory for the checkouts")?;
+
+    // Each checkout is made right before its build: its files are then newer than the other
+    // side's outputs in the shared target directory (see harness::ab).
+    let started = Instant::now();
+    eprintln!(
+        "bench-run ab: building {} at base `{}` ({})",
+        args.suite,
+        revisions.base_rev,
+        short(&revisions.base_commit)
+    );
+    let base_checkout = Checkout::of_commit(
+        &repo,
+        &revisions.base_commit,
+        &checkouts.path().join("base"),
+    )?;
+    let base_workspace = base_checkout.dir().join(&within_repo);
+    ab::share_lock_file(&workspace.root, &base_workspace)?;
+    let base = ab::build_side(
+        &base_workspace,
+        &args.suite,
+        args.package.as_deref(),
+        &build,
+        &workspace.target_dir,
+        &scratch.path().join("exe/base"),
+        false,
+    )
+    .with_context(|| format!("cannot build suite {} at base `{}`", args.suite, args.base))?;
+    let head_name = args
+        .head
+        .clone()
+        .unwrap_or_else(|| "the working tree".to_owned());
+    eprintln!(
+        "bench-run ab: building {} at head ({head_name})",
+        args.suite
+    );
+    let head_checkout = match &args.head {
+        Some(rev) => {
+            let commit = ab::resolve_commit(&repo, rev)?;
+            Checkout::of_commit(&repo, &commit, &checkouts.path().join("head"))?
+        }
+        None => Checkout::of_working_tree(&repo, &checkouts.path().join("head"))?,
+    };
+    let head_workspace = head_checkout.dir().join(&within_repo);
+    ab::share_lock_file(&workspace.root, &head_workspace)?;
+    let head = ab::build_side(
+        &head_workspace,
+        &args.suite,
+        args.package.as_deref(),
+        &build,
+        &workspace.target_dir,
+        &scratch.path().join("exe/head"),
+        true,
+    )
+    .with_context(|| format!("cannot build suite {} at head ({head_name})", args.suite))?;
+    eprintln!(
+        "bench-run ab: built both sides in {:.0} s (base exe sha256 {}, head {})",
+        started.elapsed().as_secs_f64(),
+        short(&base.sha256),
+        short(&head.sha256)
+    );
+    if base.sha256 == head.sha256 {
+        eprintln!(
+            "bench-run ab: base and head built the same bench executable (sha256 {}): the change \
+             cannot affect this suite's code, so there is nothing to measure (any difference would \
+             be the machine's, not the code's). Nothing recorded.",
+            base.sha256
+        );
+        return Ok(Outcome::Ok);
+    }
+
+    let criterion_args = process_args(&args.criterion_args);
+    let benchmarks = common_benchmarks(&base, &head, &criterion_args, scratch.path())?;
+    let rounds = args
+        .rounds
+        .unwrap_or_else(|| paired::rounds_needed(benchmarks.len(), config.alpha));
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let plan = PairingPlan {
+        seed,
+        base_first: paired::side_order(rounds, seed),
+        base_rev: revisions.base_rev.clone(),
+        head_rev: revisions.head_rev.clone(),
+    };
+    eprintln!(
+        "bench-run ab: {} benchmark(s) x {rounds} rounds, one base and one head process per round \
+         (seed {seed})",
+        benchmarks.len()
+    );
+    let measuring = Instant::now();
+    let (base_rounds, head_rounds) = run_rounds(
+        &base,
+        &head,
+        &plan,
+        &criterion_args,
+        &benchmarks,
+        scratch.path(),
+    )?;
+    let measured_ms = i64::try_from(measuring.elapsed().as_millis()).ok();
+    let (base_results, base_dropped) = base_rounds.into_measurements(config.confidence);
+    let (head_results, head_dropped) = head_rounds.into_measurements(config.confidence);
+    for dropped in base_dropped.iter().chain(&head_dropped) {
+        eprintln!("warning: {dropped} was not measured in every round; left out");
+    }
+    if base_results.is_empty() || head_results.is_empty() {
+        bail!("no benchmark was measured in every round; nothing recorded");
+    }
+
+    let mut command = invocation();
+    if args.seed.is_none() {
+        command.extend(["--seed".to_owned(), seed.to_string()]);
+    }
+    let side_provenance = |side: &BuiltSide, checkout: &Path| RunProvenance {
+        suite: side.target.name.clone(),
+        package: Some(side.target.package.clone()),
+        command: command.clone(),
+        cargo_command: Some(suite::cargo_bench_command(
+            &side.target,
+            &build,
+            &criterion_args,
+        )),
+        cwd: cwd.display().to_string(),
+        machine: provenance::machine(),
+        toolchain: provenance::toolchain(&side.workspace_root).ok(),
+        build: BuildConfig {
+            profile: build.profile_name(),
+            features: sorted(&args.features),
+            feature_flags: feature_flags(args.all_features, args.no_default_features),
+            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
+        },
+        env: provenance::environment(&args.record_env),
+        git: git_info(checkout),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: false,
+        duration_ms: measured_ms,
+    };
+    let base_run = NewRun {
+        source: RunSource::AbBase,
+        provenance: side_provenance(&base, base_checkout.dir()),
+        measurements: base_results,
+    };
+    let head_run = NewRun {
+        source: RunSource::AbHead,
+        provenance: side_provenance(&head, head_checkout.dir()),
+        measurements: head_results,
+    };
+    let (base_id, head_id) = ledger
+        .record_pair(&base_run, &head_run, &plan)
+        .await
+        .with_context(|| format!("cannot record the runs in {}", ledger.path().display()))?;
+    eprintln!(
+        "bench-run: recorded base run #{base_id} and head run #{head_id} (paired, {rounds} rounds) in {}",
+        ledger.path().display()
+    );
+    drop(head_checkout);
+    drop(base_checkout);
+
+    let base_stored = ledger.require_run(base_id).await?;
+    let head_stored = ledger.require_run(head_id).await?;
+    let comparison = compare::compare_paired(
+        &ledger.measurements(base_id).await?,
+        &ledger.measurements(head_id).await?,
+        &config,
+    );
+    print_comparison(
+        &comparison,
+        &base_stored,
+        &head_stored,
+        args.format,
+        args.verdict.explain,
+    );
+    if let Some(path) = &args.summary {
+        let text = summary_markdown(&comparison, &base_stored, &head_stored, &revisions, rounds);
+        std::fs::write(path, text)
+            .with_context(|| format!("cannot write the summary to {}", path.display()))?;
+        eprintln!(
+            "bench-run ab: wrote the markdown summary to {}",
+            path.display()
+        );
+    }
+    Ok(verdict(&comparison, base_id, head_id, started))
+}
+
+/// The criterion arguments of every process: ab's budget unless the user gave their own, no
+/// plots.
+fn process_args(user: &[String]) -> Vec<String> {
+    let mut args = suite::ab_args(user);
+    args.extend(user.iter().cloned());
+    if !args.iter().any(|a| a == "--noplot" || a == "-n") {
+        args.push("--noplot".to_owned());
+    }
+    args
+}
+
+/// The benchmarks both sides select, in the head's order; the others are named.
+fn common_benchmarks(
+    base: &BuiltSide,
+    head: &BuiltSide,
+    criterion_args: &[String],
+    scratch: &Path,
+) -> Result<Vec<String>> {
+    let list = |side: &BuiltSide| -> Result<Vec<String>> {
+        let home = tempfile::tempdir_in(scratch).context("cannot create a scratch directory")?;
+        Ok(suite::list_benchmarks(
+            &side.exe,
+            &side.target,
+            criterion_args,
+            home.path(),
+        )?)
+    };
+    let in_base = list(base)?;
+    let in_head = list(head)?;
+    for name in in_head.iter().filter(|n| !in_base.contains(n)) {
+        eprintln!("note: {name} is new in head; it is not compared");
+    }
+    for name in in_base.iter().filter(|n| !in_head.contains(n)) {
+        eprintln!("note: {name} is missing from head; it is not compared");
+    }
+    let common: Vec<String> = in_head
+        .into_iter()
+        .filter(|n| in_base.contains(n))
+        .collect();
+    if common.is_empty() {
+        bail!("base and head have no benchmark in common (with these filter arguments)");
+    }
+    Ok(common)
+}
+
+/// Runs every round; returns each side's per-round results.
+fn run_rounds(
+    base: &BuiltSide,
+    head: &BuiltSide,
+    plan: &PairingPlan,
+    criterion_args: &[String],
+    benchmarks: &[String],
+    scratch: &Path,
+) -> Result<(SideRounds, SideRounds)> {
+    let rounds = plan.base_first.len();
+    let started = Instant::now();
+    let mut base_rounds = SideRounds::default();
+    let mut head_rounds = SideRounds::default();
+    for (index, base_first) in plan.base_first.iter().enumerate() {
+        let round = index + 1;
+        let order: [(&BuiltSide, &'static str); 2] = if *base_first {
+            [(base, "base"), (head, "head")]
+        } else {
+            [(head, "head"), (base, "base")]
+        };
+        for (side, label) in order {
+            let results = ab::run_process(
+                side,
+                label,
+                round,
+                criterion_args,
+                benchmarks.to_vec(),
+                scratch,
+                |_, _, _| {},
+            )
+            .with_context(|| format!("the {label} process of round {round} failed"))?;
+            if label == "base" {
+                base_rounds.push(&results);
+            } else {
+                head_rounds.push(&results);
+            }
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        #[expect(clippy::cast_precision_loss, reason = "round counts are small")]
+        let left = elapsed / round as f64 * (rounds - round) as f64;
+        eprintln!(
+            "bench-run ab: round {round}/{rounds} done ({} first; {elapsed:.0} s, about {left:.0} s left)",
+            if *base_first { "base" } else { "head" }
+        );
+    }
+    Ok((base_rounds, head_rounds))
+}
+
+/// Prints the gate's line and maps it to the exit code.
+fn verdict(comparison: &Comparison, base: i64, head: i64, started: Instant) -> Outcome {
+    let line = format!(
+        "head run #{head} vs base run #{base}, {:.0} s in all",
+        started.elapsed().as_secs_f64()
+    );
+    match compare::gate(comparison, &[], false) {
+        GateOutcome::Pass => {
+            eprintln!("ab: pass ({line}): no regression");
+            Outcome::Ok
+        }
+        GateOutcome::Regression => {
+            let names: Vec<&str> = comparison
+                .regressions()
+                .map(|r| r.benchmark.as_str())
+                .collect();
+            eprintln!(
+                "ab: FAIL ({line}): {} regression(s): {}",
+                names.len(),
+                names.join(", ")
+            );
+            Outcome::Regression
+        }
+        GateOutcome::Unusable => {
+            eprintln!("ab: unusable input ({line})");
+            Outcome::Incomparable
+        }
+    }
+}
+
+/// The verdict as markdown, fit for a pull-request comment.
+fn summary_markdown(
+    comparison: &Comparison,
+    base: &StoredRun,
+    head: &StoredRun,
+    revisions: &Revisions,
+    rounds: usize,
+) -> String {
+    let head_name = revisions
+        .head_rev
+        .as_deref()
+        .map_or_else(|| "the working tree".to_owned(), |h| format!("`{h}`"));
+    let regressions: Vec<String> = comparison
+        .regressions()
+        .map(|r| format!("`{}`", r.benchmark))
+        .collect();
+    let headline = if regressions.is_empty() {
+        "**No regression.**".to_owned()
+    } else {
+        format!(
+            "**{} regression(s):** {}",
+            regressions.len(),
+            regressions.join(", ")
+        )
+    };
+    format!(
+        "### bench-run ab: {head_name} against `{}` ({})\n\n{headline}\n\n{} paired rounds, one \
+         process per side per round; verdicts from the rounds' head/base ratios (sign test, Holm \
+         across {} benchmark(s)). Runs #{} (base) and #{} (head).\n\n{}",
+        revisions.base_rev,
+        short(&revisions.base_commit),
+        rounds,
+        comparison.family_size,
+        base.id,
+        head.id,
+        report::comparison_markdown(comparison, base, head)
+    )
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| {
+            u64::try_from(d.as_nanos() & u128::from(u64::MAX)).unwrap_or(0)
+        })
+}
