@@ -448,7 +448,7 @@ pub fn quick_args(user_args: &[String]) -> Vec<String> {
 }
 
 /// Criterion's budget for one process of `bench-run ab` (per benchmark: 0.2 s warm-up, 0.5 s of
-/// 20 samples, a light bootstrap). Many short processes replace one long one: a round of two
+/// 100 short samples, whose fast tail is the process's value; a light bootstrap). Many short processes replace one long one: a round of two
 /// processes costs about a sixth of a default criterion run (3 s + 5 s), so the default 12 to
 /// 14 rounds stay within 3 times one plain run. The user's own flags win.
 #[must_use]
@@ -457,7 +457,7 @@ pub fn ab_args(user_args: &[String]) -> Vec<String> {
         &[
             ("--warm-up-time", "0.2"),
             ("--measurement-time", "0.5"),
-            ("--sample-size", "20"),
+            ("--sample-size", "100"),
             // Only the raw samples are used: criterion's own bootstrap would just cost time.
             ("--nresamples", "1000"),
         ],

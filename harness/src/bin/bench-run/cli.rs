@@ -451,7 +451,7 @@ pub struct AbArgs {
     pub verdict: VerdictArgs,
 
     /// Arguments passed to every criterion process (after --): a filter, or a budget that
-    /// replaces ab's own (--warm-up-time 0.2 --measurement-time 0.5 --sample-size 20).
+    /// replaces ab's own (--warm-up-time 0.2 --measurement-time 0.5 --sample-size 100).
     #[arg(last = true, value_name = "CRITERION ARGS")]
     pub criterion_args: Vec<String>,
 }
