@@ -853,7 +853,8 @@ impl Ledger {
     }
 
     /// Compares two stored runs: their results, with the noise floor learnt from the runs of
-    /// `head`'s suite and machine before it.
+    /// `head`'s suite and machine before it; or, when they are the base and head of one paired
+    /// A/B run, on their rounds ([`crate::compare::compare_paired`]).
     ///
     /// # Errors
     /// When a query fails.
@@ -865,6 +866,14 @@ impl Ledger {
     ) -> Result<Comparison, LedgerError> {
         let base_results = self.measurements(base.id).await?;
         let head_results = self.measurements(head.id).await?;
+        // The two sides of one `bench-run ab` are judged on their rounds, not on history.
+        if self.pairing_between(base.id, head.id).await?.is_some() {
+            return Ok(crate::compare::compare_paired(
+                &base_results,
+                &head_results,
+                config,
+            ));
+        }
         let history = self
             .history(
                 &head.provenance.suite,

@@ -156,13 +156,45 @@ pub fn comparison_terminal(c: &Comparison, base: &StoredRun, head: &StoredRun) -
         run_label(head)
     );
     out.push_str(&table(c, false).to_terminal());
-    out.push_str(&format!(
-        "\n{}. p: {}-corrected Mann-Whitney U over {} rows; noise: floor learned from history (* = default, too little history).\n",
-        summary(c),
-        c.correction.name(),
-        c.family_size
-    ));
+    out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, false)));
     out
+}
+
+/// Whether any row of `c` was judged on paired A/B rounds.
+fn is_paired(c: &Comparison) -> bool {
+    c.rows
+        .iter()
+        .any(|r| matches!(r.evidence, crate::compare::Evidence::Paired { .. }))
+}
+
+/// How the table's p-values, intervals and floors were obtained, in one sentence.
+fn method_note(c: &Comparison, markdown: bool) -> String {
+    let star = if markdown { "\\*" } else { "*" };
+    if is_paired(c) {
+        format!(
+            "Paired A/B rounds (one process per side per round): change and 95% CI are the median of \
+             the rounds' head/base ratios with its order-statistic interval; p is the {}-corrected \
+             exact sign test over {} row(s); a regression must be significant and its whole interval \
+             must clear the threshold (no noise floor: the rounds hold the between-process noise).",
+            c.correction.name(),
+            c.family_size
+        )
+    } else if markdown {
+        format!(
+            "Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
+             Mann-Whitney U; a regression must be significant and its whole confidence interval must \
+             clear both the threshold and the benchmark's noise floor ({star} = default floor, too \
+             little history).",
+            c.correction.name()
+        )
+    } else {
+        format!(
+            "p: {}-corrected Mann-Whitney U over {} rows; noise: floor learned from history ({star} = \
+             default, too little history).",
+            c.correction.name(),
+            c.family_size
+        )
+    }
 }
 
 /// The comparison as markdown fit for a CI job summary or a pull-request comment.
@@ -182,13 +214,7 @@ pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -
         escape_markdown_cell(&toolchain_line(&head.provenance)),
     );
     out.push_str(&table(c, true).to_markdown());
-    out.push_str(&format!(
-        "\n{}. Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
-         Mann-Whitney U; a regression must be significant and its whole confidence interval must clear both the threshold and the \
-         benchmark's noise floor (\\* = default floor, too little history).\n",
-        summary(c),
-        c.correction.name()
-    ));
+    out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, true)));
     out
 }
 
