@@ -1,0 +1,210 @@
+//! `bench-run ab` on a git repository holding the fixture workspace: a slowdown in the working
+//! tree is caught from paired rounds and both sides are recorded as a pairing; a change that
+//! leaves the bench executable identical is not measured; the same commit on both sides is
+//! refused.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use std::path::Path;
+use std::process::Command;
+use util::{Sandbox, assert_exit, bench_lock, json, run_count, stderr, stdout};
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=bench-run test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A sandbox whose fixture workspace is a git repository with one commit.
+fn repository() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.workspace();
+    git(&dir, &["init", "-q"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    sandbox
+}
+
+/// Makes `fnv` hash 30% more bytes, in the bench's code.
+fn slow_down_fnv(dir: &Path) {
+    let path = dir.join("benches/tiny_suite.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let slower = text.replace("scaled(4096, \"fnv\")", "scaled(5325, \"fnv\")");
+    assert_ne!(text, slower, "the fixture's fnv benchmark has moved");
+    std::fs::write(&path, slower).unwrap();
+}
+
+#[test]
+fn a_slowdown_in_the_working_tree_is_caught_from_paired_rounds() {
+    let sandbox = repository();
+    slow_down_fnv(&sandbox.workspace());
+    let summary = sandbox.dir.path().join("summary.md");
+    let output = {
+        let _guard = bench_lock();
+        sandbox
+            .bench_run()
+            .args([
+                "ab",
+                "--suite",
+                "tiny_suite",
+                "--base",
+                "HEAD",
+                "--seed",
+                "7",
+            ])
+            .arg("--summary")
+            .arg(&summary)
+            .args(["--format", "json", "--", "fnv|sum/1000"])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("ab: FAIL"), "{err}");
+    assert!(err.contains("1 regression(s): fnv"), "{err}");
+    // Two benchmarks need 10 rounds for Holm to be reachable with one round out of line.
+    assert!(err.contains("2 benchmark(s) x 10 rounds"), "{err}");
+
+    let doc = json(&output);
+    let rows = doc["rows"].as_array().unwrap();
+    let fnv = rows.iter().find(|r| r["benchmark"] == "fnv").unwrap();
+    assert_eq!(fnv["verdict"], "regression", "{doc:#}");
+    assert_eq!(fnv["evidence"]["kind"], "paired", "{doc:#}");
+    assert_eq!(fnv["evidence"]["rounds"], 10);
+    let change = fnv["change_pct"].as_f64().unwrap();
+    assert!((20.0..40.0).contains(&change), "fnv +30% read {change}%");
+    let sum = rows.iter().find(|r| r["benchmark"] == "sum/1000").unwrap();
+    assert_eq!(sum["verdict"], "unchanged", "{doc:#}");
+
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.contains("**1 regression(s):** `fnv`"), "{text}");
+    assert!(text.contains("the working tree against `HEAD`"), "{text}");
+
+    // Both sides are ordinary runs; compare on them repeats the paired verdict.
+    assert_eq!(run_count(&sandbox), 2);
+    let show = sandbox
+        .bench_run()
+        .args(["show", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&show, 0);
+    let head = &json(&show)["run"];
+    assert_eq!(head["source"], "ab-head", "{head:#}");
+    assert_eq!(head["git_dirty"], true, "{head:#}");
+    let again = sandbox
+        .bench_run()
+        .args(["compare", "1", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&again, 0);
+    assert_eq!(json(&again)["rows"], doc["rows"]);
+    // The checkouts are gone.
+    let worktrees = Command::new("git")
+        .args(["worktree", "list", "--porcelain"])
+        .current_dir(sandbox.workspace())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&worktrees.stdout)
+            .matches("worktree ")
+            .count(),
+        1,
+        "{}",
+        String::from_utf8_lossy(&worktrees.stdout)
+    );
+}
+
+#[test]
+fn an_identical_executable_is_not_measured() {
+    let sandbox = repository();
+    let dir = sandbox.workspace();
+    std::fs::write(dir.join("NOTES.md"), "nothing that is compiled\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "docs only"]);
+    let output = {
+        let _guard = bench_lock();
+        sandbox
+            .bench_run()
+            .args([
+                "ab",
+                "--suite",
+                "tiny_suite",
+                "--base",
+                "HEAD~1",
+                "--head",
+                "HEAD",
+            ])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&output, 0);
+    assert!(
+        stderr(&output).contains("built the same bench executable"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(run_count(&sandbox), 0, "nothing is recorded");
+}
+
+#[test]
+fn bad_revisions_are_refused_before_building() {
+    let sandbox = repository();
+    let same = sandbox
+        .bench_run()
+        .args([
+            "ab",
+            "--suite",
+            "tiny_suite",
+            "--base",
+            "HEAD",
+            "--head",
+            "HEAD",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&same, 2);
+    assert!(
+        stderr(&same).contains("are the same commit"),
+        "{}",
+        stderr(&same)
+    );
+    let unknown = sandbox
+        .bench_run()
+        .args(["ab", "--suite", "tiny_suite", "--base", "no-such-branch"])
+        .output()
+        .unwrap();
+    assert_exit(&unknown, 2);
+    assert!(
+        stderr(&unknown).contains("`no-such-branch` names no commit"),
+        "{}",
+        stderr(&unknown)
+    );
+    let outside = Sandbox::new();
+    let no_git = outside
+        .bench_run()
+        .args(["ab", "--suite", "tiny_suite", "--base", "main"])
+        .output()
+        .unwrap();
+    assert_exit(&no_git, 2);
+    assert!(
+        stderr(&no_git).contains("is not in a git repository"),
+        "{}",
+        stderr(&no_git)
+    );
+    assert!(stdout(&no_git).is_empty());
+}
