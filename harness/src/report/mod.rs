@@ -50,13 +50,9 @@ pub fn busy_text(run: &StoredRun) -> Option<String> {
     })
 }
 
-/// The `busy` cell of a run list: `BUSY`, empty when quiet, `?` when not recorded.
+/// The `busy` cell of a run list: `BUSY`, else empty (quiet, or not recorded: imports).
 fn busy_cell(busy: Option<bool>) -> &'static str {
-    match busy {
-        Some(true) => "BUSY",
-        Some(false) => "",
-        None => "?",
-    }
+    if busy == Some(true) { "BUSY" } else { "" }
 }
 
 /// `list` output.
@@ -97,7 +93,7 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
             }
             let legend = if runs.iter().any(|r| r.busy == Some(true)) {
                 "\nBUSY: other processes or the hypervisor took CPU time while the run measured \
-                 (`bench-run show RUN` says how much); ?: not recorded.\n"
+                 (`bench-run show RUN` says how much).\n"
             } else {
                 ""
             };
