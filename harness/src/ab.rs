@@ -19,7 +19,7 @@
 //! The statistics live in [`crate::paired`] and [`crate::compare::compare_paired`]; this module
 //! only produces their inputs.
 
-use crate::model::{Measurement, Samples, SamplingMode};
+use crate::model::{Measurement, RunConditions, Samples, SamplingMode};
 use crate::suite::{
     self, BuildOptions, Built, ProgressTracker, SuiteError, SuiteTarget, Workspace,
 };
@@ -333,7 +333,7 @@ pub fn run_process(
     expected: Vec<String>,
     scratch_parent: &Path,
     on_progress: impl FnMut(usize, usize, &str),
-) -> Result<Vec<Measurement>, AbError> {
+) -> Result<ProcessOutput, AbError> {
     let home = tempfile::Builder::new()
         .prefix("criterion-")
         .tempdir_in(scratch_parent)
@@ -341,7 +341,7 @@ pub fn run_process(
             "cannot create a scratch directory for criterion's output",
         ))?;
     let mut tracker = ProgressTracker::new(expected);
-    suite::run_bench(
+    let output = suite::run_bench(
         &side.exe,
         &side.target,
         criterion_args,
@@ -349,11 +349,25 @@ pub fn run_process(
         &mut tracker,
         on_progress,
     )?;
-    crate::adapter::criterion::read_dir(home.path()).map_err(|e| AbError::Output {
-        side: label,
-        round,
-        reason: e.to_string(),
+    let results =
+        crate::adapter::criterion::read_dir(home.path()).map_err(|e| AbError::Output {
+            side: label,
+            round,
+            reason: e.to_string(),
+        })?;
+    Ok(ProcessOutput {
+        results,
+        conditions: output.conditions,
     })
+}
+
+/// What one bench process produced.
+#[derive(Debug)]
+pub struct ProcessOutput {
+    /// Its results.
+    pub results: Vec<Measurement>,
+    /// How busy the machine was while it ran (Linux).
+    pub conditions: Option<RunConditions>,
 }
 
 /// Quantile of a process's per-iteration sample times taken as its value.
@@ -386,9 +400,25 @@ type RoundValues = (Measurement, Vec<Option<f64>>);
 pub struct SideRounds {
     rounds: usize,
     values: BTreeMap<(String, String), RoundValues>,
+    conditions: Vec<RunConditions>,
 }
 
 impl SideRounds {
+    /// Adds the output of the next round's process.
+    pub fn push_process(&mut self, output: &ProcessOutput) {
+        self.push(&output.results);
+        if let Some(c) = &output.conditions {
+            self.conditions.push(c.clone());
+        }
+    }
+
+    /// How busy the machine was over this side's processes, merged
+    /// ([`crate::conditions::merge`]).
+    #[must_use]
+    pub fn conditions(&self) -> Option<RunConditions> {
+        crate::conditions::merge(&self.conditions)
+    }
+
     /// Adds the results of the next round's process.
     pub fn push(&mut self, results: &[Measurement]) {
         let round = self.rounds;

@@ -16,9 +16,9 @@
 
 use crate::compare::{CompareConfig, Comparison, History, MetricKey};
 use crate::model::{
-    BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, Machine, Measurement, NewRun,
-    RunProvenance, RunSource, Samples, SamplingMode, Statistic, Throughput, ThroughputKind,
-    Toolchain,
+    BenchExe, BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, LoadAverage, Machine,
+    Measurement, NewRun, RunConditions, RunProvenance, RunSource, Samples, SamplingMode, Statistic,
+    Throughput, ThroughputKind, Toolchain,
 };
 use serde::Serialize;
 use sqlx::sqlite::{
@@ -153,6 +153,9 @@ pub struct RunSummary {
     pub results: i64,
     /// Tags given to this run.
     pub tags: Vec<String>,
+    /// Whether the machine was busy while it ran (`crate::conditions::assess`); `None` when
+    /// conditions were not recorded.
+    pub busy: Option<bool>,
 }
 
 /// An annotation on a run.
@@ -447,9 +450,10 @@ impl Ledger {
             "SELECT r.*, m.fingerprint, m.cpu_model, m.physical_cores, m.logical_cores,
                     m.memory_bytes, m.os, m.arch,
                     t.fingerprint AS t_fingerprint, t.rustc_version, t.rustc_commit, t.host,
-                    t.llvm_version, t.rustc_verbose, t.cargo_version
+                    t.llvm_version, t.rustc_verbose, t.cargo_version, c.*
              FROM runs r JOIN machines m ON m.id = r.machine_id
              LEFT JOIN toolchains t ON t.id = r.toolchain_id
+             LEFT JOIN run_conditions c ON c.run_id = r.id
              WHERE r.id = ?",
         )
         .bind(id)
@@ -520,6 +524,8 @@ impl Ledger {
             turbo: row.try_get("turbo")?,
             quick: row.try_get("quick")?,
             duration_ms: row.try_get("duration_ms")?,
+            bench_exe: bench_exe_from_row(&row)?,
+            conditions: conditions_from_row(&row)?,
         };
         Ok(Some(StoredRun {
             id,
@@ -552,8 +558,9 @@ impl Ledger {
                     (SELECT group_concat(name, char(31)) FROM
                         (SELECT DISTINCT g.name FROM tags g WHERE g.run_id = r.id
                          AND g.id = (SELECT MAX(h.id) FROM tags h WHERE h.name = g.name)
-                         ORDER BY g.name)) AS tag_names
-             FROM runs r JOIN machines m ON m.id = r.machine_id WHERE 1 = 1",
+                         ORDER BY g.name)) AS tag_names, c.*
+             FROM runs r JOIN machines m ON m.id = r.machine_id
+             LEFT JOIN run_conditions c ON c.run_id = r.id WHERE 1 = 1",
         );
         if filter.suite.is_some() {
             sql.push_str(" AND r.suite = ?");
@@ -854,7 +861,9 @@ impl Ledger {
 
     /// Compares two stored runs: their results, with the noise floor learnt from the runs of
     /// `head`'s suite and machine before it; or, when they are the base and head of one paired
-    /// A/B run, on their rounds ([`crate::compare::compare_paired`]).
+    /// A/B run, on their rounds ([`crate::compare::compare_paired`]). When both ran the same
+    /// executable (`compare::same_binary`), the same-binary rule applies
+    /// (`compare::mark_same_binary`).
     ///
     /// # Errors
     /// When a query fails.
@@ -882,12 +891,12 @@ impl Ledger {
                 config.max_history + 1,
             )
             .await?;
-        Ok(crate::compare::compare(
-            &base_results,
-            &head_results,
-            &history,
-            config,
-        ))
+        let mut comparison =
+            crate::compare::compare(&base_results, &head_results, &history, config);
+        if let Some(sha256) = crate::compare::same_binary(&base.provenance, &head.provenance) {
+            crate::compare::mark_same_binary(&mut comparison, &sha256);
+        }
+        Ok(comparison)
     }
 
     /// Headline estimates of `benchmark`/`metric` over runs of `suite`, oldest first, with
@@ -995,6 +1004,12 @@ pub(crate) async fn insert_run(tx: &mut Tx<'_>, run: &NewRun) -> Result<RunId, L
         )));
     }
     let p = &run.provenance;
+    if let Some(exe) = &p.bench_exe {
+        exe.check().map_err(LedgerError::Invalid)?;
+    }
+    if let Some(c) = &p.conditions {
+        c.check().map_err(LedgerError::Invalid)?;
+    }
     let machine_id = upsert_machine(tx, &p.machine).await?;
     let toolchain_id = match &p.toolchain {
         Some(t) => Some(upsert_toolchain(tx, t).await?),
@@ -1035,6 +1050,7 @@ pub(crate) async fn insert_run(tx: &mut Tx<'_>, run: &NewRun) -> Result<RunId, L
     .bind(p.duration_ms)
     .fetch_one(&mut **tx)
     .await?;
+    insert_run_conditions(tx, run_id, p).await?;
 
     for (index, m) in run.measurements.iter().enumerate() {
         failpoint("record-run", index);
@@ -1240,5 +1256,104 @@ fn summary_from_row(row: &SqliteRow) -> Result<RunSummary, LedgerError> {
         tags: tags
             .map(|t| t.split('\u{1f}').map(str::to_owned).collect())
             .unwrap_or_default(),
+        busy: crate::conditions::is_busy(conditions_from_row(row)?.as_ref()),
     })
+}
+
+fn to_i64(what: &str, value: u64) -> Result<i64, LedgerError> {
+    i64::try_from(value).map_err(|_| LedgerError::Invalid(format!("{what} {value} is too large")))
+}
+
+async fn insert_run_conditions(
+    tx: &mut Tx<'_>,
+    run_id: RunId,
+    p: &RunProvenance,
+) -> Result<(), LedgerError> {
+    if p.bench_exe.is_none() && p.conditions.is_none() {
+        return Ok(());
+    }
+    let exe = p.bench_exe.as_ref();
+    let c = p.conditions.as_ref();
+    let load = |l: Option<LoadAverage>| (l.map(|l| l.one), l.map(|l| l.five), l.map(|l| l.fifteen));
+    let (s1, s5, s15) = load(c.and_then(|c| c.load_start));
+    let (e1, e5, e15) = load(c.and_then(|c| c.load_end));
+    sqlx::query(
+        "INSERT INTO run_conditions (run_id, bench_exe_sha256, bench_exe_bytes, cpus, wall_ms,
+            load_start_1, load_start_5, load_start_15, load_end_1, load_end_5, load_end_15,
+            own_cpus, others_cpus, steal_pct, per_benchmark)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(run_id)
+    .bind(exe.map(|e| &e.sha256))
+    .bind(
+        exe.map(|e| to_i64("bench_exe.bytes", e.bytes))
+            .transpose()?,
+    )
+    .bind(c.map(|c| i64::from(c.cpus)))
+    .bind(
+        c.map(|c| to_i64("conditions.wall_ms", c.wall_ms))
+            .transpose()?,
+    )
+    .bind(s1)
+    .bind(s5)
+    .bind(s15)
+    .bind(e1)
+    .bind(e5)
+    .bind(e15)
+    .bind(c.map(|c| c.own_cpus))
+    .bind(c.map(|c| c.others_cpus))
+    .bind(c.map(|c| c.steal_pct))
+    .bind(c.map(|c| json_text(&c.per_benchmark)).transpose()?)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The bench executable of a row joined with `run_conditions` (`None` without a row or hash).
+fn bench_exe_from_row(row: &SqliteRow) -> Result<Option<BenchExe>, LedgerError> {
+    let sha256: Option<String> = row.try_get("bench_exe_sha256")?;
+    let Some(sha256) = sha256 else {
+        return Ok(None);
+    };
+    let bytes: Option<i64> = row.try_get("bench_exe_bytes")?;
+    let bytes = bytes
+        .and_then(|b| u64::try_from(b).ok())
+        .ok_or_else(|| LedgerError::Corrupt(format!("bench executable {sha256} has no size")))?;
+    Ok(Some(BenchExe { sha256, bytes }))
+}
+
+/// The conditions of a row joined with `run_conditions` (`None` without a row or figures).
+fn conditions_from_row(row: &SqliteRow) -> Result<Option<RunConditions>, LedgerError> {
+    let Some(cpus) = row.try_get::<Option<i64>, _>("cpus")? else {
+        return Ok(None);
+    };
+    let corrupt = |what: &str| LedgerError::Corrupt(format!("run conditions: {what}"));
+    let figure = |name: &str| -> Result<f64, LedgerError> {
+        row.try_get::<Option<f64>, _>(name)?
+            .ok_or_else(|| corrupt(&format!("{name} is missing")))
+    };
+    let load = |prefix: &str| -> Result<Option<LoadAverage>, LedgerError> {
+        let get = |m: &str| row.try_get::<Option<f64>, _>(format!("{prefix}_{m}").as_str());
+        Ok(match (get("1")?, get("5")?, get("15")?) {
+            (Some(one), Some(five), Some(fifteen)) => Some(LoadAverage { one, five, fifteen }),
+            _ => None,
+        })
+    };
+    let per_benchmark: Option<String> = row.try_get("per_benchmark")?;
+    Ok(Some(RunConditions {
+        cpus: u32::try_from(cpus).map_err(|_| corrupt(&format!("cpus = {cpus}")))?,
+        wall_ms: row
+            .try_get::<Option<i64>, _>("wall_ms")?
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| corrupt("wall_ms is missing"))?,
+        load_start: load("load_start")?,
+        load_end: load("load_end")?,
+        own_cpus: figure("own_cpus")?,
+        others_cpus: figure("others_cpus")?,
+        steal_pct: figure("steal_pct")?,
+        per_benchmark: per_benchmark
+            .map(|t| from_json_text(&t, "run_conditions.per_benchmark"))
+            .transpose()?
+            .unwrap_or_default(),
+    }))
 }

@@ -7,7 +7,9 @@
 //! Layers, from the outside in:
 //!
 //! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O).
-//! - [`provenance`] reads the machine, toolchain and git state (I/O).
+//! - [`provenance`] reads the machine, toolchain and git state and hashes bench executables (I/O).
+//! - [`conditions`] reads how busy the machine was while a suite ran (`/proc`; pure parsers and a
+//!   small sampler).
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
@@ -18,6 +20,7 @@
 pub mod ab;
 pub mod adapter;
 pub mod compare;
+pub mod conditions;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_pairs;

@@ -580,6 +580,142 @@ pub struct RunProvenance {
     pub quick: bool,
     /// How long the benchmarks ran, in milliseconds.
     pub duration_ms: Option<i64>,
+    /// The bench executable that ran, when bench-run built and ran it (imports and
+    /// interleaved runs record none).
+    #[serde(default)]
+    pub bench_exe: Option<BenchExe>,
+    /// How busy the machine was while the benchmarks ran (Linux only; see
+    /// [`crate::conditions`]).
+    #[serde(default)]
+    pub conditions: Option<RunConditions>,
+}
+
+/// The bench executable behind a run: two runs of one executable measured the same code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchExe {
+    /// SHA-256 of the file, 64 lowercase hex digits.
+    pub sha256: String,
+    /// Size of the file in bytes.
+    pub bytes: u64,
+}
+
+impl BenchExe {
+    /// Checks the invariants the ledger relies on: 64 lowercase hex digits.
+    ///
+    /// # Errors
+    /// A sentence naming the problem.
+    pub fn check(&self) -> Result<(), String> {
+        if self.sha256.len() == 64
+            && self
+                .sha256
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "bench_exe.sha256 must be 64 lowercase hex digits, got {:?}",
+                self.sha256.chars().take(80).collect::<String>()
+            ))
+        }
+    }
+}
+
+/// The load averages of `/proc/loadavg`: runnable and uninterruptible tasks, averaged
+/// exponentially over 1, 5 and 15 minutes (the benchmark itself counts about 1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LoadAverage {
+    /// Over the last minute.
+    pub one: f64,
+    /// Over the last 5 minutes.
+    pub five: f64,
+    /// Over the last 15 minutes.
+    pub fifteen: f64,
+}
+
+/// How busy the machine was during one benchmark of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkConditions {
+    /// Benchmark full id.
+    pub benchmark: String,
+    /// Wall time from the start of this benchmark (warm-up included) to the start of the next
+    /// or the end of the run, in milliseconds.
+    pub wall_ms: u64,
+    /// Average number of CPUs that other processes kept busy over that time.
+    pub others_cpus: f64,
+    /// Share of the machine's CPU time stolen by the hypervisor over that time, in percent.
+    pub steal_pct: f64,
+}
+
+/// How busy the machine was while a run's benchmarks ran, from `/proc/stat` and the CPU times of
+/// bench-run and the benchmark process. "Others" are every process but those two (and their
+/// children): compile jobs, other benchmarks, daemons.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConditions {
+    /// CPUs the kernel accounts for (`cpuN` lines of `/proc/stat`).
+    pub cpus: u32,
+    /// Wall time of the benchmark process, in milliseconds.
+    pub wall_ms: u64,
+    /// Load averages when the benchmark process started.
+    pub load_start: Option<LoadAverage>,
+    /// Load averages when it ended.
+    pub load_end: Option<LoadAverage>,
+    /// Average number of CPUs that bench-run and the benchmark process used.
+    pub own_cpus: f64,
+    /// Average number of CPUs that other processes kept busy over the run.
+    pub others_cpus: f64,
+    /// Share of the machine's CPU time stolen by the hypervisor over the run, in percent.
+    pub steal_pct: f64,
+    /// The same per benchmark, in the order they ran.
+    #[serde(default)]
+    pub per_benchmark: Vec<BenchmarkConditions>,
+}
+
+impl RunConditions {
+    /// Most benchmarks one run's conditions may list.
+    pub const MAX_BENCHMARKS: usize = 100_000;
+
+    /// Checks the invariants the ledger relies on: every figure finite and non-negative, at
+    /// most [`RunConditions::MAX_BENCHMARKS`] benchmarks, none with an empty name.
+    ///
+    /// # Errors
+    /// A sentence naming the first problem.
+    pub fn check(&self) -> Result<(), String> {
+        let figure = |name: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "conditions.{name} must be a finite non-negative number, got {v}"
+                ))
+            }
+        };
+        figure("own_cpus", self.own_cpus)?;
+        figure("others_cpus", self.others_cpus)?;
+        figure("steal_pct", self.steal_pct)?;
+        for (name, load) in [("load_start", self.load_start), ("load_end", self.load_end)] {
+            if let Some(l) = load {
+                figure(&format!("{name}.one"), l.one)?;
+                figure(&format!("{name}.five"), l.five)?;
+                figure(&format!("{name}.fifteen"), l.fifteen)?;
+            }
+        }
+        if self.per_benchmark.len() > Self::MAX_BENCHMARKS {
+            return Err(format!(
+                "conditions.per_benchmark lists {} benchmarks, more than {}",
+                self.per_benchmark.len(),
+                Self::MAX_BENCHMARKS
+            ));
+        }
+        for (i, b) in self.per_benchmark.iter().enumerate() {
+            if b.benchmark.trim().is_empty() {
+                return Err(format!("conditions.per_benchmark[{i}].benchmark is empty"));
+            }
+            figure(&format!("per_benchmark[{i}].others_cpus"), b.others_cpus)?;
+            figure(&format!("per_benchmark[{i}].steal_pct"), b.steal_pct)?;
+        }
+        Ok(())
+    }
 }
 
 /// A run about to be recorded.

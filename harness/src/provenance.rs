@@ -11,7 +11,7 @@
 //! ephemeral CI runners of one hardware class share a history, and a kernel update does not
 //! orphan it. Set `BENCH_MACHINE=name` to pin a fingerprint by hand (it then hashes only the name).
 
-use crate::model::{GitInfo, Machine, Toolchain};
+use crate::model::{BenchExe, GitInfo, Machine, Toolchain};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -141,6 +141,31 @@ pub fn parse_os_release(text: &str) -> Option<String> {
             Some(version) => format!("{name} {version}"),
             None => name,
         })
+    })
+}
+
+/// SHA-256 and size of the bench executable at `path`, read in 64 KiB blocks. Two runs whose
+/// executables hash alike measured the same code (see `compare::same_binary`).
+///
+/// # Errors
+/// When the file cannot be opened or read.
+pub fn hash_executable(path: &Path) -> std::io::Result<BenchExe> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut bytes: u64 = 0;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(buffer.get(..n).unwrap_or_default());
+        bytes = bytes.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+    }
+    Ok(BenchExe {
+        sha256: hex(&hasher.finalize()),
+        bytes,
     })
 }
 
@@ -439,6 +464,30 @@ mod tests {
         assert_eq!(fingerprint(&a, None), fingerprint(&b, None));
         assert_ne!(fingerprint(&a, None), fingerprint(&c, None));
         assert_ne!(fingerprint(&a, Some("ci-large")), fingerprint(&a, None));
+    }
+
+    #[test]
+    fn executables_hash_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::write(&a, b"abc").unwrap();
+        let exe = hash_executable(&a).unwrap();
+        // The SHA-256 test vector of "abc" (FIPS 180-2).
+        assert_eq!(
+            exe.sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(exe.bytes, 3);
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![7u8; 200_000]).unwrap();
+        let copy = dir.path().join("copy");
+        std::fs::copy(&big, &copy).unwrap();
+        assert_eq!(
+            hash_executable(&big).unwrap(),
+            hash_executable(&copy).unwrap()
+        );
+        assert_eq!(hash_executable(&big).unwrap().bytes, 200_000);
+        assert!(hash_executable(&dir.path().join("missing")).is_err());
     }
 
     #[test]

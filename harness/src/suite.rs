@@ -530,10 +530,13 @@ impl ProgressTracker {
 pub struct RunOutput {
     /// Wall time of the benchmark executable.
     pub elapsed: Duration,
+    /// How busy the machine was meanwhile, over the run and per benchmark (Linux only).
+    pub conditions: Option<crate::model::RunConditions>,
 }
 
 /// Runs a criterion bench executable, calling `on_progress(n, total, id)` whenever a new
-/// benchmark starts. `criterion_home` receives criterion's output.
+/// benchmark starts. `criterion_home` receives criterion's output. The machine's CPU counters
+/// are read at the start, at each benchmark start and at the end ([`crate::conditions`]).
 ///
 /// # Errors
 /// When the executable cannot be started or exits unsuccessfully.
@@ -545,6 +548,7 @@ pub fn run_bench(
     tracker: &mut ProgressTracker,
     mut on_progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunOutput, SuiteError> {
+    let mut sampler = crate::conditions::Sampler::start();
     let start = Instant::now();
     let mut child = bench_command(exe, suite, criterion_home)
         .arg("--bench")
@@ -570,6 +574,9 @@ pub fn run_bench(
     let mut tail = std::collections::VecDeque::with_capacity(TAIL_LINES);
     for line in receiver {
         if let Some((n, id)) = tracker.feed(&line) {
+            if let Some(sampler) = sampler.as_mut() {
+                sampler.mark(&id, child.id());
+            }
             on_progress(n, tracker.total(), &id);
         }
         if tail.len() == TAIL_LINES {
@@ -584,6 +591,7 @@ pub fn run_bench(
         what: format!("waiting for {}", exe.display()),
         source,
     })?;
+    let elapsed = start.elapsed();
     if !status.success() {
         return Err(SuiteError::BenchFailed {
             suite: suite.name.clone(),
@@ -592,7 +600,8 @@ pub fn run_bench(
         });
     }
     Ok(RunOutput {
-        elapsed: start.elapsed(),
+        elapsed,
+        conditions: sampler.and_then(crate::conditions::Sampler::finish),
     })
 }
 

@@ -241,6 +241,11 @@ fn every_ledger_table_rejects_update_and_delete() {
                 "UPDATE annotations SET text = 'x'",
                 "DELETE FROM annotations",
             ),
+            (
+                "run_conditions",
+                "UPDATE run_conditions SET others_cpus = 0",
+                "DELETE FROM run_conditions",
+            ),
         ];
         for (table, update, delete) in statements {
             let count: i64 =
@@ -271,9 +276,73 @@ fn every_ledger_table_rejects_update_and_delete() {
             .expect_err("replace")
             .to_string();
         assert!(err.contains("append-only"), "{err}");
+        let err = sqlx::query(
+            "INSERT OR REPLACE INTO run_conditions (run_id, others_cpus) VALUES (1, 0)",
+        )
+        .execute(pool)
+        .await
+        .expect_err("replace")
+        .to_string();
+        assert!(err.contains("append-only"), "{err}");
         // The stored run reads back unchanged.
         let results = ledger.measurements(id).await.unwrap();
         assert_eq!(results, run.measurements);
+        let stored = ledger.require_run(id).await.unwrap().provenance;
+        assert_eq!(stored.bench_exe, run.provenance.bench_exe);
+        assert_eq!(stored.conditions, run.provenance.conditions);
+    });
+}
+
+#[test]
+fn executable_and_conditions_round_trip_and_are_optional() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let ledger = harness::ledger::Ledger::in_memory().await.unwrap();
+        let full = sample_run();
+        let full_id = ledger.record_run(&full).await.unwrap();
+
+        // A run that recorded neither (an import, or a run from before they existed).
+        let mut bare = sample_run();
+        bare.provenance.bench_exe = None;
+        bare.provenance.conditions = None;
+        let bare_id = ledger.record_run(&bare).await.unwrap();
+        // Only a hash (conditions could not be read, e.g. not Linux).
+        let mut hash_only = sample_run();
+        hash_only.provenance.conditions = None;
+        let hash_id = ledger.record_run(&hash_only).await.unwrap();
+
+        for (id, run) in [(full_id, &full), (bare_id, &bare), (hash_id, &hash_only)] {
+            let stored = ledger.require_run(id).await.unwrap().provenance;
+            assert_eq!(stored.bench_exe, run.provenance.bench_exe, "run {id}");
+            assert_eq!(stored.conditions, run.provenance.conditions, "run {id}");
+        }
+        let listed = ledger
+            .runs(&harness::ledger::RunFilter::default())
+            .await
+            .unwrap();
+        let busy: Vec<(i64, Option<bool>)> = listed.iter().map(|r| (r.id, r.busy)).collect();
+        assert_eq!(
+            busy,
+            [(hash_id, None), (bare_id, None), (full_id, Some(true))]
+        );
+
+        // Figures the ledger cannot store faithfully are refused, and nothing is recorded.
+        let mut bad = sample_run();
+        if let Some(c) = bad.provenance.conditions.as_mut() {
+            c.others_cpus = f64::NAN;
+        }
+        let err = ledger.record_run(&bad).await.unwrap_err().to_string();
+        assert!(err.contains("others_cpus"), "{err}");
+        let mut bad = sample_run();
+        if let Some(e) = bad.provenance.bench_exe.as_mut() {
+            e.sha256 = "not a hash".into();
+        }
+        let err = ledger.record_run(&bad).await.unwrap_err().to_string();
+        assert!(err.contains("64 lowercase hex digits"), "{err}");
+        assert_eq!(ledger.runs(&Default::default()).await.unwrap().len(), 3);
     });
 }
 
@@ -308,6 +377,29 @@ fn sample_run() -> harness::model::NewRun {
                 profile: "bench".into(),
                 ..BuildConfig::default()
             },
+            bench_exe: Some(BenchExe {
+                sha256: "0123456789abcdef".repeat(4),
+                bytes: 3_581_016,
+            }),
+            conditions: Some(RunConditions {
+                cpus: 2,
+                wall_ms: 5300,
+                load_start: Some(LoadAverage {
+                    one: 5.09,
+                    five: 2.5,
+                    fifteen: 1.25,
+                }),
+                load_end: None,
+                own_cpus: 0.58,
+                others_cpus: 1.42,
+                steal_pct: 0.1,
+                per_benchmark: vec![BenchmarkConditions {
+                    benchmark: "g/f/1".into(),
+                    wall_ms: 1700,
+                    others_cpus: 1.49,
+                    steal_pct: 0.0,
+                }],
+            }),
             ..RunProvenance::default()
         },
         measurements: vec![Measurement {

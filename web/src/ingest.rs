@@ -26,7 +26,17 @@
 //!                              "rustflags": null },
 //!                   "env": {}, "git": { "commit": "...", "branch": "main", "dirty": false,
 //!                                       "commit_time": 1767323045, "summary": "..." },
-//!                   "cpu_governor": null, "turbo": null, "quick": false, "duration_ms": 1234 },
+//!                   "cpu_governor": null, "turbo": null, "quick": false, "duration_ms": 1234,
+//!                   // optional (absent from older clients; null when not recorded):
+//!                   "bench_exe": null | { "sha256": "<64 hex digits>", "bytes": 3581016 },
+//!                   "conditions": null | { "cpus": 2, "wall_ms": 5300,
+//!                                          "load_start": null | { "one", "five", "fifteen" },
+//!                                          "load_end": null | { ... },
+//!                                          "own_cpus": 1.0, "others_cpus": 0.03,
+//!                                          "steal_pct": 0.0,
+//!                                          "per_benchmark": [ { "benchmark": "...",
+//!                                              "wall_ms": 1700, "others_cpus": 0.02,
+//!                                              "steal_pct": 0.0 } ] } },
 //!   "measurements": [ { "benchmark": { "full": "group/function/value", "group": "group",
 //!                                      "function": "function", "value": "value" },
 //!                       "metric": "time", "unit": "ns", "direction": "lower_is_better",
@@ -132,7 +142,8 @@ impl PushedRun {
     /// # Errors
     /// [`AppError::BadRequest`] naming the first problem: another format version, an empty
     /// suite or machine fingerprint, no or too many results, an empty or overlong benchmark or
-    /// metric name, a non-finite estimate or bound, invalid samples.
+    /// metric name, a non-finite estimate or bound, invalid samples, an executable hash that is
+    /// not 64 hex digits, machine conditions with a negative or non-finite figure.
     pub fn validate(self) -> Result<NewRun, AppError> {
         if self.version != FORMAT_VERSION {
             return Err(AppError::BadRequest(format!(
@@ -143,6 +154,20 @@ impl PushedRun {
         let p = &self.provenance;
         check_name("provenance.suite", &p.suite)?;
         check_name("provenance.machine.fingerprint", &p.machine.fingerprint)?;
+        if let Some(exe) = &p.bench_exe {
+            exe.check()
+                .map_err(|e| AppError::BadRequest(format!("provenance.{e}")))?;
+        }
+        if let Some(c) = &p.conditions {
+            c.check()
+                .map_err(|e| AppError::BadRequest(format!("provenance.{e}")))?;
+            for (i, b) in c.per_benchmark.iter().enumerate() {
+                check_name(
+                    &format!("provenance.conditions.per_benchmark[{i}].benchmark"),
+                    &b.benchmark,
+                )?;
+            }
+        }
         if self.measurements.is_empty() {
             return Err(AppError::BadRequest(
                 "the run has no measurements".to_owned(),

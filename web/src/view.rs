@@ -130,6 +130,8 @@ pub struct RunRow {
     pub source: &'static str,
     /// Tags.
     pub tags: String,
+    /// Whether the machine was busy while it ran (false when not recorded).
+    pub busy: bool,
 }
 
 impl RunRow {
@@ -150,6 +152,7 @@ impl RunRow {
             results: r.results,
             source: r.source.name(),
             tags: r.tags.join(", "),
+            busy: r.busy == Some(true),
         }
     }
 }

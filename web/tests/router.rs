@@ -596,3 +596,160 @@ async fn many_charts_are_drawn_in_order() {
         );
     }
 }
+
+/// Conditions of a run that shared its machine with a compile job.
+fn busy_conditions() -> harness::model::RunConditions {
+    harness::model::RunConditions {
+        cpus: 2,
+        wall_ms: 5300,
+        load_start: None,
+        load_end: None,
+        own_cpus: 0.58,
+        others_cpus: 1.42,
+        steal_pct: 0.1,
+        per_benchmark: vec![harness::model::BenchmarkConditions {
+            benchmark: "parse/small".to_owned(),
+            wall_ms: 1700,
+            others_cpus: 1.49,
+            steal_pct: 0.0,
+        }],
+    }
+}
+
+#[tokio::test]
+async fn busy_runs_carry_a_badge_and_the_compare_page_warns() {
+    use harness::model::{BenchExe, NewRun, RunSource};
+    let ledger = Ledger::in_memory().await.unwrap();
+    let exe = |digit: &str| BenchExe {
+        sha256: digit.repeat(64),
+        bytes: 1000,
+    };
+    let mut ids = Vec::new();
+    // Run 1 quiet, run 2 busy (another executable), run 3 busy (run 2's executable).
+    for (i, (busy, sha)) in [(false, "a"), (true, "b"), (true, "b")].iter().enumerate() {
+        let mut provenance = util::provenance("demo", "m1", u32::try_from(i).unwrap() + 1);
+        provenance.bench_exe = Some(exe(sha));
+        let mut conditions = busy_conditions();
+        if !busy {
+            conditions.others_cpus = 0.02;
+            conditions.per_benchmark[0].others_cpus = 0.01;
+        }
+        provenance.conditions = Some(conditions);
+        let run = NewRun {
+            source: RunSource::BenchRun,
+            provenance,
+            measurements: vec![util::timed("parse/small", 1000.0, 1)],
+        };
+        ids.push(ledger.record_run(&run).await.unwrap());
+    }
+    let app = app(AppState::new(ledger));
+
+    let list = get(&app, "/runs").await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert_eq!(
+        list.body.matches("<span class=\"badge\"").count(),
+        2,
+        "{}",
+        list.body
+    );
+    assert!(
+        list.body.contains("#2</a> <span class=\"badge\""),
+        "{}",
+        list.body
+    );
+
+    let busy = get(&app, "/runs/2").await;
+    assert!(
+        busy.body.contains("<span class=\"badge\">busy</span>"),
+        "{}",
+        busy.body
+    );
+    assert!(busy.body.contains("Measured on a busy machine"));
+    assert!(
+        busy.body
+            .contains("other processes kept 1.42 CPUs busy on average over the run (limit 0.25)"),
+        "{}",
+        busy.body
+    );
+    assert!(busy.body.contains(&format!("sha256 {}", "b".repeat(64))));
+    let quiet = get(&app, "/runs/1").await;
+    assert!(!quiet.body.contains("Measured on a busy machine"));
+    assert!(quiet.body.contains("others 0.02 CPUs") && quiet.body.contains("(quiet)"));
+
+    let busy_head = get(&app, "/compare?base=1&head=2").await;
+    assert_eq!(busy_head.status, StatusCode::OK, "{}", busy_head.body);
+    assert!(
+        busy_head
+            .body
+            .contains("Busy machine: the head run #2 ran on a busy machine"),
+        "{}",
+        busy_head.body
+    );
+    assert!(!busy_head.body.contains("Same executable"));
+
+    let same = get(&app, "/compare?base=2&head=3").await;
+    assert!(
+        same.body.contains(&format!(
+            "Same executable: base and head ran the same executable (sha256 {})",
+            "b".repeat(12)
+        )),
+        "{}",
+        same.body
+    );
+    let api = get(&app, "/api/compare?base=2&head=3").await.json();
+    assert_eq!(api["same_binary"], "b".repeat(64));
+    assert_eq!(api["head"]["busy"], true);
+}
+
+#[tokio::test]
+async fn ingest_accepts_conditions_and_payloads_without_them() {
+    let (source, _) = seeded().await;
+    let target = Ledger::in_memory().await.unwrap();
+    let app = app(AppState::new(target.clone()).with_ingest_token("t0ken"));
+    let mut old = push_body(&source, 5).await;
+    // A client from before executables and conditions were recorded sends neither key.
+    let provenance = old["provenance"].as_object_mut().unwrap();
+    provenance.remove("bench_exe");
+    provenance.remove("conditions");
+    let r = post_json(&app, "/api/runs", Some("t0ken"), &old.to_string()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json()["id"].as_i64().unwrap();
+    let stored = target.require_run(id).await.unwrap().provenance;
+    assert_eq!((stored.bench_exe, stored.conditions), (None, None));
+
+    let mut new = push_body(&source, 5).await;
+    new["provenance"]["bench_exe"] = serde_json::json!({"sha256": "c".repeat(64), "bytes": 42});
+    new["provenance"]["conditions"] = serde_json::to_value(busy_conditions()).unwrap();
+    let r = post_json(&app, "/api/runs", Some("t0ken"), &new.to_string()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json()["id"].as_i64().unwrap();
+    let stored = target.require_run(id).await.unwrap().provenance;
+    assert_eq!(stored.conditions, Some(busy_conditions()));
+    assert_eq!(stored.bench_exe.unwrap().bytes, 42);
+    assert!(
+        get(&app, "/runs")
+            .await
+            .body
+            .contains(&format!("#{id}</a> <span class=\"badge\""))
+    );
+
+    let mut invalid = Vec::new();
+    let mut v = new.clone();
+    v["provenance"]["bench_exe"]["sha256"] = serde_json::json!("XYZ");
+    invalid.push((v, "provenance.bench_exe.sha256"));
+    let mut v = new.clone();
+    v["provenance"]["conditions"]["others_cpus"] = serde_json::json!(-1.0);
+    invalid.push((v, "provenance.conditions.others_cpus"));
+    let mut v = new.clone();
+    v["provenance"]["conditions"]["per_benchmark"][0]["benchmark"] = serde_json::json!("");
+    invalid.push((v, "per_benchmark[0].benchmark is empty"));
+    let mut v = new.clone();
+    v["provenance"]["conditions"]["cpus"] = serde_json::json!("two");
+    invalid.push((v, "invalid run JSON"));
+    for (i, (body, needle)) in invalid.iter().enumerate() {
+        let r = post_json(&app, "/api/runs", Some("t0ken"), &body.to_string()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "case {i}: {}", r.body);
+        let message = r.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(needle), "case {i}: {message}");
+    }
+}

@@ -146,6 +146,27 @@ fn run_label(run: &StoredRun) -> String {
     }
 }
 
+/// What a reader must know before the table: that both runs ran the same executable, and
+/// which of them ran on a busy machine. One sentence each, in that order.
+#[must_use]
+pub fn comparison_notes(c: &Comparison, base: &StoredRun, head: &StoredRun) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(sha256) = &c.same_binary {
+        notes.push(format!(
+            "Same executable: {}; no row is a regression or an improvement.",
+            crate::compare::same_binary_sentence(sha256)
+        ));
+    }
+    for (side, run) in [("base", base), ("head", head)] {
+        if let Some(text) = super::busy_text(run) {
+            notes.push(format!(
+                "Busy machine: the {side} {text}; its timings may be the machine's, not the code's."
+            ));
+        }
+    }
+    notes
+}
+
 /// The comparison as an aligned terminal table with a summary.
 #[must_use]
 pub fn comparison_terminal(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
@@ -155,6 +176,10 @@ pub fn comparison_terminal(c: &Comparison, base: &StoredRun, head: &StoredRun) -
         run_label(base),
         run_label(head)
     );
+    for note in comparison_notes(c, base, head) {
+        out.push_str(&note);
+        out.push_str("\n\n");
+    }
     out.push_str(&table(c, false).to_terminal());
     out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, false)));
     out
@@ -202,6 +227,8 @@ fn method_note(c: &Comparison, markdown: bool) -> String {
 pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
     let status = if c.counts.regressions > 0 {
         "❌ regression"
+    } else if c.same_binary.is_some() {
+        "✅ same executable, no verdict"
     } else {
         "✅ no regression"
     };
@@ -213,6 +240,9 @@ pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -
         escape_markdown_cell(&machine_line(&head.provenance)),
         escape_markdown_cell(&toolchain_line(&head.provenance)),
     );
+    for note in comparison_notes(c, base, head) {
+        out.push_str(&format!("> ⚠️ {}\n\n", escape_markdown_cell(&note)));
+    }
     out.push_str(&table(c, true).to_markdown());
     out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, true)));
     out
@@ -247,9 +277,26 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
             })
         })
         .collect();
+    let side = |run: &StoredRun| {
+        let findings = run
+            .provenance
+            .conditions
+            .as_ref()
+            .map(crate::conditions::assess);
+        json!({
+            "id": run.id,
+            "git_commit": run.provenance.git.commit,
+            "created_at": run.created_at,
+            "bench_exe_sha256": run.provenance.bench_exe.as_ref().map(|e| &e.sha256),
+            "busy": findings.as_ref().map(|f| !f.is_empty()),
+            "busy_findings": findings,
+        })
+    };
     let doc = json!({
-        "base": {"id": base.id, "git_commit": base.provenance.git.commit, "created_at": base.created_at},
-        "head": {"id": head.id, "git_commit": head.provenance.git.commit, "created_at": head.created_at},
+        "base": side(base),
+        "head": side(head),
+        "same_binary": c.same_binary,
+        "notes": comparison_notes(c, base, head),
         "suite": head.provenance.suite,
         "rows": rows,
         "geomean": c.geomean,

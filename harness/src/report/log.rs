@@ -115,6 +115,18 @@ pub fn render(entry: &Entry<'_>) -> String {
             None => "not a git repository".to_owned(),
         }
     ));
+    if let Some(c) = &p.conditions {
+        let findings = crate::conditions::assess(c);
+        out.push_str(&format!(
+            "- Machine conditions: {}{}\n",
+            crate::conditions::summary_line(c),
+            if findings.is_empty() {
+                " (quiet)".to_owned()
+            } else {
+                format!("; **busy**: {}", crate::conditions::describe(&findings))
+            }
+        ));
+    }
     out.push_str(&match entry.baseline {
         Some(base) => format!(
             "- Baseline for deltas: run #{} ({}, commit `{}`).\n",
@@ -127,6 +139,15 @@ pub fn render(entry: &Entry<'_>) -> String {
         ),
         None => "- No baseline: first run of this suite on this machine.\n".to_owned(),
     });
+    if let Some(sha256) = entry
+        .baseline
+        .and_then(|base| crate::compare::same_binary(&base.provenance, p))
+    {
+        out.push_str(&format!(
+            "- Same executable: {}.\n",
+            crate::compare::same_binary_sentence(&sha256)
+        ));
+    }
     for a in &run.annotations {
         out.push_str(&format!("- Annotation ({}): {}\n", a.created_at, a.text));
     }

@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use table::{Align, Table};
 
 pub use compare_report::{
-    comparison_json, comparison_markdown, comparison_terminal, explain, noise_cell, noise_source,
-    summary,
+    comparison_json, comparison_markdown, comparison_notes, comparison_terminal, explain,
+    noise_cell, noise_source, summary,
 };
 
 mod compare_report;
@@ -36,6 +36,25 @@ pub enum OutputFormat {
     Json,
 }
 
+/// `run #5 ran on a busy machine: <what was over which limit>`, or `None` when the run was not
+/// busy or recorded no conditions.
+#[must_use]
+pub fn busy_text(run: &StoredRun) -> Option<String> {
+    let findings = crate::conditions::assess(run.provenance.conditions.as_ref()?);
+    (!findings.is_empty()).then(|| {
+        format!(
+            "run #{} ran on a busy machine: {}",
+            run.id,
+            crate::conditions::describe(&findings)
+        )
+    })
+}
+
+/// The `busy` cell of a run list: `BUSY`, else empty (quiet, or not recorded: imports).
+fn busy_cell(busy: Option<bool>) -> &'static str {
+    if busy == Some(true) { "BUSY" } else { "" }
+}
+
 /// `list` output.
 #[must_use]
 pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
@@ -51,6 +70,7 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                 ("machine", Align::Left),
                 ("results", Align::Right),
                 ("source", Align::Left),
+                ("busy", Align::Left),
                 ("tags", Align::Left),
             ]);
             for r in runs {
@@ -67,15 +87,22 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                     r.machine.chars().take(8).collect(),
                     r.results.to_string(),
                     r.source.name().to_owned(),
+                    busy_cell(r.busy).to_owned(),
                     r.tags.join(", "),
                 ]);
             }
+            let legend = if runs.iter().any(|r| r.busy == Some(true)) {
+                "\nBUSY: other processes or the hypervisor took CPU time while the run measured \
+                 (`bench-run show RUN` says how much).\n"
+            } else {
+                ""
+            };
             if format == OutputFormat::Markdown {
-                table.to_markdown()
+                table.to_markdown() + legend
             } else if table.is_empty() {
                 "no runs recorded yet\n".to_owned()
             } else {
-                table.to_terminal()
+                table.to_terminal() + legend
             }
         }
     }
@@ -95,6 +122,7 @@ fn run_summary_json(r: &RunSummary) -> Value {
         "cpu_model": r.cpu_model,
         "results": r.results,
         "tags": r.tags,
+        "busy": r.busy,
     })
 }
 
@@ -165,6 +193,10 @@ pub fn run_json(run: &StoredRun) -> Value {
         "env": p.env,
         "quick": p.quick,
         "duration_ms": p.duration_ms,
+        "bench_exe": p.bench_exe,
+        "conditions": p.conditions,
+        "busy": p.conditions.as_ref().map(|c| !crate::conditions::assess(c).is_empty()),
+        "busy_findings": p.conditions.as_ref().map(crate::conditions::assess),
         "tags": run.tags,
         "annotations": run.annotations,
     })
@@ -370,6 +402,25 @@ fn provenance_text(run: &StoredRun, markdown: bool) -> String {
     ));
     if p.quick {
         lines.push("quick: yes (short warm-up and measurement; a smoke run)".to_owned());
+    }
+    if let Some(exe) = &p.bench_exe {
+        lines.push(format!(
+            "executable: sha256 {} ({} bytes)",
+            code(&exe.sha256),
+            exe.bytes
+        ));
+    }
+    if let Some(c) = &p.conditions {
+        let findings = crate::conditions::assess(c);
+        lines.push(format!(
+            "conditions: {}{}",
+            crate::conditions::summary_line(c),
+            if findings.is_empty() {
+                " (quiet)".to_owned()
+            } else {
+                format!("; BUSY: {}", crate::conditions::describe(&findings))
+            }
+        ));
     }
     if !run.tags.is_empty() {
         lines.push(format!("tags: {}", run.tags.join(", ")));

@@ -196,6 +196,8 @@ struct ComparePage {
     correction: &'static str,
     family_size: usize,
     mismatches: Vec<String>,
+    /// Same executable, busy machine: what to know before reading the table.
+    notes: Vec<String>,
     markdown: String,
 }
 
@@ -280,6 +282,7 @@ async fn compare_page(
         correction: c.correction.name(),
         family_size: c.family_size,
         mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
+        notes: report::comparison_notes(c, &loaded.base, &loaded.head),
         markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
         threshold: format!("{}", loaded.config.threshold_pct),
         base_ref,

@@ -210,6 +210,8 @@ struct RunTemplate {
     results: Vec<ResultView>,
     previous_href: Option<String>,
     json_href: String,
+    /// What made the machine busy while the run measured, when it was.
+    busy: Option<String>,
 }
 
 fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
@@ -283,6 +285,27 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
             },
         ),
         (
+            "Executable",
+            p.bench_exe
+                .as_ref()
+                .map(|e| format!("sha256 {} ({} bytes)", e.sha256, e.bytes))
+                .unwrap_or_default(),
+        ),
+        (
+            "Machine conditions",
+            p.conditions
+                .as_ref()
+                .map(|c| {
+                    let quiet = if harness::conditions::assess(c).is_empty() {
+                        " (quiet)"
+                    } else {
+                        " (busy)"
+                    };
+                    harness::conditions::summary_line(c) + quiet
+                })
+                .unwrap_or_default(),
+        ),
+        (
             "Duration",
             p.duration_ms
                 .map(|ms| {
@@ -322,5 +345,9 @@ async fn run_page(
         results: results.iter().map(ResultView::new).collect(),
         previous_href: previous.map(|b| view::compare_href(b, run.id)),
         json_href: format!("/api/runs/{}", run.id),
+        busy: p.conditions.as_ref().and_then(|c| {
+            let findings = harness::conditions::assess(c);
+            (!findings.is_empty()).then(|| harness::conditions::describe(&findings))
+        }),
     })
 }

@@ -109,6 +109,8 @@ pub fn provenance(suite: &str, machine_name: &str, commit: u32) -> RunProvenance
         turbo: Some("off".to_owned()),
         quick: false,
         duration_ms: Some(1234),
+        bench_exe: None,
+        conditions: None,
     }
 }
 

@@ -22,7 +22,8 @@ Examples:
   bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
 Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
-Exit codes: 0 success / no regression, 1 regression (gate), 2 error or incomparable runs.";
+Exit codes: 0 success / no regression, 1 regression (gate), 2 error, incomparable runs, or a run
+recorded on a busy machine (gate; --allow-busy judges it anyway).";
 
 const RATIO_EXAMPLES: &str = "\
 Examples:
@@ -254,6 +255,10 @@ pub enum Command {
         /// Compare even across machines, toolchains, profiles or features.
         #[arg(long)]
         allow_mismatch: bool,
+        /// Judge runs recorded on a busy machine (other processes or the hypervisor took CPU
+        /// time while they measured) instead of refusing them; the report still warns.
+        #[arg(long)]
+        allow_busy: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,

@@ -9,10 +9,10 @@ use harness::ab::{self, BuiltSide, Checkout, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
 use harness::ledger::StoredRun;
 use harness::ledger_pairs::PairingPlan;
-use harness::model::{BuildConfig, NewRun, RunProvenance, RunSource};
+use harness::model::{BenchExe, BuildConfig, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, BuildOptions, Workspace};
-use harness::{paired, provenance};
+use harness::{conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
 
@@ -178,6 +178,8 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
         scratch.path(),
     )?;
     let measured_ms = i64::try_from(measuring.elapsed().as_millis()).ok();
+    let base_conditions = base_rounds.conditions();
+    let head_conditions = head_rounds.conditions();
     let (base_results, base_dropped) = base_rounds.into_measurements(config.confidence);
     let (head_results, head_dropped) = head_rounds.into_measurements(config.confidence);
     for dropped in base_dropped.iter().chain(&head_dropped) {
@@ -191,7 +193,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     if args.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
-    let side_provenance = |side: &BuiltSide, checkout: &Path| RunProvenance {
+    let side_provenance = |side: &BuiltSide, checkout: &Path, conditions| RunProvenance {
         suite: side.target.name.clone(),
         package: Some(side.target.package.clone()),
         command: command.clone(),
@@ -215,15 +217,20 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
         turbo: provenance::turbo(),
         quick: false,
         duration_ms: measured_ms,
+        bench_exe: Some(BenchExe {
+            sha256: side.sha256.clone(),
+            bytes: side.bytes,
+        }),
+        conditions,
     };
     let base_run = NewRun {
         source: RunSource::AbBase,
-        provenance: side_provenance(&base, base_checkout.dir()),
+        provenance: side_provenance(&base, base_checkout.dir(), base_conditions.clone()),
         measurements: base_results,
     };
     let head_run = NewRun {
         source: RunSource::AbHead,
-        provenance: side_provenance(&head, head_checkout.dir()),
+        provenance: side_provenance(&head, head_checkout.dir(), head_conditions.clone()),
         measurements: head_results,
     };
     let (base_id, head_id) = ledger
@@ -236,6 +243,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     );
     drop(head_checkout);
     drop(base_checkout);
+    report_contention(base_conditions.as_ref(), head_conditions.as_ref());
 
     let base_stored = ledger.require_run(base_id).await?;
     let head_stored = ledger.require_run(head_id).await?;
@@ -329,7 +337,7 @@ fn run_rounds(
             [(head, "head"), (base, "base")]
         };
         for (side, label) in order {
-            let results = ab::run_process(
+            let output = ab::run_process(
                 side,
                 label,
                 round,
@@ -340,9 +348,9 @@ fn run_rounds(
             )
             .with_context(|| format!("the {label} process of round {round} failed"))?;
             if label == "base" {
-                base_rounds.push(&results);
+                base_rounds.push_process(&output);
             } else {
-                head_rounds.push(&results);
+                head_rounds.push_process(&output);
             }
         }
         let elapsed = started.elapsed().as_secs_f64();
@@ -354,6 +362,27 @@ fn run_rounds(
         );
     }
     Ok((base_rounds, head_rounds))
+}
+
+/// Says how busy the machine was. ab never refuses a busy machine: both sides of every round
+/// met the same neighbours, which is what the pairing is for.
+fn report_contention(base: Option<&RunConditions>, head: Option<&RunConditions>) {
+    let busy = conditions::is_busy(base) == Some(true) || conditions::is_busy(head) == Some(true);
+    for (side, c) in [("base", base), ("head", head)] {
+        if let Some(c) = c {
+            eprintln!(
+                "bench-run ab: {side} processes: {}",
+                conditions::summary_line(c)
+            );
+        }
+    }
+    if busy {
+        eprintln!(
+            "bench-run ab: the machine was busy (other processes above {} CPUs); the verdict \
+             stands, because each round ran both sides under the same load",
+            conditions::BUSY_OTHERS_CPUS
+        );
+    }
 }
 
 /// Prints the gate's line and maps it to the exit code.

@@ -6,8 +6,17 @@ use crate::cli::VerdictArgs;
 use anyhow::Result;
 use harness::compare;
 use harness::ledger::Ledger;
-use harness::report::OutputFormat;
+use harness::report::{self, OutputFormat};
 use std::path::Path;
+
+/// What the gate may judge instead of refusing (`--allow-*`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Allow {
+    /// Runs measured differently (machine, toolchain, profile, features).
+    pub mismatch: bool,
+    /// Runs recorded on a busy machine.
+    pub busy: bool,
+}
 
 #[expect(
     clippy::too_many_arguments,
@@ -19,10 +28,11 @@ pub(super) async fn gate(
     base: &str,
     head: &str,
     suite: Option<&str>,
-    allow_mismatch: bool,
+    allow: Allow,
     format: OutputFormat,
     verdict: &VerdictArgs,
 ) -> Result<Outcome> {
+    let allow_mismatch = allow.mismatch;
     let config = compare_config(verdict)?;
     let head = resolve_run(ledger, head, suite, cwd).await?;
     let base = resolve_run(
@@ -58,6 +68,25 @@ pub(super) async fn gate(
             return Ok(Outcome::Incomparable);
         }
     }
+    // One executable on both sides: no verdict can come from the timings, so how busy the
+    // machine was cannot mislead it (the report still says so).
+    let same_binary = compare::same_binary(&base.provenance, &head.provenance);
+    let busy: Vec<String> = [("base", &base), ("head", &head)]
+        .into_iter()
+        .filter_map(|(side, run)| report::busy_text(run).map(|text| format!("{side} {text}")))
+        .collect();
+    if !busy.is_empty() && same_binary.is_none() {
+        if !allow.busy {
+            for text in &busy {
+                eprintln!("gate: refusing to judge: the {text}");
+            }
+            eprintln!("(rerun it on a quiet machine, or pass --allow-busy to judge it anyway)");
+            return Ok(Outcome::Incomparable);
+        }
+        for text in &busy {
+            eprintln!("warning: the {text} (judged anyway: --allow-busy)");
+        }
+    }
     if head.provenance.quick || base.provenance.quick {
         eprintln!(
             "warning: a --quick run takes part; its short measurement is meant for smoke tests"
@@ -68,7 +97,13 @@ pub(super) async fn gate(
     let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
     match compare::gate(&comparison, &mismatches, allow_mismatch) {
         compare::GateOutcome::Pass => {
-            eprintln!("gate: pass ({verdict_line}): no regression");
+            match &comparison.same_binary {
+                Some(sha256) => eprintln!(
+                    "gate: pass ({verdict_line}): {}",
+                    compare::same_binary_sentence(sha256)
+                ),
+                None => eprintln!("gate: pass ({verdict_line}): no regression"),
+            }
             Ok(Outcome::Ok)
         }
         compare::GateOutcome::Regression => {

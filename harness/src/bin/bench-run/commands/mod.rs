@@ -66,6 +66,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: runs differ: {mismatch}");
             }
+            warn_busy(&base, &head);
             let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, format, verdict.explain);
             Ok(Outcome::Ok)
@@ -75,6 +76,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             head,
             suite,
             allow_mismatch,
+            allow_busy,
             format,
             verdict,
         }) => {
@@ -85,7 +87,10 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
                 &base,
                 &head,
                 suite.as_deref(),
-                allow_mismatch,
+                gate::Allow {
+                    mismatch: allow_mismatch,
+                    busy: allow_busy,
+                },
                 format,
                 &verdict,
             )
@@ -259,6 +264,16 @@ fn print_comparison(
     }
 }
 
+/// Warns on stderr about each of `base` and `head` that ran on a busy machine (the reports
+/// say so too).
+fn warn_busy(base: &StoredRun, head: &StoredRun) {
+    for (side, run) in [("base", base), ("head", head)] {
+        if let Some(text) = report::busy_text(run) {
+            eprintln!("warning: {side} {text}");
+        }
+    }
+}
+
 fn progress_bar(total: usize) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(u64::try_from(total).unwrap_or(0));
     if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -320,6 +335,8 @@ fn external_provenance(
         turbo: provenance::turbo(),
         quick: false,
         duration_ms,
+        bench_exe: None,
+        conditions: None,
     })
 }
 

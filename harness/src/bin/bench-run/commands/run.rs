@@ -3,6 +3,7 @@
 use super::push::push_run;
 use super::{
     compare_config, git_info, open_ledger, print_comparison, progress_bar, record, resolve_run,
+    warn_busy,
 };
 use crate::Outcome;
 use crate::cli::RunArgs;
@@ -52,6 +53,16 @@ pub(super) async fn measure_and_record(
             exe
         }
     };
+
+    // Hashed before it runs: two runs of one executable measured the same code.
+    let bench_exe = provenance::hash_executable(&exe)
+        .inspect_err(|e| {
+            eprintln!(
+                "warning: bench executable {} not hashed: {e}",
+                exe.display()
+            )
+        })
+        .ok();
 
     let mut criterion_args = if args.quick {
         suite::quick_args(&args.criterion_args)
@@ -138,12 +149,26 @@ pub(super) async fn measure_and_record(
         turbo: provenance::turbo(),
         quick: args.quick,
         duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
+        bench_exe,
+        conditions: output.conditions,
     };
+    let busy = provenance
+        .conditions
+        .as_ref()
+        .map(harness::conditions::assess)
+        .unwrap_or_default();
     let id = record(ledger, source, provenance, measurements).await?;
     eprintln!(
         "bench-run: benchmarks ran for {:.1} s",
         output.elapsed.as_secs_f64()
     );
+    if !busy.is_empty() {
+        eprintln!(
+            "warning: the machine was busy during run #{id}: {}; `bench-run gate` refuses it \
+             unless --allow-busy",
+            harness::conditions::describe(&busy)
+        );
+    }
     Ok((id, workspace))
 }
 
@@ -201,6 +226,7 @@ pub(super) async fn run_suite(
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: baseline differs: {mismatch}");
             }
+            warn_busy(&base, &head);
             let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
         }
