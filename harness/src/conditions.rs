@@ -873,8 +873,8 @@ mod tests {
         assert_eq!(merged.wall_ms, 4000);
         assert!((merged.others_cpus - 0.75).abs() < 1e-12);
         assert!((merged.own_cpus - 1.0).abs() < 1e-12);
-        assert_eq!(merged.load_start.unwrap().one, 1000.0);
-        assert_eq!(merged.load_end.unwrap().one, 1.0);
+        assert!((merged.load_start.unwrap().one - 1000.0).abs() < 1e-12);
+        assert!((merged.load_end.unwrap().one - 1.0).abs() < 1e-12);
         let names: Vec<&str> = merged
             .per_benchmark
             .iter()
