@@ -13,15 +13,19 @@
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
 //!   speeds into ratios against an anchor implementation (pure).
+//! - [`quick`] tells whether `--quick` took effect; [`confirm`] decides whether a flagged
+//!   regression holds in re-runs (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod adapter;
 pub mod compare;
+pub mod confirm;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_web;
 pub mod model;
 pub mod provenance;
+pub mod quick;
 pub mod ratio;
 pub mod refs;
 pub mod report;

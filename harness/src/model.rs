@@ -415,6 +415,8 @@ pub enum RunSource {
     ImportCargoCriterion,
     /// `interleave`: worker processes ran our benchmarks and an anchor's in alternation.
     Interleaved,
+    /// `gate --confirm`: a re-run of only the benchmarks a gate flagged.
+    Confirmation,
 }
 
 impl RunSource {
@@ -429,6 +431,7 @@ impl RunSource {
             Self::ImportHyperfine => 5,
             Self::ImportCargoCriterion => 6,
             Self::Interleaved => 7,
+            Self::Confirmation => 8,
         }
     }
 
@@ -443,6 +446,7 @@ impl RunSource {
             5 => Some(Self::ImportHyperfine),
             6 => Some(Self::ImportCargoCriterion),
             7 => Some(Self::Interleaved),
+            8 => Some(Self::Confirmation),
             _ => None,
         }
     }
@@ -458,6 +462,7 @@ impl RunSource {
             Self::ImportHyperfine => "import-hyperfine",
             Self::ImportCargoCriterion => "import-cargo-criterion",
             Self::Interleaved => "interleaved",
+            Self::Confirmation => "confirmation",
         }
     }
 }
@@ -644,13 +649,14 @@ mod tests {
             (RunSource::ImportHyperfine, 5),
             (RunSource::ImportCargoCriterion, 6),
             (RunSource::Interleaved, 7),
+            (RunSource::Confirmation, 8),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
             assert_eq!(RunSource::from_code(code), Some(value));
         }
         assert_eq!(Direction::from_code(0), None);
-        assert_eq!(RunSource::from_code(8), None);
+        assert_eq!(RunSource::from_code(9), None);
     }
 
     #[test]
