@@ -125,7 +125,11 @@ pub fn render(entry: &Entry<'_>) -> String {
                 base.provenance.git.dirty
             )
         ),
-        None => "- No baseline: first run of this suite on this machine.\n".to_owned(),
+        None => {
+            "- No baseline: no earlier full run of this suite on this machine (--quick runs and \
+                 confirmation re-runs are never a default baseline).\n"
+                .to_owned()
+        }
     });
     for a in &run.annotations {
         out.push_str(&format!("- Annotation ({}): {}\n", a.created_at, a.text));

@@ -1,12 +1,12 @@
 //! `bench-run gate`: the CI verdict, exit 0/1/2.
 
-use super::{compare_config, print_comparison, resolve_run};
+use super::{compare_config, confirm, print_comparison, resolve_run};
 use crate::Outcome;
 use crate::cli::VerdictArgs;
 use anyhow::Result;
-use harness::compare;
 use harness::ledger::Ledger;
 use harness::report::OutputFormat;
+use harness::{compare, quick};
 use std::path::Path;
 
 #[expect(
@@ -22,6 +22,7 @@ pub(super) async fn gate(
     allow_mismatch: bool,
     format: OutputFormat,
     verdict: &VerdictArgs,
+    confirm_runs: u32,
 ) -> Result<Outcome> {
     let config = compare_config(verdict)?;
     let head = resolve_run(ledger, head, suite, cwd).await?;
@@ -32,12 +33,23 @@ pub(super) async fn gate(
         cwd,
     )
     .await?;
+    if base.id == head.id {
+        eprintln!(
+            "gate: base and head are the same run #{}: nothing to compare; on main, gate against \
+             the previous commit or use bench-run ab",
+            head.id
+        );
+        return Ok(Outcome::Incomparable);
+    }
     if base.provenance.suite != head.provenance.suite {
         eprintln!(
             "gate: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{})",
             base.provenance.suite, base.id, head.provenance.suite, head.id
         );
         return Ok(Outcome::Incomparable);
+    }
+    if confirm_runs > 0 {
+        confirm::check_head(&head, cwd)?;
     }
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     if !mismatches.is_empty() {
@@ -58,9 +70,11 @@ pub(super) async fn gate(
             return Ok(Outcome::Incomparable);
         }
     }
-    if head.provenance.quick || base.provenance.quick {
+    if let Some(warning) = quick::mixing_warning(&base, &head) {
+        eprintln!("warning: {warning}");
+    } else if head.provenance.quick {
         eprintln!(
-            "warning: a --quick run takes part; its short measurement is meant for smoke tests"
+            "warning: both runs are --quick runs; their short measurement is meant for smoke tests"
         );
     }
     let comparison = ledger.compare_runs(&base, &head, &config).await?;
@@ -70,6 +84,23 @@ pub(super) async fn gate(
         compare::GateOutcome::Pass => {
             eprintln!("gate: pass ({verdict_line}): no regression");
             Ok(Outcome::Ok)
+        }
+        compare::GateOutcome::Regression if confirm_runs > 0 => {
+            let request = confirm::Request {
+                base: &base,
+                head: &head,
+                flagged: &comparison,
+                config: &config,
+                runs: confirm_runs,
+                allow_mismatch,
+                format,
+            };
+            let outcome = confirm::confirm(ledger, cwd, &request).await?;
+            eprintln!(
+                "gate: {} ({verdict_line}): {}",
+                outcome.word, outcome.summary
+            );
+            Ok(outcome.outcome)
         }
         compare::GateOutcome::Regression => {
             let names: Vec<&str> = comparison

@@ -2,6 +2,7 @@
 //! this module dispatches and holds what they share (opening the ledger, naming runs,
 //! recording, the verdict settings).
 
+mod confirm;
 mod gate;
 mod import;
 mod log;
@@ -55,15 +56,35 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         Some(Command::Compare {
             base,
             head,
+            suite,
+            allow_mismatch,
             format,
             verdict,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            let head = resolve_run(&ledger, &head, None, &cwd).await?;
-            let base = resolve_run(&ledger, &base, Some(&head.provenance.suite), &cwd).await?;
+            let head = resolve_run(&ledger, &head, suite.as_deref(), &cwd).await?;
+            let base_suite = suite.as_deref().unwrap_or(&head.provenance.suite);
+            let base = resolve_run(&ledger, &base, Some(base_suite), &cwd).await?;
             let config = compare_config(&verdict)?;
+            if base.provenance.suite != head.provenance.suite {
+                if !allow_mismatch {
+                    eprintln!(
+                        "compare: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{}); \
+                         pass --allow-mismatch to compare anyway",
+                        base.provenance.suite, base.id, head.provenance.suite, head.id
+                    );
+                    return Ok(Outcome::Incomparable);
+                }
+                eprintln!(
+                    "warning: runs differ: suite differs: base {:?} (run #{}), head {:?} (run #{})",
+                    base.provenance.suite, base.id, head.provenance.suite, head.id
+                );
+            }
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: runs differ: {mismatch}");
+            }
+            if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
+                eprintln!("warning: {warning}");
             }
             let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, format, verdict.explain);
@@ -74,6 +95,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             head,
             suite,
             allow_mismatch,
+            confirm,
             format,
             verdict,
         }) => {
@@ -87,6 +109,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
                 allow_mismatch,
                 format,
                 &verdict,
+                confirm,
             )
             .await
         }
