@@ -650,16 +650,21 @@ impl Ledger {
         })
     }
 
-    /// The run before `run` of the same suite on the same machine.
+    /// The default baseline of `run`: the newest earlier run of the same suite on the same
+    /// machine that is a full measurement, i.e. neither a `--quick` run nor a `gate --confirm`
+    /// re-run of a few benchmarks. Whatever `run` itself is (a quick head still gets the newest
+    /// full run as its baseline).
     ///
     /// # Errors
     /// When the query fails.
     pub async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError> {
         Ok(sqlx::query_scalar(
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = ?
-             WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id",
+             WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
+               AND p.quick = 0 AND p.source <> ?",
         )
         .bind(run)
+        .bind(RunSource::Confirmation.code())
         .fetch_one(&self.pool)
         .await?)
     }

@@ -15,12 +15,15 @@
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
 //!   speeds into ratios against an anchor implementation (pure).
+//! - [`quick`] tells whether `--quick` took effect; [`confirm`] decides whether a flagged
+//!   regression holds in re-runs (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod ab;
 pub mod adapter;
 pub mod compare;
 pub mod conditions;
+pub mod confirm;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_pairs;
@@ -28,6 +31,7 @@ pub mod ledger_web;
 pub mod model;
 pub mod paired;
 pub mod provenance;
+pub mod quick;
 pub mod ratio;
 pub mod refs;
 pub mod report;

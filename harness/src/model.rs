@@ -421,6 +421,8 @@ pub enum RunSource {
     ImportCargoCriterion,
     /// `interleave`: worker processes ran our benchmarks and an anchor's in alternation.
     Interleaved,
+    /// `gate --confirm`: a re-run of only the benchmarks a gate flagged.
+    Confirmation,
     /// `ab`: the base side of paired A/B rounds (one value per process and round).
     AbBase,
     /// `ab`: the head side of paired A/B rounds.
@@ -439,7 +441,7 @@ impl RunSource {
             Self::ImportHyperfine => 5,
             Self::ImportCargoCriterion => 6,
             Self::Interleaved => 7,
-            // 8 is taken by `gate --confirm`'s confirmation runs.
+            Self::Confirmation => 8,
             Self::AbBase => 9,
             Self::AbHead => 10,
         }
@@ -456,6 +458,7 @@ impl RunSource {
             5 => Some(Self::ImportHyperfine),
             6 => Some(Self::ImportCargoCriterion),
             7 => Some(Self::Interleaved),
+            8 => Some(Self::Confirmation),
             9 => Some(Self::AbBase),
             10 => Some(Self::AbHead),
             _ => None,
@@ -473,6 +476,7 @@ impl RunSource {
             Self::ImportHyperfine => "import-hyperfine",
             Self::ImportCargoCriterion => "import-cargo-criterion",
             Self::Interleaved => "interleaved",
+            Self::Confirmation => "confirmation",
             Self::AbBase => "ab-base",
             Self::AbHead => "ab-head",
         }
@@ -798,6 +802,7 @@ mod tests {
             (RunSource::ImportHyperfine, 5),
             (RunSource::ImportCargoCriterion, 6),
             (RunSource::Interleaved, 7),
+            (RunSource::Confirmation, 8),
             (RunSource::AbBase, 9),
             (RunSource::AbHead, 10),
         ];

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `42` | run id 42; when no run has that id, the text is tried as a name below (an all-digit hash prefix) |
 //! | `latest` | the newest run (of the suite in context, if any) |
-//! | `previous` | the run before `latest` of the same suite on the same machine |
+//! | `previous` | the default baseline of `latest`: the newest earlier run of the same suite on the same machine that is a full measurement (`--quick` runs and `gate --confirm` re-runs are skipped; [`Ledger::previous_run`]) |
 //! | a tag | the run the tag names (`bench-run tag RUN NAME`) |
 //! | a git revision | the newest run at that commit: `main`, `HEAD~1`, `v1.2`, a hash or prefix |
 //!
@@ -23,7 +23,8 @@ pub enum RunRef {
     Id(RunId),
     /// The newest run.
     Latest,
-    /// The run before the newest, same suite and machine.
+    /// The default baseline of the newest run: the newest earlier full run of the same suite
+    /// and machine.
     Previous,
     /// A tag or a git revision.
     Name(String),
@@ -156,6 +157,52 @@ mod tests {
             provenance,
             measurements: vec![crate::model::test_time_ns(1.0)],
         }
+    }
+
+    fn run_of(suite: &str, source: RunSource, quick: bool) -> NewRun {
+        NewRun {
+            source,
+            provenance: RunProvenance {
+                suite: suite.to_owned(),
+                quick,
+                ..RunProvenance::default()
+            },
+            measurements: vec![crate::model::test_time_ns(1.0)],
+        }
+    }
+
+    #[tokio::test]
+    async fn previous_skips_quick_runs_and_confirmation_reruns() -> Result<(), RefError> {
+        let ledger = Ledger::in_memory().await?;
+        let full = ledger
+            .record_run(&run_of("s", RunSource::BenchRun, false))
+            .await?;
+        let other_suite = ledger
+            .record_run(&run_of("t", RunSource::BenchRun, false))
+            .await?;
+        let quick = ledger
+            .record_run(&run_of("s", RunSource::BenchRun, true))
+            .await?;
+        let confirmation = ledger
+            .record_run(&run_of("s", RunSource::Confirmation, false))
+            .await?;
+        let calibration = ledger
+            .record_run(&run_of("s", RunSource::Calibration, false))
+            .await?;
+        let quick_head = ledger
+            .record_run(&run_of("s", RunSource::BenchRun, true))
+            .await?;
+        // A quick head's baseline is the newest full run; quick and confirmation runs are
+        // nobody's default baseline.
+        assert_eq!(ledger.previous_run(quick_head).await?, Some(calibration));
+        assert_eq!(ledger.previous_run(calibration).await?, Some(full));
+        assert_eq!(ledger.previous_run(confirmation).await?, Some(full));
+        assert_eq!(ledger.previous_run(quick).await?, Some(full));
+        assert_eq!(ledger.previous_run(full).await?, None);
+        assert_eq!(ledger.previous_run(other_suite).await?, None);
+        let previous = resolve(&ledger, &RunRef::Previous, Some("s"), None).await?;
+        assert_eq!(previous, calibration);
+        Ok(())
     }
 
     #[tokio::test]

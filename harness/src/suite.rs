@@ -667,35 +667,37 @@ pub fn list_benchmarks(
     Ok(parse_list(&String::from_utf8_lossy(&output.stdout)))
 }
 
+/// Criterion flags that take a value (the next argument).
+pub const CRITERION_FLAGS_WITH_VALUE: &[&str] = &[
+    "--warm-up-time",
+    "--measurement-time",
+    "--sample-size",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--save-baseline",
+    "-s",
+    "--baseline",
+    "-b",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--profile-time",
+    "--plotting-backend",
+    "--output-format",
+    "--color",
+    "-c",
+    "--format",
+];
+
 /// The criterion arguments that select benchmarks (the positional filter and `--exact`,
 /// `--ignored`), dropping measurement settings that `--list` has no use for.
 #[must_use]
 pub fn filter_args(criterion_args: &[String]) -> Vec<String> {
-    const WITH_VALUE: &[&str] = &[
-        "--warm-up-time",
-        "--measurement-time",
-        "--sample-size",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--save-baseline",
-        "-s",
-        "--baseline",
-        "-b",
-        "--baseline-lenient",
-        "--load-baseline",
-        "--profile-time",
-        "--plotting-backend",
-        "--output-format",
-        "--color",
-        "-c",
-        "--format",
-    ];
     let mut kept = Vec::new();
     let mut args = criterion_args.iter();
     while let Some(arg) = args.next() {
-        if WITH_VALUE.contains(&arg.as_str()) {
+        if CRITERION_FLAGS_WITH_VALUE.contains(&arg.as_str()) {
             args.next();
         } else if arg == "--exact" || arg == "--ignored" || !arg.starts_with('-') {
             kept.push(arg.clone());

@@ -112,12 +112,13 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
         2,
     );
 
-    // The log appends an entry and never touches what is there.
+    // The log appends an entry and never touches what is there. Both runs are --quick runs,
+    // which are never a default baseline: the baseline is named.
     let log = sandbox.write("BENCHMARKS.md", b"# Log\n\nold entry, hand written\n");
     let before = std::fs::read(&log).unwrap();
     let out = sandbox
         .bench_run()
-        .args(["log", "latest", "--note", "second commit"])
+        .args(["log", "latest", "--base", "1", "--note", "second commit"])
         .arg("--file")
         .arg(&log)
         .output()

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /api/runs?suite=&machine=&branch=&commit=&page=&per_page=` | `{"runs": [...], "page", "per_page", "next_page"}`; each run as in `bench-run list --format json` |
 //! | `GET /api/runs/{ref}` | `bench-run show --format json`: `{"run": {...}, "results": [...]}` |
-//! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches` and `threshold_pct` |
+//! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches`, `warnings` (a quick run meets a full one) and `threshold_pct` |
 //! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
 //!

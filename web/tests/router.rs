@@ -169,6 +169,53 @@ async fn run_page_shows_provenance_results_tags_and_annotations() {
 }
 
 #[tokio::test]
+async fn compare_page_warns_when_a_quick_run_meets_a_full_one() {
+    let (ledger, ids) = seeded().await;
+    let mut provenance = util::provenance("demo", "m1", 12);
+    provenance.quick = true;
+    let quick = ledger
+        .record_run(&harness::model::NewRun {
+            source: harness::model::RunSource::BenchRun,
+            provenance,
+            measurements: vec![
+                util::timed("parse/small", 1300.0, 2),
+                util::timed("parse/large", 50_000.0, 5),
+            ],
+        })
+        .await
+        .unwrap();
+    let app = app(AppState::new(ledger));
+    let last_full = ids[7];
+    let mixed = get(&app, &format!("/compare?base={last_full}&head={quick}")).await;
+    assert_eq!(mixed.status, StatusCode::OK, "{}", mixed.body);
+    assert!(
+        mixed.body.contains("A quick run meets a full one"),
+        "{}",
+        mixed.body
+    );
+    assert!(mixed.body.contains(&format!(
+        "the head run #{quick} is a --quick run and the base run #{last_full} is a full run"
+    )));
+    let alike = get(&app, &format!("/compare?base={}&head={last_full}", ids[6])).await;
+    assert!(!alike.body.contains("A quick run meets a full one"));
+    let api = get(&app, &format!("/api/compare?base={last_full}&head={quick}")).await;
+    assert_eq!(api.json()["warnings"].as_array().unwrap().len(), 1);
+    let api = get(
+        &app,
+        &format!("/api/compare?base={}&head={last_full}", ids[6]),
+    )
+    .await;
+    assert_eq!(api.json()["warnings"], serde_json::json!([]));
+    // `previous` skips the quick run: the newest full run before it.
+    let previous = get(&app, "/compare?base=previous&head=latest").await;
+    assert!(
+        previous.body.contains(&format!("run #{last_full}</a>")),
+        "{}",
+        previous.body
+    );
+}
+
+#[tokio::test]
 async fn compare_page_has_the_before_after_table() {
     let (app, _) = seeded_app().await;
     let r = get(&app, "/compare?base=baseline&head=8").await;

@@ -137,7 +137,11 @@ pub fn render(entry: &Entry<'_>) -> String {
                 base.provenance.git.dirty
             )
         ),
-        None => "- No baseline: first run of this suite on this machine.\n".to_owned(),
+        None => {
+            "- No baseline: no earlier full run of this suite on this machine (--quick runs and \
+                 confirmation re-runs are never a default baseline).\n"
+                .to_owned()
+        }
     });
     if let Some(sha256) = entry
         .baseline

@@ -26,9 +26,10 @@ pub use interleave_report::interleave_report;
 pub use ratio_report::{RatioSources, ratio_report};
 
 /// Output formats shared by the subcommands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     /// Aligned plain-text table.
+    #[default]
     Table,
     /// GitHub-flavoured markdown.
     Markdown,

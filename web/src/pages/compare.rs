@@ -35,6 +35,8 @@ pub struct Loaded {
     pub head: StoredRun,
     pub comparison: Comparison,
     pub mismatches: Vec<Mismatch>,
+    /// Set when one run is a `--quick` run and the other is not.
+    pub quick_warning: Option<String>,
     pub config: CompareConfig,
 }
 
@@ -60,11 +62,13 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
     let comparison = state.ledger().compare_runs(&base, &head, &config).await?;
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
+    let quick_warning = harness::quick::mixing_warning(&base, &head);
     Ok(Loaded {
         base,
         head,
         comparison,
         mismatches,
+        quick_warning,
         config,
     })
 }
@@ -83,6 +87,10 @@ pub async fn compare_view_json(
             "mismatches".to_owned(),
             serde_json::to_value(&loaded.mismatches)
                 .map_err(|e| AppError::Internal(e.to_string()))?,
+        );
+        obj.insert(
+            "warnings".to_owned(),
+            serde_json::json!(loaded.quick_warning.iter().collect::<Vec<_>>()),
         );
         obj.insert(
             "threshold_pct".to_owned(),
@@ -198,6 +206,7 @@ struct ComparePage {
     mismatches: Vec<String>,
     /// Same executable, busy machine: what to know before reading the table.
     notes: Vec<String>,
+    quick_warning: Option<String>,
     markdown: String,
 }
 
@@ -283,6 +292,7 @@ async fn compare_page(
         family_size: c.family_size,
         mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
         notes: report::comparison_notes(c, &loaded.base, &loaded.head),
+        quick_warning: loaded.quick_warning.clone(),
         markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
         threshold: format!("{}", loaded.config.threshold_pct),
         base_ref,

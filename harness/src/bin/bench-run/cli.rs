@@ -16,12 +16,14 @@ Examples:
   bench-run show latest --format json             one run with full provenance and results
   bench-run compare previous latest               before/after table with confidence intervals
   bench-run gate --base main --explain            exit 1 on a regression against main's latest run
+  bench-run gate --base main --confirm 3          re-run flagged benchmarks 3 times before failing
   bench-run ratio 68 --anchor 67 --at-least 20    how many times faster than an imported anchor run
   bench-run log                                   append the latest run to BENCHMARKS.md
   bench-run import bmf sizes.json --suite wire    record metrics from another tool
   bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
 Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
+`previous` and the default baseline skip --quick runs and gate --confirm re-runs.
 Exit codes: 0 success / no regression, 1 regression (gate), 2 error, incomparable runs, or a run
 recorded on a busy machine (gate; --allow-busy judges it anyway).";
 
@@ -105,7 +107,7 @@ pub struct Cli {
 }
 
 /// Running a suite.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub struct RunArgs {
     /// Bench target to run (a `[[bench]]` of any workspace member).
     #[arg(long, value_name = "NAME", required = true)]
@@ -119,7 +121,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "REF")]
     pub base: Option<String>,
 
-    /// Short warm-up and measurement (for smoke runs; not for decisions).
+    /// Short warm-up and measurement (for smoke runs; not for decisions). The run is labelled
+    /// quick only if the settings took effect (a suite may set its own sample size and times).
     #[arg(long)]
     pub quick: bool,
 
@@ -176,7 +179,7 @@ pub enum CorrectionArg {
 }
 
 /// Settings of the verdict.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub struct VerdictArgs {
     /// Smallest change (percent) that can count as a regression or improvement.
     #[arg(long, value_name = "PCT")]
@@ -235,6 +238,13 @@ pub enum Command {
         base: String,
         /// The run to judge.
         head: String,
+        /// Suite, to narrow `latest`, `previous` and git revisions.
+        #[arg(long)]
+        suite: Option<String>,
+        /// Compare runs of different suites (refused otherwise; other differences between the
+        /// runs are only warnings here).
+        #[arg(long)]
+        allow_mismatch: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
@@ -259,6 +269,11 @@ pub enum Command {
         /// time while they measured) instead of refusing them; the report still warns.
         #[arg(long)]
         allow_busy: bool,
+        /// When regressions are found, re-run only the flagged benchmarks N more times (new
+        /// runs of the head's suite in the workspace of the current directory) and fail only
+        /// if a regression holds in more than half of them.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        confirm: u32,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,

@@ -1,12 +1,12 @@
 //! `bench-run gate`: the CI verdict, exit 0/1/2.
 
-use super::{compare_config, print_comparison, resolve_run};
+use super::{compare_config, confirm, print_comparison, resolve_run};
 use crate::Outcome;
 use crate::cli::VerdictArgs;
 use anyhow::Result;
-use harness::compare;
 use harness::ledger::Ledger;
 use harness::report::{self, OutputFormat};
+use harness::{compare, quick};
 use std::path::Path;
 
 /// What the gate may judge instead of refusing (`--allow-*`).
@@ -31,6 +31,7 @@ pub(super) async fn gate(
     allow: Allow,
     format: OutputFormat,
     verdict: &VerdictArgs,
+    confirm_runs: u32,
 ) -> Result<Outcome> {
     let allow_mismatch = allow.mismatch;
     let config = compare_config(verdict)?;
@@ -42,12 +43,23 @@ pub(super) async fn gate(
         cwd,
     )
     .await?;
+    if base.id == head.id {
+        eprintln!(
+            "gate: base and head are the same run #{}: nothing to compare; on main, gate against \
+             the previous commit or use bench-run ab",
+            head.id
+        );
+        return Ok(Outcome::Incomparable);
+    }
     if base.provenance.suite != head.provenance.suite {
         eprintln!(
             "gate: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{})",
             base.provenance.suite, base.id, head.provenance.suite, head.id
         );
         return Ok(Outcome::Incomparable);
+    }
+    if confirm_runs > 0 {
+        confirm::check_head(&head, cwd)?;
     }
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     if !mismatches.is_empty() {
@@ -69,27 +81,34 @@ pub(super) async fn gate(
         }
     }
     // One executable on both sides: no verdict can come from the timings, so how busy the
-    // machine was cannot mislead it (the report still says so).
+    // machine was cannot mislead it (the report still says so). The two sides of one
+    // `bench-run ab` met the same load in every round: pairing is what makes them usable.
     let same_binary = compare::same_binary(&base.provenance, &head.provenance);
+    let paired = ledger.pairing_between(base.id, head.id).await?.is_some();
     let busy: Vec<String> = [("base", &base), ("head", &head)]
         .into_iter()
         .filter_map(|(side, run)| report::busy_text(run).map(|text| format!("{side} {text}")))
         .collect();
-    if !busy.is_empty() && same_binary.is_none() {
+    if !busy.is_empty() && same_binary.is_none() && !paired {
         if !allow.busy {
             for text in &busy {
                 eprintln!("gate: refusing to judge: the {text}");
             }
-            eprintln!("(rerun it on a quiet machine, or pass --allow-busy to judge it anyway)");
+            eprintln!(
+                "(rerun it on a quiet machine, gate with bench-run ab, whose paired rounds hold on \
+                 a busy machine, or pass --allow-busy to judge it anyway)"
+            );
             return Ok(Outcome::Incomparable);
         }
         for text in &busy {
             eprintln!("warning: the {text} (judged anyway: --allow-busy)");
         }
     }
-    if head.provenance.quick || base.provenance.quick {
+    if let Some(warning) = quick::mixing_warning(&base, &head) {
+        eprintln!("warning: {warning}");
+    } else if head.provenance.quick {
         eprintln!(
-            "warning: a --quick run takes part; its short measurement is meant for smoke tests"
+            "warning: both runs are --quick runs; their short measurement is meant for smoke tests"
         );
     }
     let comparison = ledger.compare_runs(&base, &head, &config).await?;
@@ -105,6 +124,23 @@ pub(super) async fn gate(
                 None => eprintln!("gate: pass ({verdict_line}): no regression"),
             }
             Ok(Outcome::Ok)
+        }
+        compare::GateOutcome::Regression if confirm_runs > 0 => {
+            let request = confirm::Request {
+                base: &base,
+                head: &head,
+                flagged: &comparison,
+                config: &config,
+                runs: confirm_runs,
+                allow_mismatch,
+                format,
+            };
+            let outcome = confirm::confirm(ledger, cwd, &request).await?;
+            eprintln!(
+                "gate: {} ({verdict_line}): {}",
+                outcome.word, outcome.summary
+            );
+            Ok(outcome.outcome)
         }
         compare::GateOutcome::Regression => {
             let names: Vec<&str> = comparison

@@ -5,6 +5,7 @@ use crate::Outcome;
 use anyhow::{Context, Result};
 use harness::compare::CompareConfig;
 use harness::ledger::{Ledger, workspace_root};
+use harness::quick;
 use harness::report::log;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,11 @@ pub(super) async fn log_run(
             None => None,
         },
     };
+    let mut notes = notes;
+    if let Some(warning) = base.as_ref().and_then(|b| quick::mixing_warning(b, &run)) {
+        eprintln!("warning: {warning}");
+        notes.push(format!("Warning: {warning}."));
+    }
     let mut deltas = BTreeMap::new();
     if let Some(base) = &base {
         let comparison = ledger

@@ -3,6 +3,7 @@
 //! recording, the verdict settings).
 
 mod ab;
+mod confirm;
 mod gate;
 mod import;
 mod log;
@@ -56,17 +57,37 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         Some(Command::Compare {
             base,
             head,
+            suite,
+            allow_mismatch,
             format,
             verdict,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            let head = resolve_run(&ledger, &head, None, &cwd).await?;
-            let base = resolve_run(&ledger, &base, Some(&head.provenance.suite), &cwd).await?;
+            let head = resolve_run(&ledger, &head, suite.as_deref(), &cwd).await?;
+            let base_suite = suite.as_deref().unwrap_or(&head.provenance.suite);
+            let base = resolve_run(&ledger, &base, Some(base_suite), &cwd).await?;
             let config = compare_config(&verdict)?;
+            if base.provenance.suite != head.provenance.suite {
+                if !allow_mismatch {
+                    eprintln!(
+                        "compare: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{}); \
+                         pass --allow-mismatch to compare anyway",
+                        base.provenance.suite, base.id, head.provenance.suite, head.id
+                    );
+                    return Ok(Outcome::Incomparable);
+                }
+                eprintln!(
+                    "warning: runs differ: suite differs: base {:?} (run #{}), head {:?} (run #{})",
+                    base.provenance.suite, base.id, head.provenance.suite, head.id
+                );
+            }
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
                 eprintln!("warning: runs differ: {mismatch}");
             }
             warn_busy(&base, &head);
+            if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
+                eprintln!("warning: {warning}");
+            }
             let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, format, verdict.explain);
             Ok(Outcome::Ok)
@@ -77,6 +98,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             suite,
             allow_mismatch,
             allow_busy,
+            confirm,
             format,
             verdict,
         }) => {
@@ -93,6 +115,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
                 },
                 format,
                 &verdict,
+                confirm,
             )
             .await
         }

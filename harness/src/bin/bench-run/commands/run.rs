@@ -10,10 +10,10 @@ use crate::cli::RunArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use harness::compare;
 use harness::ledger::{Ledger, RunId};
-use harness::model::{BuildConfig, RunProvenance, RunSource};
+use harness::model::{BuildConfig, Measurement, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
-use harness::{adapter, provenance};
+use harness::{adapter, provenance, quick};
 use std::path::{Path, PathBuf};
 
 /// Runs a suite once and records it; returns the new run id.
@@ -119,6 +119,8 @@ pub(super) async fn measure_and_record(
         format!("cannot read criterion's output of suite {} (is it a criterion bench with `harness = false`?)", target.name)
     })?;
 
+    let quick = args.quick && quick_took_effect(&criterion_args, &measurements);
+
     let mut command: Vec<String> = std::env::args().collect();
     if let Some(first) = command.first_mut() {
         *first = "bench-run".to_owned();
@@ -147,7 +149,7 @@ pub(super) async fn measure_and_record(
         git: git_info(&workspace.root),
         cpu_governor: provenance::cpu_governor(),
         turbo: provenance::turbo(),
-        quick: args.quick,
+        quick,
         duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
         bench_exe,
         conditions: output.conditions,
@@ -170,6 +172,19 @@ pub(super) async fn measure_and_record(
         );
     }
     Ok((id, workspace))
+}
+
+/// Whether `--quick` took effect (see `harness::quick`); says so when it did not, or only in
+/// part.
+fn quick_took_effect(criterion_args: &[String], measurements: &[Measurement]) -> bool {
+    let Some(requested) = quick::RequestedSettings::from_criterion_args(criterion_args) else {
+        return true;
+    };
+    let check = quick::check(measurements, requested);
+    if let Some(message) = check.message() {
+        eprintln!("{message}");
+    }
+    check.effect().is_quick()
 }
 
 pub(super) fn sorted(values: &[String]) -> Vec<String> {
@@ -227,13 +242,17 @@ pub(super) async fn run_suite(
                 eprintln!("warning: baseline differs: {mismatch}");
             }
             warn_busy(&base, &head);
+            if let Some(warning) = quick::mixing_warning(&base, &head) {
+                eprintln!("warning: {warning}");
+            }
             let comparison = ledger.compare_runs(&base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
         }
         None => {
             let results = ledger.measurements(id).await?;
             eprintln!(
-                "bench-run: no baseline yet (first run of {} on this machine)",
+                "bench-run: no baseline yet (no earlier full run of {} on this machine; \
+                 --quick runs and confirmation re-runs are never a default baseline)",
                 head.provenance.suite
             );
             print!("{}", report::run_show(&head, &results, args.format));
