@@ -11,17 +11,22 @@
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
-//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
-//!   speeds into ratios against an anchor implementation (pure).
+//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`noise`] learns each
+//!   benchmark's noise floor from its history, using the change points of [`changepoint`], and
+//!   [`quarantine`] reads the list of benchmarks that never fail the gate (pure); [`ratio`]
+//!   turns stored speeds into ratios against an anchor implementation (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod adapter;
+pub mod changepoint;
 pub mod compare;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_web;
 pub mod model;
+pub mod noise;
 pub mod provenance;
+pub mod quarantine;
 pub mod ratio;
 pub mod refs;
 pub mod report;
