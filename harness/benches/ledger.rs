@@ -252,12 +252,7 @@ async fn compare_latest(ledger: &Ledger, config: &CompareConfig, gate: bool) -> 
     let base_results = ledger.measurements(base_id).await.unwrap();
     let head_results = ledger.measurements(head_id).await.unwrap();
     let history = ledger
-        .history(
-            "synthetic",
-            head.machine_id,
-            head_id,
-            config.max_history + 1,
-        )
+        .history("synthetic", head.machine_id, head_id, config.history_runs())
         .await
         .unwrap();
     let comparison = compare::compare(&base_results, &head_results, &history, config);

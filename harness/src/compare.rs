@@ -19,7 +19,7 @@
 //! - **family**: the paired, non-ignored rows with a p-value; the multiple-testing correction
 //!   runs over it.
 //! - **noise floor**: how much this benchmark moves between runs when nothing changed, learnt
-//!   from its history ([`noise_floor`]).
+//!   from its history by the noise model ([`crate::noise`], [`noise_floor`]).
 //! - **threshold**: the smallest change the user cares about ([`CompareConfig::threshold_pct`]
 //!   or a per-benchmark pattern).
 //! - **limit**: `max(threshold, noise floor)`; a change must exceed it to count.
@@ -38,11 +38,14 @@
 //! When base and head ran the same executable ([`same_binary`]), [`mark_same_binary`] then turns
 //! every regression and improvement into `Unchanged`: the code cannot have changed, so the
 //! differences are the environment's.
+//! A row matching a quarantine pattern keeps its verdict, is marked quarantined, and never
+//! fails the gate ([`CompareConfig::quarantine`]).
 //!
 //! Everything is deterministic: rows come out sorted by benchmark then metric, maps are
 //! `BTreeMap`s, and the only resampling (the geomean interval) uses a fixed seed.
 
 use crate::model::{Direction, Estimate, Measurement, RunProvenance, Samples, SamplingMode};
+use crate::noise::{self, NoiseAnalysis, NoiseExplanation, NoiseFlag, NoiseSettings};
 use crate::paired;
 use crate::stats::{self, MwuMethod};
 use serde::Serialize;
@@ -64,9 +67,7 @@ pub const DEFAULT_NOISE_FLOOR_PCT: f64 = 2.0;
 pub const DEFAULT_MIN_HISTORY: usize = 5;
 /// Default [`CompareConfig::max_history`]: most recent deltas the history floor looks at.
 pub const DEFAULT_MAX_HISTORY: usize = 30;
-/// The noise floor is `Q3 + NOISE_FENCE_IQR_MULTIPLIER * IQR` of the recent deltas (an upper
-/// Tukey fence "far out"; rustc-perf uses the same).
-pub const NOISE_FENCE_IQR_MULTIPLIER: f64 = 3.0;
+pub use crate::noise::{HistoryPoint, NOISE_FENCE_IQR_MULTIPLIER, NoiseFloor, NoiseSource};
 /// Fewest raw samples per side for sample evidence (Mann-Whitney needs two to rank anything).
 pub const MIN_SAMPLES: usize = 2;
 
@@ -129,6 +130,11 @@ pub struct CompareConfig {
     pub per_benchmark_threshold: Vec<(String, f64)>,
     /// Patterns of benchmarks whose rows get [`Verdict::Ignored`] and never fail the gate.
     pub ignore: Vec<String>,
+    /// Patterns of benchmarks that are compared and shown as usual (verdict included) but
+    /// never fail the gate: known-noisy benchmarks a team keeps in a quarantine file
+    /// ([`crate::quarantine`]). Unlike [`CompareConfig::ignore`], a quarantined row stays in
+    /// the family, the geomean and the counts.
+    pub quarantine: Vec<String>,
     /// Significance level applied to corrected p-values.
     pub alpha: f64,
     /// Confidence level of the change's interval.
@@ -150,6 +156,7 @@ impl Default for CompareConfig {
             deterministic_threshold_pct: DEFAULT_DETERMINISTIC_THRESHOLD_PCT,
             per_benchmark_threshold: Vec::new(),
             ignore: Vec::new(),
+            quarantine: Vec::new(),
             alpha: DEFAULT_ALPHA,
             confidence: DEFAULT_CONFIDENCE,
             correction: Correction::Holm,
@@ -254,6 +261,31 @@ impl CompareConfig {
             .find(|pattern| pattern_matches(pattern, benchmark))
             .map(String::as_str)
     }
+
+    /// The first quarantine pattern matching a benchmark, if any.
+    #[must_use]
+    pub fn quarantined_by(&self, benchmark: &str) -> Option<&str> {
+        self.quarantine
+            .iter()
+            .find(|pattern| pattern_matches(pattern, benchmark))
+            .map(String::as_str)
+    }
+
+    /// The settings of the noise model.
+    #[must_use]
+    pub const fn noise_settings(&self) -> NoiseSettings {
+        NoiseSettings {
+            default_floor_pct: self.default_noise_floor_pct,
+            min_history: self.min_history,
+            max_history: self.max_history,
+        }
+    }
+
+    /// How many earlier runs the ledger reads as history ([`noise::history_runs`]).
+    #[must_use]
+    pub const fn history_runs(&self) -> usize {
+        noise::history_runs(self.max_history)
+    }
 }
 
 /// Whether `text` matches `pattern`, where `*` matches any run of characters (including none and
@@ -320,78 +352,22 @@ impl MetricKey {
 }
 
 /// Headline estimates of earlier runs of the same suite on the same machine, per key, oldest
-/// first, not including the head run.
-pub type History = BTreeMap<MetricKey, Vec<f64>>;
+/// first, each with its run, not including the head run.
+pub type History = BTreeMap<MetricKey, Vec<HistoryPoint>>;
 
-/// Where a noise floor came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum NoiseSource {
-    /// Learnt from this many recent deltas of the history.
-    History {
-        /// Deltas used.
-        n_deltas: usize,
-    },
-    /// [`CompareConfig::default_noise_floor_pct`], because only `n_deltas` (fewer than
-    /// [`CompareConfig::min_history`]) were available.
-    Default {
-        /// Deltas available.
-        n_deltas: usize,
-    },
-    /// No floor (0%): a paired A/B row, whose interval comes from rounds that each ran both
-    /// sides, already holds the between-process noise.
-    Paired,
-}
-
-/// How much a benchmark moves between runs when nothing changed, in percent.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct NoiseFloor {
-    /// The floor, in percent.
-    pub pct: f64,
-    /// Where it came from.
-    pub source: NoiseSource,
-}
-
-/// Noise floor of one key from its history (headline estimates, oldest first).
-///
-/// ```text
-/// delta_i = |v_{i+1} / v_i - 1|        for consecutive v_i > 0 (finite), v_{i+1} >= 0 (finite)
-/// D       = the last max_history deltas
-/// floor   = 100 * (Q3(D) + NOISE_FENCE_IQR_MULTIPLIER * IQR(D))   if |D| >= max(min_history, 1)
-///         = default_noise_floor_pct                               otherwise
-/// ```
-///
-/// Quartiles are type-7 ([`stats::quartiles`]). Pairs with an unusable value are skipped.
+/// Noise floor of one key from its history (oldest first): [`noise::analyse`]'s floor, whose
+/// docs give the method (run-to-run changes within segments between change points, outliers
+/// trimmed, `Q3 + NOISE_FENCE_IQR_MULTIPLIER * IQR` of the last `max_history` of them, or
+/// `default_noise_floor_pct` with fewer than `min_history`).
 #[must_use]
-pub fn noise_floor(history: &[f64], config: &CompareConfig) -> NoiseFloor {
-    let deltas: Vec<f64> = history
-        .windows(2)
-        .filter_map(|w| match *w {
-            [a, b] if a.is_finite() && a > 0.0 && b.is_finite() && b >= 0.0 => {
-                Some((b / a - 1.0).abs())
-            }
-            _ => None,
-        })
-        .collect();
-    let recent = deltas
-        .get(deltas.len().saturating_sub(config.max_history)..)
-        .unwrap_or_default();
-    if recent.len() >= config.min_history.max(1)
-        && let Some(q) = stats::quartiles(recent)
-    {
-        return NoiseFloor {
-            pct: 100.0 * (q.q3 + NOISE_FENCE_IQR_MULTIPLIER * q.iqr()),
-            source: NoiseSource::History {
-                n_deltas: recent.len(),
-            },
-        };
-    }
-    NoiseFloor {
-        pct: config.default_noise_floor_pct,
-        source: NoiseSource::Default {
-            n_deltas: recent.len(),
-        },
-    }
+pub fn noise_floor(history: &[HistoryPoint], config: &CompareConfig) -> NoiseFloor {
+    noise_analysis(history, config).floor
+}
+
+/// The whole noise model of one key: floor, explanation and flags ([`noise::analyse`]).
+#[must_use]
+pub fn noise_analysis(history: &[HistoryPoint], config: &CompareConfig) -> NoiseAnalysis {
+    noise::analyse(history, &config.noise_settings())
 }
 
 /// A relative change from base to head, in percent of the base.
@@ -524,6 +500,13 @@ pub struct Row {
     pub significant: bool,
     /// Noise floor of this key.
     pub noise_floor: NoiseFloor,
+    /// How the noise floor was obtained from the history.
+    pub noise: NoiseExplanation,
+    /// Why this key cannot be gated reliably (too noisy, bimodal), if it cannot.
+    pub flags: Vec<NoiseFlag>,
+    /// The quarantine pattern matching this key: its verdict never fails the gate. Always
+    /// `None` for ignored rows.
+    pub quarantined_by: Option<String>,
     /// Threshold of this key, in percent.
     pub threshold_pct: f64,
     /// The per-benchmark pattern that set the threshold, if any.
@@ -582,6 +565,8 @@ pub struct Counts {
     pub unusable: usize,
     /// Paired rows that were not ignored.
     pub paired: usize,
+    /// Rows (not ignored) matching a quarantine pattern, whatever their verdict.
+    pub quarantined: usize,
 }
 
 /// The result of [`compare`].
@@ -624,10 +609,27 @@ impl Comparison {
         })
     }
 
-    /// Whether any row is a regression.
+    /// Regressions that fail the gate: not quarantined.
+    pub fn gating_regressions(&self) -> impl Iterator<Item = &Row> {
+        self.regressions().filter(|r| r.quarantined_by.is_none())
+    }
+
+    /// Whether any row that is not quarantined is a regression.
     #[must_use]
     pub fn has_regression(&self) -> bool {
-        self.counts.regressions > 0
+        self.gating_regressions().next().is_some()
+    }
+
+    /// Rows (not ignored) that the noise model flagged as too noisy or bimodal.
+    pub fn flagged(&self) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict != Verdict::Ignored && !r.flags.is_empty())
+    }
+
+    /// Rows matching a quarantine pattern.
+    pub fn quarantined(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.quarantined_by.is_some())
     }
 }
 
@@ -656,13 +658,14 @@ impl GateOutcome {
 }
 
 /// The gate: [`GateOutcome::Unusable`] if `mismatches` is non-empty and not allowed, if any
-/// paired non-ignored row is unusable, or if no row is paired and not ignored; else
-/// [`GateOutcome::Regression`] if any row is a regression; else [`GateOutcome::Pass`].
-/// Unusable input wins over a regression: a verdict built on it cannot be trusted.
+/// paired non-ignored row that is not quarantined is unusable, or if no row is paired and not
+/// ignored; else [`GateOutcome::Regression`] if any row that is not quarantined is a
+/// regression; else [`GateOutcome::Pass`]. Unusable input wins over a regression: a verdict
+/// built on it cannot be trusted. Quarantined rows never fail the gate.
 #[must_use]
 pub fn gate(comparison: &Comparison, mismatches: &[Mismatch], allow_mismatch: bool) -> GateOutcome {
     if (!mismatches.is_empty() && !allow_mismatch)
-        || comparison.counts.unusable > 0
+        || comparison.unusable().any(|r| r.quarantined_by.is_none())
         || comparison.counts.paired == 0
     {
         GateOutcome::Unusable
@@ -713,10 +716,11 @@ struct Draft {
     judgement: Judgement,
     evidence: Evidence,
     p_adjusted: Option<f64>,
-    noise_floor: NoiseFloor,
+    noise: NoiseAnalysis,
     threshold_pct: f64,
     threshold_pattern: Option<String>,
     ignored_by: Option<String>,
+    quarantined_by: Option<String>,
     /// Evidence sentences gathered while judging.
     notes: Vec<String>,
     /// Paired rows: the rounds' log-ratios, for the calibration.
@@ -849,6 +853,9 @@ fn compare_rows(
             Verdict::New => counts.new += 1,
             Verdict::Missing => counts.missing += 1,
             Verdict::Ignored => counts.ignored += 1,
+        }
+        if row.quarantined_by.is_some() {
+            counts.quarantined += 1;
         }
         let paired = row.before.is_some() && row.after.is_some();
         if paired && row.verdict != Verdict::Ignored {
@@ -1053,9 +1060,13 @@ fn paired_evidence(draft: &mut Draft, x: &[f64], y: &[f64], confidence: f64) -> 
         coverage: c.coverage,
     };
     draft.judgement = Judgement::Paired(c.p_value);
-    draft.noise_floor = NoiseFloor {
-        pct: 0.0,
-        source: NoiseSource::Paired,
+    draft.noise = NoiseAnalysis {
+        floor: NoiseFloor {
+            pct: 0.0,
+            source: NoiseSource::Paired,
+        },
+        explanation: NoiseExplanation::default(),
+        flags: Vec::new(),
     };
     draft.log_ratios = Some(d);
     Ok(())
@@ -1093,7 +1104,12 @@ fn assess(
     let (threshold_pct, threshold_pattern) = config.threshold_for(&key.benchmark);
     let threshold_pattern = threshold_pattern.map(str::to_owned);
     let ignored_by = config.ignored_by(&key.benchmark).map(str::to_owned);
-    let noise_floor = noise_floor(history.get(&key).map_or(&[][..], Vec::as_slice), config);
+    // Ignoring takes precedence: an ignored row is not also quarantined.
+    let quarantined_by = config
+        .quarantined_by(&key.benchmark)
+        .filter(|_| ignored_by.is_none())
+        .map(str::to_owned);
+    let noise = noise_analysis(history.get(&key).map_or(&[][..], Vec::as_slice), config);
     let mut notes = Vec::new();
     if slot.base_duplicates > 0 {
         notes.push(format!(
@@ -1119,10 +1135,11 @@ fn assess(
         judgement: Judgement::None,
         evidence: Evidence::Unpaired,
         p_adjusted: None,
-        noise_floor,
+        noise,
         threshold_pct,
         threshold_pattern,
         ignored_by,
+        quarantined_by,
         notes,
         log_ratios: None,
     };
@@ -1332,8 +1349,8 @@ fn assess(
         }
         // A deterministic metric has no run-to-run noise to assume: without history its
         // floor is 0 and the deterministic threshold alone sets the limit.
-        if matches!(draft.noise_floor.source, NoiseSource::Default { .. }) {
-            draft.noise_floor.pct = 0.0;
+        if matches!(draft.noise.floor.source, NoiseSource::Default { .. }) {
+            draft.noise.floor.pct = 0.0;
         }
     }
     if point.is_none() && draft.sign != 0.0 {
@@ -1412,7 +1429,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
         ));
     }
 
-    let limit = d.threshold_pct.max(d.noise_floor.pct);
+    let limit = d.threshold_pct.max(d.noise.floor.pct);
     let paired = matches!(
         d.evidence,
         Evidence::Samples { .. }
@@ -1432,18 +1449,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
             ),
             None => format!("Threshold {:.2}% (global).", d.threshold_pct),
         });
-        reasons.push(match d.noise_floor.source {
-            NoiseSource::History { n_deltas } => format!(
-                "Noise floor {:.2}% = Q3 + {NOISE_FENCE_IQR_MULTIPLIER} IQR of the last {n_deltas} run-to-run changes in history.",
-                d.noise_floor.pct
-            ),
-            NoiseSource::Default { n_deltas } => format!(
-                "Noise floor {:.2}% (default: history has {n_deltas} run-to-run change(s), fewer than {}).",
-                d.noise_floor.pct,
-                config.min_history.max(1)
-            ),
-            NoiseSource::Paired => "No noise floor: the rounds ran both sides, so their interval already holds the between-process noise.".to_owned(),
-        });
+        reasons.extend(d.noise.reasons(config.min_history));
     }
 
     let worse = match d.direction {
@@ -1490,7 +1496,7 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
                     "{measure} {size} {} max(threshold {:.2}%, noise floor {:.2}%) = {:.2}%",
                     if exceeds { ">" } else { "<=" },
                     d.threshold_pct,
-                    d.noise_floor.pct,
+                    d.noise.floor.pct,
                     limit
                 );
                 let verdict = if significant && exceeds && worse {
@@ -1518,6 +1524,11 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
             }
         }
     };
+    if let Some(pattern) = &d.quarantined_by {
+        reasons.push(format!(
+            "Quarantined (matches quarantine pattern `{pattern}`): the verdict is shown but never fails the gate."
+        ));
+    }
 
     let calibration = d.log_ratios.as_deref().and_then(|rounds| {
         // Holm's first step is the strictest level any row of the family faces.
@@ -1551,7 +1562,10 @@ fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Row {
         p_value,
         p_adjusted: d.p_adjusted,
         significant: significant && d.ignored_by.is_none(),
-        noise_floor: d.noise_floor,
+        noise_floor: d.noise.floor,
+        noise: d.noise.explanation,
+        flags: d.noise.flags,
+        quarantined_by: d.quarantined_by,
         threshold_pct: d.threshold_pct,
         threshold_pattern: d.threshold_pattern,
         verdict,
@@ -1825,6 +1839,15 @@ mod tests {
         m.estimate.upper = Some(upper);
         m.estimate.confidence_level = Some(0.95);
         m
+    }
+
+    /// History points with run ids 1, 2, ...
+    fn points(values: &[f64]) -> Vec<HistoryPoint> {
+        values
+            .iter()
+            .zip(1..)
+            .map(|(&v, run)| HistoryPoint::new(run, v))
+            .collect()
     }
 
     fn run(base: &[Measurement], head: &[Measurement]) -> Comparison {
@@ -2136,6 +2159,8 @@ mod tests {
             history.push(last * (1.0 + f64::from(pct) / 100.0));
         }
         // Deltas 0.01..0.06: Q1 = 0.0225, Q3 = 0.0475, IQR = 0.025, fence = 0.0475 + 0.075.
+        // (The steady climb has no change point and no outlier: every delta is used.)
+        let history = points(&history);
         let floor = noise_floor(&history, &config);
         assert_eq!(floor.source, NoiseSource::History { n_deltas: 6 });
         assert!((floor.pct - 12.25).abs() < 1e-9, "{floor:?}");
@@ -2157,8 +2182,8 @@ mod tests {
             noise_floor(&[], &config).source,
             NoiseSource::Default { n_deltas: 0 }
         );
-        // Unusable values drop the pairs they are in: deltas 0.5 and 0.1 only.
-        let floor = noise_floor(&[0.0, 10.0, 15.0, f64::NAN, 10.0, 11.0], &config);
+        // Unusable values are dropped, and so is the outlier 15: deltas 10 -> 10 -> 11 only.
+        let floor = noise_floor(&points(&[0.0, 10.0, 15.0, f64::NAN, 10.0, 11.0]), &config);
         assert_eq!(floor.source, NoiseSource::Default { n_deltas: 2 });
     }
 
@@ -2167,7 +2192,7 @@ mod tests {
         // Run-to-run changes of about 20-40%: a 30% slowdown is within the noise.
         let history: History = [(
             MetricKey::new("noisy", metric::TIME),
-            vec![1000.0, 1300.0, 1000.0, 1400.0, 1000.0, 1250.0, 1000.0],
+            points(&[1000.0, 1300.0, 1000.0, 1400.0, 1000.0, 1250.0, 1000.0]),
         )]
         .into_iter()
         .collect();
@@ -2182,6 +2207,101 @@ mod tests {
         assert!(r.noise_floor.pct > 35.0);
         assert!(r.significant);
         assert_eq!(r.verdict, Verdict::Unchanged, "{:#?}", r.reasons);
+        // Two levels taking turns: the noise model flags it, and so does the comparison.
+        assert!(
+            matches!(
+                r.flags.as_slice(),
+                [NoiseFlag::TooNoisy { .. }, NoiseFlag::Bimodal(_)]
+            ),
+            "{:?}",
+            r.flags
+        );
+        assert_eq!(c.flagged().count(), 1);
+    }
+
+    #[test]
+    fn a_real_step_in_the_history_does_not_hide_a_ten_percent_regression() {
+        // Issue 20: the history holds a real 12% step (20 runs at 1000 ns, then 8 at 1120 ns,
+        // +-0.5%). Learnt from every consecutive change, the floor would let the step count as
+        // noise; within segments it stays near the run-to-run noise, and a 10% slowdown of the
+        // latest level is a regression.
+        let mut rng = Lcg(11);
+        let mut values: Vec<f64> = (0..20)
+            .map(|_| 1000.0 * (1.0 + 0.005 * (2.0 * rng.next() - 1.0)))
+            .collect();
+        values.extend((0..8).map(|_| 1120.0 * (1.0 + 0.005 * (2.0 * rng.next() - 1.0))));
+        let history: History = [(MetricKey::new("step", metric::TIME), points(&values))]
+            .into_iter()
+            .collect();
+        let base = [timed("step", &jittered(3, 100, 1120.0, 2.0))];
+        let head = [timed("step", &jittered(4, 100, 1232.0, 2.0))];
+        let c = compare(&base, &head, &history, &CompareConfig::default());
+        let r = row(&c, "step");
+        assert!(
+            matches!(r.noise_floor.source, NoiseSource::History { .. }),
+            "{:#?}",
+            r.reasons
+        );
+        assert!(r.noise_floor.pct < 3.0, "{:#?}", r.reasons);
+        assert_eq!(r.noise.change_points.len(), 1);
+        assert_eq!(r.noise.change_points[0].run, 21);
+        assert_eq!(r.verdict, Verdict::Regression, "{:#?}", r.reasons);
+        assert!(r.flags.is_empty());
+        let text = r.reasons.join("\n");
+        assert!(text.contains("2 segment(s): #1-#20"), "{text}");
+        assert!(text.contains("change point(s) at #21 (+11.99%)"), "{text}");
+        assert!(gate(&c, &[], false) == GateOutcome::Regression);
+    }
+
+    #[test]
+    fn quarantined_rows_are_shown_but_never_fail_the_gate() {
+        let base = [
+            timed("flaky/io", &jittered(1, 100, 1000.0, 2.0)),
+            timed("stable", &jittered(5, 100, 1000.0, 2.0)),
+            exact("odd", "time", "ns", Direction::LowerIsBetter, 100.0),
+        ];
+        let head = [
+            timed("flaky/io", &jittered(2, 100, 1300.0, 2.0)),
+            timed("stable", &jittered(6, 100, 1000.0, 2.0)),
+            exact("odd", "time", "ns", Direction::LowerIsBetter, f64::NAN),
+        ];
+        let plain = compare(&base, &head, &History::new(), &CompareConfig::default());
+        assert_eq!(gate(&plain, &[], false), GateOutcome::Unusable);
+
+        let config = CompareConfig {
+            quarantine: vec!["flaky/*".to_owned(), "odd".to_owned()],
+            ..CompareConfig::default()
+        };
+        let c = compare(&base, &head, &History::new(), &config);
+        let r = row(&c, "flaky/io");
+        assert_eq!(
+            r.verdict,
+            Verdict::Regression,
+            "the verdict is still computed"
+        );
+        assert_eq!(r.quarantined_by.as_deref(), Some("flaky/*"));
+        assert!(r.p_adjusted.is_some(), "still in the family");
+        assert!(r.reasons.last().unwrap().starts_with("Quarantined"));
+        assert_eq!(c.family_size, 2);
+        assert_eq!(c.counts.regressions, 1);
+        assert_eq!(c.counts.quarantined, 2);
+        assert_eq!(c.counts.unusable, 1);
+        assert!(!c.has_regression());
+        assert_eq!(c.gating_regressions().count(), 0);
+        assert_eq!(c.quarantined().count(), 2);
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        assert_eq!(row(&c, "stable").quarantined_by, None);
+
+        // Ignoring wins over quarantine: the row is ignored, not quarantined.
+        let both = CompareConfig {
+            ignore: vec!["flaky/*".to_owned()],
+            ..config
+        };
+        let c = compare(&base, &head, &History::new(), &both);
+        let r = row(&c, "flaky/io");
+        assert_eq!(r.verdict, Verdict::Ignored);
+        assert_eq!(r.quarantined_by, None);
+        assert_eq!(c.counts.quarantined, 1);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! - **No silent downgrade**: a ledger migrated by a newer `bench-run` is refused with
 //!   [`LedgerError::NewerSchema`] instead of being touched.
 
-use crate::compare::{CompareConfig, Comparison, History, MetricKey};
+use crate::compare::{CompareConfig, Comparison, History, HistoryPoint, MetricKey};
 use crate::model::{
     BenchExe, BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, LoadAverage, Machine,
     Measurement, NewRun, RunConditions, RunProvenance, RunSource, Samples, SamplingMode, Statistic,
@@ -827,7 +827,8 @@ impl Ledger {
     }
 
     /// Headline estimates of up to `runs` earlier runs of `suite` on `machine_id`, before run
-    /// `before`, oldest first: the input of the noise floor.
+    /// `before`, oldest first, each with its run: the input of the noise model. Runs recorded
+    /// with `--quick` are never history (their short measurement has its own noise).
     ///
     /// # Errors
     /// When the query fails.
@@ -839,8 +840,8 @@ impl Ledger {
         runs: usize,
     ) -> Result<History, LedgerError> {
         let rows = sqlx::query(
-            "SELECT x.benchmark, x.metric, x.estimate FROM results x
-             JOIN (SELECT id FROM runs WHERE suite = ? AND machine_id = ? AND id < ?
+            "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
+             JOIN (SELECT id FROM runs WHERE suite = ? AND machine_id = ? AND id < ? AND quick = 0
                    ORDER BY id DESC LIMIT ?) p ON p.id = x.run_id
              ORDER BY x.run_id",
         )
@@ -856,10 +857,10 @@ impl Ledger {
                 benchmark: row.try_get("benchmark")?,
                 metric: row.try_get("metric")?,
             };
-            history
-                .entry(key)
-                .or_default()
-                .push(row.try_get("estimate")?);
+            history.entry(key).or_default().push(HistoryPoint {
+                run: row.try_get("run_id")?,
+                value: row.try_get("estimate")?,
+            });
         }
         Ok(history)
     }
@@ -893,7 +894,7 @@ impl Ledger {
                 &head.provenance.suite,
                 head.machine_id,
                 head.id,
-                config.max_history + 1,
+                config.history_runs(),
             )
             .await?;
         let mut comparison =

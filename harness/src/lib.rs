@@ -13,14 +13,17 @@
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
-//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
-//!   speeds into ratios against an anchor implementation (pure).
+//! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`noise`] learns each
+//!   benchmark's noise floor from its history, using the change points of [`changepoint`], and
+//!   [`quarantine`] reads the list of benchmarks that never fail the gate (pure); [`ratio`]
+//!   turns stored speeds into ratios against an anchor implementation (pure).
 //! - [`quick`] tells whether `--quick` took effect; [`confirm`] decides whether a flagged
 //!   regression holds in re-runs (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod ab;
 pub mod adapter;
+pub mod changepoint;
 pub mod compare;
 pub mod conditions;
 pub mod confirm;
@@ -29,8 +32,10 @@ pub mod ledger;
 pub mod ledger_pairs;
 pub mod ledger_web;
 pub mod model;
+pub mod noise;
 pub mod paired;
 pub mod provenance;
+pub mod quarantine;
 pub mod quick;
 pub mod ratio;
 pub mod refs;

@@ -409,7 +409,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::changepoint::ChangePoint;
+    use harness::changepoint::ChangePoint;
     use harness::compare::{NoiseFloor, NoiseSource};
     use harness::ledger_web::TrendValue;
     use harness::model::Direction;

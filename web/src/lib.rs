@@ -12,9 +12,10 @@
 //! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
 //! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
 //!
-//! Layers: the `harness` library reads the ledger and does every statistic ([`harness::compare`]),
-//! [`trend`] and [`changepoint`] shape histories, [`chart`] draws them, and the page modules
-//! only turn results into templates. [`app`] builds the whole router; `main` and the tests
+//! Layers: the `harness` library reads the ledger and does every statistic
+//! ([`harness::compare`], and [`harness::noise`] with its change points from
+//! [`harness::changepoint`], the same ones `bench-run gate` uses), [`trend`] shapes
+//! histories, [`chart`] draws them, and the page modules only turn results into templates. [`app`] builds the whole router; `main` and the tests
 //! share it.
 //!
 //! ```no_run
@@ -36,12 +37,11 @@
 //! - **series**: the headline estimates of one benchmark and metric over the runs of a suite on
 //!   one machine, in commit order ([`trend::Series`]).
 //! - **change point**: a run at which a series' level moved by more than its noise
-//!   ([`changepoint`]).
+//!   ([`harness::changepoint`], found by the noise model [`harness::noise`]).
 
 #![deny(missing_docs)]
 
 pub mod api;
-pub mod changepoint;
 pub mod chart;
 pub mod error;
 mod extract;

@@ -1,9 +1,9 @@
 //! Trends: a suite's history on one machine, one series per benchmark and metric, with change
 //! points and annotations. Shared by the trend page and `/api/suites/{suite}/trend`.
 
-use crate::changepoint::{self, ChangePoint};
 use crate::error::AppError;
-use harness::compare::{CompareConfig, NoiseFloor, noise_floor};
+use harness::changepoint::ChangePoint;
+use harness::compare::{CompareConfig, HistoryPoint, NoiseFloor, noise_analysis};
 use harness::ledger::{Ledger, RunId};
 use harness::ledger_web::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
 use harness::model::Direction;
@@ -228,15 +228,32 @@ pub async fn load(
     })
 }
 
-/// Adds the noise floor and the change points to a series.
+/// Adds the noise floor and the change points to a series: both from the noise model of
+/// `bench-run gate` ([`harness::noise`]) run over the whole series, so the chart marks the
+/// same steps the floor leaves out. Levels are the geometric means of each segment's kept
+/// values (outliers trimmed).
 #[must_use]
 pub fn analyse(series: TrendSeries) -> Series {
     let config = CompareConfig::default();
-    let values: Vec<f64> = series.values.iter().map(|v| v.estimate).collect();
-    let noise_floor = noise_floor(&values, &config);
+    let points: Vec<HistoryPoint> = series
+        .values
+        .iter()
+        .map(|v| HistoryPoint::new(v.run_id, v.estimate))
+        .collect();
+    let noise = noise_analysis(&points, &config);
     Series {
-        change_points: changepoint::detect(&values, noise_floor.pct),
-        noise_floor,
+        change_points: noise
+            .explanation
+            .change_points
+            .iter()
+            .map(|c| ChangePoint {
+                index: c.index,
+                before: c.before,
+                after: c.after,
+                shift_pct: c.shift_pct,
+            })
+            .collect(),
+        noise_floor: noise.floor,
         benchmark: series.benchmark,
         metric: series.metric,
         unit: series.unit,

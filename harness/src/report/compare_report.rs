@@ -6,6 +6,7 @@ use super::{machine_line, short_commit, toolchain_line};
 use crate::compare::{Comparison, NoiseSource, Row, Verdict};
 use crate::ledger::StoredRun;
 use crate::model::Direction;
+use crate::noise::NoiseFlag;
 use serde_json::{Value, json};
 
 fn change_cell(row: &Row) -> String {
@@ -46,12 +47,67 @@ pub fn noise_cell(row: &Row) -> String {
 
 fn verdict_cell(row: &Row, markdown: bool) -> String {
     let name = row.verdict.name();
-    match (row.verdict, markdown) {
+    let quarantined = row.quarantined_by.is_some();
+    let cell = match (row.verdict, markdown) {
+        // A quarantined regression does not fail the gate: no alarm in its cell.
+        (Verdict::Regression, _) if quarantined => name.to_owned(),
         (Verdict::Regression, true) => format!("**{name}** ❌"),
         (Verdict::Improvement, true) => format!("**{name}** ✅"),
         (Verdict::Regression, false) => name.to_uppercase(),
         _ => name.to_owned(),
+    };
+    if quarantined {
+        format!("{cell} (quarantined)")
+    } else {
+        cell
     }
+}
+
+/// Lines under the table: the rows the noise model flagged and the quarantined rows, each with
+/// its reason (empty when there are none).
+fn notes(c: &Comparison, markdown: bool) -> String {
+    let name = |r: &Row| {
+        let label = label(r);
+        if markdown {
+            format!("`{}`", escape_markdown_cell(&label))
+        } else {
+            label
+        }
+    };
+    let mut out = String::new();
+    let flagged: Vec<String> = c
+        .flagged()
+        .map(|r| {
+            let why: Vec<String> = r.flags.iter().map(NoiseFlag::describe).collect();
+            format!("{} {}", name(r), why.join("; "))
+        })
+        .collect();
+    if !flagged.is_empty() {
+        out.push_str(&format!(
+            "Flagged by the noise model ({}; consider quarantining them): {}.\n",
+            flagged.len(),
+            flagged.join(", ")
+        ));
+    }
+    let quarantined: Vec<String> = c
+        .quarantined()
+        .map(|r| {
+            format!(
+                "{} ({}, pattern `{}`)",
+                name(r),
+                r.verdict,
+                r.quarantined_by.as_deref().unwrap_or_default()
+            )
+        })
+        .collect();
+    if !quarantined.is_empty() {
+        out.push_str(&format!(
+            "Quarantined ({}; shown, never failing the gate): {}.\n",
+            quarantined.len(),
+            quarantined.join(", ")
+        ));
+    }
+    out
 }
 
 fn label(row: &Row) -> String {
@@ -126,6 +182,7 @@ pub fn summary(c: &Comparison) -> String {
         (n.new, "new"),
         (n.missing, "missing"),
         (n.ignored, "ignored"),
+        (n.quarantined, "quarantined"),
     ] {
         if count > 0 {
             parts.push(format!("{count} {what}"));
@@ -182,6 +239,7 @@ pub fn comparison_terminal(c: &Comparison, base: &StoredRun, head: &StoredRun) -
     }
     out.push_str(&table(c, false).to_terminal());
     out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, false)));
+    out.push_str(&notes(c, false));
     out
 }
 
@@ -225,7 +283,7 @@ fn method_note(c: &Comparison, markdown: bool) -> String {
 /// The comparison as markdown fit for a CI job summary or a pull-request comment.
 #[must_use]
 pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -> String {
-    let status = if c.counts.regressions > 0 {
+    let status = if c.has_regression() {
         "❌ regression"
     } else if c.same_binary.is_some() {
         "✅ same executable, no verdict"
@@ -245,6 +303,11 @@ pub fn comparison_markdown(c: &Comparison, base: &StoredRun, head: &StoredRun) -
     }
     out.push_str(&table(c, true).to_markdown());
     out.push_str(&format!("\n{}. {}\n", summary(c), method_note(c, true)));
+    for line in notes(c, true).lines() {
+        out.push('\n');
+        out.push_str(line);
+        out.push('\n');
+    }
     out
 }
 
@@ -270,6 +333,9 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
                 "significant": r.significant,
                 "noise_floor_pct": r.noise_floor.pct,
                 "noise_floor_source": r.noise_floor.source,
+                "noise": r.noise,
+                "flags": r.flags,
+                "quarantined_by": r.quarantined_by,
                 "threshold_pct": r.threshold_pct,
                 "verdict": r.verdict,
                 "evidence": r.evidence,
@@ -299,6 +365,18 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
         "notes": comparison_notes(c, base, head),
         "suite": head.provenance.suite,
         "rows": rows,
+        "flagged": c.flagged().map(|r| json!({
+            "benchmark": r.benchmark,
+            "metric": r.metric,
+            "flags": r.flags,
+            "reasons": r.flags.iter().map(NoiseFlag::describe).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "quarantined": c.quarantined().map(|r| json!({
+            "benchmark": r.benchmark,
+            "metric": r.metric,
+            "verdict": r.verdict,
+            "pattern": r.quarantined_by,
+        })).collect::<Vec<_>>(),
         "geomean": c.geomean,
         "counts": c.counts,
         "correction": c.correction.name(),

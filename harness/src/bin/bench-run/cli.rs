@@ -193,6 +193,11 @@ pub struct VerdictArgs {
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
 
+    /// File of benchmarks (one `*` pattern per line, `#` comments) that are compared and shown
+    /// but never fail the gate (default: `.bench-quarantine` at the workspace root, if present).
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
+
     /// Significance level after correction.
     #[arg(long, value_name = "ALPHA")]
     pub alpha: Option<f64>,

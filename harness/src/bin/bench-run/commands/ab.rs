@@ -34,7 +34,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
         .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
     // Open the ledger first: a result that cannot be recorded should not be measured.
     let ledger = open_ledger(db, &start_dir).await?;
-    let config = compare_config(&args.verdict)?;
+    let config = compare_config(&args.verdict, &start_dir)?;
     let workspace = Workspace::discover(&start_dir)?;
     let repo = ab::repo_root(&workspace.root).with_context(|| {
         format!(

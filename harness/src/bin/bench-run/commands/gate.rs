@@ -34,7 +34,7 @@ pub(super) async fn gate(
     confirm_runs: u32,
 ) -> Result<Outcome> {
     let allow_mismatch = allow.mismatch;
-    let config = compare_config(verdict)?;
+    let config = compare_config(verdict, cwd)?;
     let head = resolve_run(ledger, head, suite, cwd).await?;
     let base = resolve_run(
         ledger,
@@ -114,6 +114,17 @@ pub(super) async fn gate(
     let comparison = ledger.compare_runs(&base, &head, &config).await?;
     print_comparison(&comparison, &base, &head, format, verdict.explain);
     let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
+    let quarantined: Vec<String> = comparison
+        .quarantined()
+        .map(|r| format!("{} ({})", r.benchmark, r.verdict))
+        .collect();
+    if !quarantined.is_empty() {
+        eprintln!(
+            "gate: {} quarantined benchmark(s), shown but never failing the gate: {}",
+            quarantined.len(),
+            quarantined.join(", ")
+        );
+    }
     match compare::gate(&comparison, &mismatches, allow_mismatch) {
         compare::GateOutcome::Pass => {
             match &comparison.same_binary {
@@ -144,7 +155,7 @@ pub(super) async fn gate(
         }
         compare::GateOutcome::Regression => {
             let names: Vec<&str> = comparison
-                .regressions()
+                .gating_regressions()
                 .map(|r| r.benchmark.as_str())
                 .collect();
             eprintln!(
@@ -157,6 +168,7 @@ pub(super) async fn gate(
         compare::GateOutcome::Unusable => {
             let unusable: Vec<&str> = comparison
                 .unusable()
+                .filter(|r| r.quarantined_by.is_none())
                 .map(|r| r.benchmark.as_str())
                 .collect();
             if unusable.is_empty() {

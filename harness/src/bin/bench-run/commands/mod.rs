@@ -66,7 +66,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             let head = resolve_run(&ledger, &head, suite.as_deref(), &cwd).await?;
             let base_suite = suite.as_deref().unwrap_or(&head.provenance.suite);
             let base = resolve_run(&ledger, &base, Some(base_suite), &cwd).await?;
-            let config = compare_config(&verdict)?;
+            let config = compare_config(&verdict, &cwd)?;
             if base.provenance.suite != head.provenance.suite {
                 if !allow_mismatch {
                     eprintln!(
@@ -225,7 +225,9 @@ async fn resolve_run(
     Ok(ledger.require_run(id).await?)
 }
 
-fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
+/// The verdict settings of the command line; `dir` is in the workspace whose
+/// `.bench-quarantine` applies when `--quarantine` is not given.
+fn compare_config(args: &VerdictArgs, dir: &Path) -> Result<CompareConfig> {
     let mut config = CompareConfig::default();
     if let Some(t) = args.threshold {
         if !(t.is_finite() && t >= 0.0) {
@@ -247,6 +249,7 @@ fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
             .push((pattern.to_owned(), pct));
     }
     config.ignore.clone_from(&args.ignore);
+    config.quarantine = quarantine(args.quarantine.as_deref(), dir)?;
     if let Some(alpha) = args.alpha {
         if !(alpha > 0.0 && alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, got {alpha}");
@@ -262,6 +265,24 @@ fn compare_config(args: &VerdictArgs) -> Result<CompareConfig> {
     }
     config.validate()?;
     Ok(config)
+}
+
+/// The quarantine patterns: from `file` when given (it must be readable), else from
+/// `.bench-quarantine` at the workspace root of `dir` when it exists.
+fn quarantine(file: Option<&Path>, dir: &Path) -> Result<Vec<String>> {
+    let path = match file {
+        Some(path) => path.to_owned(),
+        None => {
+            let default = workspace_root(dir).join(harness::quarantine::QUARANTINE_FILE);
+            if !default.is_file() {
+                return Ok(Vec::new());
+            }
+            default
+        }
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read the quarantine file {}", path.display()))?;
+    Ok(harness::quarantine::parse(&text))
 }
 
 fn print_comparison(

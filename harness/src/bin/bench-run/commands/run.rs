@@ -223,7 +223,7 @@ pub(super) async fn run_suite(
         .as_deref()
         .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
     let ledger = open_ledger(db, &start_dir).await?;
-    let config = compare_config(&args.verdict)?;
+    let config = compare_config(&args.verdict, &start_dir)?;
     let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
     push_run(&ledger, id, args.push.as_deref()).await;
     let head = ledger.require_run(id).await?;
@@ -275,43 +275,69 @@ pub(super) async fn calibrate(
         .as_deref()
         .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
     let ledger = open_ledger(db, &start_dir).await?;
-    let config = compare_config(&args.verdict)?;
+    let config = compare_config(&args.verdict, &start_dir)?;
     let mut exe = None;
-    let mut last = None;
+    let mut ids = Vec::new();
     for i in 1..=runs {
         eprintln!("bench-run: calibration run {i} of {runs}");
         let (id, _) =
             measure_and_record(args, &ledger, cwd, RunSource::Calibration, &mut exe).await?;
         push_run(&ledger, id, args.push.as_deref()).await;
-        last = Some(id);
+        ids.push(id);
     }
     let head = ledger
-        .require_run(last.ok_or_else(|| anyhow!("no calibration run"))?)
+        .require_run(*ids.last().ok_or_else(|| anyhow!("no calibration run"))?)
         .await?;
-    // The noise floor of the next run: history up to and including the last calibration run.
-    let history = ledger
-        .history(
-            &head.provenance.suite,
-            head.machine_id,
-            head.id + 1,
-            config.max_history + 1,
-        )
-        .await?;
+    let history = if head.provenance.quick {
+        // Quick runs are never history: show the noise of these runs alone, and say so.
+        eprintln!(
+            "warning: --quick runs are not history: compare and gate will not learn from them; \
+             the table shows the noise of these {runs} runs alone"
+        );
+        let mut history = compare::History::new();
+        for &id in &ids {
+            for m in ledger.measurements(id).await? {
+                history
+                    .entry(compare::MetricKey::of(&m))
+                    .or_default()
+                    .push(compare::HistoryPoint::new(id, m.estimate.point));
+            }
+        }
+        history
+    } else {
+        // The noise floor of the next run: history up to and including the last calibration
+        // run.
+        ledger
+            .history(
+                &head.provenance.suite,
+                head.machine_id,
+                head.id + 1,
+                config.history_runs(),
+            )
+            .await?
+    };
     let mut table = report::table::Table::new(&[
         ("benchmark", report::table::Align::Left),
         ("metric", report::table::Align::Left),
         ("runs", report::table::Align::Right),
         ("noise floor", report::table::Align::Right),
         ("source", report::table::Align::Left),
+        ("segments", report::table::Align::Right),
+        ("dropped", report::table::Align::Right),
+        ("flags", report::table::Align::Left),
     ]);
-    for (key, values) in &history {
-        let floor = compare::noise_floor(values, &config);
+    for (key, points) in &history {
+        let noise = compare::noise_analysis(points, &config);
+        let flags: Vec<&str> = noise.flags.iter().map(|f| f.name()).collect();
         table.push(vec![
             key.benchmark.clone(),
             key.metric.clone(),
-            values.len().to_string(),
-            format!("{:.2}%", floor.pct),
-            report::noise_source(&floor.source),
+            points.len().to_string(),
+            format!("{:.2}%", noise.floor.pct),
+            report::noise_source(&noise.floor.source),
+            noise.explanation.segments.len().to_string(),
+            noise.explanation.dropped.len().to_string(),
+            flags.join(", "),
         ]);
     }
     println!(

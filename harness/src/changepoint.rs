@@ -1,9 +1,10 @@
 //! Change points: where a benchmark's history steps up or down (pure).
 //!
-//! A trend chart marks the runs at which a benchmark's level changed, so a step that a table
-//! hides is found without squinting. The detector is binary segmentation with a mean-shift
-//! cost on the logarithm of the headline estimates, so shifts are relative (a 10% step is a
-//! 10% step at 1 ns and at 1 s):
+//! One detector, shared by the noise model ([`crate::noise`], which must not learn a real step
+//! as noise) and the trend page of `bench-web` (which marks the runs at which a benchmark's
+//! level changed, so a step that a table hides is found without squinting). It is binary
+//! segmentation with a mean-shift cost on the logarithm of the headline estimates, so shifts
+//! are relative (a 10% step is a 10% step at 1 ns and at 1 s):
 //!
 //! ```text
 //! x_i = ln(v_i)
@@ -24,9 +25,11 @@
 //! failing point until all pass. The reported levels are the geometric means of the two
 //! neighbouring segments.
 //!
-//! - The **noise floor** is the benchmark's own run-to-run noise, computed by
-//!   [`harness::compare::noise_floor`] from the same series, so a noisy benchmark needs a
-//!   bigger step than a quiet one, exactly as in `bench-run gate`.
+//! - The **noise floor** argument is the benchmark's own run-to-run noise, so a noisy
+//!   benchmark needs a bigger step than a quiet one. The caller chooses it; the noise model
+//!   passes a preliminary robust estimate from the median consecutive change
+//!   ([`crate::noise::preliminary_floor_pct`]), because the final floor is computed from the
+//!   segments this detector finds.
 //! - `MIN_T` is high because `k*` is the best of many candidate splits (the maximum of many
 //!   t statistics); a clean step has an enormous `t`, drift and noise do not.
 //! - A series with a non-positive or non-finite value has no logarithm; no change point is
