@@ -2200,19 +2200,22 @@ mod tests {
         let head = [timed("noisy", &jittered(2, 100, 1300.0, 2.0))];
         let c = compare(&base, &head, &history, &CompareConfig::default());
         let r = row(&c, "noisy");
-        assert!(matches!(
-            r.noise_floor.source,
-            NoiseSource::History { n_deltas: 6 }
-        ));
+        // Three of seven runs are off the median: too many to be outliers (at most a quarter of
+        // a segment is trimmed), so only the farthest is dropped and the rest is noise.
+        assert!(
+            matches!(r.noise_floor.source, NoiseSource::History { n_deltas: 5 }),
+            "{:?} {:#?}",
+            r.noise_floor,
+            r.reasons
+        );
         assert!(r.noise_floor.pct > 35.0);
         assert!(r.significant);
         assert_eq!(r.verdict, Verdict::Unchanged, "{:#?}", r.reasons);
-        // Two levels taking turns: the noise model flags it, and so does the comparison.
+        // Two levels taking turns: the noise model flags it as too noisy (seven runs are too few
+        // for two clusters of four, the least the bimodality test accepts), and so does the
+        // comparison.
         assert!(
-            matches!(
-                r.flags.as_slice(),
-                [NoiseFlag::TooNoisy { .. }, NoiseFlag::Bimodal(_)]
-            ),
+            matches!(r.flags.as_slice(), [NoiseFlag::TooNoisy { .. }]),
             "{:?}",
             r.flags
         );

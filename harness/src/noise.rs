@@ -19,7 +19,8 @@
 //!           is farther than OUTLIER_MADS * max(sigma, MAD_SCALE MIN_MAD) from both, else x_i
 //!           change points = changepoint::detect(exp(y), preliminary floor): segments of one level
 //! 3. trim   per segment (unless it is bimodal, see below), with med = median(x), MAD =
-//!           median |x - med|:  drop x_i if |x_i - med| > OUTLIER_MADS * MAD_SCALE * max(MAD, MIN_MAD)
+//!           median |x - med|:  drop x_i if |x_i - med| > OUTLIER_MADS * MAD_SCALE * max(MAD, MIN_MAD),
+//!           the farthest first, at most max(1, floor(MAX_TRIMMED_SHARE n)) of a segment's n
 //! 4. deltas delta = |v_b / v_a - 1| for consecutive kept points a, b of the same segment
 //!           (never across a change point, never to a dropped point)
 //! 5. fence  D = the last max_history deltas
@@ -100,6 +101,21 @@ pub const MAD_SCALE: f64 = 1.4826;
 /// Smallest MAD used, in natural-log units (0.1%): a series whose values are mostly identical
 /// has a MAD of 0, and without this bound any other value would be an outlier.
 pub const MIN_MAD: f64 = 1e-3;
+/// Largest share of a segment trimmed as outliers (at least one point): a segment where more
+/// points look like outliers is noisy, and its noise belongs in the floor.
+pub const MAX_TRIMMED_SHARE: f64 = 0.25;
+
+/// How many points of a segment of `n` may be trimmed.
+fn max_trimmed(n: usize) -> usize {
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "a small non-negative count"
+    )]
+    let share = (n as f64 * MAX_TRIMMED_SHARE).floor() as usize;
+    share.max(1)
+}
 /// A benchmark whose history floor exceeds this (percent) is flagged "too noisy to gate": a
 /// 10% regression would be inside its noise.
 pub const NOISY_FLOOR_PCT: f64 = 10.0;
@@ -548,9 +564,17 @@ pub fn analyse(points: &[HistoryPoint], settings: &NoiseSettings) -> NoiseAnalys
         let kept: Vec<Valid> = match (bimodal, median_mad(&seg_logs)) {
             (None, Some((med, mad))) => {
                 let limit = OUTLIER_MADS * MAD_SCALE * mad.max(MIN_MAD);
+                // The most extreme points beyond the limit, at most a quarter of the segment:
+                // when more look like outliers, the segment is noisy, not spiked.
+                let mut beyond: Vec<&Valid> = points
+                    .iter()
+                    .filter(|p| (p.log - med).abs() > limit)
+                    .collect();
+                beyond.sort_by(|x, y| (y.log - med).abs().total_cmp(&(x.log - med).abs()));
+                beyond.truncate(max_trimmed(points.len()));
                 let mut kept = Vec::with_capacity(points.len());
                 for p in points {
-                    if (p.log - med).abs() > limit {
+                    if beyond.iter().any(|b| b.index == p.index) {
                         dropped.push((
                             p.index,
                             Dropped {
