@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""The gate accuracy experiment of issue 20: how often each way of gating raises a false alarm
+when nothing changed (A/A) and how often it catches a known slowdown, on this machine, with a
+steady and an on/off CPU load running beside it.
+
+The crate tools/accuracy/knob has a slowdown knob in its code (SLOWDOWN_PERMILLE: extra work of
+its `knob` benchmark, per thousand) and a label (TRIAL_LABEL). The script commits the crate into
+a scratch git repository (tag `base`: knob 0), then one commit per trial on top of `base`:
+
+  A/A trial:      knob 0, a new label: a different executable, the same hot code
+  slowdown trial: knob 20, 50 or 100 (2%, 5%, 10% more work), and 10 (1%) for instruction counts
+
+Trials run in a seeded random order, each judged by the methods asked for:
+
+  old-gate      the single-run gate as it was before issue 20 (a bench-run built from commit
+                a45e1af, --old-bench-run): one plain run of the head, `gate --base base`, its
+                history growing trial by trial as a team's would
+  ab            `bench-run ab --base base --head trial-N` (this checkout's bench-run)
+  instructions  `bench-run ab --suite knob_instructions --rounds 1` (gungraun under valgrind)
+
+An A/A trial counts as a false alarm when any benchmark is called a regression or an improvement;
+a slowdown trial is caught when `knob` is a regression. Every trial is appended to trials-<method>.jsonl in
+the output directory (a rerun resumes, method by method), and the summary is written as summary.json and as a
+Bencher Metric Format file for `bench-run import bmf --suite gate_accuracy`.
+
+Usage:
+  tools/accuracy/accuracy.py --out results/accuracy [--methods old-gate,ab,instructions]
+                             [--aa 20] [--per-level 10] [--seed 20261125] [--no-load]
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+KNOB = Path(__file__).resolve().parent / "knob"
+GIT = ["git", "-c", "user.name=accuracy", "-c", "user.email=accuracy@example.invalid"]
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run(args, cwd, env=None, check=True):
+    started = time.monotonic()
+    done = subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    seconds = time.monotonic() - started
+    if check and done.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(map(str, args))} exited {done.returncode}\n{done.stderr[-4000:]}"
+        )
+    return done, seconds
+
+
+# --------------------------------------------------------------------------------------------
+# The load beside the experiment
+# --------------------------------------------------------------------------------------------
+
+STEADY = "while True: pass"
+ON_OFF = """
+import random, time
+rng = random.Random(4242)
+while True:
+    end = time.monotonic() + rng.uniform(1.0, 4.0)
+    while time.monotonic() < end:
+        pass
+    time.sleep(rng.uniform(1.0, 4.0))
+"""
+
+
+def start_load():
+    """One process spinning all the time and one spinning 1-4 s on, 1-4 s off: on this 2-core
+    machine the benchmark shares the CPUs with one to two busy threads."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", STEADY]),
+        subprocess.Popen([sys.executable, "-c", ON_OFF]),
+    ]
+    return procs
+
+
+def stop_load(procs):
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.wait()
+
+
+# --------------------------------------------------------------------------------------------
+# The scratch repository
+# --------------------------------------------------------------------------------------------
+
+
+def write_knob(repo, permille, label):
+    lib = repo / "src/lib.rs"
+    text = lib.read_text()
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("pub const SLOWDOWN_PERMILLE: u64 = "):
+            line = f"pub const SLOWDOWN_PERMILLE: u64 = {permille};"
+        elif line.startswith("pub const TRIAL_LABEL: &str = "):
+            assert len(label) == 8, label
+            line = f'pub const TRIAL_LABEL: &str = "{label}";'
+        lines.append(line)
+    lib.write_text("\n".join(lines) + "\n")
+
+
+def make_repo(out):
+    repo = out / "repo"
+    if (repo / ".git").exists():
+        return repo
+    shutil.copytree(KNOB, repo, ignore=shutil.ignore_patterns("target"))
+    run(GIT + ["init", "-q"], repo)
+    write_knob(repo, 0, "base-000")
+    run(GIT + ["add", "-A"], repo)
+    run(GIT + ["commit", "-q", "-m", "base"], repo)
+    run(GIT + ["tag", "base"], repo)
+    return repo
+
+
+def make_trial_commit(repo, trial):
+    tag = f"trial-{trial['index']:03d}"
+    exists, _ = run(GIT + ["rev-parse", "-q", "--verify", tag], repo, check=False)
+    if exists.returncode == 0:
+        return tag
+    run(GIT + ["checkout", "-q", "--detach", "base"], repo)
+    write_knob(repo, trial["permille"], trial["label"])
+    run(GIT + ["commit", "-q", "-am", tag], repo)
+    run(GIT + ["tag", tag], repo)
+    run(GIT + ["checkout", "-q", "--detach", "base"], repo)
+    return tag
+
+
+# --------------------------------------------------------------------------------------------
+# Methods
+# --------------------------------------------------------------------------------------------
+
+
+MAIN_METRICS = ("time", "instructions")
+
+
+def judge(rows):
+    """(caught, alarms, knob change %) from a comparison's JSON rows: the time rows (criterion) or
+    the instruction counts (gungraun); gungraun's other counters are not judged here."""
+    main = [r for r in rows if r.get("metric") in MAIN_METRICS]
+    alarms = sum(1 for r in main if r["verdict"] in ("regression", "improvement"))
+    knob = next((r for r in main if r["benchmark"].split("/")[-1].split("::")[-1] == "knob"), None)
+    caught = bool(knob and knob["verdict"] == "regression")
+    change = knob.get("change_pct") if knob else None
+    return caught, alarms, change
+
+
+def method_ab(args, repo, out, tag, suite, extra):
+    done, seconds = run(
+        [args.bench_run, "--db", str(out / "new.sqlite"), "ab", "--suite", suite,
+         "--base", "base", "--head", tag, "--format", "json", *extra],
+        repo, env=args.env, check=False,
+    )
+    if done.returncode not in (0, 1):
+        return {"exit": done.returncode, "error": done.stderr[-2000:], "seconds": seconds}
+    doc = json.loads(done.stdout) if done.stdout.strip() else {"rows": []}
+    caught, alarms, change = judge(doc.get("rows", []))
+    return {
+        "exit": done.returncode, "caught": caught, "alarms": alarms, "change_pct": change,
+        "seconds": seconds, "runs": [doc.get("base", {}).get("id"), doc.get("head", {}).get("id")],
+        "same_executable": "built the same bench executable" in done.stderr,
+    }
+
+
+def method_old_gate(args, repo, out, tag):
+    ledger = str(out / "old.sqlite")
+    run(GIT + ["checkout", "-q", "--detach", tag], repo)
+    try:
+        _, plain_seconds = run([args.old_bench_run, "--db", ledger, "--suite", "knob"], repo, env=args.env)
+        done, _ = run(
+            [args.old_bench_run, "--db", ledger, "gate", "--base", "base", "--head", "latest",
+             "--format", "json"],
+            repo, env=args.env, check=False,
+        )
+    finally:
+        run(GIT + ["checkout", "-q", "--detach", "base"], repo)
+    if done.returncode not in (0, 1):
+        return {"exit": done.returncode, "error": done.stderr[-2000:], "plain_seconds": plain_seconds}
+    caught, alarms, change = judge(json.loads(done.stdout)["rows"])
+    return {"exit": done.returncode, "caught": caught, "alarms": alarms, "change_pct": change,
+            "plain_seconds": plain_seconds}
+
+
+def old_gate_base(args, repo, out):
+    ledger = out / "old.sqlite"
+    if ledger.exists():
+        return
+    log("old gate: recording the base run")
+    run([args.old_bench_run, "--db", str(ledger), "--suite", "knob"], repo, env=args.env)
+    run([args.old_bench_run, "--db", str(ledger), "tag", "latest", "base"], repo, env=args.env)
+
+
+# --------------------------------------------------------------------------------------------
+# The plan and the summary
+# --------------------------------------------------------------------------------------------
+
+
+def plan(args):
+    trials = []
+    for i in range(args.aa):
+        trials.append({"kind": "aa", "permille": 0, "label": f"aa-{i:05d}"})
+    for permille in args.levels:
+        for i in range(args.per_level):
+            trials.append({"kind": "slow", "permille": permille, "label": f"s{permille:03d}-{i:03d}"[:8].ljust(8, "0")})
+    rng = random.Random(args.seed)
+    rng.shuffle(trials)
+    for index, trial in enumerate(trials):
+        trial["index"] = index
+    return trials
+
+
+def methods_for(trial, methods):
+    # Instruction counts are the only method held to 1%; the others skip the 1% trials.
+    chosen = [m for m in methods if m == "instructions" or trial["permille"] != 10]
+    return chosen
+
+
+def summarise(records):
+    table = {}
+    for r in records:
+        for method, result in [(r["method"], r["result"])]:
+            key = (method, r["kind"], r["permille"])
+            cell = table.setdefault(key, {"trials": 0, "caught": 0, "alarms": 0, "errors": 0,
+                                          "changes": [], "seconds": []})
+            cell["trials"] += 1
+            if "error" in result:
+                cell["errors"] += 1
+                continue
+            cell["caught"] += int(result["caught"])
+            cell["alarms"] += int(result["alarms"] > 0)
+            if result.get("change_pct") is not None:
+                cell["changes"].append(result["change_pct"])
+            for k in ("seconds", "plain_seconds"):
+                if k in result:
+                    cell["seconds"].append(result[k])
+    return table
+
+
+def to_bmf(table):
+    bmf = {}
+    for (method, kind, permille), cell in sorted(table.items()):
+        name = f"{method}/{'aa' if kind == 'aa' else f'slow_{permille / 10:g}pct'}"
+        entry = {"trials": {"value": cell["trials"]}, "errors": {"value": cell["errors"]}}
+        if kind == "aa":
+            entry["false_alarms"] = {"value": cell["alarms"]}
+        else:
+            entry["caught"] = {"value": cell["caught"]}
+        if cell["changes"]:
+            changes = sorted(cell["changes"])
+            entry["median_change_pct"] = {"value": changes[len(changes) // 2]}
+        if cell["seconds"]:
+            seconds = sorted(cell["seconds"])
+            entry["median_seconds"] = {"value": seconds[len(seconds) // 2]}
+        bmf[name] = entry
+    return bmf
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "results/accuracy")
+    parser.add_argument("--methods", default="old-gate,ab,instructions")
+    parser.add_argument("--aa", type=int, default=20)
+    parser.add_argument("--per-level", type=int, default=10)
+    parser.add_argument("--levels", default="10,20,50,100", help="slowdowns in permille")
+    parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--bench-run", default=str(ROOT / "target/release/bench-run"))
+    parser.add_argument("--old-bench-run", default=str(ROOT / "target/old-gate/bench-run"))
+    parser.add_argument("--no-load", action="store_true", help="run without the CPU load")
+    args = parser.parse_args()
+    args.levels = [int(x) for x in args.levels.split(",")]
+    methods = args.methods.split(",")
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.env = dict(os.environ, CARGO_TARGET_DIR=str(args.out / "target"))
+    args.env.pop("BENCH_DB", None)
+
+    repo = make_repo(args.out)
+    trials = plan(args)
+    done = {}  # (method, index) -> result
+    for method in ("old-gate", "ab", "instructions"):
+        path = args.out / f"trials-{method}.jsonl"
+        if path.exists():
+            for line in path.read_text().splitlines():
+                record = json.loads(line)
+                done[(method, record["index"])] = record
+    load = [] if args.no_load else start_load()
+    signal.signal(signal.SIGTERM, lambda *_: (stop_load(load), sys.exit(2)))
+    try:
+        if "old-gate" in methods:
+            old_gate_base(args, repo, args.out)
+        for trial in trials:
+            todo = [m for m in methods_for(trial, methods) if (m, trial["index"]) not in done]
+            if not todo:
+                continue
+            tag = make_trial_commit(repo, trial)
+            results = {}
+            for method in todo:
+                if method == "ab":
+                    results[method] = method_ab(args, repo, args.out, tag, "knob", [])
+                elif method == "instructions":
+                    results[method] = method_ab(args, repo, args.out, tag, "knob_instructions", ["--rounds", "1"])
+                elif method == "old-gate":
+                    results[method] = method_old_gate(args, repo, args.out, tag)
+            for method, result in results.items():
+                record = dict(trial, method=method, result=result,
+                              finished=time.strftime("%Y-%m-%dT%H:%M:%S"), load=not args.no_load)
+                with (args.out / f"trials-{method}.jsonl").open("a") as f:
+                    f.write(json.dumps(record) + "\n")
+                done[(method, trial["index"])] = record
+            brief = ", ".join(
+                f"{m}: {'ERROR' if 'error' in r else ('caught' if r['caught'] else 'missed') if trial['kind'] == 'slow' else ('ALARM' if r['alarms'] else 'quiet')}"
+                for m, r in results.items()
+            )
+            log(f"trial {trial['index'] + 1}/{len(trials)} ({trial['kind']} {trial['permille'] / 10:g}%): {brief}")
+    finally:
+        stop_load(load)
+
+    table = summarise(done.values())
+    summary = {f"{m}/{k}/{p}": v for (m, k, p), v in table.items()}
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+    (args.out / "accuracy.bmf.json").write_text(json.dumps(to_bmf(table), indent=1, sort_keys=True))
+    for (method, kind, permille), cell in sorted(table.items()):
+        what = "false alarms" if kind == "aa" else f"caught at {permille / 10:g}%"
+        count = cell["alarms"] if kind == "aa" else cell["caught"]
+        print(f"{method:13} {what:16} {count}/{cell['trials'] - cell['errors']}"
+              + (f" ({cell['errors']} errors)" if cell["errors"] else ""))
+
+
+if __name__ == "__main__":
+    main()
