@@ -23,6 +23,7 @@
 
 pub mod ab;
 pub mod adapter;
+pub mod calibration;
 pub mod changepoint;
 pub mod compare;
 pub mod conditions;

@@ -222,6 +222,18 @@ fn calibrate_records_repeated_runs_and_reports_the_noise() {
         text.contains("noise floor") && text.contains("sum/1000"),
         "{text}"
     );
+    // Two runs are one A/A comparison per benchmark: its alarms and the smallest change it
+    // would catch are reported.
+    assert!(
+        text.contains("A/A alarms") && text.contains("detects"),
+        "{text}"
+    );
+    let sum_line = text.lines().find(|l| l.starts_with("sum/1000")).unwrap();
+    assert!(
+        sum_line.contains("0/1") || sum_line.contains("1/1"),
+        "{sum_line}"
+    );
+    assert!(sum_line.contains(">= "), "{sum_line}");
     let list = json(
         &sandbox
             .bench_run()

@@ -261,6 +261,36 @@ pub(super) async fn run_suite(
     Ok(Outcome::Ok)
 }
 
+/// Compares each calibration run with the one before it, with the gate's rule and the history
+/// the gate would have had (the same-binary rule left out: the question is what the rule does
+/// when code changed and its speed did not).
+async fn aa_trials(
+    ledger: &Ledger,
+    ids: &[RunId],
+    config: &compare::CompareConfig,
+) -> Result<std::collections::BTreeMap<compare::MetricKey, harness::calibration::AaOutcome>> {
+    let mut comparisons = Vec::new();
+    for pair in ids.windows(2) {
+        let [before, after] = *pair else { continue };
+        let head = ledger.require_run(after).await?;
+        let history = ledger
+            .history(
+                &head.provenance.suite,
+                head.machine_id,
+                head.id,
+                config.history_runs(),
+            )
+            .await?;
+        comparisons.push(compare::compare(
+            &ledger.measurements(before).await?,
+            &ledger.measurements(after).await?,
+            &history,
+            config,
+        ));
+    }
+    Ok(harness::calibration::aa_outcomes(&comparisons))
+}
+
 pub(super) async fn calibrate(
     args: &RunArgs,
     runs: u32,
@@ -316,6 +346,7 @@ pub(super) async fn calibrate(
             )
             .await?
     };
+    let aa = aa_trials(&ledger, &ids, &config).await?;
     let mut table = report::table::Table::new(&[
         ("benchmark", report::table::Align::Left),
         ("metric", report::table::Align::Left),
@@ -325,10 +356,14 @@ pub(super) async fn calibrate(
         ("segments", report::table::Align::Right),
         ("dropped", report::table::Align::Right),
         ("flags", report::table::Align::Left),
+        ("A/A alarms", report::table::Align::Right),
+        ("detects", report::table::Align::Right),
     ]);
     for (key, points) in &history {
         let noise = compare::noise_analysis(points, &config);
         let flags: Vec<&str> = noise.flags.iter().map(|f| f.name()).collect();
+        let outcome = aa.get(key).cloned().unwrap_or_default();
+        let limit = config.threshold_for(&key.benchmark).0.max(noise.floor.pct);
         table.push(vec![
             key.benchmark.clone(),
             key.metric.clone(),
@@ -338,6 +373,10 @@ pub(super) async fn calibrate(
             noise.explanation.segments.len().to_string(),
             noise.explanation.dropped.len().to_string(),
             flags.join(", "),
+            format!("{}/{}", outcome.false_alarms, outcome.comparisons),
+            outcome
+                .detectable_pct(limit)
+                .map_or_else(|| "—".to_owned(), |p| format!(">= {p:.1}%")),
         ]);
     }
     println!(
@@ -345,5 +384,12 @@ pub(super) async fn calibrate(
         head.provenance.suite
     );
     print!("{}", table.to_terminal());
+    println!(
+        "\nA/A alarms: comparisons of consecutive calibration runs (unchanged code) that the gate's \
+         rule, with the history it would have had, called a regression or an improvement. \
+         detects: the smallest slowdown a gate against one of these runs would flag, the limit \
+         max(threshold, noise floor) plus the median half-width of the A/A change intervals. \
+         For verdicts that hold on a busy machine, use bench-run ab."
+    );
     Ok(Outcome::Ok)
 }
