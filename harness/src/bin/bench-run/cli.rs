@@ -14,6 +14,9 @@ Examples:
   bench-run --suite ledger -p harness -- encode   pass a filter (and any criterion flag) after --
   bench-run list --suite mathldbt_transport       runs of a suite, newest first
   bench-run show latest --format json             one run with full provenance and results
+  bench-run ab --suite mathldbt_transport --base main
+                                                  CI verdict: the working tree against main in
+                                                  paired rounds (holds on a busy machine)
   bench-run compare previous latest               before/after table with confidence intervals
   bench-run gate --base main --explain            exit 1 on a regression against main's latest run
   bench-run gate --base main --confirm 3          re-run flagged benchmarks 3 times before failing
@@ -24,8 +27,8 @@ Examples:
 
 Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
 `previous` and the default baseline skip --quick runs and gate --confirm re-runs.
-Exit codes: 0 success / no regression, 1 regression (gate), 2 error, incomparable runs, or a run
-recorded on a busy machine (gate; --allow-busy judges it anyway).";
+Exit codes: 0 success / no regression, 1 regression (gate, ab), 2 error, incomparable runs, or a
+run recorded on a busy machine (gate; --allow-busy judges it anyway).";
 
 const RATIO_EXAMPLES: &str = "\
 Examples:
