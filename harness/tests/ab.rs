@@ -9,26 +9,7 @@ mod util;
 
 use std::path::Path;
 use std::process::Command;
-use util::{Sandbox, assert_exit, bench_lock, json, run_count, stderr, stdout};
-
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=bench-run test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
+use util::{Sandbox, assert_exit, bench_lock, git, json, run_count, stderr, stdout};
 
 /// A sandbox whose fixture workspace is a git repository with one commit.
 fn repository() -> Sandbox {

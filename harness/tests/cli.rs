@@ -6,27 +6,12 @@
 mod util;
 
 use std::path::Path;
-use std::process::Command;
-use util::{Sandbox, assert_exit, json, stderr, stdout};
+use util::{Sandbox, assert_exit, git, json, stderr, stdout};
 
 fn testdata(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata")
         .join(path)
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
 }
 
 #[test]

@@ -7,9 +7,7 @@
 
 mod util;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use util::{Sandbox, assert_exit, json, stderr, stdout};
+use util::{CpuHog, Sandbox, assert_exit, json, stderr, stdout};
 
 fn bench_exe_sha256(sandbox: &Sandbox, run: &str) -> String {
     let out = sandbox
@@ -108,42 +106,6 @@ fn unchanged_code_runs_the_same_executable_and_gets_no_verdict() {
         "{}",
         stderr(&gate)
     );
-}
-
-/// Busy-spinning threads on every core until dropped.
-struct CpuHog {
-    stop: Arc<AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl CpuHog {
-    fn start() -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        let threads = (0..cores)
-            .map(|_| {
-                let stop = Arc::clone(&stop);
-                std::thread::spawn(move || {
-                    let mut x = 1u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        for _ in 0..10_000 {
-                            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005) ^ 1);
-                        }
-                    }
-                })
-            })
-            .collect();
-        Self { stop, threads }
-    }
-}
-
-impl Drop for CpuHog {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
-        }
-    }
 }
 
 #[cfg(target_os = "linux")]

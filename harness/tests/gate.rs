@@ -21,25 +21,7 @@ const ATTEMPTS: usize = 3;
 
 #[test]
 fn slowdown_fails_the_gate_aa_passes_and_mismatches_are_refused() {
-    let mut failures = Vec::new();
-    for attempt in 1..=ATTEMPTS {
-        match std::panic::catch_unwind(gate_scenario) {
-            Ok(()) => return,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default();
-                eprintln!("attempt {attempt} of {ATTEMPTS} failed; retrying on a fresh ledger");
-                failures.push(format!("attempt {attempt}: {message}"));
-            }
-        }
-    }
-    panic!(
-        "the gate scenario failed {ATTEMPTS} times:\n{}",
-        failures.join("\n\n")
-    );
+    util::retry(ATTEMPTS, gate_scenario);
 }
 
 fn gate_scenario() {

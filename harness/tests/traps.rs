@@ -15,9 +15,8 @@
 
 mod util;
 
-use std::path::Path;
-use std::process::{Command, Output};
-use util::{Sandbox, assert_exit, json, stderr, stdout};
+use std::process::Output;
+use util::{Sandbox, assert_exit, git, json, stderr, stdout};
 
 const THRESHOLD: &str = "60";
 
@@ -44,20 +43,6 @@ fn show(sandbox: &Sandbox, run: &str) -> serde_json::Value {
     let out = bench_run(sandbox, &["show", run, "--format", "json"]);
     assert_exit(&out, 0);
     json(&out)
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]
@@ -275,25 +260,7 @@ fn compare_narrows_by_suite_and_refuses_different_suites() {
 
 #[test]
 fn gate_confirm_reruns_the_flagged_benchmarks_and_fails_only_if_they_stay_slow() {
-    let mut failures = Vec::new();
-    for attempt in 1..=ATTEMPTS {
-        match std::panic::catch_unwind(confirm_scenario) {
-            Ok(()) => return,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default();
-                eprintln!("attempt {attempt} of {ATTEMPTS} failed; retrying on a fresh ledger");
-                failures.push(format!("attempt {attempt}: {message}"));
-            }
-        }
-    }
-    panic!(
-        "the confirm scenario failed {ATTEMPTS} times:\n{}",
-        failures.join("\n\n")
-    );
+    util::retry(ATTEMPTS, confirm_scenario);
 }
 
 const SLOW: (&str, &str) = ("FIXTURE_SLOWDOWN", "sum/4000=3");

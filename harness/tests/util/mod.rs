@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Benchmarks measure time: tests that run a suite take this lock so they do not load the
 /// machine for each other (tests of one binary run in parallel threads).
@@ -177,4 +178,86 @@ pub fn bmf(n: usize, scale: f64) -> String {
         })
         .collect();
     format!("{{{}}}", entries.join(","))
+}
+
+/// Runs `git` in `dir` with a throwaway identity and asserts that it succeeded.
+pub fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=bench-run test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Runs a timing-dependent `scenario` up to `attempts` times, each from a fresh start: noise on
+/// a shared machine can spoil one attempt, while a wrong verdict fails them all. Panics with
+/// every attempt's message when none passes.
+pub fn retry(attempts: usize, scenario: fn()) {
+    let mut failures = Vec::new();
+    for attempt in 1..=attempts {
+        match std::panic::catch_unwind(scenario) {
+            Ok(()) => return,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default();
+                eprintln!("attempt {attempt} of {attempts} failed; retrying on a fresh ledger");
+                failures.push(format!("attempt {attempt}: {message}"));
+            }
+        }
+    }
+    panic!(
+        "the scenario failed {attempts} times:\n{}",
+        failures.join("\n\n")
+    );
+}
+
+/// Busy-spinning threads on every core until dropped: a CPU load beside a measurement.
+pub struct CpuHog {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CpuHog {
+    /// Starts one spinning thread per core.
+    pub fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut x = 1u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        for _ in 0..10_000 {
+                            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005) ^ 1);
+                        }
+                    }
+                })
+            })
+            .collect();
+        Self { stop, threads }
+    }
+}
+
+impl Drop for CpuHog {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
 }
