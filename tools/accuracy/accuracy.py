@@ -158,6 +158,16 @@ def judge(rows):
     return caught, alarms, change
 
 
+def measured_seconds(binary, ledger, run_id, repo, env):
+    """How long a recorded run's benchmarks ran (its duration_ms), without the builds."""
+    done, _ = run([binary, "--db", ledger, "show", str(run_id), "--format", "json"], repo, env=env,
+                  check=False)
+    if done.returncode != 0:
+        return None
+    ms = json.loads(done.stdout)["run"].get("duration_ms")
+    return ms / 1000 if ms is not None else None
+
+
 def method_ab(args, repo, out, tag, suite, extra):
     done, seconds = run(
         [args.bench_run, "--db", str(out / "new.sqlite"), "ab", "--suite", suite,
@@ -168,9 +178,12 @@ def method_ab(args, repo, out, tag, suite, extra):
         return {"exit": done.returncode, "error": done.stderr[-2000:], "seconds": seconds}
     doc = json.loads(done.stdout) if done.stdout.strip() else {"rows": []}
     caught, alarms, change = judge(doc.get("rows", []))
+    head = doc.get("head", {}).get("id")
     return {
         "exit": done.returncode, "caught": caught, "alarms": alarms, "change_pct": change,
-        "seconds": seconds, "runs": [doc.get("base", {}).get("id"), doc.get("head", {}).get("id")],
+        "seconds": seconds, "runs": [doc.get("base", {}).get("id"), head],
+        "measured_seconds": head and measured_seconds(
+            args.bench_run, str(out / "new.sqlite"), head, repo, args.env),
         "same_executable": "built the same bench executable" in done.stderr,
     }
 
@@ -189,9 +202,11 @@ def method_old_gate(args, repo, out, tag):
         run(GIT + ["checkout", "-q", "--detach", "base"], repo)
     if done.returncode not in (0, 1):
         return {"exit": done.returncode, "error": done.stderr[-2000:], "plain_seconds": plain_seconds}
-    caught, alarms, change = judge(json.loads(done.stdout)["rows"])
+    doc = json.loads(done.stdout)
+    caught, alarms, change = judge(doc["rows"])
     return {"exit": done.returncode, "caught": caught, "alarms": alarms, "change_pct": change,
-            "plain_seconds": plain_seconds}
+            "plain_seconds": plain_seconds,
+            "measured_seconds": measured_seconds(args.old_bench_run, ledger, doc["head"]["id"], repo, args.env)}
 
 
 def old_gate_base(args, repo, out):
@@ -234,7 +249,7 @@ def summarise(records):
         for method, result in [(r["method"], r["result"])]:
             key = (method, r["kind"], r["permille"])
             cell = table.setdefault(key, {"trials": 0, "caught": 0, "alarms": 0, "errors": 0,
-                                          "changes": [], "seconds": []})
+                                          "changes": [], "seconds": [], "measured": []})
             cell["trials"] += 1
             if "error" in result:
                 cell["errors"] += 1
@@ -246,6 +261,8 @@ def summarise(records):
             for k in ("seconds", "plain_seconds"):
                 if k in result:
                     cell["seconds"].append(result[k])
+            if result.get("measured_seconds") is not None:
+                cell["measured"].append(result["measured_seconds"])
     return table
 
 
@@ -261,9 +278,11 @@ def to_bmf(table):
         if cell["changes"]:
             changes = sorted(cell["changes"])
             entry["median_change_pct"] = {"value": changes[len(changes) // 2]}
-        if cell["seconds"]:
-            seconds = sorted(cell["seconds"])
-            entry["median_seconds"] = {"value": seconds[len(seconds) // 2]}
+        for field, values in (("median_seconds", cell["seconds"]),
+                              ("median_measured_seconds", cell["measured"])):
+            if values:
+                values = sorted(values)
+                entry[field] = {"value": values[len(values) // 2]}
         bmf[name] = entry
     return bmf
 
