@@ -1592,8 +1592,9 @@ fn direction_words(direction: Direction) -> &'static str {
     }
 }
 
-/// A value with about six significant digits, without trailing zeros.
-fn num(v: f64) -> String {
+/// A value with about six significant digits, without trailing zeros (shared with the noise
+/// model's sentences).
+pub(crate) fn num(v: f64) -> String {
     if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e12) {
         return format!("{v:.4e}");
     }
@@ -1606,7 +1607,7 @@ fn num(v: f64) -> String {
 }
 
 /// A percentage with sign and two decimals.
-fn pct_str(v: f64) -> String {
+pub(crate) fn pct_str(v: f64) -> String {
     format!("{v:+.2}%")
 }
 

@@ -76,6 +76,7 @@
 //! - **flag**: a warning that a benchmark cannot be gated reliably ([`NoiseFlag`]).
 
 use crate::changepoint;
+use crate::compare::{num, pct_str as signed_pct};
 use crate::ledger::RunId;
 use crate::stats;
 use serde::Serialize;
@@ -805,23 +806,7 @@ impl NoiseAnalysis {
     }
 }
 
-/// A percentage with its sign and two decimals.
-fn signed_pct(v: f64) -> String {
-    format!("{v:+.2}%")
-}
 
-/// A value with up to four decimals and no trailing zeros.
-fn num(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e12) {
-        return format!("{v:.4e}");
-    }
-    let s = format!("{v:.4}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        s
-    }
-}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
