@@ -6,9 +6,10 @@
 //!
 //! Layers, from the outside in:
 //!
-//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O).
+//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O); [`gungraun`]
+//!   runs the instruction-count suites among them under valgrind (I/O).
 //! - [`provenance`] reads the machine, toolchain and git state (I/O).
-//! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
+//! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`ratio`] turns stored
@@ -17,6 +18,7 @@
 
 pub mod adapter;
 pub mod compare;
+pub mod gungraun;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_web;
