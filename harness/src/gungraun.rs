@@ -489,6 +489,39 @@ version = "0.19.1"
     }
 
     #[test]
+    fn errors_say_what_to_install() {
+        let missing = GungraunError::RunnerMissing {
+            suite: "s".into(),
+            program: "gungraun-runner".into(),
+            library: Some("0.20.0".into()),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        }
+        .to_string();
+        assert!(
+            missing.contains("cargo install gungraun-runner --version 0.20.0 --locked"),
+            "{missing}"
+        );
+        let valgrind = GungraunError::ValgrindMissing {
+            suite: "s".into(),
+            program: "valgrind".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        }
+        .to_string();
+        assert!(valgrind.contains("apt-get install valgrind"), "{valgrind}");
+        let mismatch = GungraunError::VersionMismatch {
+            suite: "s".into(),
+            program: "gungraun-runner".into(),
+            runner: "0.19.1".into(),
+            library: "0.20.0".into(),
+        }
+        .to_string();
+        assert!(
+            mismatch.contains("0.19.1") && mismatch.contains("--version 0.20.0"),
+            "{mismatch}"
+        );
+    }
+
+    #[test]
     fn ids_from_list_and_output_lines() {
         assert_eq!(
             list_id("mathldbt_instructions::codec::encode::plain"),
