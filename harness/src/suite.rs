@@ -13,6 +13,9 @@
 //!    `target/criterion` reports are left intact. Criterion's progress lines drive the
 //!    progress bar ([`ProgressTracker`]).
 //!
+//! A bench target written with gungraun (instruction counts under valgrind) takes its own run
+//! and output path after step 2: see [`crate::gungraun`].
+//!
 //! Running the executable directly (as cargo-criterion does) instead of a second `cargo bench`
 //! keeps cargo's freshness check out of the measured overhead; the environment cargo would set
 //! for a bench (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, working directory) is set the same way.
