@@ -30,6 +30,31 @@ if [ ! -e /usr/bin/chromium ]; then
     fi
 fi
 
+# Instruction-count suites (gungraun) run under valgrind through `gungraun-runner`, whose version
+# must equal that of the gungraun library in Cargo.lock. harness's gungraun test fails under
+# CI=true without them.
+if ! command -v valgrind >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        log "installing valgrind (for the gungraun instruction-count suites)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+    else
+        printf 'warning: valgrind is missing and installing it needs root: %s\n' \
+            "sudo apt-get install -y valgrind" >&2
+    fi
+fi
+gungraun_version="$(awk '/^name = "gungraun"$/ { found = 1; next }
+    found && /^version = / { gsub(/"/, "", $3); print $3; exit }' Cargo.lock)"
+if [ -z "$gungraun_version" ]; then
+    printf 'error: no gungraun package in Cargo.lock\n' >&2
+    exit 1
+fi
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+if [ "$(gungraun-runner --version 2>/dev/null || true)" != "gungraun-runner $gungraun_version" ]; then
+    log "installing gungraun-runner $gungraun_version"
+    cargo install gungraun-runner --version "$gungraun_version" --locked
+fi
+
 # The reader interop tests run the real implementations (ROOT, C++ riegeli, Python booklet)
 # from a pinned venv; they fail under CI=true when it is missing.
 log "python venv (tools/requirements.txt)"

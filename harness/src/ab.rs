@@ -50,6 +50,9 @@ pub enum AbError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A gungraun suite cannot run (its runner or valgrind is missing, or of another version).
+    #[error(transparent)]
+    Gungraun(#[from] crate::gungraun::GungraunError),
     /// Criterion's output of one process could not be read.
     #[error("cannot read the output of {side} process {round}: {reason}")]
     Output {
@@ -241,6 +244,8 @@ pub struct BuiltSide {
     pub sha256: String,
     /// Size of the executable in bytes.
     pub bytes: u64,
+    /// Whether it is a gungraun suite (instruction counts under valgrind) rather than criterion.
+    pub gungraun: bool,
 }
 
 /// Builds suite `name` in the workspace at `workspace_dir` into `target_dir`, and copies the
@@ -262,6 +267,7 @@ pub fn build_side(
 ) -> Result<BuiltSide, AbError> {
     let workspace = Workspace::discover(workspace_dir)?;
     let target = workspace.find(name, package)?.clone();
+    let gungraun = crate::gungraun::detect(&target)?;
     let mut built: Built = suite::build_in(&target, options, &workspace.root, Some(target_dir))?;
     if built.fresh && must_compile {
         touch_tree(target.package_dir())?;
@@ -287,9 +293,13 @@ pub fn build_side(
     let bytes = std::fs::metadata(exe_copy)
         .map_err(io(format!("cannot read {}", exe_copy.display())))?
         .len();
+    if gungraun {
+        crate::gungraun::check_tools(name, &workspace.root)?;
+    }
     Ok(BuiltSide {
         sha256: sha256_file(exe_copy)?,
         bytes,
+        gungraun,
         exe: exe_copy.to_owned(),
         workspace_root: workspace.root,
         target,
@@ -319,7 +329,8 @@ fn touch_tree(dir: &Path) -> Result<(), AbError> {
     Ok(())
 }
 
-/// Runs one bench process of `side` (named `label`, in 1-based `round`) with `criterion_args`,
+/// Runs one bench process of `side` (named `label`, in 1-based `round`) with `criterion_args`
+/// (gungraun's arguments for a gungraun suite),
 /// its output in a scratch directory under `scratch_parent`, and returns its results.
 /// `on_progress(n, total, id)` follows it.
 ///
@@ -340,21 +351,36 @@ pub fn run_process(
         .map_err(io(
             "cannot create a scratch directory for criterion's output",
         ))?;
-    let mut tracker = ProgressTracker::new(expected);
-    let output = suite::run_bench(
-        &side.exe,
-        &side.target,
-        criterion_args,
-        home.path(),
-        &mut tracker,
-        on_progress,
-    )?;
-    let results =
-        crate::adapter::criterion::read_dir(home.path()).map_err(|e| AbError::Output {
-            side: label,
-            round,
-            reason: e.to_string(),
-        })?;
+    let (output, results) = if side.gungraun {
+        let output = crate::gungraun::run_bench(
+            &side.exe,
+            &side.target,
+            criterion_args,
+            home.path(),
+            &side.workspace_root,
+            &expected,
+            on_progress,
+        )?;
+        let results = crate::adapter::gungraun::read_dir(home.path()).map_err(|e| e.to_string());
+        (output, results)
+    } else {
+        let mut tracker = ProgressTracker::new(expected);
+        let output = suite::run_bench(
+            &side.exe,
+            &side.target,
+            criterion_args,
+            home.path(),
+            &mut tracker,
+            on_progress,
+        )?;
+        let results = crate::adapter::criterion::read_dir(home.path()).map_err(|e| e.to_string());
+        (output, results)
+    };
+    let results = results.map_err(|reason| AbError::Output {
+        side: label,
+        round,
+        reason,
+    })?;
     Ok(ProcessOutput {
         results,
         conditions: output.conditions,
@@ -388,7 +414,8 @@ pub fn process_value(m: &Measurement) -> Option<f64> {
         Some(samples) => crate::stats::quantile(&samples.per_iteration_ns(), PROCESS_QUANTILE)?,
         None => m.estimate.point,
     };
-    (value.is_finite() && value > 0.0).then_some(value)
+    // A count may be 0 (no RAM hit); a negative or non-finite value is not a measurement.
+    (value.is_finite() && value >= 0.0).then_some(value)
 }
 
 /// One result over the rounds: the first process's result as the template (unit, direction,
@@ -517,7 +544,11 @@ mod tests {
         no_samples.samples = None;
         no_samples.estimate = Estimate::point(7.0);
         assert_eq!(process_value(&no_samples), Some(7.0));
+        no_samples.estimate = Estimate::point(0.0);
+        assert_eq!(process_value(&no_samples), Some(0.0));
         no_samples.estimate = Estimate::point(f64::NAN);
+        assert_eq!(process_value(&no_samples), None);
+        no_samples.estimate = Estimate::point(-1.0);
         assert_eq!(process_value(&no_samples), None);
     }
 

@@ -524,6 +524,17 @@ pub struct Row {
 }
 
 impl Row {
+    /// The row's name in one-line messages: the benchmark, with its metric in brackets unless it
+    /// is the time (`decode/100`, `work/knob [instructions]`).
+    #[must_use]
+    pub fn name(&self) -> String {
+        if self.metric == crate::model::metric::TIME {
+            self.benchmark.clone()
+        } else {
+            format!("{} [{}]", self.benchmark, self.metric)
+        }
+    }
+
     /// The limit a change must exceed: `max(threshold_pct, noise_floor.pct)`.
     #[must_use]
     pub fn limit_pct(&self) -> f64 {

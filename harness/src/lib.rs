@@ -6,11 +6,12 @@
 //!
 //! Layers, from the outside in:
 //!
-//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O).
+//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O); [`gungraun`]
+//!   runs the instruction-count suites among them under valgrind (I/O).
 //! - [`provenance`] reads the machine, toolchain and git state and hashes bench executables (I/O).
 //! - [`conditions`] reads how busy the machine was while a suite ran (`/proc`; pure parsers and a
 //!   small sampler).
-//! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine) into the
+//! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun) into the
 //!   [`model`] (pure).
 //! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`noise`] learns each
@@ -28,6 +29,7 @@ pub mod changepoint;
 pub mod compare;
 pub mod conditions;
 pub mod confirm;
+pub mod gungraun;
 pub mod interleave;
 pub mod ledger;
 pub mod ledger_pairs;

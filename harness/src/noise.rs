@@ -806,8 +806,6 @@ impl NoiseAnalysis {
     }
 }
 
-
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 mod tests {

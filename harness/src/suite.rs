@@ -13,6 +13,9 @@
 //!    `target/criterion` reports are left intact. Criterion's progress lines drive the
 //!    progress bar ([`ProgressTracker`]).
 //!
+//! A bench target written with gungraun (instruction counts under valgrind) takes its own run
+//! and output path after step 2: see [`crate::gungraun`].
+//!
 //! Running the executable directly (as cargo-criterion does) instead of a second `cargo bench`
 //! keeps cargo's freshness check out of the measured overhead; the environment cargo would set
 //! for a bench (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, working directory) is set the same way.
@@ -104,6 +107,11 @@ pub struct SuiteTarget {
     pub manifest_path: PathBuf,
     /// Features the target requires.
     pub required_features: Vec<String>,
+    /// The target's main source file, when `cargo metadata` names it.
+    pub src_path: Option<PathBuf>,
+    /// Names of the packages the package depends on (every kind: normal, dev, build), sorted.
+    /// [`crate::gungraun::detect`] looks for `gungraun` here.
+    pub dependencies: Vec<String>,
 }
 
 impl SuiteTarget {
@@ -143,6 +151,13 @@ struct RawPackage {
     id: String,
     manifest_path: PathBuf,
     targets: Vec<RawTarget>,
+    #[serde(default)]
+    dependencies: Vec<RawDependency>,
+}
+
+#[derive(Deserialize)]
+struct RawDependency {
+    name: String,
 }
 
 #[derive(Deserialize)]
@@ -151,6 +166,8 @@ struct RawTarget {
     kind: Vec<String>,
     #[serde(default, rename = "required-features")]
     required_features: Vec<String>,
+    #[serde(default)]
+    src_path: Option<PathBuf>,
 }
 
 /// Parses `cargo metadata --format-version 1` output.
@@ -165,6 +182,10 @@ pub fn parse_metadata(json: &[u8]) -> Result<Workspace, SuiteError> {
         .iter()
         .filter(|p| raw.workspace_members.is_empty() || raw.workspace_members.contains(&p.id))
         .flat_map(|p| {
+            let mut dependencies: Vec<String> =
+                p.dependencies.iter().map(|d| d.name.clone()).collect();
+            dependencies.sort();
+            dependencies.dedup();
             p.targets
                 .iter()
                 .filter(|t| t.kind.iter().any(|k| k == "bench"))
@@ -175,6 +196,8 @@ pub fn parse_metadata(json: &[u8]) -> Result<Workspace, SuiteError> {
                     package_id: p.id.clone(),
                     manifest_path: p.manifest_path.clone(),
                     required_features: t.required_features.clone(),
+                    src_path: t.src_path.clone(),
+                    dependencies: dependencies.clone(),
                 })
         })
         .collect();
@@ -605,7 +628,7 @@ pub fn run_bench(
     })
 }
 
-const TAIL_LINES: usize = 40;
+pub(crate) const TAIL_LINES: usize = 40;
 
 fn spawn_line_reader(
     stream: impl std::io::Read + Send + 'static,
@@ -625,7 +648,7 @@ fn spawn_line_reader(
     })
 }
 
-fn bench_command(exe: &Path, suite: &SuiteTarget, criterion_home: &Path) -> Command {
+pub(crate) fn bench_command(exe: &Path, suite: &SuiteTarget, criterion_home: &Path) -> Command {
     let mut command = Command::new(exe);
     command
         .current_dir(suite.package_dir())
@@ -715,7 +738,8 @@ mod tests {
       {"name":"a","version":"0.1.0","id":"path+file:///w/a#0.1.0","manifest_path":"/w/a/Cargo.toml",
        "targets":[{"name":"a","kind":["lib"]},{"name":"speed","kind":["bench"],"required-features":["x"]}]},
       {"name":"b","version":"0.2.0","id":"path+file:///w/b#0.2.0","manifest_path":"/w/b/Cargo.toml",
-       "targets":[{"name":"speed","kind":["bench"]},{"name":"other","kind":["bench"]},{"name":"t","kind":["test"]}]}],
+       "dependencies":[{"name":"gungraun","kind":"dev"},{"name":"anyhow","kind":null},{"name":"gungraun","kind":null}],
+       "targets":[{"name":"speed","kind":["bench"],"src_path":"/w/b/benches/speed.rs"},{"name":"other","kind":["bench"]},{"name":"t","kind":["test"]}]}],
       "workspace_members":["path+file:///w/a#0.1.0","path+file:///w/b#0.2.0"],
       "workspace_root":"/w","target_directory":"/w/target","version":1}"#;
 
@@ -729,6 +753,12 @@ mod tests {
             .collect();
         assert_eq!(names, ["a/speed", "b/other", "b/speed"]);
         assert_eq!(ws.suites[0].required_features, ["x"]);
+        assert!(ws.suites[0].dependencies.is_empty() && ws.suites[0].src_path.is_none());
+        assert_eq!(ws.suites[2].dependencies, ["anyhow", "gungraun"]);
+        assert_eq!(
+            ws.suites[2].src_path.as_deref(),
+            Some(Path::new("/w/b/benches/speed.rs"))
+        );
         assert_eq!(ws.suites[0].package_dir(), Path::new("/w/a"));
     }
 

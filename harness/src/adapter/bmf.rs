@@ -49,8 +49,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use super::{AdapterError, from_json};
 use crate::model::{BenchmarkId, Direction, Estimate, Measurement};
 
-/// A JSON object read in order, refusing duplicate keys.
-struct Entries<T>(Vec<(String, T)>);
+/// A JSON object read in order, refusing duplicate keys (also used by [`super::gungraun`]).
+pub(super) struct Entries<T>(pub(super) Vec<(String, T)>);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

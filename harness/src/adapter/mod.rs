@@ -10,6 +10,7 @@
 //! | [`cargo_criterion`] | `cargo criterion --message-format=json` (JSON lines) | `time`, ns | yes |
 //! | [`bmf`] | Bencher Metric Format JSON | the measure's name | no |
 //! | [`hyperfine`] | `hyperfine --export-json` | `time`, ns | yes (one run each) |
+//! | [`gungraun`] | gungraun 0.20 `summary.json` (`--save-summary=json`) or `--output-format=json` | `instructions`, `estimated_cycles`, `l1_hits`, ... counts | no (exact values) |
 //!
 //! Every adapter is tested on real captured output under `harness/testdata/<format>/` (each folder
 //! has a `make.sh` that regenerates its capture) and on hostile input: truncation at every byte,
@@ -46,6 +47,7 @@ use crate::model::{Estimate, SamplesError};
 pub mod bmf;
 pub mod cargo_criterion;
 pub mod criterion;
+pub mod gungraun;
 pub mod hyperfine;
 
 /// Largest file an adapter reads (64 MiB). Real tool output is orders of magnitude smaller.

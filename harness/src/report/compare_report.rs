@@ -253,7 +253,15 @@ fn is_paired(c: &Comparison) -> bool {
 /// How the table's p-values, intervals and floors were obtained, in one sentence.
 fn method_note(c: &Comparison, markdown: bool) -> String {
     let star = if markdown { "\\*" } else { "*" };
-    if is_paired(c) {
+    let exact_only = c.family_size == 0
+        && c.rows
+            .iter()
+            .any(|r| matches!(r.evidence, crate::compare::Evidence::Exact));
+    if exact_only && !is_paired(c) {
+        "Exact values (deterministic metrics such as instruction counts): any difference is real, \
+         and a regression must exceed the threshold."
+            .to_owned()
+    } else if is_paired(c) {
         format!(
             "Paired A/B rounds (one process per side per round): change and 95% CI are the median of \
              the rounds' head/base ratios with its order-statistic interval; p is the {}-corrected \

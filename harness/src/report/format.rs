@@ -25,6 +25,8 @@ pub fn value(value: f64, unit: &str) -> String {
         }
         "" => sig4(value),
         "x" => format!("{}x", sig4(value)),
+        // Exact counts (instructions, cache hits) read best in full: `5 count`, not `5.000 count`.
+        "count" if value.fract() == 0.0 && value.abs() < 1e15 => format!("{value:.0} count"),
         _ => format!("{} {unit}", sig4(value)),
     }
 }
@@ -146,5 +148,8 @@ mod tests {
         assert_eq!(pct(-16.5812), "-16.58%");
         assert_eq!(pct(3.7), "+3.70%");
         assert_eq!(sig4(1.0e20), "1.000e20");
+        assert_eq!(value(5.0, "count"), "5 count");
+        assert_eq!(value(190_040.0, "count"), "190040 count");
+        assert_eq!(value(2.5, "count"), "2.500 count");
     }
 }

@@ -108,7 +108,8 @@ impl Sandbox {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies a directory tree, leaving out `target/` directories.
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

@@ -92,7 +92,9 @@ pub fn run_mixed(db: &mut Booklet, ops: &[(bool, &[u8], &[u8])]) {
 pub fn dataset(n: usize) -> Data {
     let mut rng = fastrand::Rng::with_seed(42);
     const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut seen = std::collections::HashSet::new();
+    // A BTreeSet, not a HashSet: no random hash seed, so the heap looks the same on every run
+    // (instruction-count suites simulate the cache, which sees addresses).
+    let mut seen = std::collections::BTreeSet::new();
     let mut keys = Vec::with_capacity(n);
     while keys.len() < n {
         let k: Vec<u8> = (0..12).map(|_| rng.u8(b'a'..=b'z')).collect();

@@ -151,11 +151,22 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
         return Ok(Outcome::Ok);
     }
 
-    let criterion_args = process_args(&args.criterion_args);
+    let criterion_args = if head.gungraun {
+        // gungraun rejects criterion's settings; its counts need no budget.
+        args.criterion_args.clone()
+    } else {
+        process_args(&args.criterion_args)
+    };
     let benchmarks = common_benchmarks(&base, &head, &criterion_args, scratch.path())?;
-    let rounds = args
-        .rounds
-        .unwrap_or_else(|| paired::rounds_needed(benchmarks.len(), config.alpha));
+    let rounds = args.rounds.unwrap_or_else(|| {
+        if head.gungraun {
+            // Instruction counts repeat exactly for one executable: one round says it all
+            // (`--rounds 2` checks that they do).
+            1
+        } else {
+            paired::rounds_needed(benchmarks.len(), config.alpha)
+        }
+    });
     let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = PairingPlan {
         seed,
@@ -397,10 +408,7 @@ fn verdict(comparison: &Comparison, base: i64, head: i64, started: Instant) -> O
             Outcome::Ok
         }
         GateOutcome::Regression => {
-            let names: Vec<&str> = comparison
-                .regressions()
-                .map(|r| r.benchmark.as_str())
-                .collect();
+            let names: Vec<String> = comparison.regressions().map(compare::Row::name).collect();
             eprintln!(
                 "ab: FAIL ({line}): {} regression(s): {}",
                 names.len(),
@@ -429,7 +437,7 @@ fn summary_markdown(
         .map_or_else(|| "the working tree".to_owned(), |h| format!("`{h}`"));
     let regressions: Vec<String> = comparison
         .regressions()
-        .map(|r| format!("`{}`", r.benchmark))
+        .map(|r| format!("`{}`", r.name()))
         .collect();
     let headline = if regressions.is_empty() {
         "**No regression.**".to_owned()

@@ -154,9 +154,9 @@ pub(super) async fn gate(
             Ok(outcome.outcome)
         }
         compare::GateOutcome::Regression => {
-            let names: Vec<&str> = comparison
+            let names: Vec<String> = comparison
                 .gating_regressions()
-                .map(|r| r.benchmark.as_str())
+                .map(compare::Row::name)
                 .collect();
             eprintln!(
                 "gate: FAIL ({verdict_line}): {} regression(s): {}",
@@ -166,10 +166,10 @@ pub(super) async fn gate(
             Ok(Outcome::Regression)
         }
         compare::GateOutcome::Unusable => {
-            let unusable: Vec<&str> = comparison
+            let unusable: Vec<String> = comparison
                 .unusable()
                 .filter(|r| r.quarantined_by.is_none())
-                .map(|r| r.benchmark.as_str())
+                .map(compare::Row::name)
                 .collect();
             if unusable.is_empty() {
                 eprintln!(

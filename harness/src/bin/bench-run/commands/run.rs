@@ -1,4 +1,5 @@
-//! `bench-run --suite` and `bench-run calibrate`: build, run and record a criterion suite.
+//! `bench-run --suite` and `bench-run calibrate`: build, run and record a criterion suite, or a
+//! gungraun (instruction-count) suite through [`harness::gungraun`].
 
 use super::push::push_run;
 use super::{
@@ -34,6 +35,7 @@ pub(super) async fn measure_and_record(
         .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
     let workspace = Workspace::discover(&start_dir)?;
     let target = workspace.find(name, args.package.as_deref())?.clone();
+    let gungraun = harness::gungraun::detect(&target)?;
     let build = BuildOptions {
         features: args.features.clone(),
         all_features: args.all_features,
@@ -53,6 +55,18 @@ pub(super) async fn measure_and_record(
             exe
         }
     };
+    if gungraun {
+        let tools = harness::gungraun::check_tools(&target.name, &workspace.root)?;
+        eprintln!(
+            "bench-run: {} is a gungraun suite: counting instructions under valgrind ({} {})",
+            target.name, tools.runner, tools.runner_version
+        );
+        if args.quick {
+            eprintln!(
+                "bench-run: --quick has no effect on a gungraun suite (one run per benchmark)"
+            );
+        }
+    }
 
     // Hashed before it runs: two runs of one executable measured the same code.
     let bench_exe = provenance::hash_executable(&exe)
@@ -64,14 +78,15 @@ pub(super) async fn measure_and_record(
         })
         .ok();
 
-    let mut criterion_args = if args.quick {
+    // Criterion's settings mean nothing to gungraun, which rejects unknown arguments.
+    let mut criterion_args = if args.quick && !gungraun {
         suite::quick_args(&args.criterion_args)
     } else {
         Vec::new()
     };
     criterion_args.extend(args.criterion_args.iter().cloned());
     // Criterion's plots would land in the scratch directory and be thrown away: skip them.
-    if !criterion_args.iter().any(|a| a == "--noplot" || a == "-n") {
+    if !gungraun && !criterion_args.iter().any(|a| a == "--noplot" || a == "-n") {
         criterion_args.push("--noplot".to_owned());
     }
 
@@ -95,31 +110,49 @@ pub(super) async fn measure_and_record(
             }
         );
     }
-    let mut tracker = ProgressTracker::new(listed);
+    let mut tracker = ProgressTracker::new(listed.clone());
     let progress = progress_bar(tracker.total());
-    let output = suite::run_bench(
-        &exe,
-        &target,
-        &criterion_args,
-        criterion_home.path(),
-        &mut tracker,
-        |n, total, id| {
-            if progress.is_hidden() {
-                eprintln!("[{n}/{total}] {id}");
-            } else {
-                progress.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
-                progress.set_message(id.to_owned());
-            }
-        },
-    );
+    let on_progress = |n: usize, total: usize, id: &str| {
+        if progress.is_hidden() {
+            eprintln!("[{n}/{total}] {id}");
+        } else {
+            progress.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
+            progress.set_message(id.to_owned());
+        }
+    };
+    let output = if gungraun {
+        harness::gungraun::run_bench(
+            &exe,
+            &target,
+            &criterion_args,
+            criterion_home.path(),
+            &workspace.root,
+            &listed,
+            on_progress,
+        )
+    } else {
+        suite::run_bench(
+            &exe,
+            &target,
+            &criterion_args,
+            criterion_home.path(),
+            &mut tracker,
+            on_progress,
+        )
+    };
     progress.finish_and_clear();
     let output = output?;
 
-    let measurements = adapter::criterion::read_dir(criterion_home.path()).with_context(|| {
+    let measurements = if gungraun {
+        adapter::gungraun::read_dir(criterion_home.path())
+            .with_context(|| format!("cannot read gungraun's summaries of suite {}", target.name))?
+    } else {
+        adapter::criterion::read_dir(criterion_home.path()).with_context(|| {
         format!("cannot read criterion's output of suite {} (is it a criterion bench with `harness = false`?)", target.name)
-    })?;
+    })?
+    };
 
-    let quick = args.quick && quick_took_effect(&criterion_args, &measurements);
+    let quick = args.quick && !gungraun && quick_took_effect(&criterion_args, &measurements);
 
     let mut command: Vec<String> = std::env::args().collect();
     if let Some(first) = command.first_mut() {
