@@ -116,10 +116,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", required = true)]
     pub suite: Option<String>,
 
-    /// Package of the suite, when several have one of that name.
-    #[arg(short = 'p', long, value_name = "PACKAGE")]
-    pub package: Option<String>,
-
     /// Baseline for the delta table (default: the previous run of the suite on this machine).
     #[arg(long, value_name = "REF")]
     pub base: Option<String>,
@@ -128,6 +124,33 @@ pub struct RunArgs {
     /// quick only if the settings took effect (a suite may set its own sample size and times).
     #[arg(long)]
     pub quick: bool,
+
+    #[command(flatten)]
+    pub build: BuildArgs,
+
+    /// After recording, push the run to a bench-web server (`POST URL/api/runs` with the bearer
+    /// token in `BENCH_PUSH_TOKEN`); a failed push is a warning and the local run is kept.
+    #[arg(long, value_name = "URL")]
+    pub push: Option<String>,
+
+    /// Output format of the delta table.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+
+    /// Arguments passed to criterion (after --).
+    #[arg(last = true, value_name = "CRITERION ARGS")]
+    pub criterion_args: Vec<String>,
+}
+
+/// How to find and build a suite: shared by `--suite`, `calibrate` and `ab`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct BuildArgs {
+    /// Package of the suite, when several have one of that name.
+    #[arg(short = 'p', long, value_name = "PACKAGE")]
+    pub package: Option<String>,
 
     /// Cargo features to enable.
     #[arg(short = 'F', long, value_delimiter = ',', value_name = "FEATURES")]
@@ -152,22 +175,25 @@ pub struct RunArgs {
     /// Also record this environment variable (repeatable).
     #[arg(long = "record-env", value_name = "NAME")]
     pub record_env: Vec<String>,
+}
 
-    /// After recording, push the run to a bench-web server (`POST URL/api/runs` with the bearer
-    /// token in `BENCH_PUSH_TOKEN`); a failed push is a warning and the local run is kept.
-    #[arg(long, value_name = "URL")]
-    pub push: Option<String>,
+impl BuildArgs {
+    /// The cargo options these flags select.
+    pub fn options(&self) -> harness::suite::BuildOptions {
+        harness::suite::BuildOptions {
+            features: self.features.clone(),
+            all_features: self.all_features,
+            no_default_features: self.no_default_features,
+            profile: self.profile.clone(),
+        }
+    }
 
-    /// Output format of the delta table.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: OutputFormat,
-
-    #[command(flatten)]
-    pub verdict: VerdictArgs,
-
-    /// Arguments passed to criterion (after --).
-    #[arg(last = true, value_name = "CRITERION ARGS")]
-    pub criterion_args: Vec<String>,
+    /// The directory the workspace is looked for from: `-C DIR` (relative to `cwd`) or `cwd`.
+    pub fn start_dir(&self, cwd: &std::path::Path) -> PathBuf {
+        self.workspace
+            .as_deref()
+            .map_or_else(|| cwd.to_owned(), |d| cwd.join(d))
+    }
 }
 
 /// Multiple-comparison correction.
@@ -421,10 +447,6 @@ pub struct AbArgs {
     #[arg(long, value_name = "NAME")]
     pub suite: String,
 
-    /// Package of the suite, when several have one of that name.
-    #[arg(short = 'p', long, value_name = "PACKAGE")]
-    pub package: Option<String>,
-
     /// The baseline revision (a branch, tag or commit).
     #[arg(long, value_name = "REV")]
     pub base: String,
@@ -447,29 +469,8 @@ pub struct AbArgs {
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
 
-    /// Cargo features to enable.
-    #[arg(short = 'F', long, value_delimiter = ',', value_name = "FEATURES")]
-    pub features: Vec<String>,
-
-    /// Enable all cargo features.
-    #[arg(long)]
-    pub all_features: bool,
-
-    /// Disable default cargo features.
-    #[arg(long)]
-    pub no_default_features: bool,
-
-    /// Cargo profile (default: bench).
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
-
-    /// Run in the workspace containing this directory (default: the current directory).
-    #[arg(short = 'C', long, value_name = "DIR")]
-    pub workspace: Option<PathBuf>,
-
-    /// Also record this environment variable (repeatable).
-    #[arg(long = "record-env", value_name = "NAME")]
-    pub record_env: Vec<String>,
+    #[command(flatten)]
+    pub build: BuildArgs,
 
     /// Output format of the verdict table.
     #[arg(long, value_enum, default_value = "table")]

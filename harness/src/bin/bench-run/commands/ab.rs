@@ -11,7 +11,7 @@ use harness::ledger::StoredRun;
 use harness::ledger_pairs::PairingPlan;
 use harness::model::{BenchExe, BuildConfig, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
-use harness::suite::{self, BuildOptions, Workspace};
+use harness::suite::{self, Workspace};
 use harness::{conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
@@ -28,10 +28,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     if args.rounds == Some(0) {
         bail!("--rounds must be at least 1");
     }
-    let start_dir = args
-        .workspace
-        .as_deref()
-        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let start_dir = args.build.start_dir(cwd);
     // Open the ledger first: a result that cannot be recorded should not be measured.
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
@@ -63,12 +60,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
             return Ok(Outcome::Incomparable);
         }
     }
-    let build = BuildOptions {
-        features: args.features.clone(),
-        all_features: args.all_features,
-        no_default_features: args.no_default_features,
-        profile: args.profile.clone(),
-    };
+    let build = args.build.options();
     let scratch_parent = workspace.target_dir.join("bench-run");
     std::fs::create_dir_all(&scratch_parent)
         .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
@@ -101,7 +93,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     let base = ab::build_side(
         &base_workspace,
         &args.suite,
-        args.package.as_deref(),
+        args.build.package.as_deref(),
         &build,
         &workspace.target_dir,
         &scratch.path().join("exe/base"),
@@ -128,7 +120,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     let head = ab::build_side(
         &head_workspace,
         &args.suite,
-        args.package.as_deref(),
+        args.build.package.as_deref(),
         &build,
         &workspace.target_dir,
         &scratch.path().join("exe/head"),
@@ -218,11 +210,11 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
         toolchain: provenance::toolchain(&side.workspace_root).ok(),
         build: BuildConfig {
             profile: build.profile_name(),
-            features: sorted(&args.features),
-            feature_flags: feature_flags(args.all_features, args.no_default_features),
+            features: sorted(&args.build.features),
+            feature_flags: feature_flags(args.build.all_features, args.build.no_default_features),
             rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
         },
-        env: provenance::environment(&args.record_env),
+        env: provenance::environment(&args.build.record_env),
         git: git_info(checkout),
         cpu_governor: provenance::cpu_governor(),
         turbo: provenance::turbo(),

@@ -3,6 +3,7 @@
 
 use super::run::measure_and_record;
 use crate::Outcome;
+use crate::cli::BuildArgs;
 use crate::cli::RunArgs;
 use anyhow::{Result, bail};
 use harness::compare::{self, CompareConfig, Comparison};
@@ -70,17 +71,20 @@ fn rerun_args(head: &StoredRun, ids: &[String]) -> RunArgs {
         .unwrap_or_default();
     RunArgs {
         suite: Some(p.suite.clone()),
-        package: p.package.clone(),
         quick: p.quick,
-        features: p.build.features.clone(),
-        all_features: p.build.feature_flags.iter().any(|f| f == "--all-features"),
-        no_default_features: p
-            .build
-            .feature_flags
-            .iter()
-            .any(|f| f == "--no-default-features"),
-        profile: (p.build.profile != "bench").then(|| p.build.profile.clone()),
-        record_env: p.env.keys().cloned().collect(),
+        build: BuildArgs {
+            package: p.package.clone(),
+            features: p.build.features.clone(),
+            all_features: p.build.feature_flags.iter().any(|f| f == "--all-features"),
+            no_default_features: p
+                .build
+                .feature_flags
+                .iter()
+                .any(|f| f == "--no-default-features"),
+            profile: (p.build.profile != "bench").then(|| p.build.profile.clone()),
+            record_env: p.env.keys().cloned().collect(),
+            workspace: None,
+        },
         criterion_args: rule::confirmation_args(&recorded, ids),
         ..RunArgs::default()
     }
@@ -289,10 +293,10 @@ mod tests {
         };
         let args = rerun_args(&head, &["sum/4000".to_owned()]);
         assert_eq!(args.suite.as_deref(), Some("tiny_suite"));
-        assert_eq!(args.package.as_deref(), Some("tiny"));
-        assert!(args.quick && args.no_default_features && !args.all_features);
-        assert_eq!(args.features, ["extra"]);
-        assert_eq!(args.profile.as_deref(), Some("release"));
+        assert_eq!(args.build.package.as_deref(), Some("tiny"));
+        assert!(args.quick && args.build.no_default_features && !args.build.all_features);
+        assert_eq!(args.build.features, ["extra"]);
+        assert_eq!(args.build.profile.as_deref(), Some("release"));
         assert_eq!(
             args.criterion_args,
             [

@@ -13,7 +13,7 @@ use harness::compare;
 use harness::ledger::{Ledger, RunId};
 use harness::model::{BuildConfig, Measurement, RunProvenance, RunSource};
 use harness::report;
-use harness::suite::{self, BuildOptions, ProgressTracker, Workspace};
+use harness::suite::{self, ProgressTracker, Workspace};
 use harness::{adapter, provenance, quick};
 use std::path::{Path, PathBuf};
 
@@ -29,19 +29,11 @@ pub(super) async fn measure_and_record(
         .suite
         .as_deref()
         .ok_or_else(|| anyhow!("--suite is required"))?;
-    let start_dir = args
-        .workspace
-        .as_deref()
-        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let start_dir = args.build.start_dir(cwd);
     let workspace = Workspace::discover(&start_dir)?;
-    let target = workspace.find(name, args.package.as_deref())?.clone();
+    let target = workspace.find(name, args.build.package.as_deref())?.clone();
     let gungraun = harness::gungraun::detect(&target)?;
-    let build = BuildOptions {
-        features: args.features.clone(),
-        all_features: args.all_features,
-        no_default_features: args.no_default_features,
-        profile: args.profile.clone(),
-    };
+    let build = args.build.options();
 
     let exe = match prebuilt {
         Some(exe) => exe.clone(),
@@ -174,11 +166,11 @@ pub(super) async fn measure_and_record(
         },
         build: BuildConfig {
             profile: build.profile_name(),
-            features: sorted(&args.features),
-            feature_flags: feature_flags(args.all_features, args.no_default_features),
+            features: sorted(&args.build.features),
+            feature_flags: feature_flags(args.build.all_features, args.build.no_default_features),
             rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
         },
-        env: provenance::environment(&args.record_env),
+        env: provenance::environment(&args.build.record_env),
         git: git_info(&workspace.root),
         cpu_governor: provenance::cpu_governor(),
         turbo: provenance::turbo(),
@@ -251,10 +243,7 @@ pub(super) async fn run_suite(
 ) -> Result<Outcome> {
     // Open the ledger first: an unwritable path or a newer schema should fail before minutes
     // of benchmarking, not after.
-    let start_dir = args
-        .workspace
-        .as_deref()
-        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let start_dir = args.build.start_dir(cwd);
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
     let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
@@ -333,10 +322,7 @@ pub(super) async fn calibrate(
     if runs < 2 {
         bail!("--runs must be at least 2 to measure run-to-run noise");
     }
-    let start_dir = args
-        .workspace
-        .as_deref()
-        .map_or_else(|| cwd.to_owned(), |d| cwd.join(d));
+    let start_dir = args.build.start_dir(cwd);
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
     let mut exe = None;
