@@ -323,6 +323,8 @@ def main():
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
     methods = args.methods.split(",")
+    # Absolute: the tools run with the scratch repository as their working directory.
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     args.env = dict(os.environ, CARGO_TARGET_DIR=str(args.out / "target"))
     args.env.pop("BENCH_DB", None)
