@@ -179,8 +179,10 @@ def method_ab(args, repo, out, tag, suite, extra):
     doc = json.loads(done.stdout) if done.stdout.strip() else {"rows": []}
     caught, alarms, change = judge(doc.get("rows", []))
     head = doc.get("head", {}).get("id")
+    every_metric = sum(1 for r in doc.get("rows", []) if r["verdict"] in ("regression", "improvement"))
     return {
         "exit": done.returncode, "caught": caught, "alarms": alarms, "change_pct": change,
+        "alarms_any_metric": every_metric,
         "seconds": seconds, "runs": [doc.get("base", {}).get("id"), head],
         "measured_seconds": head and measured_seconds(
             args.bench_run, str(out / "new.sqlite"), head, repo, args.env),
