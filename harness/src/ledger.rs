@@ -652,8 +652,9 @@ impl Ledger {
 
     /// The default baseline of `run`: the newest earlier run of the same suite on the same
     /// machine that is a full measurement, i.e. neither a `--quick` run nor a `gate --confirm`
-    /// re-run of a few benchmarks. Whatever `run` itself is (a quick head still gets the newest
-    /// full run as its baseline).
+    /// re-run of a few benchmarks, nor a side of a `bench-run ab` (its values are per-process
+    /// quantiles over rounds, a different estimate). Whatever `run` itself is (a quick head
+    /// still gets the newest full run as its baseline).
     ///
     /// # Errors
     /// When the query fails.
@@ -661,15 +662,19 @@ impl Ledger {
         Ok(sqlx::query_scalar(
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = ?
              WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
-               AND p.quick = 0 AND p.source <> ?",
+               AND p.quick = 0 AND p.source NOT IN (?, ?, ?)",
         )
         .bind(run)
         .bind(RunSource::Confirmation.code())
+        .bind(RunSource::AbBase.code())
+        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
 
-    /// The newest run at a commit (full hash or unique prefix), optionally of one suite.
+    /// The newest run at a commit (full hash or unique prefix), optionally of one suite. The
+    /// sides of a `bench-run ab` are not found this way (name them by id or tag): a revision
+    /// names the suite's ordinary run there.
     ///
     /// # Errors
     /// When the query fails.
@@ -683,12 +688,14 @@ impl Ledger {
         }
         Ok(sqlx::query_scalar(
             "SELECT MAX(id) FROM runs WHERE git_commit >= ? AND git_commit < ? || 'g'
-             AND (? IS NULL OR suite = ?)",
+             AND (? IS NULL OR suite = ?) AND source NOT IN (?, ?)",
         )
         .bind(commit)
         .bind(commit)
         .bind(suite)
         .bind(suite)
+        .bind(RunSource::AbBase.code())
+        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
@@ -828,7 +835,8 @@ impl Ledger {
 
     /// Headline estimates of up to `runs` earlier runs of `suite` on `machine_id`, before run
     /// `before`, oldest first, each with its run: the input of the noise model. Runs recorded
-    /// with `--quick` are never history (their short measurement has its own noise).
+    /// with `--quick` are never history (their short measurement has its own noise), nor are
+    /// the sides of a `bench-run ab` (per-process quantiles over rounds, another estimate).
     ///
     /// # Errors
     /// When the query fails.
@@ -842,12 +850,15 @@ impl Ledger {
         let rows = sqlx::query(
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
              JOIN (SELECT id FROM runs WHERE suite = ? AND machine_id = ? AND id < ? AND quick = 0
+                     AND source NOT IN (?, ?)
                    ORDER BY id DESC LIMIT ?) p ON p.id = x.run_id
              ORDER BY x.run_id",
         )
         .bind(suite)
         .bind(machine_id)
         .bind(before)
+        .bind(RunSource::AbBase.code())
+        .bind(RunSource::AbHead.code())
         .bind(i64::try_from(runs).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;

@@ -275,4 +275,48 @@ mod tests {
             .unwrap();
         assert_eq!(count, 0, "a failed pair leaves no run behind");
     }
+
+    #[tokio::test]
+    async fn ab_sides_are_never_a_default_baseline_history_or_a_revision() {
+        let ledger = Ledger::in_memory().await.unwrap();
+        let at = |mut run: NewRun, commit: &str| {
+            run.provenance.git.commit = Some(commit.to_owned());
+            run
+        };
+        let plain = |values: &[f64]| {
+            let mut run = side(RunSource::BenchRun, values);
+            for m in &mut run.measurements {
+                m.samples = None;
+            }
+            run
+        };
+        let first = ledger
+            .record_run(&at(plain(&[10.0]), "aaaa"))
+            .await
+            .unwrap();
+        let (b, h) = ledger
+            .record_pair(
+                &at(side(RunSource::AbBase, &[10.0]), "aaaa"),
+                &at(side(RunSource::AbHead, &[50.0]), "bbbb"),
+                &plan(1),
+            )
+            .await
+            .unwrap();
+        let last = ledger
+            .record_run(&at(plain(&[10.0]), "bbbb"))
+            .await
+            .unwrap();
+        assert_eq!(ledger.previous_run(last).await.unwrap(), Some(first));
+        let history = ledger.history("s", 1, last + 1, 10).await.unwrap();
+        let runs: Vec<RunId> = history.values().flatten().map(|p| p.run).collect();
+        assert_eq!(runs, [first, last], "history leaves out runs {b} and {h}");
+        assert_eq!(
+            ledger.run_at_commit("aaaa", None).await.unwrap(),
+            Some(first)
+        );
+        assert_eq!(
+            ledger.run_at_commit("bbbb", None).await.unwrap(),
+            Some(last)
+        );
+    }
 }
