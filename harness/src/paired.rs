@@ -205,19 +205,12 @@ pub fn analyze(d: &[f64], confidence: f64) -> Option<PairedChange> {
 }
 
 /// Whether the verdict rule of a paired row would raise an alarm on the log-ratios `d`:
-/// significant at `alpha` and the interval's end nearest 0 beyond `limit_pct`.
+/// significant at `alpha` and the median change of the rounds beyond `limit_pct`.
 fn alarms(d: &[f64], confidence: f64, alpha: f64, limit_pct: f64) -> bool {
     let Some(c) = analyze(d, confidence) else {
         return false;
     };
-    let nearest = if c.log_lower > 0.0 {
-        c.log_lower.exp_m1()
-    } else if c.log_upper < 0.0 {
-        -c.log_upper.exp_m1()
-    } else {
-        0.0
-    };
-    c.p_value <= alpha && nearest * 100.0 > limit_pct
+    c.p_value <= alpha && c.log_median.exp_m1().abs() * 100.0 > limit_pct
 }
 
 /// What the rounds say about the settings that produced them.

@@ -265,8 +265,8 @@ fn method_note(c: &Comparison, markdown: bool) -> String {
         format!(
             "Paired A/B rounds (one process per side per round): change and 95% CI are the median of \
              the rounds' head/base ratios with its order-statistic interval; p is the {}-corrected \
-             exact sign test over {} row(s); a regression must be significant and its whole interval \
-             must clear the threshold (no noise floor: the rounds hold the between-process noise).",
+             exact sign test over {} row(s); a regression must be significant and its median change \
+             must exceed the threshold (no noise floor: the rounds hold the between-process noise).",
             c.correction.name(),
             c.family_size
         )
