@@ -30,6 +30,20 @@ if [ ! -e /usr/bin/chromium ]; then
     fi
 fi
 
+# The store's tests run on SQLite and on a real PostgreSQL server they start themselves
+# (initdb and pg_ctl of Debian's postgresql package, on a unix socket in a temp dir); they fail
+# under CI=true without it.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && [ -z "${BENCH_PG_BIN:-}" ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        log "installing postgresql (for the store tests on PostgreSQL)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    else
+        printf 'warning: PostgreSQL is missing and installing it needs root: %s\n' \
+            "sudo apt-get install -y postgresql" >&2
+    fi
+fi
+
 # Instruction-count suites (gungraun) run under valgrind through `gungraun-runner`, whose version
 # must equal that of the gungraun library in Cargo.lock. harness's gungraun test fails under
 # CI=true without them.

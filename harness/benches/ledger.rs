@@ -297,7 +297,7 @@ fn ledger_1m(rt: &tokio::runtime::Runtime) -> PathBuf {
             };
             ledger.record_run(&run).await.unwrap();
         }
-        ledger.pool().close().await;
+        ledger.close().await;
     });
     std::fs::write(&done, b"").unwrap();
     path
@@ -311,10 +311,11 @@ fn big_ledger(c: &mut Criterion) {
         cell.get_or_init(|| {
             let path = ledger_1m(&rt);
             let ledger = rt.block_on(Ledger::open(&path)).unwrap();
-            let count: i64 = rt
-                .block_on(
-                    sqlx::query_scalar("SELECT COUNT(*) FROM results").fetch_one(ledger.pool()),
-                )
+            let count = rt
+                .block_on(async {
+                    let store = bench_store::sqlite::SqliteStore::open(&path).await?;
+                    store.count_unchecked("SELECT COUNT(*) FROM results").await
+                })
                 .unwrap();
             assert!(count >= 1_000_000, "the ledger holds {count} results");
             (path, ledger)

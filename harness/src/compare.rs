@@ -45,6 +45,7 @@
 //! `BTreeMap`s, and the only resampling (the geomean interval) uses a fixed seed.
 
 use crate::model::{Direction, Estimate, Measurement, RunProvenance, Samples, SamplingMode};
+pub use crate::model::{History, MetricKey};
 use crate::noise::{self, NoiseAnalysis, NoiseExplanation, NoiseFlag, NoiseSettings};
 use crate::paired;
 use crate::stats::{self, MwuMethod};
@@ -321,39 +322,6 @@ pub fn pattern_matches(pattern: &str, text: &str) -> bool {
     p.get(pi..)
         .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
 }
-
-/// The key rows are paired and sorted by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct MetricKey {
-    /// The benchmark's full id.
-    pub benchmark: String,
-    /// The metric name.
-    pub metric: String,
-}
-
-impl MetricKey {
-    /// A key from its parts.
-    #[must_use]
-    pub fn new(benchmark: impl Into<String>, metric: impl Into<String>) -> Self {
-        Self {
-            benchmark: benchmark.into(),
-            metric: metric.into(),
-        }
-    }
-
-    /// The key of a measurement.
-    #[must_use]
-    pub fn of(measurement: &Measurement) -> Self {
-        Self::new(
-            measurement.benchmark.full.clone(),
-            measurement.metric.clone(),
-        )
-    }
-}
-
-/// Headline estimates of earlier runs of the same suite on the same machine, per key, oldest
-/// first, each with its run, not including the head run.
-pub type History = BTreeMap<MetricKey, Vec<HistoryPoint>>;
 
 /// Noise floor of one key from its history (oldest first): [`noise::analyse`]'s floor, whose
 /// docs give the method (run-to-run changes within segments between change points, outliers

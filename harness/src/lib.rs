@@ -13,7 +13,9 @@
 //!   small sampler).
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun) into the
 //!   [`model`] (pure).
-//! - [`ledger`] stores runs, results and raw samples in SQLite (I/O).
+//! - [`ledger`] is the append-only store ([`bench_store`]: SQLite or PostgreSQL behind one
+//!   trait) and where it lives by default (I/O); [`judge`] reads two stored runs and their
+//!   history and hands them to [`compare`].
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`noise`] learns each
 //!   benchmark's noise floor from its history, using the change points of [`changepoint`], and
 //!   [`quarantine`] reads the list of benchmarks that never fail the gate (pure); [`ratio`]
@@ -31,10 +33,8 @@ pub mod conditions;
 pub mod confirm;
 pub mod gungraun;
 pub mod interleave;
+pub mod judge;
 pub mod ledger;
-pub mod ledger_pairs;
-pub mod ledger_web;
-pub mod model;
 pub mod noise;
 pub mod paired;
 pub mod provenance;
@@ -47,3 +47,6 @@ pub mod stats;
 pub mod suite;
 pub mod worker;
 pub mod worker_process;
+
+/// The result model, its own crate so that storage and tools can share it without the harness.
+pub use bench_model as model;

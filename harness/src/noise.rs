@@ -77,7 +77,8 @@
 
 use crate::changepoint;
 use crate::compare::{num, pct_str as signed_pct};
-use crate::ledger::RunId;
+pub use crate::model::HistoryPoint;
+use crate::model::RunId;
 use crate::stats;
 use serde::Serialize;
 
@@ -144,23 +145,6 @@ const LISTED: usize = 6;
 #[must_use]
 pub const fn history_runs(max_history: usize) -> usize {
     max_history.saturating_mul(2).saturating_add(1)
-}
-
-/// One point of a key's history: a run and its headline estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct HistoryPoint {
-    /// The run.
-    pub run: RunId,
-    /// Its headline estimate.
-    pub value: f64,
-}
-
-impl HistoryPoint {
-    /// A point from its parts.
-    #[must_use]
-    pub const fn new(run: RunId, value: f64) -> Self {
-        Self { run, value }
-    }
 }
 
 /// The settings of the noise model (from [`crate::compare::CompareConfig`]).

@@ -155,7 +155,7 @@ mod tests {
         NewRun {
             source: RunSource::ImportBmf,
             provenance,
-            measurements: vec![crate::model::test_time_ns(1.0)],
+            measurements: vec![crate::model::Measurement::time_ns("b", 1.0)],
         }
     }
 
@@ -167,7 +167,7 @@ mod tests {
                 quick,
                 ..RunProvenance::default()
             },
-            measurements: vec![crate::model::test_time_ns(1.0)],
+            measurements: vec![crate::model::Measurement::time_ns("b", 1.0)],
         }
     }
 

@@ -1,5 +1,6 @@
-//! Robustness: a kill mid-ingest leaves no partial run, concurrent writers all land, and bad
-//! input gives a clear message and exit 2 without losing what is stored.
+//! Robustness: a kill mid-ingest leaves no partial run, concurrent writers all land (both on
+//! SQLite and on PostgreSQL), and bad input gives a clear message and exit 2 without losing
+//! what is stored.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,10 +21,9 @@ fn import_bmf(sandbox: &Sandbox, name: &str, contents: &str) -> std::process::Ou
         .unwrap()
 }
 
-#[test]
-fn a_kill_during_ingest_leaves_no_partial_run() {
-    let sandbox = Sandbox::empty();
-    assert_exit(&import_bmf(&sandbox, "one.json", &bmf(3, 1.0)), 0);
+/// kill -9 of a `bench-run import` stopped inside its transaction, after 40 of 100 results.
+fn kill_during_ingest(sandbox: &Sandbox) {
+    assert_exit(&import_bmf(sandbox, "one.json", &bmf(3, 1.0)), 0);
     let file = sandbox.write("big.json", bmf(50, 1.0).as_bytes());
     let mut child = sandbox
         .bench_run()
@@ -47,11 +47,7 @@ fn a_kill_during_ingest_leaves_no_partial_run() {
     child.kill().unwrap();
     child.wait().unwrap();
 
-    assert_eq!(
-        run_count(&sandbox),
-        1,
-        "the killed import left a run behind"
-    );
+    assert_eq!(run_count(sandbox), 1, "the killed import left a run behind");
     let show = sandbox
         .bench_run()
         .args(["show", "latest", "--format", "json"])
@@ -60,14 +56,25 @@ fn a_kill_during_ingest_leaves_no_partial_run() {
     assert_exit(&show, 0);
     assert_eq!(util::json(&show)["results"].as_array().unwrap().len(), 6);
     // The ledger still takes writes.
-    assert_exit(&import_bmf(&sandbox, "two.json", &bmf(2, 1.0)), 0);
-    assert_eq!(run_count(&sandbox), 2);
+    assert_exit(&import_bmf(sandbox, "two.json", &bmf(2, 1.0)), 0);
+    assert_eq!(run_count(sandbox), 2);
 }
 
 #[test]
-fn eight_concurrent_imports_all_land() {
-    let sandbox = Sandbox::empty();
-    // A fresh ledger: the eight also race to create and migrate it.
+fn a_kill_during_ingest_leaves_no_partial_run() {
+    kill_during_ingest(&Sandbox::empty());
+}
+
+#[test]
+fn a_kill_during_ingest_leaves_no_partial_run_on_postgres() {
+    if let Some(sandbox) = Sandbox::empty_on_postgres("kill during ingest on postgres") {
+        kill_during_ingest(&sandbox);
+    }
+}
+
+/// Eight `bench-run import`s at once into a fresh ledger: they also race to create and
+/// migrate it.
+fn eight_concurrent_imports(sandbox: &Sandbox) {
     let files: Vec<_> = (0..8)
         .map(|i| {
             sandbox.write(
@@ -93,7 +100,19 @@ fn eight_concurrent_imports_all_land() {
     for child in children {
         assert_exit(&child.wait_with_output().unwrap(), 0);
     }
-    assert_eq!(run_count(&sandbox), 8);
+    assert_eq!(run_count(sandbox), 8);
+}
+
+#[test]
+fn eight_concurrent_imports_all_land() {
+    eight_concurrent_imports(&Sandbox::empty());
+}
+
+#[test]
+fn eight_concurrent_imports_all_land_on_postgres() {
+    if let Some(sandbox) = Sandbox::empty_on_postgres("concurrent imports on postgres") {
+        eight_concurrent_imports(&sandbox);
+    }
 }
 
 #[test]
@@ -199,15 +218,17 @@ fn a_ledger_from_a_newer_schema_is_refused_untouched() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let ledger = harness::ledger::Ledger::open(&sandbox.db()).await.unwrap();
-        sqlx::query(
-            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-             VALUES (99990101000000, 'from the future', 1, x'00', 0)",
-        )
-        .execute(ledger.pool())
-        .await
-        .unwrap();
-        ledger.pool().close().await;
+        let store = bench_store::sqlite::SqliteStore::open(std::path::Path::new(&sandbox.db()))
+            .await
+            .unwrap();
+        store
+            .execute_unchecked(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+                 VALUES (99990101000000, 'from the future', 1, x'00', 0)",
+            )
+            .await
+            .unwrap();
+        bench_store::LedgerStore::close(&store).await;
     });
     for args in [
         &["list"][..],

@@ -1,4 +1,5 @@
-//! Test-only helpers shared by the reader crates.
+//! Test-only helpers shared by the workspace's crates: the pinned Python venv of the reference
+//! implementations, and a real PostgreSQL server for the store tests ([`postgres`]).
 //!
 //! The interop tests run the real implementations (ROOT, C++ riegeli, Python booklet) from the
 //! pinned venv that `tools/venv.sh` creates and `tools/test.sh` exports as `$BENCH_PYTHON`.
@@ -6,6 +7,8 @@
 //! machine can never pass by skipping.
 
 use std::path::{Path, PathBuf};
+
+pub mod postgres;
 
 /// The workspace root (this crate lives directly under it).
 #[must_use]

@@ -46,7 +46,7 @@ fn ledger_path(rt: &tokio::runtime::Runtime) -> PathBuf {
         let ledger = Ledger::open(&partial).await.unwrap();
         suite().record(&ledger).await.unwrap();
         // Closing the last connection checkpoints the WAL into the main file.
-        ledger.pool().close().await;
+        ledger.close().await;
     });
     let _ = std::fs::remove_file(format!("{}.migrate-lock", partial.display()));
     for suffix in ["", "-wal", "-shm"] {

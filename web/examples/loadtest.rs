@@ -55,7 +55,7 @@ async fn generate(path: &std::path::Path) -> Result<()> {
         runs: 200,
     };
     suite.record(&ledger).await?;
-    ledger.pool().close().await;
+    ledger.close().await;
     Ok(())
 }
 

@@ -15,7 +15,7 @@
 
 use crate::trend::Series;
 use crate::view;
-use harness::ledger_web::TrendRun;
+use harness::ledger::TrendRun;
 use harness::report::format;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -411,7 +411,7 @@ mod tests {
     use super::*;
     use harness::changepoint::ChangePoint;
     use harness::compare::{NoiseFloor, NoiseSource};
-    use harness::ledger_web::TrendValue;
+    use harness::ledger::TrendValue;
     use harness::model::Direction;
 
     fn runs(n: usize) -> Vec<TrendRun> {

@@ -61,7 +61,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use harness::model::{Measurement, NewRun, RunProvenance, RunSource, Samples};
+use harness::model::{Measurement, NewRun, RunProvenance, RunSource};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -136,8 +136,8 @@ fn check_number(what: &str, value: Option<f64>) -> Result<(), AppError> {
 
 impl PushedRun {
     /// Checks the invariants the ledger and the pages rely on, and turns the run into a
-    /// [`NewRun`]. Raw samples are validated again through [`Samples::new`], since
-    /// deserialization alone does not.
+    /// [`NewRun`]. Raw samples were checked when they were read (`Samples` deserializes
+    /// through `Samples::new`).
     ///
     /// # Errors
     /// [`AppError::BadRequest`] naming the first problem: another format version, an empty
@@ -180,7 +180,7 @@ impl PushedRun {
             )));
         }
         let mut measurements = Vec::with_capacity(self.measurements.len());
-        for (i, mut m) in self.measurements.into_iter().enumerate() {
+        for (i, m) in self.measurements.into_iter().enumerate() {
             let at = |field: &str| format!("measurements[{i}].{field}");
             check_name(&at("benchmark.full"), &m.benchmark.full)?;
             check_name(&at("metric"), &m.metric)?;
@@ -198,11 +198,6 @@ impl PushedRun {
                 check_number(&at(&format!("{name}.upper")), e.upper)?;
                 check_number(&at(&format!("{name}.confidence_level")), e.confidence_level)?;
                 check_number(&at(&format!("{name}.standard_error")), e.standard_error)?;
-            }
-            if let Some(s) = m.samples.take() {
-                let checked = Samples::new(s.mode(), s.iters().to_vec(), s.times_ns().to_vec())
-                    .map_err(|e| AppError::BadRequest(format!("{}: {e}", at("samples"))))?;
-                m.samples = Some(checked);
             }
             measurements.push(m);
         }

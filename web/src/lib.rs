@@ -21,7 +21,7 @@
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
 //! use harness::ledger::Ledger;
-//! let ledger = Ledger::open_read_only("results/ledger.sqlite".as_ref()).await?;
+//! let ledger = Ledger::open_read_only(std::path::Path::new("results/ledger.sqlite")).await?;
 //! let app = web::app(web::AppState::new(ledger));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! axum::serve(listener, app).await?;

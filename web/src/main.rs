@@ -10,19 +10,19 @@
 
 use anyhow::{Context, Result, anyhow};
 use clap::Parser;
-use harness::ledger::Ledger;
+use harness::ledger::{Ledger, Location};
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use web::AppState;
 
 /// Serve the bench-run ledger: dashboard, runs, before/after comparisons and trend charts.
 #[derive(Debug, Parser)]
 #[command(name = "bench-web", version, about)]
 struct Cli {
-    /// Ledger path (default: results/ledger.sqlite at the workspace root, as for bench-run).
-    #[arg(long, env = "BENCH_DB", value_name = "PATH")]
-    db: Option<PathBuf>,
+    /// The ledger: a SQLite file path (default: results/ledger.sqlite at the workspace root, as
+    /// for bench-run) or a PostgreSQL URL (postgres://user@host/db).
+    #[arg(long, env = "BENCH_DB", value_name = "PATH|URL")]
+    db: Option<String>,
 
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
@@ -68,21 +68,23 @@ async fn shutdown_signal() {
 
 async fn serve(cli: Cli) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let path = harness::ledger::default_path(cli.db.as_deref(), &cwd);
+    let location = harness::ledger::default_location(cli.db.as_deref(), &cwd)?;
     let token = cli.ingest_token.as_deref().filter(|t| !t.is_empty());
     let ledger = if token.is_some() {
-        Ledger::open(&path).await
+        Ledger::open(&location).await
     } else {
-        if !path.exists() {
+        if let Location::Sqlite(path) = &location
+            && !path.exists()
+        {
             return Err(anyhow!(
                 "no ledger at {}; record a run with bench-run first, pass --db PATH, or enable \
                  ingest with --ingest-token to start an empty one",
                 path.display()
             ));
         }
-        Ledger::open_read_only(&path).await
+        Ledger::open_read_only(&location).await
     }
-    .with_context(|| format!("cannot open the ledger {}", path.display()))?;
+    .with_context(|| format!("cannot open the ledger {location}"))?;
     let mut state = AppState::new(ledger).with_git_dir(harness::ledger::workspace_root(&cwd));
     if let Some(token) = token {
         state = state.with_ingest_token(token);
@@ -92,7 +94,7 @@ async fn serve(cli: Cli) -> Result<()> {
         .with_context(|| format!("cannot listen on {}", cli.addr))?;
     let bound = listener.local_addr().context("no local address")?;
     tracing::info!(
-        ledger = %path.display(),
+        ledger = %location,
         ingest = token.is_some(),
         "bench-web listening on http://{bound}"
     );

@@ -5,7 +5,7 @@ use crate::error::AppError;
 use harness::changepoint::ChangePoint;
 use harness::compare::{CompareConfig, HistoryPoint, NoiseFloor, noise_analysis};
 use harness::ledger::{Ledger, RunId};
-use harness::ledger_web::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
+use harness::ledger::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
 use harness::model::Direction;
 use serde::Serialize;
 use std::collections::HashMap;

@@ -152,7 +152,7 @@ impl RunRow {
             results: r.results,
             source: r.source.name(),
             tags: r.tags.join(", "),
-            busy: r.busy == Some(true),
+            busy: harness::conditions::is_busy(r.conditions.as_ref()) == Some(true),
         }
     }
 }

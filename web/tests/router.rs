@@ -557,7 +557,7 @@ async fn ingest_records_an_authenticated_valid_run() {
     invalid.push((v, "provenance.suite is empty"));
     let mut v = pushed.clone();
     v["measurements"][0]["samples"]["times_ns"] = serde_json::json!([1.0]);
-    invalid.push((v, "measurements[0].samples"));
+    invalid.push((v, "sample arrays differ in length"));
     let mut v = pushed.clone();
     v["measurements"][1] = v["measurements"][0].clone();
     invalid.push((v, "duplicate result"));

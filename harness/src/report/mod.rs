@@ -88,11 +88,14 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                     r.machine.chars().take(8).collect(),
                     r.results.to_string(),
                     r.source.name().to_owned(),
-                    busy_cell(r.busy).to_owned(),
+                    busy_cell(crate::conditions::is_busy(r.conditions.as_ref())).to_owned(),
                     r.tags.join(", "),
                 ]);
             }
-            let legend = if runs.iter().any(|r| r.busy == Some(true)) {
+            let legend = if runs
+                .iter()
+                .any(|r| crate::conditions::is_busy(r.conditions.as_ref()) == Some(true))
+            {
                 "\nBUSY: other processes or the hypervisor took CPU time while the run measured \
                  (`bench-run show RUN` says how much).\n"
             } else {
@@ -123,7 +126,7 @@ fn run_summary_json(r: &RunSummary) -> Value {
         "cpu_model": r.cpu_model,
         "results": r.results,
         "tags": r.tags,
-        "busy": r.busy,
+        "busy": crate::conditions::is_busy(r.conditions.as_ref()),
     })
 }
 

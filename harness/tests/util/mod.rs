@@ -33,6 +33,8 @@ pub fn fixture_target_dir() -> PathBuf {
 /// and a ledger path.
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
+    /// A PostgreSQL ledger's URL, when the sandbox records there instead of in its file.
+    postgres: Option<String>,
 }
 
 impl Sandbox {
@@ -40,14 +42,29 @@ impl Sandbox {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&fixture_source(), &dir.path().join("tiny"));
-        Self { dir }
+        Self {
+            dir,
+            postgres: None,
+        }
     }
 
     /// A sandbox without the fixture (for import-only tests).
     pub fn empty() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            postgres: None,
         }
+    }
+
+    /// An empty sandbox whose ledger is a fresh database on the test PostgreSQL server
+    /// (`None` when skipped: no PostgreSQL outside CI).
+    #[allow(dead_code)]
+    pub fn empty_on_postgres(what: &str) -> Option<Self> {
+        let server = testkit::postgres::server(what)?;
+        Some(Self {
+            dir: tempfile::tempdir().unwrap(),
+            postgres: Some(server.create_database()),
+        })
     }
 
     /// The fixture workspace.
@@ -55,9 +72,15 @@ impl Sandbox {
         self.dir.path().join("tiny")
     }
 
-    /// The ledger used by [`Sandbox::bench_run`].
-    pub fn db(&self) -> PathBuf {
-        self.dir.path().join("ledger.sqlite")
+    /// The ledger used by [`Sandbox::bench_run`]: a file in the sandbox, or a PostgreSQL URL.
+    pub fn db(&self) -> String {
+        self.postgres.clone().unwrap_or_else(|| {
+            self.dir
+                .path()
+                .join("ledger.sqlite")
+                .to_string_lossy()
+                .into_owned()
+        })
     }
 
     /// `bench-run --db <sandbox ledger>` run in the fixture workspace.

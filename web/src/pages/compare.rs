@@ -60,7 +60,7 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
         .map_err(|e| AppError::BadRequest(format!("parameter threshold: {e}")))?;
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
-    let comparison = state.ledger().compare_runs(&base, &head, &config).await?;
+    let comparison = harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     let quick_warning = harness::quick::mixing_warning(&base, &head);
     Ok(Loaded {

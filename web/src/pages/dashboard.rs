@@ -98,7 +98,8 @@ async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppErr
         };
         if let Some(base_id) = ledger.previous_run(id).await? {
             let base = ledger.require_run(base_id).await?;
-            let comparison = state.ledger().compare_runs(&base, &head, &config).await?;
+            let comparison =
+                harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;

@@ -12,7 +12,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::ledger_web::TrendRun;
+use harness::ledger::TrendRun;
 use harness::model::metric;
 use harness::report::{self, format};
 use serde::Deserialize;

@@ -98,9 +98,11 @@ Exit codes: 0 no regression, 1 regression, 2 error or unusable input.";
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
-    /// Ledger path (default: results/ledger.sqlite at the workspace root).
-    #[arg(long, global = true, env = "BENCH_DB", value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The ledger: a SQLite file path (default: results/ledger.sqlite at the workspace root) or
+    /// a PostgreSQL URL, e.g. postgres://bench@db.example.com/bench or, on a unix socket,
+    /// postgres://bench@localhost/bench?host=/run/postgresql.
+    #[arg(long, global = true, env = "BENCH_DB", value_name = "PATH|URL")]
+    pub db: Option<String>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -437,6 +439,37 @@ pub enum Command {
         /// Export format.
         #[arg(long, value_enum, default_value = "json")]
         format: ExportFormat,
+    },
+    /// Work on whole ledgers.
+    Ledger {
+        #[command(subcommand)]
+        command: LedgerCommand,
+    },
+}
+
+/// What to do with whole ledgers.
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Copy every run (results, raw samples, conditions, annotations), pairing and tag of one
+    /// ledger into another, on any engines: how a local history moves to a team's server.
+    ///
+    /// Runs keep their recording time and provenance under new ids; each copy remembers where
+    /// it came from, so running the copy again adds only what is new. Nothing in the
+    /// destination is changed: a tag name it already uses for a run of its own is left alone
+    /// and reported.
+    #[command(after_help = "Examples:
+  bench-run ledger copy --from results/ledger.sqlite --to postgres://bench@db/bench
+  bench-run ledger copy --from postgres://bench@db/bench --to backup.sqlite --format json")]
+    Copy {
+        /// The ledger to copy from (a SQLite path or a postgres:// URL); opened read-only.
+        #[arg(long, value_name = "PATH|URL")]
+        from: String,
+        /// The ledger to copy into (created and migrated if needed).
+        #[arg(long, value_name = "PATH|URL")]
+        to: String,
+        /// Output format of the report.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
     },
 }
 

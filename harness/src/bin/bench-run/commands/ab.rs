@@ -7,8 +7,8 @@ use crate::cli::AbArgs;
 use anyhow::{Context, Result, bail};
 use harness::ab::{self, BuiltSide, Checkout, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
+use harness::ledger::PairingPlan;
 use harness::ledger::StoredRun;
-use harness::ledger_pairs::PairingPlan;
 use harness::model::{BenchExe, BuildConfig, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, Workspace};
@@ -24,7 +24,7 @@ struct Revisions {
     head_rev: Option<String>,
 }
 
-pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Outcome> {
     if args.rounds == Some(0) {
         bail!("--rounds must be at least 1");
     }
@@ -239,10 +239,10 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&Path>, cwd: &Path) -> Result<O
     let (base_id, head_id) = ledger
         .record_pair(&base_run, &head_run, &plan)
         .await
-        .with_context(|| format!("cannot record the runs in {}", ledger.path().display()))?;
+        .with_context(|| format!("cannot record the runs in {}", ledger.location()))?;
     eprintln!(
         "bench-run: recorded base run #{base_id} and head run #{head_id} (paired, {rounds} rounds) in {}",
-        ledger.path().display()
+        ledger.location()
     );
     drop(head_checkout);
     drop(base_checkout);

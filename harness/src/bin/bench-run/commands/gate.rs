@@ -111,7 +111,7 @@ pub(super) async fn gate(
             "warning: both runs are --quick runs; their short measurement is meant for smoke tests"
         );
     }
-    let comparison = ledger.compare_runs(&base, &head, &config).await?;
+    let comparison = harness::judge::compare_runs(ledger, &base, &head, &config).await?;
     print_comparison(&comparison, &base, &head, format, verdict.explain);
     let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
     let quarantined: Vec<String> = comparison

@@ -44,7 +44,7 @@ pub(super) fn parse_directions(specs: &[String]) -> Result<BTreeMap<String, Dire
         .collect()
 }
 
-pub(super) async fn import(source: ImportSource, db: Option<&Path>, cwd: &Path) -> Result<Outcome> {
+pub(super) async fn import(source: ImportSource, db: Option<&str>, cwd: &Path) -> Result<Outcome> {
     let (kind, args, measurements) = match &source {
         ImportSource::Criterion { dir, args } => (
             RunSource::ImportCriterion,

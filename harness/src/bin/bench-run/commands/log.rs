@@ -37,9 +37,8 @@ pub(super) async fn log_run(
     }
     let mut deltas = BTreeMap::new();
     if let Some(base) = &base {
-        let comparison = ledger
-            .compare_runs(base, &run, &CompareConfig::default())
-            .await?;
+        let comparison =
+            harness::judge::compare_runs(ledger, base, &run, &CompareConfig::default()).await?;
         for row in &comparison.rows {
             if let Some(change) = &row.change {
                 deltas.insert(

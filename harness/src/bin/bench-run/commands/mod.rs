@@ -6,13 +6,14 @@ mod ab;
 mod confirm;
 mod gate;
 mod import;
+mod ledger;
 mod log;
 mod push;
 mod ratio;
 mod run;
 
 use crate::Outcome;
-use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, VerdictArgs};
+use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, LedgerCommand, VerdictArgs};
 use anyhow::{Context, Result, anyhow, bail};
 use harness::compare::{self, CompareConfig, Comparison, Correction};
 use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
@@ -21,7 +22,7 @@ use harness::provenance;
 use harness::refs::{self, RunRef};
 use harness::report::{self, OutputFormat};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use harness::ledger::workspace_root;
 pub async fn dispatch(cli: Cli) -> Result<Outcome> {
@@ -88,7 +89,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
                 eprintln!("warning: {warning}");
             }
-            let comparison = ledger.compare_runs(&base, &head, &config).await?;
+            let comparison = harness::judge::compare_runs(&ledger, &base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, format, verdict.explain);
             Ok(Outcome::Ok)
         }
@@ -202,16 +203,15 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             print!("{}", report::export(&run, &results, format));
             Ok(Outcome::Ok)
         }
+        Some(Command::Ledger {
+            command: LedgerCommand::Copy { from, to, format },
+        }) => ledger::copy(&from, &to, format, &cwd).await,
     }
 }
 
-fn ledger_path(db: Option<&Path>, cwd: &Path) -> PathBuf {
-    harness::ledger::default_path(db, cwd)
-}
-
-async fn open_ledger(db: Option<&Path>, cwd: &Path) -> Result<Ledger> {
-    let path = ledger_path(db, cwd);
-    Ledger::open(&path).await.map_err(|e| anyhow!(e))
+async fn open_ledger(db: Option<&str>, cwd: &Path) -> Result<Ledger> {
+    let location = harness::ledger::default_location(db, cwd)?;
+    Ledger::open(location).await.map_err(|e| anyhow!(e))
 }
 
 async fn resolve_run(
@@ -399,10 +399,10 @@ async fn record(
             measurements,
         })
         .await
-        .with_context(|| format!("cannot record the run in {}", ledger.path().display()))?;
+        .with_context(|| format!("cannot record the run in {}", ledger.location()))?;
     eprintln!(
         "bench-run: recorded run #{id} ({count} results) in {}",
-        ledger.path().display()
+        ledger.location()
     );
     Ok(id)
 }

@@ -130,7 +130,7 @@ pub(super) fn parse_labeled_worker(text: &str) -> Result<(&str, &str)> {
 
 pub(super) async fn interleave(
     request: InterleaveRequest,
-    db: Option<&Path>,
+    db: Option<&str>,
     cwd: &Path,
 ) -> Result<Outcome> {
     let rules = request

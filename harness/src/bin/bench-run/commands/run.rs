@@ -237,7 +237,7 @@ pub(super) fn feature_flags(all: bool, no_default: bool) -> Vec<String> {
 
 pub(super) async fn run_suite(
     args: &RunArgs,
-    db: Option<&Path>,
+    db: Option<&str>,
     cwd: &Path,
     source: RunSource,
 ) -> Result<Outcome> {
@@ -267,7 +267,7 @@ pub(super) async fn run_suite(
             if let Some(warning) = quick::mixing_warning(&base, &head) {
                 eprintln!("warning: {warning}");
             }
-            let comparison = ledger.compare_runs(&base, &head, &config).await?;
+            let comparison = harness::judge::compare_runs(&ledger, &base, &head, &config).await?;
             print_comparison(&comparison, &base, &head, args.format, args.verdict.explain);
         }
         None => {
@@ -316,7 +316,7 @@ async fn aa_trials(
 pub(super) async fn calibrate(
     args: &RunArgs,
     runs: u32,
-    db: Option<&Path>,
+    db: Option<&str>,
     cwd: &Path,
 ) -> Result<Outcome> {
     if runs < 2 {

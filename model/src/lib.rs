@@ -264,10 +264,28 @@ pub enum SamplesError {
 /// Invariants (checked by [`Samples::new`]): equal lengths, at least one sample, every iteration
 /// count finite and positive, every time finite and non-negative.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "SamplesParts")]
 pub struct Samples {
     mode: SamplingMode,
     iters: Vec<f64>,
     times_ns: Vec<f64>,
+}
+
+/// What deserialisation reads before [`Samples::new`] checks it: pushed runs and stored JSON
+/// are input like any other.
+#[derive(Deserialize)]
+struct SamplesParts {
+    mode: SamplingMode,
+    iters: Vec<f64>,
+    times_ns: Vec<f64>,
+}
+
+impl TryFrom<SamplesParts> for Samples {
+    type Error = SamplesError;
+
+    fn try_from(parts: SamplesParts) -> Result<Self, SamplesError> {
+        Self::new(parts.mode, parts.iters, parts.times_ns)
+    }
 }
 
 impl Samples {
@@ -589,7 +607,7 @@ pub struct RunProvenance {
     #[serde(default)]
     pub bench_exe: Option<BenchExe>,
     /// How busy the machine was while the benchmarks ran (Linux only; see
-    /// [`crate::conditions`]).
+    /// `harness::conditions`).
     #[serde(default)]
     pub conditions: Option<RunConditions>,
 }
@@ -733,20 +751,76 @@ pub struct NewRun {
     pub measurements: Vec<Measurement>,
 }
 
-/// Test fixture: a time measurement of benchmark `b` with one value, in nanoseconds.
-#[cfg(test)]
-pub(crate) fn test_time_ns(value: f64) -> Measurement {
-    Measurement {
-        benchmark: BenchmarkId::named("b"),
-        metric: "time".to_owned(),
-        unit: "ns".to_owned(),
-        direction: Direction::LowerIsBetter,
-        estimate: Estimate::point(value),
-        statistics: BTreeMap::new(),
-        throughput: None,
-        samples: None,
+impl Measurement {
+    /// A time per iteration of `benchmark` in nanoseconds, a headline estimate with no bounds,
+    /// statistics or samples (a single imported number; tests).
+    #[must_use]
+    pub fn time_ns(benchmark: &str, value: f64) -> Self {
+        Self {
+            benchmark: BenchmarkId::named(benchmark),
+            metric: "time".to_owned(),
+            unit: "ns".to_owned(),
+            direction: Direction::LowerIsBetter,
+            estimate: Estimate::point(value),
+            statistics: BTreeMap::new(),
+            throughput: None,
+            samples: None,
+        }
     }
 }
+
+/// A run's id in the ledger.
+pub type RunId = i64;
+
+/// A benchmark and metric: the key results are paired and sorted by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct MetricKey {
+    /// The benchmark's full id.
+    pub benchmark: String,
+    /// The metric name.
+    pub metric: String,
+}
+
+impl MetricKey {
+    /// A key from its parts.
+    #[must_use]
+    pub fn new(benchmark: impl Into<String>, metric: impl Into<String>) -> Self {
+        Self {
+            benchmark: benchmark.into(),
+            metric: metric.into(),
+        }
+    }
+
+    /// The key of a measurement.
+    #[must_use]
+    pub fn of(measurement: &Measurement) -> Self {
+        Self::new(
+            measurement.benchmark.full.clone(),
+            measurement.metric.clone(),
+        )
+    }
+}
+
+/// One point of a key's history: a run and its headline estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HistoryPoint {
+    /// The run.
+    pub run: RunId,
+    /// Its headline estimate.
+    pub value: f64,
+}
+
+impl HistoryPoint {
+    /// A point from its parts.
+    #[must_use]
+    pub const fn new(run: RunId, value: f64) -> Self {
+        Self { run, value }
+    }
+}
+
+/// Headline estimates of earlier runs of the same suite on the same machine, per key, oldest
+/// first, each with its run, not including the head run.
+pub type History = BTreeMap<MetricKey, Vec<HistoryPoint>>;
 
 #[cfg(test)]
 mod tests {
@@ -829,5 +903,23 @@ mod tests {
         assert!(Samples::new(SamplingMode::Flat, vec![1.0], vec![-1.0]).is_err());
         let ok = Samples::new(SamplingMode::Linear, vec![1.0, 2.0], vec![10.0, 30.0]);
         assert_eq!(ok.map(|s| s.per_iteration_ns()), Ok(vec![10.0, 15.0]));
+    }
+
+    #[test]
+    fn deserialised_samples_are_checked() {
+        let good = r#"{"mode":"linear","iters":[1.0,2.0],"times_ns":[10.0,30.0]}"#;
+        assert!(serde_json::from_str::<Samples>(good).is_ok());
+        for (i, bad) in [
+            r#"{"mode":"linear","iters":[1.0],"times_ns":[]}"#,
+            r#"{"mode":"linear","iters":[],"times_ns":[]}"#,
+            r#"{"mode":"flat","iters":[0.0],"times_ns":[1.0]}"#,
+            r#"{"mode":"flat","iters":[1.0],"times_ns":[-1.0]}"#,
+        ]
+        .iter()
+        .enumerate()
+        {
+            let err = serde_json::from_str::<Samples>(bad).err();
+            assert!(err.is_some(), "case {i}: {bad} was accepted");
+        }
     }
 }

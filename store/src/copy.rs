@@ -1,0 +1,163 @@
+//! Copying a whole ledger into another, on any engines (`bench-run ledger copy`): how a team
+//! moves a machine's local history to its server.
+//!
+//! Every run is copied as it was stored (creation time, source, provenance, results with
+//! statistics and raw samples, conditions, annotations) under a new id, and the copy records
+//! where it came from (the source ledger's identity and the run's id there). That is what makes
+//! a second copy add only what is new: runs recorded since, annotations written since, pairings
+//! whose runs are now both there, tags. Nothing in the destination is changed or removed:
+//!
+//! - a tag name the destination does not use yet is given to the copied run it names; a name
+//!   that already names a run copied from the same source follows the source; a name the
+//!   destination uses for a run of its own is left alone and reported as a conflict;
+//! - the destination's own runs, tags and annotations stay as they are.
+
+use crate::{Annotation, LedgerError, LedgerStore, RunCopy, RunFilter, RunId};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a copy did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CopyReport {
+    /// Runs copied now.
+    pub runs_copied: usize,
+    /// Runs a previous copy had already brought.
+    pub runs_already_there: usize,
+    /// Annotations added to runs copied before (written in the source since).
+    pub annotations_added: usize,
+    /// Pairings of `bench-run ab` sides copied.
+    pub pairings_copied: usize,
+    /// Tag names given or moved.
+    pub tags_set: usize,
+    /// Tag names the destination uses for runs of its own, left alone.
+    pub tag_conflicts: Vec<String>,
+    /// Source run id -> destination run id, for every run of the source.
+    pub run_ids: BTreeMap<RunId, RunId>,
+}
+
+/// Progress of a copy: `done` of `total` runs handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyProgress {
+    /// Runs handled so far.
+    pub done: usize,
+    /// Runs in the source.
+    pub total: usize,
+}
+
+/// Copies everything of `from` that `to` does not hold yet.
+///
+/// # Errors
+/// When `from` and `to` are the same ledger, or a read or write fails. Runs copied before the
+/// failure stay copied (each is whole); running the copy again resumes.
+pub async fn copy_ledger(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+    mut progress: impl FnMut(CopyProgress),
+) -> Result<CopyReport, LedgerError> {
+    let origin = from.ledger_id().await?;
+    if origin == to.ledger_id().await? {
+        return Err(LedgerError::Invalid(format!(
+            "{} and {} are the same ledger; nothing to copy",
+            from.location(),
+            to.location()
+        )));
+    }
+    let mut report = CopyReport {
+        run_ids: to.copied_runs(&origin).await?,
+        ..CopyReport::default()
+    };
+    let mut runs = from.runs(&RunFilter::default()).await?;
+    runs.reverse(); // oldest first, so that copies keep the source's order of ids
+    let total = runs.len();
+    for (done, summary) in runs.iter().enumerate() {
+        let run = from.require_run(summary.id).await?;
+        if let Some(&copy) = report.run_ids.get(&run.id) {
+            report.runs_already_there += 1;
+            report.annotations_added += add_missing_annotations(to, copy, &run.annotations).await?;
+        } else {
+            let copy = to
+                .record_copy(&RunCopy {
+                    origin_ledger: origin.clone(),
+                    origin_run: run.id,
+                    created_at: run.created_at,
+                    source: run.source,
+                    measurements: from.measurements(run.id).await?,
+                    provenance: run.provenance,
+                    annotations: run.annotations,
+                })
+                .await?;
+            report.run_ids.insert(run.id, copy);
+            report.runs_copied += 1;
+        }
+        progress(CopyProgress {
+            done: done + 1,
+            total,
+        });
+    }
+    for pairing in from.pairings().await? {
+        let (Some(&base), Some(&head)) = (
+            report.run_ids.get(&pairing.base_run),
+            report.run_ids.get(&pairing.head_run),
+        ) else {
+            continue;
+        };
+        if to.pairing_of(base).await?.is_none() && to.pairing_of(head).await?.is_none() {
+            to.copy_pairing(base, head, &pairing).await?;
+            report.pairings_copied += 1;
+        }
+    }
+    copy_tags(from, to, &mut report).await?;
+    Ok(report)
+}
+
+/// Adds the annotations of `source` that run `copy` lacks (same time and text); returns how
+/// many.
+async fn add_missing_annotations(
+    to: &dyn LedgerStore,
+    copy: RunId,
+    source: &[Annotation],
+) -> Result<usize, LedgerError> {
+    let present: BTreeSet<(String, String)> = to
+        .require_run(copy)
+        .await?
+        .annotations
+        .into_iter()
+        .map(|a| (a.created_at, a.text))
+        .collect();
+    let mut added = 0;
+    for note in source {
+        if !present.contains(&(note.created_at.clone(), note.text.clone())) {
+            to.copy_annotation(copy, note).await?;
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// Makes each tag name of the source name the copy of its run, where the destination allows.
+async fn copy_tags(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+    report: &mut CopyReport,
+) -> Result<(), LedgerError> {
+    // The run each name ends on in the source: the newest row of a name wins.
+    let mut names: BTreeMap<String, RunId> = BTreeMap::new();
+    for (run, name) in from.tag_history().await? {
+        names.insert(name, run);
+    }
+    let copies: BTreeSet<RunId> = report.run_ids.values().copied().collect();
+    for (name, run) in names {
+        let Some(&copy) = report.run_ids.get(&run) else {
+            continue;
+        };
+        match to.run_by_tag(&name).await? {
+            Some(current) if current == copy => {}
+            Some(current) if !copies.contains(&current) => report.tag_conflicts.push(name),
+            _ => {
+                to.tag(copy, &name).await?;
+                report.tags_set += 1;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,373 @@
+//! # bench-store
+//!
+//! The append-only benchmark ledger behind one trait of domain operations, [`LedgerStore`]:
+//! record a run, read it back, list and find runs, tag and annotate them, read a benchmark's
+//! history and a suite's trend. No database type crosses the trait. Two engines implement it,
+//! one module each:
+//!
+//! - [`sqlite`]: one file, the embedded default for one machine (`results/ledger.sqlite`);
+//! - [`postgres`]: a server, for a team whose runners all record into one history.
+//!
+//! The engine is chosen by where the ledger is, a [`Location`] parsed from the `--db` /
+//! `BENCH_DB` value: a path or `sqlite:` URL, or a `postgres://` URL (a unix-socket server is
+//! `postgres://user@localhost/db?host=/path/to/socket/dir`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), bench_store::LedgerError> {
+//! use bench_store::{Ledger, Location, RunFilter};
+//! let ledger = Ledger::open(Location::parse("results/ledger.sqlite")?).await?;
+//! for run in ledger.runs(&RunFilter { limit: Some(5), ..RunFilter::default() }).await? {
+//!     println!("#{} {} {}", run.id, run.suite, run.created_at);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Guarantees, on both engines, enforced by the database and tested by one suite run on both
+//! (`store/tests/`):
+//!
+//! - **Nothing partial**: a run with its results, statistics, raw samples and conditions is one
+//!   transaction; a crash or a kill before commit leaves no trace of it.
+//! - **Nothing rewritten**: triggers reject UPDATE and DELETE (and replacing inserts on SQLite,
+//!   TRUNCATE on PostgreSQL) on every table. A correction is an annotation.
+//! - **Concurrent writers all land**: SQLite waits on its write lock (WAL, a busy timeout);
+//!   PostgreSQL's transactions run side by side.
+//! - **No silent downgrade**: a ledger migrated by a newer build is refused with
+//!   [`LedgerError::NewerSchema`] and left untouched.
+//!
+//! Adding a third engine is one module implementing [`LedgerStore`] (the decoding of rows in
+//! `rows` is shared) and one arm in [`Ledger::open`].
+
+pub mod copy;
+mod error;
+mod location;
+pub mod postgres;
+mod rows;
+pub mod sqlite;
+mod types;
+
+pub use bench_model::{History, HistoryPoint, MetricKey, RunId};
+pub use error::LedgerError;
+pub use location::Location;
+pub use types::{
+    Annotation, MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter,
+    RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
+};
+
+use async_trait::async_trait;
+use bench_model::{Measurement, NewRun};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a writer waits for another writer (SQLite's lock; a PostgreSQL connection).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The ledger's operations. Every engine implements all of them with the same meaning; the
+/// store tests (`store/tests/`) hold each engine to it.
+#[async_trait]
+pub trait LedgerStore: Send + Sync + std::fmt::Debug {
+    /// Where the ledger lives.
+    fn location(&self) -> &Location;
+
+    /// Records a run, its results, statistics, raw samples and conditions in one transaction.
+    ///
+    /// # Errors
+    /// When the run is invalid (no results, duplicate benchmark/metric pairs, bad conditions)
+    /// or the database refuses the write. Nothing is stored on error.
+    async fn record_run(&self, run: &NewRun) -> Result<RunId, LedgerError>;
+
+    /// Records the two sides of a paired A/B run and their pairing in one transaction.
+    ///
+    /// # Errors
+    /// When a side is invalid, a result does not hold one value per round, or the write fails.
+    async fn record_pair(
+        &self,
+        base: &NewRun,
+        head: &NewRun,
+        plan: &PairingPlan,
+    ) -> Result<(RunId, RunId), LedgerError>;
+
+    /// A run with its provenance, tags and annotations.
+    ///
+    /// # Errors
+    /// When the query fails or the row is corrupt.
+    async fn run(&self, id: RunId) -> Result<Option<StoredRun>, LedgerError>;
+
+    /// Runs matching `filter`, newest first.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, LedgerError>;
+
+    /// Suites in the ledger with their run counts, by name.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn suites(&self) -> Result<Vec<SuiteSummary>, LedgerError>;
+
+    /// The newest run, optionally of one suite.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn latest_run(&self, suite: Option<&str>) -> Result<Option<RunId>, LedgerError>;
+
+    /// The default baseline of `run`: the newest earlier run of the same suite on the same
+    /// machine that is a full measurement, i.e. neither a `--quick` run nor a `gate --confirm`
+    /// re-run of a few benchmarks, nor a side of a `bench-run ab` (its values are per-process
+    /// quantiles over rounds, a different estimate).
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError>;
+
+    /// The newest run at a commit (full hash or prefix), optionally of one suite. The sides of
+    /// a `bench-run ab` are not found this way (name them by id or tag).
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn run_at_commit(
+        &self,
+        commit: &str,
+        suite: Option<&str>,
+    ) -> Result<Option<RunId>, LedgerError>;
+
+    /// The run a tag names (the newest tag row of that name wins).
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn run_by_tag(&self, name: &str) -> Result<Option<RunId>, LedgerError>;
+
+    /// Gives `run` the tag `name` (moving the name if another run had it).
+    ///
+    /// # Errors
+    /// When the run does not exist, the name is empty or all digits, or the write fails.
+    async fn tag(&self, run: RunId, name: &str) -> Result<(), LedgerError>;
+
+    /// Adds a note to `run`.
+    ///
+    /// # Errors
+    /// When the run does not exist, the text is empty, or the write fails.
+    async fn annotate(&self, run: RunId, text: &str) -> Result<(), LedgerError>;
+
+    /// All results of `run`, with statistics and raw samples, sorted by benchmark and metric.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn measurements(&self, run: RunId) -> Result<Vec<Measurement>, LedgerError>;
+
+    /// Headline estimates of up to `runs` earlier runs of `suite` on `machine_id`, before run
+    /// `before`, oldest first, each with its run: the input of the noise model. `--quick`
+    /// runs and the sides of a `bench-run ab` are never history.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn history(
+        &self,
+        suite: &str,
+        machine_id: i64,
+        before: RunId,
+        runs: usize,
+    ) -> Result<History, LedgerError>;
+
+    /// The pairing `run` is a side of, if any.
+    ///
+    /// # Errors
+    /// When the query fails or the row is corrupt.
+    async fn pairing_of(&self, run: RunId) -> Result<Option<Pairing>, LedgerError>;
+
+    /// Machines with runs (of `suite`, if given), by row id.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError>;
+
+    /// The newest run of every (suite, machine) pair, ordered by suite, then newest first.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError>;
+
+    /// Every headline estimate of `suite` (on machine `machine_id`, if given): the runs in
+    /// commit order (git commit time, falling back to the recording time for runs outside git,
+    /// then run id) and one series per benchmark and metric (sorted by both) whose values
+    /// follow that order. The input of the trend charts.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn trend(&self, suite: &str, machine_id: Option<i64>) -> Result<TrendData, LedgerError>;
+
+    /// Annotations on runs of `suite` (on machine `machine_id`, if given), oldest first.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn suite_annotations(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+    ) -> Result<Vec<RunAnnotation>, LedgerError>;
+
+    /// Every tag row of the ledger, oldest first, with the run it named: what a copy of the
+    /// ledger must replay in order so that the same names end on the same runs.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn tag_history(&self) -> Result<Vec<(RunId, String)>, LedgerError>;
+
+    /// This ledger's identity: random, given when it was created, the same by any path or URL.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn ledger_id(&self) -> Result<String, LedgerError>;
+
+    /// The runs copied here from the ledger `origin_ledger`: its run ids, each with the id of
+    /// the copy here.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn copied_runs(&self, origin_ledger: &str)
+    -> Result<BTreeMap<RunId, RunId>, LedgerError>;
+
+    /// Records a copy of a run of another ledger as it was stored there (its creation time,
+    /// source, provenance, results and annotations), with where it came from, in one
+    /// transaction.
+    ///
+    /// # Errors
+    /// When the run was copied here before, or the write fails. Nothing is stored on error.
+    async fn record_copy(&self, copy: &RunCopy) -> Result<RunId, LedgerError>;
+
+    /// Adds an annotation as it was written elsewhere (its own creation time) to `run`.
+    ///
+    /// # Errors
+    /// When the run does not exist or the write fails.
+    async fn copy_annotation(&self, run: RunId, annotation: &Annotation)
+    -> Result<(), LedgerError>;
+
+    /// Every pairing, oldest first.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn pairings(&self) -> Result<Vec<Pairing>, LedgerError>;
+
+    /// Records a pairing of two runs as it was stored elsewhere (its creation time).
+    ///
+    /// # Errors
+    /// When either run is already paired, or the write fails.
+    async fn copy_pairing(
+        &self,
+        base: RunId,
+        head: RunId,
+        pairing: &Pairing,
+    ) -> Result<(), LedgerError>;
+
+    /// Closes the connections (waits for them to finish).
+    async fn close(&self);
+
+    /// Like [`LedgerStore::run`], but a missing run is an error.
+    ///
+    /// # Errors
+    /// [`LedgerError::NoSuchRun`] when there is no such run.
+    async fn require_run(&self, id: RunId) -> Result<StoredRun, LedgerError> {
+        self.run(id).await?.ok_or(LedgerError::NoSuchRun(id))
+    }
+
+    /// The pairing whose base is `base` and head is `head`, if they are the two sides of one.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn pairing_between(
+        &self,
+        base: RunId,
+        head: RunId,
+    ) -> Result<Option<Pairing>, LedgerError> {
+        Ok(self
+            .pairing_of(base)
+            .await?
+            .filter(|p| p.base_run == base && p.head_run == head))
+    }
+
+    /// Whether the ledger holds any run of `suite`.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn has_suite(&self, suite: &str) -> Result<bool, LedgerError> {
+        Ok(self.latest_run(Some(suite)).await?.is_some())
+    }
+}
+
+/// An open ledger on any engine: a cheap, cloneable handle to a [`LedgerStore`] (its methods
+/// are reached through `Deref`).
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    store: Arc<dyn LedgerStore>,
+}
+
+impl std::ops::Deref for Ledger {
+    type Target = dyn LedgerStore;
+
+    fn deref(&self) -> &Self::Target {
+        &*self.store
+    }
+}
+
+impl Ledger {
+    /// Opens the ledger at `location`, creating and migrating it if needed.
+    ///
+    /// # Errors
+    /// When it cannot be reached or created, is not a ledger, or has a newer schema.
+    pub async fn open(location: impl Into<Location>) -> Result<Self, LedgerError> {
+        let location = location.into();
+        Ok(match &location {
+            Location::Sqlite(path) => Self::from_store(sqlite::SqliteStore::open(path).await?),
+            Location::Memory => Self::from_store(sqlite::SqliteStore::in_memory().await?),
+            Location::Postgres(url) => {
+                Self::from_store(postgres::PostgresStore::open(url, &location).await?)
+            }
+        })
+    }
+
+    /// Opens the ledger at `location` for reading only. It must exist and be fully migrated.
+    ///
+    /// # Errors
+    /// When it cannot be reached, is not a ledger, or its schema is older or newer.
+    pub async fn open_read_only(location: impl Into<Location>) -> Result<Self, LedgerError> {
+        let location = location.into();
+        Ok(match &location {
+            Location::Sqlite(path) => {
+                Self::from_store(sqlite::SqliteStore::open_read_only(path).await?)
+            }
+            Location::Memory => {
+                return Err(LedgerError::Invalid(
+                    "an in-memory ledger cannot be opened read-only: it would be empty".to_owned(),
+                ));
+            }
+            Location::Postgres(url) => {
+                Self::from_store(postgres::PostgresStore::open_read_only(url, &location).await?)
+            }
+        })
+    }
+
+    /// A fresh in-memory SQLite ledger (tests and benchmarks).
+    ///
+    /// # Errors
+    /// When SQLite cannot be initialised.
+    pub async fn in_memory() -> Result<Self, LedgerError> {
+        Self::open(Location::Memory).await
+    }
+
+    /// A handle to `store`.
+    pub fn from_store(store: impl LedgerStore + 'static) -> Self {
+        Self {
+            store: Arc::new(store),
+        }
+    }
+}
+
+/// The current time as the ledger writes it: RFC 3339, UTC, milliseconds.
+pub(crate) fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    now.format(&format)
+        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}

@@ -1,0 +1,231 @@
+//! What the store's operations take and return: plain data, no database types.
+
+use bench_model::{Direction, Measurement, RunConditions, RunId, RunProvenance, RunSource};
+use serde::Serialize;
+
+/// A run as listed: identity and the provenance fields scripts filter on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Run id.
+    pub id: RunId,
+    /// Suite name.
+    pub suite: String,
+    /// When the run was recorded (RFC 3339, UTC).
+    pub created_at: String,
+    /// Where its results came from.
+    pub source: RunSource,
+    /// Git commit, empty outside a repository.
+    pub git_commit: Option<String>,
+    /// Git branch.
+    pub git_branch: Option<String>,
+    /// Whether the work tree had uncommitted changes.
+    pub git_dirty: bool,
+    /// First line of the commit message.
+    pub git_summary: Option<String>,
+    /// Machine row id.
+    pub machine_id: i64,
+    /// Machine fingerprint.
+    pub machine: String,
+    /// CPU model of the machine.
+    pub cpu_model: String,
+    /// Number of results.
+    pub results: i64,
+    /// Tags given to this run.
+    pub tags: Vec<String>,
+    /// How busy the machine was while it ran, when recorded (judged by
+    /// `harness::conditions`, not here).
+    #[serde(skip)]
+    pub conditions: Option<RunConditions>,
+}
+
+/// An annotation on a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Annotation {
+    /// When it was written.
+    pub created_at: String,
+    /// What it says.
+    pub text: String,
+}
+
+/// A stored run with its full provenance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredRun {
+    /// Run id.
+    pub id: RunId,
+    /// When the run was recorded (RFC 3339, UTC).
+    pub created_at: String,
+    /// Where its results came from.
+    pub source: RunSource,
+    /// Machine row id.
+    pub machine_id: i64,
+    /// Everything recorded about the run.
+    pub provenance: RunProvenance,
+    /// Tags given to this run.
+    pub tags: Vec<String>,
+    /// Annotations, oldest first.
+    pub annotations: Vec<Annotation>,
+}
+
+/// Which runs to list.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    /// Only this suite.
+    pub suite: Option<String>,
+    /// Only this machine fingerprint (or prefix).
+    pub machine: Option<String>,
+    /// Only this branch.
+    pub branch: Option<String>,
+    /// Only commits starting with this prefix.
+    pub commit: Option<String>,
+    /// At most this many (newest first); `None` for all.
+    pub limit: Option<i64>,
+    /// Skip this many of the newest.
+    pub offset: i64,
+}
+
+/// A suite seen in the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuiteSummary {
+    /// Suite name.
+    pub suite: String,
+    /// Number of runs.
+    pub runs: i64,
+    /// Id of the newest run.
+    pub latest_run: RunId,
+}
+
+/// A machine seen in the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MachineSummary {
+    /// Machine row id.
+    pub id: i64,
+    /// Fingerprint (see `harness::provenance`).
+    pub fingerprint: String,
+    /// CPU model.
+    pub cpu_model: String,
+    /// Operating system.
+    pub os: String,
+    /// Number of runs (of the suite asked about, if any).
+    pub runs: i64,
+    /// Newest of those runs.
+    pub latest_run: RunId,
+}
+
+/// A run of a trend, in commit order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TrendRun {
+    /// Run id.
+    pub id: RunId,
+    /// Git commit.
+    pub git_commit: Option<String>,
+    /// Commit time, seconds since the epoch.
+    pub git_commit_time: Option<i64>,
+    /// When the run was recorded (RFC 3339, UTC).
+    pub created_at: String,
+}
+
+/// One headline estimate of a trend series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TrendValue {
+    /// Index of the run in [`TrendData::runs`].
+    #[serde(skip)]
+    pub run: usize,
+    /// Run id.
+    pub run_id: RunId,
+    /// Headline estimate.
+    pub estimate: f64,
+    /// Lower confidence bound.
+    pub lower: Option<f64>,
+    /// Upper confidence bound.
+    pub upper: Option<f64>,
+}
+
+/// The headline estimates of one benchmark and metric, in commit order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrendSeries {
+    /// Benchmark full id.
+    pub benchmark: String,
+    /// Metric.
+    pub metric: String,
+    /// Unit (of the first run that has the series).
+    pub unit: String,
+    /// Which way is better.
+    pub direction: Direction,
+    /// The values, in commit order.
+    pub values: Vec<TrendValue>,
+}
+
+/// What [`crate::LedgerStore::trend`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrendData {
+    /// The runs, in commit order.
+    pub runs: Vec<TrendRun>,
+    /// One series per benchmark and metric, by benchmark then metric.
+    pub series: Vec<TrendSeries>,
+}
+
+/// An annotation together with the run it is attached to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunAnnotation {
+    /// The annotated run.
+    pub run_id: RunId,
+    /// When it was written.
+    pub created_at: String,
+    /// What it says.
+    pub text: String,
+}
+
+/// How the rounds of a paired A/B run (`bench-run ab`) were laid out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PairingPlan {
+    /// Seed of the side order.
+    pub seed: u64,
+    /// Per round, whether the base ran first.
+    pub base_first: Vec<bool>,
+    /// The base revision as given (`main`, a hash, a tag).
+    pub base_rev: String,
+    /// The head revision as given; `None` for the working tree.
+    pub head_rev: Option<String>,
+}
+
+/// A stored pairing: which two runs are the sides of one paired A/B run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pairing {
+    /// Row id.
+    pub id: i64,
+    /// When it was recorded (RFC 3339, UTC).
+    pub created_at: String,
+    /// The base side's run.
+    pub base_run: RunId,
+    /// The head side's run.
+    pub head_run: RunId,
+    /// The layout of the rounds.
+    pub plan: PairingPlan,
+}
+
+impl Pairing {
+    /// Number of rounds.
+    #[must_use]
+    pub fn rounds(&self) -> usize {
+        self.plan.base_first.len()
+    }
+}
+
+/// A run of another ledger, as stored there, to be recorded here as a copy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunCopy {
+    /// The identity of the ledger it comes from.
+    pub origin_ledger: String,
+    /// Its id there.
+    pub origin_run: RunId,
+    /// When it was recorded there.
+    pub created_at: String,
+    /// Where its results came from.
+    pub source: RunSource,
+    /// Its provenance.
+    pub provenance: RunProvenance,
+    /// Its results.
+    pub measurements: Vec<Measurement>,
+    /// Its annotations, oldest first.
+    pub annotations: Vec<Annotation>,
+}

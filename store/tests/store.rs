@@ -1,0 +1,20 @@
+//! The store's test suite on both engines: SQLite in a temporary file, PostgreSQL on a server
+//! this test process starts (testkit::postgres; skipped outside CI when PostgreSQL is missing,
+//! failed under CI).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
+
+mod engines;
+mod suite;
+
+on_both_engines!(
+    a_run_reads_back_as_recorded,
+    bad_runs_store_nothing,
+    runs_are_found_by_filter_commit_tag_and_order,
+    baselines_leave_out_quick_confirmation_and_ab_runs_and_history_quick_and_ab,
+    a_pair_round_trips_and_a_bad_pair_stores_nothing,
+    machines_trend_and_annotations_for_the_web,
+    every_table_refuses_update_and_delete,
+    concurrent_writers_lose_nothing,
+    a_newer_schema_is_refused,
+);
