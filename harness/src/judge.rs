@@ -3,7 +3,7 @@
 //! it to the pure [`crate::compare`]. The store only stores; this is where the two meet.
 
 use crate::compare::{self, CompareConfig, Comparison};
-use crate::ledger::{Ledger, LedgerError, StoredRun};
+use crate::ledger::{Ledger, LedgerError, RunId, StoredRun};
 
 /// Compares two stored runs: their results, with the noise floor learnt from the runs of
 /// `head`'s suite and machine before it; or, when they are the base and head of one paired A/B
@@ -18,16 +18,35 @@ pub async fn compare_runs(
     head: &StoredRun,
     config: &CompareConfig,
 ) -> Result<Comparison, LedgerError> {
-    let base_results = ledger.measurements(base.id).await?;
-    let head_results = ledger.measurements(head.id).await?;
     // The two sides of one `bench-run ab` are judged on their rounds, not on history.
     if ledger.pairing_between(base.id, head.id).await?.is_some() {
+        let base_results = ledger.measurements(base.id).await?;
+        let head_results = ledger.measurements(head.id).await?;
         return Ok(compare::compare_paired(
             &base_results,
             &head_results,
             config,
         ));
     }
+    let mut comparison = compare_on_history(ledger, base.id, head, config).await?;
+    if let Some(sha256) = compare::same_binary(&base.provenance, &head.provenance) {
+        compare::mark_same_binary(&mut comparison, &sha256);
+    }
+    Ok(comparison)
+}
+
+/// Compares run `base` with `head` under the history of `head`'s suite and machine before it:
+/// the rule for two stored runs, without the pairing and same-binary rules (`calibrate` asks
+/// what the rule alone does when code changed and its speed did not).
+///
+/// # Errors
+/// When a query fails.
+pub async fn compare_on_history(
+    ledger: &Ledger,
+    base: RunId,
+    head: &StoredRun,
+    config: &CompareConfig,
+) -> Result<Comparison, LedgerError> {
     let history = ledger
         .history(
             &head.provenance.suite,
@@ -36,9 +55,10 @@ pub async fn compare_runs(
             config.history_runs(),
         )
         .await?;
-    let mut comparison = compare::compare(&base_results, &head_results, &history, config);
-    if let Some(sha256) = compare::same_binary(&base.provenance, &head.provenance) {
-        compare::mark_same_binary(&mut comparison, &sha256);
-    }
-    Ok(comparison)
+    Ok(compare::compare(
+        &ledger.measurements(base).await?,
+        &ledger.measurements(head.id).await?,
+        &history,
+        config,
+    ))
 }

@@ -295,20 +295,7 @@ async fn aa_trials(
     for pair in ids.windows(2) {
         let [before, after] = *pair else { continue };
         let head = ledger.require_run(after).await?;
-        let history = ledger
-            .history(
-                &head.provenance.suite,
-                head.machine_id,
-                head.id,
-                config.history_runs(),
-            )
-            .await?;
-        comparisons.push(compare::compare(
-            &ledger.measurements(before).await?,
-            &ledger.measurements(after).await?,
-            &history,
-            config,
-        ));
+        comparisons.push(harness::judge::compare_on_history(ledger, before, &head, config).await?);
     }
     Ok(harness::calibration::aa_outcomes(&comparisons))
 }
