@@ -9,7 +9,7 @@
 //! decompressed basket (which must be in memory to be decoded at all, cached or not), peak RSS
 //! (`VmHWM` from /proc/self/status, Linux), and the cache counters. The reader makes room in
 //! the cache for a basket's compressed record and decompressed payload before reading it, and
-//! the cache hands evicted memory back to the system, so expect
+//! evicted memory goes back to the system (the example installs `malloc_trim`), so expect
 //! `peak_rss <= baseline + max(cache bound, largest basket in flight) + metadata`, independent
 //! of the file size.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: lazy_scan FILE TREE CACHE_MIB".into());
     };
     let cache = mib.parse::<usize>()? << 20;
+    root_reader::set_memory_release(root_reader::malloc_trim);
     let before = vm_hwm_kib();
     let file = RootFile::open_with_cache(path, cache)?;
     let tree = file.tree(tree)?;

@@ -52,6 +52,7 @@ pub use cache::{BasketCache, CacheStats};
 pub use error::{Error, Result};
 pub use file::{Directory, FileHeader, Key, RootFile, TreeEntry};
 pub use lazy::{ChainedSlice, LazyBranchReader};
+pub use memory::{malloc_trim, set_memory_release};
 pub use reader::{Branch, BranchReader, Column, Jagged, Parallel, Values};
 pub use tree::{BasketInfo, BasketLocation, BranchMeta, Layout, Leaf, Tree};
 pub use types::{Element, LeafType};

@@ -115,6 +115,9 @@ enum SpeedFormat {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    // Scans hold the resident memory near the cache bound only if freed baskets go back to
+    // the system (see root_reader::memory).
+    root_reader::set_memory_release(root_reader::malloc_trim);
     match cli.command {
         Command::Ls { file, format } => ls(&file, format),
         Command::Dump {
