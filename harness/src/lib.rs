@@ -45,8 +45,11 @@ pub mod refs;
 pub mod report;
 pub mod stats;
 pub mod suite;
-pub mod worker;
-pub mod worker_process;
+
+/// The worker protocol, its own crate so that reader crates can serve it without the harness.
+pub use bench_worker as worker;
+/// Driving worker processes (re-exported from `bench-worker`).
+pub use bench_worker::process as worker_process;
 
 /// The result model, its own crate so that storage and tools can share it without the harness.
 pub use bench_model as model;

@@ -31,12 +31,12 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use bench_worker::TrialLength;
+use bench_worker::{DeclaredThroughput, WorkerBenchmark};
 use booklet::{Booklet, Flag, ReadMode};
 use common::{
     Data, OPS, Tmp, dataset, half_filled, options, reader, run_mixed, tmp, to_prune, write_all,
 };
-use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
-use harness::worker::TrialLength;
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
@@ -211,7 +211,7 @@ fn main() -> std::io::Result<()> {
         })
         .collect();
     let mut lengths = TrialLength::new(trial);
-    harness::worker::serve(&benchmarks, |id| {
+    bench_worker::serve(&benchmarks, |id| {
         let mut parts = id.split('/').skip(1);
         let (Some(op), Some(n)) = (parts.next(), parts.next()) else {
             return Err(format!("not a booklet_ops id: {id}"));

@@ -11,9 +11,9 @@ mod util;
 use std::process::Command;
 use std::time::Duration;
 
+use bench_worker::process::{WorkerProcess, WorkerProcessError};
+use bench_worker::{DeclaredThroughput, InterleaveError};
 use common::OPS;
-use harness::interleave::{DeclaredThroughput, InterleaveError};
-use harness::worker_process::{WorkerProcess, WorkerProcessError};
 
 /// Generous: the worker writes its files at setup, on a loaded CI machine.
 const TIMEOUT: Duration = Duration::from_secs(120);

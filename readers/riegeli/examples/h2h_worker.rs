@@ -40,13 +40,13 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use bench_worker::TrialLength;
+use bench_worker::{DeclaredThroughput, WorkerBenchmark};
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, ZstdOnly, json_record, options,
     read_crate, read_ours, read_ours_file, scratch_dir, simple_chunk_shapes, write_crate,
     write_ours, write_ours_file,
 };
-use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
-use harness::worker::TrialLength;
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
 const TRIAL: Duration = Duration::from_millis(50);
@@ -130,7 +130,7 @@ fn main() -> std::io::Result<()> {
     let benchmarks: Vec<WorkerBenchmark> = ops.iter().map(|(b, _)| b.clone()).collect();
     let by_id: HashMap<String, Op> = ops.into_iter().map(|(b, op)| (b.id, op)).collect();
     let mut lengths = TrialLength::new(TRIAL);
-    harness::worker::serve(&benchmarks, |id| {
+    bench_worker::serve(&benchmarks, |id| {
         let op = by_id.get(id).ok_or("unknown benchmark")?;
         Ok(lengths.run(id, || {
             let start = Instant::now();

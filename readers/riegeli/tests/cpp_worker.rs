@@ -8,8 +8,8 @@ mod util;
 use std::process::Command;
 use std::time::Duration;
 
-use harness::interleave::{DeclaredThroughput, InterleaveError};
-use harness::worker_process::{WorkerProcess, WorkerProcessError};
+use bench_worker::process::{WorkerProcess, WorkerProcessError};
+use bench_worker::{DeclaredThroughput, InterleaveError};
 
 /// Generous: the worker builds its records and files at setup, on a loaded CI machine.
 const TIMEOUT: Duration = Duration::from_secs(300);

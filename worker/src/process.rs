@@ -1,11 +1,11 @@
-//! The driver side of `bench-run-worker/1` (see [`crate::interleave`]): a running worker
+//! The driver side of `bench-run-worker/1` (see the crate docs): a running worker
 //! process, its greeting and its trials, with a timeout on every answer.
 //!
 //! `bench-run interleave` drives its workers through this; a project's tests can use it to
 //! check that their own workers speak the protocol.
 //!
 //! ```no_run
-//! use harness::worker_process::WorkerProcess;
+//! use bench_worker::process::WorkerProcess;
 //! use std::time::Duration;
 //!
 //! let mut worker = WorkerProcess::shell("target/release/examples/h2h_worker", ".".as_ref())?;
@@ -13,10 +13,10 @@
 //! let trial = worker.trial(&benchmarks[0].id, Duration::from_secs(60))?;
 //! println!("{} ns an iteration", trial.per_iteration_ns());
 //! worker.finish(Duration::from_secs(10));
-//! # Ok::<(), harness::worker_process::WorkerProcessError>(())
+//! # Ok::<(), bench_worker::process::WorkerProcessError>(())
 //! ```
 
-use crate::interleave::{self, InterleaveError, Trial, WorkerBenchmark};
+use crate::{InterleaveError, Trial, WorkerBenchmark};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -182,8 +182,7 @@ impl WorkerProcess {
     /// The worker was silent, exited, or greeted in another protocol.
     pub fn hello(&mut self, timeout: Duration) -> Result<Vec<WorkerBenchmark>, WorkerProcessError> {
         let line = self.next_line(timeout)?;
-        let mut benchmarks =
-            interleave::parse_hello(&line).map_err(|source| self.protocol(source))?;
+        let mut benchmarks = crate::parse_hello(&line).map_err(|source| self.protocol(source))?;
         if let Some(label) = &self.label {
             for b in &mut benchmarks {
                 b.id = format!("{label}/{}", b.id);
@@ -216,14 +215,14 @@ impl WorkerProcess {
                 command: self.command.clone(),
             });
         };
-        writeln!(stdin, "{}", interleave::request(id))
+        writeln!(stdin, "{}", crate::request(id))
             .and_then(|()| stdin.flush())
             .map_err(|source| WorkerProcessError::Send {
                 command: self.command.clone(),
                 source,
             })?;
         let line = self.next_line(timeout)?;
-        interleave::parse_reply(&line, id).map_err(|source| self.protocol(source))
+        crate::parse_reply(&line, id).map_err(|source| self.protocol(source))
     }
 
     /// Closes the worker's stdin and waits up to `timeout` for it to exit, then kills it.

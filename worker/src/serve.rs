@@ -1,8 +1,8 @@
 //! The worker side of `bench-run interleave` for Rust benchmarks: announce the benchmarks, then
-//! answer each request with one timed trial (see [`crate::interleave`] for the protocol).
+//! answer each request with one timed trial (see the crate docs for the protocol).
 //!
 //! ```no_run
-//! use harness::interleave::{DeclaredThroughput, WorkerBenchmark};
+//! use bench_worker::{DeclaredThroughput, WorkerBenchmark};
 //! use std::time::Instant;
 //!
 //! let data = vec![1u8; 1 << 20];
@@ -10,7 +10,7 @@
 //!     id: "sum/ours".to_owned(),
 //!     throughput: Some(DeclaredThroughput::Bytes(data.len() as u64)),
 //! }];
-//! harness::worker::serve(&benchmarks, |_id| {
+//! bench_worker::serve(&benchmarks, |_id| {
 //!     let start = Instant::now();
 //!     std::hint::black_box(data.iter().map(|&b| u64::from(b)).sum::<u64>());
 //!     Ok((1, start.elapsed()))
@@ -18,7 +18,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use crate::interleave::{PROTOCOL, WorkerBenchmark};
+use crate::{PROTOCOL, WorkerBenchmark};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -138,7 +138,7 @@ impl TrialLength {
 )]
 mod tests {
     use super::*;
-    use crate::interleave::{self, DeclaredThroughput, InterleaveError};
+    use crate::{DeclaredThroughput, InterleaveError};
 
     #[test]
     fn serves_the_protocol_that_interleave_parses() {
@@ -154,9 +154,9 @@ mod tests {
         ];
         let input = format!(
             "{}\n{}\n{}\nnot json\n",
-            interleave::request("a/ours"),
-            interleave::request("b/ours"),
-            interleave::request("c/ours")
+            crate::request("a/ours"),
+            crate::request("b/ours"),
+            crate::request("c/ours")
         );
         let mut out = Vec::new();
         serve_on(
@@ -172,18 +172,18 @@ mod tests {
         let text = String::from_utf8(out).expect("utf-8");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 5);
-        assert_eq!(interleave::parse_hello(lines[0]), Ok(benchmarks));
-        let trial = interleave::parse_reply(lines[1], "a/ours").expect("trial");
+        assert_eq!(crate::parse_hello(lines[0]), Ok(benchmarks));
+        let trial = crate::parse_reply(lines[1], "a/ours").expect("trial");
         assert_eq!((trial.iters, trial.ns), (3.0, 7000.0));
         assert!(matches!(
-            interleave::parse_reply(lines[2], "b/ours"),
+            crate::parse_reply(lines[2], "b/ours"),
             Err(InterleaveError::TrialFailed { .. })
         ));
         assert!(matches!(
-            interleave::parse_reply(lines[3], "c/ours"),
+            crate::parse_reply(lines[3], "c/ours"),
             Err(InterleaveError::TrialFailed { .. })
         ));
-        assert!(interleave::parse_reply(lines[4], "x").is_err());
+        assert!(crate::parse_reply(lines[4], "x").is_err());
     }
 
     #[test]
