@@ -8,13 +8,18 @@
 //!   benchmarks, 100 raw samples each), through the library and through the `bench-run` binary
 //!   (process start, ledger open, ref resolution, comparison, rendering). Bar: under 200 ms.
 //!
-//! The 1M ledger is generated once (a few minutes) into the target directory and reused.
+//! - `ledger_1m_postgres`: the same on PostgreSQL, the 1M ledger copied (`copy_ledger`) into a
+//!   database of a server the bench starts (`testkit::postgres`). Bar: under 200 ms too.
+//!
+//! The 1M ledger is generated once (a few minutes) into the target directory and reused; its
+//! PostgreSQL copy is made once per bench process.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use bench_store::copy::copy_ledger;
 use criterion::{Criterion, criterion_group, criterion_main};
 use harness::compare::{self, CompareConfig};
-use harness::ledger::Ledger;
+use harness::ledger::{Ledger, Location};
 use harness::model::{
     BenchmarkId, BuildConfig, Direction, Estimate, Machine, Measurement, NewRun, RunProvenance,
     RunSource, Samples, SamplingMode, Statistic, Throughput, ThroughputKind, Toolchain, metric,
@@ -303,12 +308,39 @@ fn ledger_1m(rt: &tokio::runtime::Runtime) -> PathBuf {
     path
 }
 
+/// The 1M-result ledger copied into a fresh database of the test PostgreSQL server
+/// (`testkit::postgres`; every process starts its own, so the copy is made once per bench
+/// process, a few minutes); `None` when PostgreSQL is missing outside CI.
+fn ledger_1m_postgres(rt: &tokio::runtime::Runtime) -> Option<String> {
+    let server = testkit::postgres::server("ledger_1m_postgres")?;
+    let source = ledger_1m(rt);
+    let url = server.create_database();
+    eprintln!(
+        "copying {} into PostgreSQL (once per process)",
+        source.display()
+    );
+    rt.block_on(async {
+        let from = Ledger::open_read_only(&source).await.unwrap();
+        let to = Ledger::open(Location::parse(&url).unwrap()).await.unwrap();
+        let report = copy_ledger(&*from, &*to, |p| {
+            if p.done % 1000 == 0 {
+                eprintln!("  {}/{} runs", p.done, p.total);
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(report.runs_copied, RUNS_1M);
+        to.close().await;
+    });
+    Some(url)
+}
+
 fn big_ledger(c: &mut Criterion) {
     let rt = runtime();
     // Generated lazily, inside the first benchmark, so `--list` and filtered runs skip it.
-    let cell: std::cell::OnceCell<(PathBuf, Ledger)> = std::cell::OnceCell::new();
-    let open = || {
-        cell.get_or_init(|| {
+    let sqlite: std::cell::OnceCell<(String, Ledger)> = std::cell::OnceCell::new();
+    let open_sqlite = || {
+        sqlite.get_or_init(|| {
             let path = ledger_1m(&rt);
             let ledger = rt.block_on(Ledger::open(&path)).unwrap();
             let count = rt
@@ -318,15 +350,45 @@ fn big_ledger(c: &mut Criterion) {
                 })
                 .unwrap();
             assert!(count >= 1_000_000, "the ledger holds {count} results");
-            (path, ledger)
+            (path.to_string_lossy().into_owned(), ledger)
         })
     };
+    ledger_group(c, &rt, "ledger_1m", &open_sqlite);
+
+    let postgres: std::cell::OnceCell<Option<(String, Ledger)>> = std::cell::OnceCell::new();
+    let open_postgres = || {
+        postgres
+            .get_or_init(|| {
+                let url = ledger_1m_postgres(&rt)?;
+                let ledger = rt
+                    .block_on(Ledger::open(Location::parse(&url).unwrap()))
+                    .unwrap();
+                Some((url, ledger))
+            })
+            .as_ref()
+    };
+    // Skipped (with a note from testkit) where PostgreSQL is missing.
+    if testkit::postgres::server("ledger_1m_postgres").is_some() {
+        ledger_group(c, &rt, "ledger_1m_postgres", &|| {
+            open_postgres().expect("the PostgreSQL ledger")
+        });
+    }
+}
+
+/// `compare` and `gate` on the 1M ledger `open` gives (its `--db` value and the open ledger),
+/// through the library and through the `bench-run` binary.
+fn ledger_group<'a>(
+    c: &mut Criterion,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    open: &dyn Fn() -> &'a (String, Ledger),
+) {
     let config = CompareConfig::default();
     let exe = env!("CARGO_BIN_EXE_bench-run");
-    let cli = |path: &Path, args: &[&str]| {
+    let cli = |db: &str, args: &[&str]| {
         let output = std::process::Command::new(exe)
             .arg("--db")
-            .arg(path)
+            .arg(db)
             .args(args)
             .output()
             .unwrap();
@@ -337,7 +399,7 @@ fn big_ledger(c: &mut Criterion) {
         );
     };
 
-    let mut group = c.benchmark_group("ledger_1m");
+    let mut group = c.benchmark_group(name);
     group.sample_size(20);
     group.bench_function("compare", |b| {
         let (_, ledger) = open();
@@ -348,10 +410,10 @@ fn big_ledger(c: &mut Criterion) {
         b.iter(|| rt.block_on(compare_latest(ledger, &config, true)));
     });
     group.bench_function("gate_cli", |b| {
-        let (path, _) = open();
+        let (db, _) = open();
         b.iter(|| {
             cli(
-                path,
+                db,
                 &[
                     "gate",
                     "--base",
@@ -365,8 +427,8 @@ fn big_ledger(c: &mut Criterion) {
         });
     });
     group.bench_function("compare_cli", |b| {
-        let (path, _) = open();
-        b.iter(|| cli(path, &["compare", "previous", "latest"]));
+        let (db, _) = open();
+        b.iter(|| cli(db, &["compare", "previous", "latest"]));
     });
     group.finish();
 }
