@@ -1,6 +1,7 @@
 //! The ledger as the harness uses it: the store ([`bench_store`], SQLite or PostgreSQL behind
 //! one trait) and where it lives by default, the workspace's `results/ledger.sqlite`.
 
+pub use bench_store::copy::{CopyProgress, CopyReport, copy_ledger};
 pub use bench_store::{
     Annotation, BUSY_TIMEOUT, Ledger, LedgerError, LedgerStore, Location, MachineSummary, Pairing,
     PairingPlan, RunAnnotation, RunFilter, RunId, RunSummary, StoredRun, SuiteSummary, TrendData,

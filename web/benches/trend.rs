@@ -4,7 +4,9 @@
 //! trend and the dashboard over the same ledger.
 //!
 //! The ledger is generated once into the target directory (`web-bench/` under cargo's
-//! `CARGO_TARGET_TMPDIR`) and reused by later runs. Run with
+//! `CARGO_TARGET_TMPDIR`) and reused by later runs. The `_postgres` group serves the same
+//! ledger copied into a database of a PostgreSQL server the bench starts (`testkit::postgres`;
+//! skipped with a note where PostgreSQL is missing outside CI). Run with
 //! `bench-run --suite trend -p web` or `cargo bench -p web --bench trend`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -12,7 +14,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use criterion::{Criterion, criterion_group, criterion_main};
-use harness::ledger::Ledger;
+use harness::ledger::{Ledger, Location, copy_ledger};
 use http_body_util::BodyExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -91,23 +93,54 @@ fn bench(c: &mut Criterion) {
     let size = rt.block_on(fetch(&app, "/suites/big"));
     eprintln!("trend page: {size} bytes for {BENCHMARKS} charts of {RUNS} runs");
 
-    let mut group = c.benchmark_group(format!("web_{BENCHMARKS}x{RUNS}"));
+    pages(c, &rt, &format!("web_{BENCHMARKS}x{RUNS}"), &app, &uncached);
+
+    let Some(server) = testkit::postgres::server("web trend bench on postgres") else {
+        return;
+    };
+    let url = server.create_database();
+    let (app, uncached) = rt.block_on(async {
+        let from = Ledger::open_read_only(&path).await.unwrap();
+        let to = Ledger::open(Location::parse(&url).unwrap()).await.unwrap();
+        copy_ledger(&*from, &*to, |_| {}).await.unwrap();
+        (
+            web::app(web::AppState::new(to.clone())),
+            web::app(web::AppState::new(to).with_trend_cache(0)),
+        )
+    });
+    pages(
+        c,
+        &rt,
+        &format!("web_{BENCHMARKS}x{RUNS}_postgres"),
+        &app,
+        &uncached,
+    );
+}
+
+fn pages(
+    c: &mut Criterion,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    app: &axum::Router,
+    uncached: &axum::Router,
+) {
+    let mut group = c.benchmark_group(name);
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(10));
     // The server's steady state: the analysed history comes from the trend cache (checked
     // against the ledger on every request), the charts are drawn anew.
     group.bench_function("trend_page", |b| {
-        b.iter(|| rt.block_on(fetch(&app, "/suites/big")))
+        b.iter(|| rt.block_on(fetch(app, "/suites/big")))
     });
     // The first request after a run was added: the history is read and analysed too.
     group.bench_function("trend_page_uncached", |b| {
-        b.iter(|| rt.block_on(fetch(&uncached, "/suites/big")))
+        b.iter(|| rt.block_on(fetch(uncached, "/suites/big")))
     });
     group.bench_function("trend_json", |b| {
-        b.iter(|| rt.block_on(fetch(&app, "/api/suites/big/trend")));
+        b.iter(|| rt.block_on(fetch(app, "/api/suites/big/trend")));
     });
-    group.bench_function("dashboard", |b| b.iter(|| rt.block_on(fetch(&app, "/"))));
+    group.bench_function("dashboard", |b| b.iter(|| rt.block_on(fetch(app, "/"))));
     group.finish();
 }
 
