@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `42` | run id 42; when no run has that id, the text is tried as a name below (an all-digit hash prefix) |
 //! | `latest` | the newest run (of the suite in context, if any) |
-//! | `previous` | the default baseline of `latest`: the newest earlier run of the same suite on the same machine that is a full measurement (`--quick` runs and `gate --confirm` re-runs are skipped; [`Ledger::previous_run`]) |
+//! | `previous` | the default baseline of `latest`: the newest earlier run of the same suite on the same machine that is a full measurement (`--quick` runs and `gate --confirm` re-runs are skipped; [`crate::ledger::LedgerStore::previous_run`]) |
 //! | a tag | the run the tag names (`bench-run tag RUN NAME`) |
 //! | a git revision | the newest run at that commit: `main`, `HEAD~1`, `v1.2`, a hash or prefix |
 //!

@@ -1,6 +1,6 @@
 //! `/`: suites, the newest run of every suite on every machine, and the regressions of each
 //! against its baseline (the newest earlier full run of the same suite on the same machine,
-//! `Ledger::previous_run`).
+//! `LedgerStore::previous_run`).
 
 use super::compare::{RowView, verdict_class};
 use super::render;
