@@ -19,32 +19,30 @@
 //! - [`stats`] and [`compare`] turn stored samples into verdicts (pure); [`noise`] learns each
 //!   benchmark's noise floor from its history, using the change points of [`changepoint`], and
 //!   [`quarantine`] reads the list of benchmarks that never fail the gate (pure); [`ratio`]
-//!   turns stored speeds into ratios against an anchor implementation (pure).
+//!   turns stored speeds into ratios against an anchor implementation (pure). These live in the
+//!   `bench-analysis` crate and are re-exported here.
 //! - [`quick`] tells whether `--quick` took effect; [`confirm`] decides whether a flagged
 //!   regression holds in re-runs (pure).
 //! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
 
 pub mod ab;
 pub mod adapter;
-pub mod calibration;
-pub mod changepoint;
-pub mod compare;
 pub mod conditions;
 pub mod confirm;
 pub mod gungraun;
 pub mod interleave;
 pub mod judge;
 pub mod ledger;
-pub mod noise;
-pub mod paired;
 pub mod provenance;
-pub mod quarantine;
 pub mod quick;
-pub mod ratio;
 pub mod refs;
 pub mod report;
-pub mod stats;
 pub mod suite;
+
+/// Verdicts as pure functions of data, their own crate ([`bench_analysis`]).
+pub use bench_analysis::{
+    calibration, changepoint, compare, noise, paired, quarantine, ratio, stats,
+};
 
 /// The worker protocol, its own crate so that reader crates can serve it without the harness.
 pub use bench_worker as worker;

@@ -673,10 +673,12 @@ pub struct GeomeanRatio {
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed 64-bit generator, for the bootstrap
 /// and the interleaved schedule, whose results are then pure functions of their seed.
-pub(crate) struct SplitMix64(pub(crate) u64);
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -685,7 +687,7 @@ impl SplitMix64 {
     }
 
     /// Uniform-enough index in `0..len` (multiply-shift; bias below `len / 2^64`).
-    pub(crate) fn below(&mut self, len: usize) -> usize {
+    pub fn below(&mut self, len: usize) -> usize {
         ((u128::from(self.next_u64()) * len as u128) >> 64) as usize
     }
 }
