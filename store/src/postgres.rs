@@ -8,7 +8,6 @@
 //! sqlx's migrator holds an advisory lock, so concurrent first opens migrate once.
 
 use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64};
-use crate::sqlite::{machine_from_row, run_annotation_from_row, trend_run_from_row};
 use crate::{
     Annotation, BUSY_TIMEOUT, History, LedgerError, LedgerStore, Location, MachineSummary, Pairing,
     PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredRun, SuiteSummary,
@@ -458,7 +457,7 @@ impl LedgerStore for PostgresStore {
         .bind(suite)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(machine_from_row).collect()
+        rows.iter().map(rows::machine_from_row).collect()
     }
 
     async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError> {
@@ -483,7 +482,7 @@ impl LedgerStore for PostgresStore {
         .await?;
         let runs = run_rows
             .iter()
-            .map(trend_run_from_row)
+            .map(rows::trend_run_from_row)
             .collect::<Result<Vec<_>, LedgerError>>()?;
         let ids: Vec<RunId> = runs.iter().map(|r| r.id).collect();
         let (older, newer) = ids.split_at(ids.len() / 2);
@@ -516,7 +515,7 @@ impl LedgerStore for PostgresStore {
         .bind(machine_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(run_annotation_from_row).collect()
+        rows.iter().map(rows::run_annotation_from_row).collect()
     }
 
     async fn tag_history(&self) -> Result<Vec<(RunId, String)>, LedgerError> {

@@ -504,6 +504,34 @@ fn conditions_from_row(row: &impl Cols) -> Result<Option<RunConditions>, LedgerE
     }))
 }
 
+pub(crate) fn machine_from_row(r: &impl Cols) -> Result<crate::MachineSummary, LedgerError> {
+    Ok(crate::MachineSummary {
+        id: r.int("id")?,
+        fingerprint: r.text("fingerprint")?,
+        cpu_model: r.text("cpu_model")?,
+        os: r.text("os")?,
+        runs: r.int("runs")?,
+        latest_run: r.int("latest")?,
+    })
+}
+
+pub(crate) fn trend_run_from_row(r: &impl Cols) -> Result<crate::TrendRun, LedgerError> {
+    Ok(crate::TrendRun {
+        id: r.int("id")?,
+        git_commit: r.opt_text("git_commit")?,
+        git_commit_time: r.opt_int("git_commit_time")?,
+        created_at: r.text("created_at")?,
+    })
+}
+
+pub(crate) fn run_annotation_from_row(r: &impl Cols) -> Result<crate::RunAnnotation, LedgerError> {
+    Ok(crate::RunAnnotation {
+        run_id: r.int("run_id")?,
+        created_at: r.text("created_at")?,
+        text: r.text("text")?,
+    })
+}
+
 /// Builds the measurements of a run from its result rows (sorted) and statistic rows.
 pub(crate) fn assemble_measurements<R: Cols>(
     results: &[R],
@@ -633,4 +661,40 @@ pub(crate) fn first_runs(keys: &[(RunId, String)]) -> Vec<RunId> {
     runs.sort_unstable();
     runs.dedup();
     runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_values_that_do_not_decode_are_corrupt_not_panics() {
+        assert_eq!(
+            blob_to_f64s(&f64s_to_blob(&[1.5, -2.0])).ok(),
+            Some(vec![1.5, -2.0])
+        );
+        for (i, blob) in [&[0u8; 7][..], &[0u8; 9][..], &[1u8; 15][..]]
+            .iter()
+            .enumerate()
+        {
+            assert!(
+                matches!(blob_to_f64s(blob), Err(LedgerError::Corrupt(_))),
+                "case {i}: {} bytes",
+                blob.len()
+            );
+        }
+        assert_eq!(parse_order("BHB").ok(), Some(vec![true, false, true]));
+        for (i, order) in ["BX", "b", "H H", "é"].iter().enumerate() {
+            assert!(
+                matches!(parse_order(order), Err(LedgerError::Corrupt(_))),
+                "case {i}: {order:?}"
+            );
+        }
+        assert!(matches!(direction_of(0), Err(LedgerError::Corrupt(_))));
+        assert!(matches!(
+            source_of(99, "run 1"),
+            Err(LedgerError::Corrupt(_))
+        ));
+        assert!(from_json_text::<Vec<String>>("[1, ", "command").is_err());
+    }
 }

@@ -8,7 +8,7 @@ use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64
 use crate::{
     Annotation, BUSY_TIMEOUT, History, LedgerError, LedgerStore, Location, MachineSummary, Pairing,
     PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredRun, SuiteSummary,
-    TrendData, TrendRun, now_rfc3339,
+    TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, Toolchain};
@@ -495,7 +495,7 @@ impl LedgerStore for SqliteStore {
         .bind(suite)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(machine_from_row).collect()
+        rows.iter().map(rows::machine_from_row).collect()
     }
 
     async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError> {
@@ -527,7 +527,7 @@ impl LedgerStore for SqliteStore {
         .await?;
         let runs = run_rows
             .iter()
-            .map(trend_run_from_row)
+            .map(rows::trend_run_from_row)
             .collect::<Result<Vec<_>, LedgerError>>()?;
         // The results in two halves read concurrently (each pool connection decodes rows on
         // its own thread).
@@ -562,7 +562,7 @@ impl LedgerStore for SqliteStore {
         .bind(machine_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(run_annotation_from_row).collect()
+        rows.iter().map(rows::run_annotation_from_row).collect()
     }
 
     async fn tag_history(&self) -> Result<Vec<(RunId, String)>, LedgerError> {
@@ -653,34 +653,6 @@ impl LedgerStore for SqliteStore {
     async fn close(&self) {
         self.pool.close().await;
     }
-}
-
-pub(crate) fn machine_from_row(r: &impl Cols) -> Result<MachineSummary, LedgerError> {
-    Ok(MachineSummary {
-        id: r.int("id")?,
-        fingerprint: r.text("fingerprint")?,
-        cpu_model: r.text("cpu_model")?,
-        os: r.text("os")?,
-        runs: r.int("runs")?,
-        latest_run: r.int("latest")?,
-    })
-}
-
-pub(crate) fn trend_run_from_row(r: &impl Cols) -> Result<TrendRun, LedgerError> {
-    Ok(TrendRun {
-        id: r.int("id")?,
-        git_commit: r.opt_text("git_commit")?,
-        git_commit_time: r.opt_int("git_commit_time")?,
-        created_at: r.text("created_at")?,
-    })
-}
-
-pub(crate) fn run_annotation_from_row(r: &impl Cols) -> Result<RunAnnotation, LedgerError> {
-    Ok(RunAnnotation {
-        run_id: r.int("run_id")?,
-        created_at: r.text("created_at")?,
-        text: r.text("text")?,
-    })
 }
 
 async fn insert_annotation(
