@@ -8,12 +8,16 @@
 //!   rounds of a paired A/B run; [`noise`] learns a benchmark's noise floor from its history,
 //!   using the change points of [`changepoint`]; [`quarantine`] reads the list of benchmarks
 //!   that never fail the gate.
+//! - [`config`]: the settings of a comparison and the benchmark patterns.
+//! - [`comparable`]: whether a difference can be the code's (same executable, provenance).
 //! - [`calibration`]: what `bench-run calibrate`'s A/A comparisons say about the rule.
 //! - [`ratio`]: speeds against an anchor implementation.
 
 pub mod calibration;
 pub mod changepoint;
+pub mod comparable;
 pub mod compare;
+pub mod config;
 pub mod noise;
 pub mod paired;
 pub mod quarantine;

@@ -1,0 +1,236 @@
+//! Whether a difference between two runs can be the code's at all (pure): two runs of the same
+//! bench executable measured the same code ([`same_binary`], and [`mark_same_binary`] turns
+//! their regressions and improvements into `Unchanged`), and two runs measured on another
+//! machine, toolchain, profile or feature set are not comparable for a gate
+//! ([`check_comparable`]). [`crate::compare`] re-exports all of it.
+
+use crate::compare::{Comparison, Verdict};
+use crate::model::RunProvenance;
+use serde::Serialize;
+use std::fmt;
+
+// ---------------------------------------------------------------------------------------------
+// Same binary
+// ---------------------------------------------------------------------------------------------
+
+/// Hex digits of an executable hash shown in messages.
+pub const SHORT_HASH_LEN: usize = 12;
+
+/// The executable hash `base` and `head` share: `Some` when both recorded a bench executable
+/// and the SHA-256 digests (and sizes) are equal. Then the two runs measured the same code.
+#[must_use]
+pub fn same_binary(base: &RunProvenance, head: &RunProvenance) -> Option<String> {
+    match (&base.bench_exe, &head.bench_exe) {
+        (Some(b), Some(h)) if !b.sha256.is_empty() && b == h => Some(b.sha256.clone()),
+        _ => None,
+    }
+}
+
+/// `ab12cd34ef56` for a long hash.
+#[must_use]
+pub fn short_hash(sha256: &str) -> &str {
+    sha256.get(..SHORT_HASH_LEN).unwrap_or(sha256)
+}
+
+/// The sentence every report prints above the table of a same-binary comparison.
+#[must_use]
+pub fn same_binary_sentence(sha256: &str) -> String {
+    format!(
+        "base and head ran the same executable (sha256 {}): differences are the environment's, \
+         not the code's",
+        short_hash(sha256)
+    )
+}
+
+/// Applies the same-binary rule to a comparison of two runs of one executable (`sha256`, from
+/// [`same_binary`]): every regression and improvement becomes [`Verdict::Unchanged`], every
+/// paired row says why, the counts follow, and [`Comparison::same_binary`] records the hash.
+/// New, missing and ignored rows keep their verdict. The statistics (change, p-values,
+/// `significant`) are left as computed: they describe how much the environment moved.
+pub fn mark_same_binary(comparison: &mut Comparison, sha256: &str) {
+    let sentence = same_binary_sentence(sha256);
+    let mut overridden = 0;
+    for row in &mut comparison.rows {
+        if !matches!(
+            row.verdict,
+            Verdict::Regression | Verdict::Improvement | Verdict::Unchanged
+        ) {
+            continue;
+        }
+        let was = row.verdict;
+        if was != Verdict::Unchanged {
+            row.verdict = Verdict::Unchanged;
+            overridden += 1;
+        }
+        let note = if was == Verdict::Unchanged {
+            format!("Same executable: {sentence}; this row is unchanged either way.")
+        } else {
+            format!(
+                "Same executable: {sentence}, so this row is unchanged (it would otherwise be \
+                 {was})."
+            )
+        };
+        // After the verdict sentence, which `finish` writes last.
+        row.reasons.push(note);
+    }
+    let counts = &mut comparison.counts;
+    counts.regressions = 0;
+    counts.improvements = 0;
+    counts.unchanged += overridden;
+    comparison.same_binary = Some(sha256.to_owned());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparability
+// ---------------------------------------------------------------------------------------------
+
+/// A part of the provenance that must agree for a gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchField {
+    /// The machine fingerprint.
+    Machine,
+    /// rustc release and commit hash.
+    Toolchain,
+    /// The cargo profile.
+    Profile,
+    /// Enabled features.
+    Features,
+    /// `--all-features` / `--no-default-features`.
+    FeatureFlags,
+    /// `RUSTFLAGS`.
+    Rustflags,
+}
+
+impl MismatchField {
+    /// Stable name used in output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Machine => "machine",
+            Self::Toolchain => "toolchain",
+            Self::Profile => "profile",
+            Self::Features => "features",
+            Self::FeatureFlags => "feature flags",
+            Self::Rustflags => "RUSTFLAGS",
+        }
+    }
+}
+
+/// One way in which two runs differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// What differs.
+    pub field: MismatchField,
+    /// The base run's value.
+    pub base: String,
+    /// The head run's value.
+    pub head: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} differs: base {}, head {}",
+            self.field.name(),
+            self.base,
+            self.head
+        )
+    }
+}
+
+/// Ways in which `base` and `head` were measured differently, in [`MismatchField`] order; empty
+/// when they may be gated against each other.
+///
+/// Compared: the machine fingerprint; the toolchain as rustc release plus commit hash (a run
+/// without toolchain information differs from one with it); the build profile; the sorted, deduplicated
+/// features and feature flags; `RUSTFLAGS` with whitespace normalised (unset = empty).
+#[must_use]
+pub fn check_comparable(base: &RunProvenance, head: &RunProvenance) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut check = |field: MismatchField, b: String, h: String| {
+        if b != h {
+            out.push(Mismatch {
+                field,
+                base: b,
+                head: h,
+            });
+        }
+    };
+
+    let machine = |p: &RunProvenance| {
+        if p.machine.fingerprint.is_empty() {
+            "unknown".to_owned()
+        } else {
+            format!("`{}`", p.machine.fingerprint)
+        }
+    };
+    if base.machine.fingerprint != head.machine.fingerprint {
+        let describe = |p: &RunProvenance| {
+            format!(
+                "{} ({}, {})",
+                machine(p),
+                p.machine.hostname,
+                p.machine.cpu_model
+            )
+        };
+        check(MismatchField::Machine, describe(base), describe(head));
+    }
+
+    let toolchain = |p: &RunProvenance| match &p.toolchain {
+        None => "unknown".to_owned(),
+        Some(t) => format!(
+            "rustc {} ({})",
+            t.rustc_version,
+            t.rustc_commit.as_deref().unwrap_or("no commit hash")
+        ),
+    };
+    check(MismatchField::Toolchain, toolchain(base), toolchain(head));
+
+    let quoted = |s: &str| format!("`{s}`");
+    check(
+        MismatchField::Profile,
+        quoted(&base.build.profile),
+        quoted(&head.build.profile),
+    );
+
+    let set = |items: &[String]| {
+        let mut v: Vec<&str> = items.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v.dedup();
+        if v.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("[{}]", v.join(", "))
+        }
+    };
+    check(
+        MismatchField::Features,
+        set(&base.build.features),
+        set(&head.build.features),
+    );
+    check(
+        MismatchField::FeatureFlags,
+        set(&base.build.feature_flags),
+        set(&head.build.feature_flags),
+    );
+
+    let flags = |p: &RunProvenance| {
+        let joined = p
+            .build
+            .rustflags
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if joined.is_empty() {
+            "(unset)".to_owned()
+        } else {
+            format!("`{joined}`")
+        }
+    };
+    check(MismatchField::Rustflags, flags(base), flags(head));
+    out
+}
