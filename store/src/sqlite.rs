@@ -420,15 +420,11 @@ impl LedgerStore for SqliteStore {
     }
 
     async fn annotate(&self, run: RunId, text: &str) -> Result<(), LedgerError> {
-        rows::check_annotation(text)?;
-        self.require_exists(run).await?;
-        sqlx::query("INSERT INTO annotations (run_id, created_at, text) VALUES (?, ?, ?)")
-            .bind(run)
-            .bind(now_rfc3339())
-            .bind(text)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let note = Annotation {
+            created_at: now_rfc3339(),
+            text: text.to_owned(),
+        };
+        self.copy_annotation(run, &note).await
     }
 
     async fn measurements(&self, run: RunId) -> Result<Vec<Measurement>, LedgerError> {
