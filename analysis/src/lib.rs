@@ -18,6 +18,7 @@ pub mod changepoint;
 pub mod comparable;
 pub mod compare;
 pub mod config;
+pub mod contention;
 pub mod noise;
 pub mod paired;
 pub mod quarantine;

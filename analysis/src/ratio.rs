@@ -21,6 +21,7 @@
 
 use crate::compare::pattern_matches;
 use crate::model::{Direction, Measurement, ThroughputKind};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Errors in the pairing rules.
@@ -375,6 +376,39 @@ fn common_units(runs: &[RunSpeeds], bench: &str) -> Vec<String> {
 /// The median, NaN for no values (a row always has at least one).
 fn median(values: &[f64]) -> f64 {
     crate::stats::median(values).unwrap_or(f64::NAN)
+}
+
+/// The paired ratios of one of our benchmarks against its anchor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedRatio {
+    /// Our benchmark.
+    pub benchmark: String,
+    /// The anchor's.
+    pub anchor: String,
+    /// Per round in which both ran: how many times faster ours was (the anchor's time for its
+    /// work over ours, per unit of declared throughput when both declare the same kind).
+    pub ratios: Vec<f64>,
+    /// Median of `ratios`, with its interval.
+    pub median: f64,
+    /// Lower bound of the median's interval.
+    pub lower: f64,
+    /// Upper bound of the median's interval.
+    pub upper: f64,
+}
+
+impl PairedRatio {
+    /// How the ratio stands against `bar`: [`BarVerdict::Always`] when the interval's lower bound
+    /// is at or above it, [`BarVerdict::Median`] when only the median is.
+    #[must_use]
+    pub fn verdict(&self, bar: f64) -> BarVerdict {
+        if self.lower >= bar {
+            BarVerdict::Always
+        } else if self.median >= bar {
+            BarVerdict::Median
+        } else {
+            BarVerdict::Below
+        }
+    }
 }
 
 #[cfg(test)]

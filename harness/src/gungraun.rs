@@ -546,7 +546,7 @@ version = "0.19.1"
         }
         // The captured output of a real run gives the adapter's ids.
         let captured = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gungraun/first.jsonl"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/testdata/gungraun/first.jsonl"),
         )
         .unwrap();
         let ids: Vec<String> = captured.lines().filter_map(finished_id).collect();

@@ -30,9 +30,9 @@ use crate::model::{
     BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode, Statistic, Throughput,
     ThroughputKind, metric,
 };
-use crate::ratio::{BarVerdict, PairRule};
+use crate::ratio::PairRule;
+pub use crate::ratio::PairedRatio;
 use crate::stats::{self, SplitMix64};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 pub use bench_worker::{
@@ -327,39 +327,6 @@ pub fn speedup_measurements(ratios: &[PairedRatio]) -> Vec<Measurement> {
             }
         })
         .collect()
-}
-
-/// The paired ratios of one of our benchmarks against its anchor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PairedRatio {
-    /// Our benchmark.
-    pub benchmark: String,
-    /// The anchor's.
-    pub anchor: String,
-    /// Per round in which both ran: how many times faster ours was (the anchor's time for its
-    /// work over ours, per unit of declared throughput when both declare the same kind).
-    pub ratios: Vec<f64>,
-    /// Median of `ratios`, with its interval.
-    pub median: f64,
-    /// Lower bound of the median's interval.
-    pub lower: f64,
-    /// Upper bound of the median's interval.
-    pub upper: f64,
-}
-
-impl PairedRatio {
-    /// How the ratio stands against `bar`: [`BarVerdict::Always`] when the interval's lower bound
-    /// is at or above it, [`BarVerdict::Median`] when only the median is.
-    #[must_use]
-    pub fn verdict(&self, bar: f64) -> BarVerdict {
-        if self.lower >= bar {
-            BarVerdict::Always
-        } else if self.median >= bar {
-            BarVerdict::Median
-        } else {
-            BarVerdict::Below
-        }
-    }
 }
 
 /// Per-unit-of-work time of a trial: per declared throughput unit when `per_work` is set.

@@ -12,7 +12,7 @@
 //! - [`conditions`] reads how busy the machine was while a suite ran (`/proc`; pure parsers and a
 //!   small sampler).
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun) into the
-//!   [`model`] (pure).
+//!   [`model`] (pure; the `bench-adapters` crate).
 //! - [`ledger`] is the append-only store ([`bench_store`]: SQLite or PostgreSQL behind one
 //!   trait) and where it lives by default (I/O); [`judge`] reads two stored runs and their
 //!   history and hands them to [`compare`].
@@ -23,10 +23,10 @@
 //!   `bench-analysis` crate and are re-exported here.
 //! - [`quick`] tells whether `--quick` took effect; [`confirm`] decides whether a flagged
 //!   regression holds in re-runs (pure).
-//! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure).
+//! - [`report`] renders runs and comparisons as terminal tables, markdown and JSON (pure; the
+//!   `bench-report` crate).
 
 pub mod ab;
-pub mod adapter;
 pub mod conditions;
 pub mod confirm;
 pub mod gungraun;
@@ -36,18 +36,22 @@ pub mod ledger;
 pub mod provenance;
 pub mod quick;
 pub mod refs;
-pub mod report;
 pub mod suite;
 
 /// Verdicts as pure functions of data, their own crate ([`bench_analysis`]).
 pub use bench_analysis::{
-    calibration, changepoint, compare, noise, paired, quarantine, ratio, stats,
+    calibration, changepoint, compare, contention, noise, paired, quarantine, ratio, stats,
 };
 
 /// The worker protocol, its own crate so that reader crates can serve it without the harness.
 pub use bench_worker as worker;
 /// Driving worker processes (re-exported from `bench-worker`).
 pub use bench_worker::process as worker_process;
+
+/// Tool output parsed into the model, its own crate ([`bench_adapters`]).
+pub use bench_adapters as adapter;
+/// Pure rendering of runs and comparisons, its own crate ([`bench_report`]).
+pub use bench_report as report;
 
 /// The result model, its own crate so that storage and tools can share it without the harness.
 pub use bench_model as model;

@@ -10,7 +10,7 @@ use util::{Sandbox, assert_exit, git, json, stderr, stdout};
 
 fn testdata(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
+        .join("../adapters/testdata")
         .join(path)
 }
 

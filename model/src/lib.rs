@@ -10,6 +10,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod stored;
+pub use stored::{Annotation, RunSummary, StoredRun};
+
 /// Which way is better for a metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -22,7 +22,7 @@ pub const ESCAPED_SCRIPT: &str = "&#60;script&#62;alert(1)&#60;/script&#62;";
 
 pub fn testdata(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../harness/testdata")
+        .join("../adapters/testdata")
         .join(path)
 }
 

@@ -63,7 +63,23 @@ pub(super) async fn log_run(
         return Ok(Outcome::Ok);
     }
     let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
-    log::append(&path, &text).with_context(|| format!("cannot append to {}", path.display()))?;
+    append(&path, &text).with_context(|| format!("cannot append to {}", path.display()))?;
     eprintln!("bench-run: appended run #{} to {}", run.id, path.display());
     Ok(Outcome::Ok)
+}
+
+/// Appends `text` to the log at `path`, creating it with a header if missing. Existing bytes
+/// are never rewritten.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let exists = path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if !exists {
+        file.write_all(log::NEW_LOG_HEADER.as_bytes())?;
+    }
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
 }

@@ -10,7 +10,7 @@
 # other kind (criterion's BytesDecimal/Bits/ElementsAndBytes break its protocol).
 #
 # The temporary projects are never committed. Measured numbers change on every run: the tests in
-# harness/src/adapter/cargo_criterion.rs cross-check parsed values against the captured lines.
+# adapters/src/cargo_criterion.rs cross-check parsed values against the captured lines.
 # Set CARGO_TARGET_DIR to share build artifacts between runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -3,7 +3,7 @@
 use super::OutputFormat;
 use super::format::sig4;
 use super::table::{Align, Table, code_span};
-use crate::interleave::PairedRatio;
+use crate::ratio::PairedRatio;
 use serde_json::{Value, json};
 
 /// Renders the paired ratios of run `run`, measured over `rounds` counted rounds; `bar` adds a

@@ -1,4 +1,6 @@
-//! Adapters: tool output -> the result model.
+//! # bench-adapters
+//!
+//! Tool output -> the result model.
 //!
 //! Each adapter is a pure parser from the bytes a benchmarking tool wrote to
 //! [`Measurement`](crate::model::Measurement)s. Only [`criterion::read_dir`] and [`read_input`]
@@ -12,22 +14,22 @@
 //! | [`hyperfine`] | `hyperfine --export-json` | `time`, ns | yes (one run each) |
 //! | [`gungraun`] | gungraun 0.20 `summary.json` (`--save-summary=json`) or `--output-format=json` | `instructions`, `estimated_cycles`, `l1_hits`, ... counts | no (exact values) |
 //!
-//! Every adapter is tested on real captured output under `harness/testdata/<format>/` (each folder
+//! Every adapter is tested on real captured output under `adapters/testdata/<format>/` (each folder
 //! has a `make.sh` that regenerates its capture) and on hostile input: truncation at every byte,
 //! garbage, wrong types, non-finite and absurd values. Malformed input is an [`AdapterError`],
 //! never a panic.
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use harness::adapter::bmf;
-//! use harness::model::Direction;
+//! use bench_adapters::bmf;
+//! use bench_model::Direction;
 //!
 //! let bmf = br#"{"decode/100000": {"latency": {"value": 42.0, "lower_value": 40.0, "upper_value": 45.0}}}"#;
 //! let measurements = bmf::parse(bmf, &BTreeMap::new())?;
 //! assert_eq!(measurements[0].benchmark.full, "decode/100000");
 //! assert_eq!((measurements[0].metric.as_str(), measurements[0].unit.as_str()), ("latency", "ns"));
 //! assert_eq!(measurements[0].direction, Direction::LowerIsBetter);
-//! # Ok::<(), harness::adapter::AdapterError>(())
+//! # Ok::<(), bench_adapters::AdapterError>(())
 //! ```
 //!
 //! ## Glossary
@@ -42,7 +44,8 @@ use std::fs::File;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::model::{Estimate, SamplesError};
+use bench_model as model;
+use model::{Estimate, SamplesError};
 
 pub mod bmf;
 pub mod cargo_criterion;

@@ -4,8 +4,8 @@ use super::format;
 use super::table::{Align, Table, escape_markdown_cell};
 use super::{machine_line, short_commit, toolchain_line};
 use crate::compare::{Comparison, NoiseSource, Row, Verdict};
-use crate::ledger::StoredRun;
 use crate::model::Direction;
+use crate::model::StoredRun;
 use crate::noise::NoiseFlag;
 use serde_json::{Value, json};
 
@@ -356,7 +356,7 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
             .provenance
             .conditions
             .as_ref()
-            .map(crate::conditions::assess);
+            .map(crate::contention::assess);
         json!({
             "id": run.id,
             "git_commit": run.provenance.git.commit,

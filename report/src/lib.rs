@@ -1,6 +1,9 @@
-//! Reports: runs, results and comparisons rendered as terminal tables, markdown and JSON.
+//! # bench-report
 //!
-//! Everything here is a pure function of data read from the ledger. The JSON shapes are a
+//! Runs, results and comparisons rendered as terminal tables, markdown and JSON.
+//!
+//! Everything here is a pure function of data read from the ledger: the model's runs and the
+//! analysis' verdicts in, text out. No I/O. The JSON shapes are a
 //! stable contract for scripts (see the README); they are built explicitly with `json!` so a
 //! refactor of the model cannot change them by accident.
 
@@ -8,10 +11,12 @@ pub mod format;
 pub mod log;
 pub mod table;
 
-use crate::ledger::{RunSummary, StoredRun};
-use crate::model::{Direction, Measurement, RunProvenance};
+use crate::model::{Direction, Measurement, RunProvenance, RunSummary, StoredRun};
 use serde_json::{Value, json};
 use table::{Align, Table};
+
+use bench_analysis::{compare, contention, noise, ratio};
+use bench_model as model;
 
 pub use compare_report::{
     comparison_json, comparison_markdown, comparison_notes, comparison_terminal, explain,
@@ -26,7 +31,8 @@ pub use interleave_report::interleave_report;
 pub use ratio_report::{RatioSources, ratio_report};
 
 /// Output formats shared by the subcommands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputFormat {
     /// Aligned plain-text table.
     #[default]
@@ -41,12 +47,12 @@ pub enum OutputFormat {
 /// busy or recorded no conditions.
 #[must_use]
 pub fn busy_text(run: &StoredRun) -> Option<String> {
-    let findings = crate::conditions::assess(run.provenance.conditions.as_ref()?);
+    let findings = crate::contention::assess(run.provenance.conditions.as_ref()?);
     (!findings.is_empty()).then(|| {
         format!(
             "run #{} ran on a busy machine: {}",
             run.id,
-            crate::conditions::describe(&findings)
+            crate::contention::describe(&findings)
         )
     })
 }
@@ -88,13 +94,13 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                     r.machine.chars().take(8).collect(),
                     r.results.to_string(),
                     r.source.name().to_owned(),
-                    busy_cell(crate::conditions::is_busy(r.conditions.as_ref())).to_owned(),
+                    busy_cell(crate::contention::is_busy(r.conditions.as_ref())).to_owned(),
                     r.tags.join(", "),
                 ]);
             }
             let legend = if runs
                 .iter()
-                .any(|r| crate::conditions::is_busy(r.conditions.as_ref()) == Some(true))
+                .any(|r| crate::contention::is_busy(r.conditions.as_ref()) == Some(true))
             {
                 "\nBUSY: other processes or the hypervisor took CPU time while the run measured \
                  (`bench-run show RUN` says how much).\n"
@@ -126,7 +132,7 @@ fn run_summary_json(r: &RunSummary) -> Value {
         "cpu_model": r.cpu_model,
         "results": r.results,
         "tags": r.tags,
-        "busy": crate::conditions::is_busy(r.conditions.as_ref()),
+        "busy": crate::contention::is_busy(r.conditions.as_ref()),
     })
 }
 
@@ -199,8 +205,8 @@ pub fn run_json(run: &StoredRun) -> Value {
         "duration_ms": p.duration_ms,
         "bench_exe": p.bench_exe,
         "conditions": p.conditions,
-        "busy": p.conditions.as_ref().map(|c| !crate::conditions::assess(c).is_empty()),
-        "busy_findings": p.conditions.as_ref().map(crate::conditions::assess),
+        "busy": p.conditions.as_ref().map(|c| !crate::contention::assess(c).is_empty()),
+        "busy_findings": p.conditions.as_ref().map(crate::contention::assess),
         "tags": run.tags,
         "annotations": run.annotations,
     })
@@ -415,14 +421,14 @@ fn provenance_text(run: &StoredRun, markdown: bool) -> String {
         ));
     }
     if let Some(c) = &p.conditions {
-        let findings = crate::conditions::assess(c);
+        let findings = crate::contention::assess(c);
         lines.push(format!(
             "conditions: {}{}",
-            crate::conditions::summary_line(c),
+            crate::contention::summary_line(c),
             if findings.is_empty() {
                 " (quiet)".to_owned()
             } else {
-                format!("; BUSY: {}", crate::conditions::describe(&findings))
+                format!("; BUSY: {}", crate::contention::describe(&findings))
             }
         ));
     }
@@ -457,7 +463,8 @@ pub fn shell_join(argv: &[String]) -> String {
 }
 
 /// Export formats of `export`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ExportFormat {
     /// The `show --format json` document, with raw samples.
     Json,

@@ -6,7 +6,7 @@
 #   params.json  a --parameter-list scan: each result carries `parameters`
 #   single.json  --runs 1: `stddev` is null
 #
-# Measured numbers change on every run: the tests in harness/src/adapter/hyperfine.rs pin a few
+# Measured numbers change on every run: the tests in adapters/src/hyperfine.rs pin a few
 # values of the committed capture; update them after regenerating.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -8,11 +8,9 @@
 use super::format;
 use super::table::{Align, Table, code_span};
 use super::{machine_line, shell_join, short_commit, toolchain_line};
-use crate::ledger::StoredRun;
+use crate::model::StoredRun;
 use crate::model::{Direction, Measurement};
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
 
 /// The change of one result against the baseline, as the log shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,14 +114,14 @@ pub fn render(entry: &Entry<'_>) -> String {
         }
     ));
     if let Some(c) = &p.conditions {
-        let findings = crate::conditions::assess(c);
+        let findings = crate::contention::assess(c);
         out.push_str(&format!(
             "- Machine conditions: {}{}\n",
-            crate::conditions::summary_line(c),
+            crate::contention::summary_line(c),
             if findings.is_empty() {
                 " (quiet)".to_owned()
             } else {
-                format!("; **busy**: {}", crate::conditions::describe(&findings))
+                format!("; **busy**: {}", crate::contention::describe(&findings))
             }
         ));
     }
@@ -213,21 +211,3 @@ pub fn render(entry: &Entry<'_>) -> String {
 
 /// Header written when the log file does not exist yet.
 pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run id, exact\n  command(s), machine, toolchain and git commit.\n- Any performance claim in this repository cites one of these entries.\n";
-
-/// Appends `text` to the log at `path`, creating it with a header if missing. Existing bytes
-/// are never rewritten.
-///
-/// # Errors
-/// When the file cannot be opened or written.
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
-    let exists = path.exists();
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    if !exists {
-        file.write_all(NEW_LOG_HEADER.as_bytes())?;
-    }
-    file.write_all(text.as_bytes())?;
-    file.sync_all()
-}

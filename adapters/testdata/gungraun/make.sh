@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the gungraun fixtures in this directory from a REAL gungraun 0.20 run.
 #
-#   harness/testdata/gungraun/make.sh
+#   adapters/testdata/gungraun/make.sh
 #
 # Needs valgrind and `gungraun-runner` 0.20.0 on PATH (tools/test.sh installs both). It builds a
 # throw-away cargo project in a temporary directory with library benchmarks (with and without
@@ -16,7 +16,7 @@
 #
 # The temporary project is never committed. Instruction counts depend on the compiler and the
 # machine's cache geometry: the tests cross-check parsed values against the JSON files themselves,
-# and a few spot checks in `harness/src/adapter/gungraun.rs` pin the committed capture (update them
+# and a few spot checks in `adapters/src/gungraun.rs` pin the committed capture (update them
 # after regenerating).
 #
 # Set CARGO_TARGET_DIR to share build artifacts between runs.

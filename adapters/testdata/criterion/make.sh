@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the criterion fixtures in this directory from REAL criterion runs.
 #
-#   harness/testdata/criterion/make.sh [VERSION...]      (default: 0.5 0.6 0.7 0.8)
+#   adapters/testdata/criterion/make.sh [VERSION...]      (default: 0.5 0.6 0.7 0.8)
 #
 # For each criterion version it builds a throw-away cargo project in a temporary directory, runs
 # its bench with CRITERION_HOME pointing at a scratch directory and copies a few benchmarks'
@@ -10,7 +10,7 @@
 #
 # The temporary projects are never committed. Measured numbers change on every run: the tests
 # cross-check parsed values against the JSON files themselves, and a few spot checks in
-# `harness/src/adapter/criterion.rs` pin the committed capture (update them after regenerating).
+# `adapters/src/criterion.rs` pin the committed capture (update them after regenerating).
 #
 # Set CARGO_TARGET_DIR to share build artifacts between runs.
 set -euo pipefail
