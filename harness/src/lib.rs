@@ -27,14 +27,17 @@
 //!   `bench-report` crate).
 
 pub mod ab;
+pub mod baseline;
 pub mod conditions;
 pub mod confirm;
+pub mod gate;
 pub mod gungraun;
 pub mod interleave;
 pub mod judge;
 pub mod ledger;
 pub mod provenance;
 pub mod quick;
+pub mod record;
 pub mod refs;
 pub mod suite;
 

@@ -195,7 +195,7 @@ impl QuickCheck {
     }
 
     /// What to tell the user: a warning when `--quick` had no effect, a note when it took
-    /// effect for only part of the suite, nothing otherwise.
+    /// effect for only part of the suite ([`Self::effect`] tells which), nothing otherwise.
     #[must_use]
     pub fn message(&self) -> Option<String> {
         let r = self.requested;
@@ -207,11 +207,11 @@ impl QuickCheck {
         match self.effect() {
             QuickEffect::Full | QuickEffect::Unchecked => None,
             QuickEffect::None => Some(format!(
-                "warning: --quick had no effect: the suite sets its own sample size or measurement \
+                "--quick had no effect: the suite sets its own sample size or measurement \
                  time ({settings} were ignored: {own}); the run is recorded as a full run (quick = false)"
             )),
             QuickEffect::Partial => Some(format!(
-                "note: --quick took effect for {} of {} benchmark(s); {} kept their own settings \
+                "--quick took effect for {} of {} benchmark(s); {} kept their own settings \
                  ({own}); the run is recorded as quick",
                 self.followed.len(),
                 self.followed.len() + self.own.len(),
@@ -395,17 +395,14 @@ mod tests {
         assert_eq!(partial.unknown, Vec::<String>::new());
         let message = partial.message().unwrap();
         assert!(
-            message.starts_with("note: --quick took effect for 1 of 2"),
+            message.starts_with("--quick took effect for 1 of 2"),
             "{message}"
         );
         assert!(message.contains("`own/x` took 1000 samples"), "{message}");
         let none = check(&[own, bare], QUICK);
         assert_eq!(none.unknown, ["bare"]);
         let message = none.message().unwrap();
-        assert!(
-            message.starts_with("warning: --quick had no effect"),
-            "{message}"
-        );
+        assert!(message.starts_with("--quick had no effect"), "{message}");
         assert!(message.contains("quick = false"), "{message}");
         assert_eq!(check(&[followed], QUICK).message(), None);
     }

@@ -313,6 +313,35 @@ impl BuildOptions {
     pub fn profile_name(&self) -> String {
         self.profile.clone().unwrap_or_else(|| "bench".to_owned())
     }
+
+    /// How a run built with these options is recorded: the profile, the features sorted and
+    /// split as cargo splits them (`-F a,b` and `-F "a b"`), the feature flags, and `RUSTFLAGS`
+    /// from the environment.
+    #[must_use]
+    pub fn build_config(&self) -> crate::model::BuildConfig {
+        let mut features: Vec<String> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split([',', ' ']))
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned)
+            .collect();
+        features.sort();
+        features.dedup();
+        let mut feature_flags = Vec::new();
+        if self.all_features {
+            feature_flags.push("--all-features".to_owned());
+        }
+        if self.no_default_features {
+            feature_flags.push("--no-default-features".to_owned());
+        }
+        crate::model::BuildConfig {
+            profile: self.profile_name(),
+            features,
+            feature_flags,
+            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
+        }
+    }
 }
 
 /// The `cargo bench` command equivalent to running `suite` with `criterion_args`.

@@ -72,10 +72,13 @@ fn a_kill_during_ingest_leaves_no_partial_run_on_postgres() {
     }
 }
 
-/// Eight `bench-run import`s at once into a fresh ledger: they also race to create and
-/// migrate it.
-fn eight_concurrent_imports(sandbox: &Sandbox) {
-    let files: Vec<_> = (0..8)
+/// Writers of the concurrency tests.
+const WRITERS: u32 = 16;
+
+/// Sixteen `bench-run import`s at once into a fresh ledger (they also race to create and
+/// migrate it): every run lands whole, with all of its results.
+fn concurrent_imports(sandbox: &Sandbox) {
+    let files: Vec<_> = (0..WRITERS)
         .map(|i| {
             sandbox.write(
                 &format!("r{i}.json"),
@@ -100,18 +103,28 @@ fn eight_concurrent_imports(sandbox: &Sandbox) {
     for child in children {
         assert_exit(&child.wait_with_output().unwrap(), 0);
     }
-    assert_eq!(run_count(sandbox), 8);
+    let output = sandbox
+        .bench_run()
+        .args(["list", "--limit", "1000", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let runs = util::json(&output);
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), WRITERS as usize);
+    // 20 benchmarks of two measures each.
+    assert!(runs.iter().all(|r| r["results"] == 40), "{runs:?}");
 }
 
 #[test]
-fn eight_concurrent_imports_all_land() {
-    eight_concurrent_imports(&Sandbox::empty());
+fn sixteen_concurrent_imports_all_land() {
+    concurrent_imports(&Sandbox::empty());
 }
 
 #[test]
-fn eight_concurrent_imports_all_land_on_postgres() {
+fn sixteen_concurrent_imports_all_land_on_postgres() {
     if let Some(sandbox) = Sandbox::empty_on_postgres("concurrent imports on postgres") {
-        eight_concurrent_imports(&sandbox);
+        concurrent_imports(&sandbox);
     }
 }
 

@@ -11,7 +11,6 @@ use askama::Template;
 use axum::Router;
 use axum::response::Html;
 use harness::ledger::StoredRun;
-use harness::refs::{self, RunRef};
 
 /// All page routes.
 pub fn router() -> Router<AppState> {
@@ -34,7 +33,5 @@ pub async fn resolve_run(
     text: &str,
     suite: Option<&str>,
 ) -> Result<StoredRun, AppError> {
-    let reference = RunRef::parse(text);
-    let id = refs::resolve(state.ledger(), &reference, suite, state.git_dir()).await?;
-    Ok(state.ledger().require_run(id).await?)
+    Ok(harness::baseline::resolve_run(state.ledger(), text, suite, state.git_dir()).await?)
 }

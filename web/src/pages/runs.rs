@@ -326,7 +326,7 @@ async fn run_page(
 ) -> Result<Html<String>, AppError> {
     let run = resolve_run(&state, &reference, None).await?;
     let results = state.ledger().measurements(run.id).await?;
-    let previous = state.ledger().previous_run(run.id).await?;
+    let previous = harness::baseline::resolve_baseline(state.ledger(), &run, None, None).await?;
     let p = &run.provenance;
     render(&RunTemplate {
         id: run.id,
@@ -343,7 +343,7 @@ async fn run_page(
             .map(|a| (view::datetime(&a.created_at), a.text.clone()))
             .collect(),
         results: results.iter().map(ResultView::new).collect(),
-        previous_href: previous.map(|b| view::compare_href(b, run.id)),
+        previous_href: previous.map(|b| view::compare_href(b.id, run.id)),
         json_href: format!("/api/runs/{}", run.id),
         busy: p.conditions.as_ref().and_then(|c| {
             let findings = harness::conditions::assess(c);

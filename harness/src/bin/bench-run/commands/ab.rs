@@ -1,6 +1,5 @@
 //! `bench-run ab`: paired A/B runs of two revisions, one process per side per round.
 
-use super::run::{feature_flags, sorted};
 use super::{compare_config, git_info, invocation, open_ledger, print_comparison};
 use crate::Outcome;
 use crate::cli::AbArgs;
@@ -9,7 +8,7 @@ use harness::ab::{self, BuiltSide, Checkout, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
 use harness::ledger::PairingPlan;
 use harness::ledger::StoredRun;
-use harness::model::{BenchExe, BuildConfig, NewRun, RunConditions, RunProvenance, RunSource};
+use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, Workspace};
 use harness::{conditions, paired, provenance};
@@ -208,12 +207,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         cwd: cwd.display().to_string(),
         machine: provenance::machine(),
         toolchain: provenance::toolchain(&side.workspace_root).ok(),
-        build: BuildConfig {
-            profile: build.profile_name(),
-            features: sorted(&args.build.features),
-            feature_flags: feature_flags(args.build.all_features, args.build.no_default_features),
-            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
-        },
+        build: build.build_config(),
         env: provenance::environment(&args.build.record_env),
         git: git_info(checkout),
         cpu_governor: provenance::cpu_governor(),

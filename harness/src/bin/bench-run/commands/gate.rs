@@ -1,22 +1,15 @@
 //! `bench-run gate`: the CI verdict, exit 0/1/2.
 
-use super::{compare_config, confirm, print_comparison, resolve_run};
+use super::{compare_config, confirm, print_comparison};
 use crate::Outcome;
 use crate::cli::VerdictArgs;
 use anyhow::Result;
+use harness::baseline;
+use harness::compare;
+use harness::gate::{Allow, GateVerdict, Judged};
 use harness::ledger::Ledger;
-use harness::report::{self, OutputFormat};
-use harness::{compare, quick};
+use harness::report::OutputFormat;
 use std::path::Path;
-
-/// What the gate may judge instead of refusing (`--allow-*`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Allow {
-    /// Runs measured differently (machine, toolchain, profile, features).
-    pub mismatch: bool,
-    /// Runs recorded on a busy machine.
-    pub busy: bool,
-}
 
 #[expect(
     clippy::too_many_arguments,
@@ -33,85 +26,26 @@ pub(super) async fn gate(
     verdict: &VerdictArgs,
     confirm_runs: u32,
 ) -> Result<Outcome> {
-    let allow_mismatch = allow.mismatch;
     let config = compare_config(verdict, cwd)?;
-    let head = resolve_run(ledger, head, suite, cwd).await?;
-    let base = resolve_run(
-        ledger,
-        base,
-        Some(suite.unwrap_or(&head.provenance.suite)),
-        cwd,
-    )
-    .await?;
-    if base.id == head.id {
-        eprintln!(
-            "gate: base and head are the same run #{}: nothing to compare; on main, gate against \
-             the previous commit or use bench-run ab",
-            head.id
-        );
-        return Ok(Outcome::Incomparable);
-    }
-    if base.provenance.suite != head.provenance.suite {
-        eprintln!(
-            "gate: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{})",
-            base.provenance.suite, base.id, head.provenance.suite, head.id
-        );
-        return Ok(Outcome::Incomparable);
-    }
+    let (base, head) = baseline::resolve_pair(ledger, base, head, suite, Some(cwd)).await?;
+    let judged = match harness::gate::gate(ledger, &base, &head, &config, allow).await? {
+        GateVerdict::Refused(refusal) => {
+            eprintln!("gate: {refusal}");
+            return Ok(Outcome::Incomparable);
+        }
+        GateVerdict::Judged(judged) => judged,
+    };
     if confirm_runs > 0 {
         confirm::check_head(&head, cwd)?;
     }
-    let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
-    if !mismatches.is_empty() {
-        let verb = if allow_mismatch {
-            "warning"
-        } else {
-            "gate: refusing to compare"
-        };
-        eprintln!(
-            "{verb}: run #{} and run #{} are not comparable:",
-            base.id, head.id
-        );
-        for m in &mismatches {
-            eprintln!("  - {m}");
-        }
-        if !allow_mismatch {
-            eprintln!("(pass --allow-mismatch to compare anyway)");
-            return Ok(Outcome::Incomparable);
-        }
-    }
-    // One executable on both sides: no verdict can come from the timings, so how busy the
-    // machine was cannot mislead it (the report still says so). The two sides of one
-    // `bench-run ab` met the same load in every round: pairing is what makes them usable.
-    let same_binary = compare::same_binary(&base.provenance, &head.provenance);
-    let paired = ledger.pairing_between(base.id, head.id).await?.is_some();
-    let busy: Vec<String> = [("base", &base), ("head", &head)]
-        .into_iter()
-        .filter_map(|(side, run)| report::busy_text(run).map(|text| format!("{side} {text}")))
-        .collect();
-    if !busy.is_empty() && same_binary.is_none() && !paired {
-        if !allow.busy {
-            for text in &busy {
-                eprintln!("gate: refusing to judge: the {text}");
-            }
-            eprintln!(
-                "(rerun it on a quiet machine, gate with bench-run ab, whose paired rounds hold on \
-                 a busy machine, or pass --allow-busy to judge it anyway)"
-            );
-            return Ok(Outcome::Incomparable);
-        }
-        for text in &busy {
-            eprintln!("warning: the {text} (judged anyway: --allow-busy)");
-        }
-    }
-    if let Some(warning) = quick::mixing_warning(&base, &head) {
+    for warning in &judged.warnings {
         eprintln!("warning: {warning}");
-    } else if head.provenance.quick {
-        eprintln!(
-            "warning: both runs are --quick runs; their short measurement is meant for smoke tests"
-        );
     }
-    let comparison = harness::judge::compare_runs(ledger, &base, &head, &config).await?;
+    let Judged {
+        comparison,
+        outcome,
+        ..
+    } = *judged;
     print_comparison(&comparison, &base, &head, format, verdict.explain);
     let verdict_line = format!("run #{} vs base run #{}", head.id, base.id);
     let quarantined: Vec<String> = comparison
@@ -125,7 +59,7 @@ pub(super) async fn gate(
             quarantined.join(", ")
         );
     }
-    match compare::gate(&comparison, &mismatches, allow_mismatch) {
+    match outcome {
         compare::GateOutcome::Pass => {
             match &comparison.same_binary {
                 Some(sha256) => eprintln!(
@@ -143,7 +77,7 @@ pub(super) async fn gate(
                 flagged: &comparison,
                 config: &config,
                 runs: confirm_runs,
-                allow_mismatch,
+                allow_mismatch: allow.mismatch,
                 format,
             };
             let outcome = confirm::confirm(ledger, cwd, &request).await?;

@@ -21,15 +21,7 @@ pub(super) async fn log_run(
 ) -> Result<Outcome> {
     let run = resolve_run(ledger, run, None, cwd).await?;
     let results = ledger.measurements(run.id).await?;
-    let base = match base {
-        Some(reference) => {
-            Some(resolve_run(ledger, reference, Some(&run.provenance.suite), cwd).await?)
-        }
-        None => match ledger.previous_run(run.id).await? {
-            Some(prev) => Some(ledger.require_run(prev).await?),
-            None => None,
-        },
-    };
+    let base = harness::baseline::resolve_baseline(ledger, &run, base, Some(cwd)).await?;
     let mut notes = notes;
     if let Some(warning) = base.as_ref().and_then(|b| quick::mixing_warning(b, &run)) {
         eprintln!("warning: {warning}");

@@ -15,11 +15,11 @@ mod run;
 use crate::Outcome;
 use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, LedgerCommand, VerdictArgs};
 use anyhow::{Context, Result, anyhow, bail};
+use harness::baseline;
 use harness::compare::{self, CompareConfig, Comparison, Correction};
 use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
 use harness::model::{BuildConfig, NewRun, RunProvenance, RunSource};
 use harness::provenance;
-use harness::refs::{self, RunRef};
 use harness::report::{self, OutputFormat};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -64,17 +64,12 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             verdict,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            let head = resolve_run(&ledger, &head, suite.as_deref(), &cwd).await?;
-            let base_suite = suite.as_deref().unwrap_or(&head.provenance.suite);
-            let base = resolve_run(&ledger, &base, Some(base_suite), &cwd).await?;
+            let (base, head) =
+                baseline::resolve_pair(&ledger, &base, &head, suite.as_deref(), Some(&cwd)).await?;
             let config = compare_config(&verdict, &cwd)?;
-            if base.provenance.suite != head.provenance.suite {
+            if let Some(refusal) = harness::gate::suite_refusal(&base, &head) {
                 if !allow_mismatch {
-                    eprintln!(
-                        "compare: refusing to compare suite {:?} (run #{}) with suite {:?} (run #{}); \
-                         pass --allow-mismatch to compare anyway",
-                        base.provenance.suite, base.id, head.provenance.suite, head.id
-                    );
+                    eprintln!("compare: {refusal}; pass --allow-mismatch to compare anyway");
                     return Ok(Outcome::Incomparable);
                 }
                 eprintln!(
@@ -110,7 +105,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
                 &base,
                 &head,
                 suite.as_deref(),
-                gate::Allow {
+                harness::gate::Allow {
                     mismatch: allow_mismatch,
                     busy: allow_busy,
                 },
@@ -220,9 +215,7 @@ async fn resolve_run(
     suite: Option<&str>,
     cwd: &Path,
 ) -> Result<StoredRun> {
-    let reference = RunRef::parse(text);
-    let id = refs::resolve(ledger, &reference, suite, Some(cwd)).await?;
-    Ok(ledger.require_run(id).await?)
+    Ok(baseline::resolve_run(ledger, text, suite, Some(cwd)).await?)
 }
 
 /// The verdict settings of the command line; `dir` is in the workspace whose

@@ -2,22 +2,20 @@
 //! gungraun (instruction-count) suite through [`harness::gungraun`].
 
 use super::push::push_run;
-use super::{
-    compare_config, git_info, open_ledger, print_comparison, progress_bar, record, resolve_run,
-    warn_busy,
-};
+use super::{compare_config, invocation, open_ledger, print_comparison, progress_bar, warn_busy};
 use crate::Outcome;
 use crate::cli::RunArgs;
-use anyhow::{Context, Result, anyhow, bail};
-use harness::compare;
+use anyhow::{Result, anyhow, bail};
 use harness::ledger::{Ledger, RunId};
-use harness::model::{BuildConfig, Measurement, RunProvenance, RunSource};
+use harness::model::RunSource;
+use harness::record::{self, Progress, SuiteRequest};
 use harness::report;
-use harness::suite::{self, ProgressTracker, Workspace};
-use harness::{adapter, provenance, quick};
+use harness::suite::Workspace;
+use harness::{baseline, compare, quick};
 use std::path::{Path, PathBuf};
 
-/// Runs a suite once and records it; returns the new run id.
+/// Runs a suite once and records it ([`harness::record::record_suite`]), drawing its progress on
+/// the terminal; `prebuilt` is the executable to run, set after the first build.
 pub(super) async fn measure_and_record(
     args: &RunArgs,
     ledger: &Ledger,
@@ -25,214 +23,76 @@ pub(super) async fn measure_and_record(
     source: RunSource,
     prebuilt: &mut Option<PathBuf>,
 ) -> Result<(RunId, Workspace)> {
-    let name = args
+    let suite = args
         .suite
-        .as_deref()
+        .clone()
         .ok_or_else(|| anyhow!("--suite is required"))?;
-    let start_dir = args.build.start_dir(cwd);
-    let workspace = Workspace::discover(&start_dir)?;
-    let target = workspace.find(name, args.build.package.as_deref())?.clone();
-    let gungraun = harness::gungraun::detect(&target)?;
-    let build = args.build.options();
-
-    let exe = match prebuilt {
-        Some(exe) => exe.clone(),
-        None => {
-            eprintln!(
-                "bench-run: building {} (package {})",
-                target.name, target.package
-            );
-            let exe = suite::build(&target, &build, &workspace.root)?;
-            *prebuilt = Some(exe.clone());
-            exe
-        }
+    let request = SuiteRequest {
+        suite,
+        package: args.build.package.clone(),
+        start_dir: args.build.start_dir(cwd),
+        cwd: cwd.to_owned(),
+        build: args.build.options(),
+        target_dir: None,
+        quick: args.quick,
+        criterion_args: args.criterion_args.clone(),
+        record_env: args.build.record_env.clone(),
+        command: invocation(),
+        source,
     };
-    if gungraun {
-        let tools = harness::gungraun::check_tools(&target.name, &workspace.root)?;
-        eprintln!(
-            "bench-run: {} is a gungraun suite: counting instructions under valgrind ({} {})",
-            target.name, tools.runner, tools.runner_version
-        );
-        if args.quick {
-            eprintln!(
-                "bench-run: --quick has no effect on a gungraun suite (one run per benchmark)"
-            );
-        }
-    }
-
-    // Hashed before it runs: two runs of one executable measured the same code.
-    let bench_exe = provenance::hash_executable(&exe)
-        .inspect_err(|e| {
-            eprintln!(
-                "warning: bench executable {} not hashed: {e}",
-                exe.display()
-            )
-        })
-        .ok();
-
-    // Criterion's settings mean nothing to gungraun, which rejects unknown arguments.
-    let mut criterion_args = if args.quick && !gungraun {
-        suite::quick_args(&args.criterion_args)
-    } else {
-        Vec::new()
-    };
-    criterion_args.extend(args.criterion_args.iter().cloned());
-    // Criterion's plots would land in the scratch directory and be thrown away: skip them.
-    if !gungraun && !criterion_args.iter().any(|a| a == "--noplot" || a == "-n") {
-        criterion_args.push("--noplot".to_owned());
-    }
-
-    let scratch_parent = workspace.target_dir.join("bench-run");
-    std::fs::create_dir_all(&scratch_parent)
-        .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
-    let criterion_home = tempfile::Builder::new()
-        .prefix("criterion-")
-        .tempdir_in(&scratch_parent)
-        .context("cannot create a scratch directory for criterion's output")?;
-
-    let listed = suite::list_benchmarks(&exe, &target, &criterion_args, criterion_home.path())?;
-    if listed.is_empty() {
-        bail!(
-            "suite {} selects no benchmarks{}",
-            target.name,
-            if args.criterion_args.is_empty() {
-                String::new()
-            } else {
-                format!(" with arguments {:?}", args.criterion_args)
-            }
-        );
-    }
-    let mut tracker = ProgressTracker::new(listed.clone());
-    let progress = progress_bar(tracker.total());
-    let on_progress = |n: usize, total: usize, id: &str| {
-        if progress.is_hidden() {
-            eprintln!("[{n}/{total}] {id}");
-        } else {
-            progress.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
-            progress.set_message(id.to_owned());
-        }
-    };
-    let output = if gungraun {
-        harness::gungraun::run_bench(
-            &exe,
-            &target,
-            &criterion_args,
-            criterion_home.path(),
-            &workspace.root,
-            &listed,
-            on_progress,
-        )
-    } else {
-        suite::run_bench(
-            &exe,
-            &target,
-            &criterion_args,
-            criterion_home.path(),
-            &mut tracker,
-            on_progress,
-        )
-    };
-    progress.finish_and_clear();
-    let output = output?;
-
-    let measurements = if gungraun {
-        adapter::gungraun::read_dir(criterion_home.path())
-            .with_context(|| format!("cannot read gungraun's summaries of suite {}", target.name))?
-    } else {
-        adapter::criterion::read_dir(criterion_home.path()).with_context(|| {
-        format!("cannot read criterion's output of suite {} (is it a criterion bench with `harness = false`?)", target.name)
-    })?
-    };
-
-    let quick = args.quick && !gungraun && quick_took_effect(&criterion_args, &measurements);
-
-    let mut command: Vec<String> = std::env::args().collect();
-    if let Some(first) = command.first_mut() {
-        *first = "bench-run".to_owned();
-    }
-    let provenance = RunProvenance {
-        suite: target.name.clone(),
-        package: Some(target.package.clone()),
-        command,
-        cargo_command: Some(suite::cargo_bench_command(&target, &build, &criterion_args)),
-        cwd: cwd.display().to_string(),
-        machine: provenance::machine(),
-        toolchain: match provenance::toolchain(&workspace.root) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("warning: toolchain not recorded: {e}");
-                None
-            }
-        },
-        build: BuildConfig {
-            profile: build.profile_name(),
-            features: sorted(&args.build.features),
-            feature_flags: feature_flags(args.build.all_features, args.build.no_default_features),
-            rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
-        },
-        env: provenance::environment(&args.build.record_env),
-        git: git_info(&workspace.root),
-        cpu_governor: provenance::cpu_governor(),
-        turbo: provenance::turbo(),
-        quick,
-        duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
-        bench_exe,
-        conditions: output.conditions,
-    };
-    let busy = provenance
-        .conditions
-        .as_ref()
-        .map(harness::conditions::assess)
-        .unwrap_or_default();
-    let id = record(ledger, source, provenance, measurements).await?;
+    let mut progress = TerminalProgress::default();
+    let recorded =
+        record::record_suite(ledger, &request, prebuilt.as_deref(), &mut progress).await?;
+    *prebuilt = Some(recorded.executable.clone());
     eprintln!(
         "bench-run: benchmarks ran for {:.1} s",
-        output.elapsed.as_secs_f64()
+        recorded.elapsed.as_secs_f64()
     );
-    if !busy.is_empty() {
+    if !recorded.busy.is_empty() {
         eprintln!(
-            "warning: the machine was busy during run #{id}: {}; `bench-run gate` refuses it \
+            "warning: the machine was busy during run #{}: {}; `bench-run gate` refuses it \
              unless --allow-busy",
-            harness::conditions::describe(&busy)
+            recorded.id,
+            harness::conditions::describe(&recorded.busy)
         );
     }
-    Ok((id, workspace))
+    Ok((recorded.id, recorded.workspace))
 }
 
-/// Whether `--quick` took effect (see `harness::quick`); says so when it did not, or only in
-/// part.
-fn quick_took_effect(criterion_args: &[String], measurements: &[Measurement]) -> bool {
-    let Some(requested) = quick::RequestedSettings::from_criterion_args(criterion_args) else {
-        return true;
-    };
-    let check = quick::check(measurements, requested);
-    if let Some(message) = check.message() {
-        eprintln!("{message}");
-    }
-    check.effect().is_quick()
+/// A recording's progress on stderr: a bar on a terminal, `[n/m] id` lines otherwise.
+#[derive(Default)]
+struct TerminalProgress {
+    bar: Option<indicatif::ProgressBar>,
 }
 
-pub(super) fn sorted(values: &[String]) -> Vec<String> {
-    let mut v: Vec<String> = values
-        .iter()
-        .flat_map(|f| f.split([',', ' ']))
-        .filter(|f| !f.is_empty())
-        .map(str::to_owned)
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
+impl Progress for TerminalProgress {
+    fn note(&mut self, text: &str) {
+        eprintln!("bench-run: {text}");
+    }
 
-pub(super) fn feature_flags(all: bool, no_default: bool) -> Vec<String> {
-    let mut flags = Vec::new();
-    if all {
-        flags.push("--all-features".to_owned());
+    fn warning(&mut self, text: &str) {
+        eprintln!("warning: {text}");
     }
-    if no_default {
-        flags.push("--no-default-features".to_owned());
+
+    fn started(&mut self, total: usize) {
+        self.bar = Some(progress_bar(total));
     }
-    flags
+
+    fn benchmark(&mut self, n: usize, total: usize, id: &str) {
+        match &self.bar {
+            Some(bar) if !bar.is_hidden() => {
+                bar.set_position(u64::try_from(n.saturating_sub(1)).unwrap_or(0));
+                bar.set_message(id.to_owned());
+            }
+            _ => eprintln!("[{n}/{total}] {id}"),
+        }
+    }
+
+    fn finished(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 pub(super) async fn run_suite(
@@ -249,15 +109,8 @@ pub(super) async fn run_suite(
     let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
     push_run(&ledger, id, args.push.as_deref()).await;
     let head = ledger.require_run(id).await?;
-    let base = match &args.base {
-        Some(reference) => {
-            Some(resolve_run(&ledger, reference, Some(&head.provenance.suite), &start_dir).await?)
-        }
-        None => match ledger.previous_run(id).await? {
-            Some(prev) => Some(ledger.require_run(prev).await?),
-            None => None,
-        },
-    };
+    let base =
+        baseline::resolve_baseline(&ledger, &head, args.base.as_deref(), Some(&start_dir)).await?;
     match base {
         Some(base) => {
             for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
