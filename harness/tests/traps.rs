@@ -72,7 +72,7 @@ fn quick_is_recorded_only_when_it_took_effect_and_is_never_a_default_baseline() 
     assert_exit(&partial, 0);
     let err = stderr(&partial);
     assert!(
-        err.contains("note: --quick took effect for ")
+        err.contains("bench-run: --quick took effect for ")
             && err.contains("of 3 benchmark(s)")
             && err.contains("`own/fnv` took 10 samples"),
         "{err}"

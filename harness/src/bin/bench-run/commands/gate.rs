@@ -6,7 +6,7 @@ use crate::cli::VerdictArgs;
 use anyhow::Result;
 use harness::baseline;
 use harness::compare;
-use harness::gate::{Allow, GateVerdict, Judged};
+use harness::gate::{Allow, GateVerdict, Judged, Refusal};
 use harness::ledger::Ledger;
 use harness::report::OutputFormat;
 use std::path::Path;
@@ -28,16 +28,23 @@ pub(super) async fn gate(
 ) -> Result<Outcome> {
     let config = compare_config(verdict, cwd)?;
     let (base, head) = baseline::resolve_pair(ledger, base, head, suite, Some(cwd)).await?;
-    let judged = match harness::gate::gate(ledger, &base, &head, &config, allow).await? {
+    let gated = harness::gate::gate(ledger, &base, &head, &config, allow).await?;
+    // --confirm's precondition (the head can be re-run here) comes before any judgement of the
+    // two runs themselves, once they are two runs of one suite.
+    let two_runs_of_one_suite = !matches!(
+        gated,
+        GateVerdict::Refused(Refusal::SameRun(_) | Refusal::SuiteDiffers { .. })
+    );
+    if confirm_runs > 0 && two_runs_of_one_suite {
+        confirm::check_head(&head, cwd)?;
+    }
+    let judged = match gated {
         GateVerdict::Refused(refusal) => {
             eprintln!("gate: {refusal}");
             return Ok(Outcome::Incomparable);
         }
         GateVerdict::Judged(judged) => judged,
     };
-    if confirm_runs > 0 {
-        confirm::check_head(&head, cwd)?;
-    }
     for warning in &judged.warnings {
         eprintln!("warning: {warning}");
     }

@@ -3,6 +3,7 @@
 //! recording, the verdict settings).
 
 mod ab;
+mod compare;
 mod confirm;
 mod gate;
 mod import;
@@ -16,7 +17,7 @@ use crate::Outcome;
 use crate::cli::{Cli, Command, CorrectionArg, ImportArgs, LedgerCommand, VerdictArgs};
 use anyhow::{Context, Result, anyhow, bail};
 use harness::baseline;
-use harness::compare::{self, CompareConfig, Comparison, Correction};
+use harness::compare::{CompareConfig, Comparison, Correction};
 use harness::ledger::{Ledger, RunFilter, RunId, StoredRun};
 use harness::model::{BuildConfig, NewRun, RunProvenance, RunSource};
 use harness::provenance;
@@ -64,29 +65,15 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             verdict,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            let (base, head) =
-                baseline::resolve_pair(&ledger, &base, &head, suite.as_deref(), Some(&cwd)).await?;
-            let config = compare_config(&verdict, &cwd)?;
-            if let Some(refusal) = harness::gate::suite_refusal(&base, &head) {
-                if !allow_mismatch {
-                    eprintln!("compare: {refusal}; pass --allow-mismatch to compare anyway");
-                    return Ok(Outcome::Incomparable);
-                }
-                eprintln!(
-                    "warning: runs differ: suite differs: base {:?} (run #{}), head {:?} (run #{})",
-                    base.provenance.suite, base.id, head.provenance.suite, head.id
-                );
-            }
-            for mismatch in compare::check_comparable(&base.provenance, &head.provenance) {
-                eprintln!("warning: runs differ: {mismatch}");
-            }
-            warn_busy(&base, &head);
-            if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
-                eprintln!("warning: {warning}");
-            }
-            let comparison = harness::judge::compare_runs(&ledger, &base, &head, &config).await?;
-            print_comparison(&comparison, &base, &head, format, verdict.explain);
-            Ok(Outcome::Ok)
+            let request = compare::Request {
+                base: &base,
+                head: &head,
+                suite: suite.as_deref(),
+                allow_mismatch,
+                format,
+                verdict: &verdict,
+            };
+            compare::compare(&ledger, &cwd, &request).await
         }
         Some(Command::Gate {
             base,

@@ -1,0 +1,54 @@
+//! `bench-run compare`: two stored runs side by side, with a verdict per benchmark; always exit
+//! 0 unless the runs are of different suites (then 2, or a warning with `--allow-mismatch`).
+
+use super::{compare_config, print_comparison, warn_busy};
+use crate::Outcome;
+use crate::cli::VerdictArgs;
+use anyhow::Result;
+use harness::baseline;
+use harness::ledger::Ledger;
+use harness::report::OutputFormat;
+use std::path::Path;
+
+/// The command line of `compare`.
+pub(super) struct Request<'a> {
+    pub base: &'a str,
+    pub head: &'a str,
+    pub suite: Option<&'a str>,
+    pub allow_mismatch: bool,
+    pub format: OutputFormat,
+    pub verdict: &'a VerdictArgs,
+}
+
+pub(super) async fn compare(ledger: &Ledger, cwd: &Path, request: &Request<'_>) -> Result<Outcome> {
+    let (base, head) =
+        baseline::resolve_pair(ledger, request.base, request.head, request.suite, Some(cwd))
+            .await?;
+    let config = compare_config(request.verdict, cwd)?;
+    if let Some(refusal) = harness::gate::suite_refusal(&base, &head) {
+        if !request.allow_mismatch {
+            eprintln!("compare: {refusal}; pass --allow-mismatch to compare anyway");
+            return Ok(Outcome::Incomparable);
+        }
+        eprintln!(
+            "warning: runs differ: suite differs: base {:?} (run #{}), head {:?} (run #{})",
+            base.provenance.suite, base.id, head.provenance.suite, head.id
+        );
+    }
+    for mismatch in harness::compare::check_comparable(&base.provenance, &head.provenance) {
+        eprintln!("warning: runs differ: {mismatch}");
+    }
+    warn_busy(&base, &head);
+    if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
+        eprintln!("warning: {warning}");
+    }
+    let comparison = harness::judge::compare_runs(ledger, &base, &head, &config).await?;
+    print_comparison(
+        &comparison,
+        &base,
+        &head,
+        request.format,
+        request.verdict.explain,
+    );
+    Ok(Outcome::Ok)
+}
