@@ -2,8 +2,10 @@
 //! results, the head's history, whether the two are the sides of one `bench-run ab`) and hands
 //! it to the pure [`crate::compare`]. The store only stores; this is where the two meet.
 
+use crate::calibration::AaOutcome;
 use crate::compare::{self, CompareConfig, Comparison};
 use crate::ledger::{Ledger, LedgerError, RunId, StoredRun};
+use std::collections::BTreeMap;
 
 /// Compares two stored runs: their results, with the noise floor learnt from the runs of
 /// `head`'s suite and machine before it; or, when they are the base and head of one paired A/B
@@ -61,4 +63,25 @@ pub async fn compare_on_history(
         &history,
         config,
     ))
+}
+
+/// The A/A comparisons of `calibrate`: each run of `runs` (ids in recording order) against the
+/// one before it, with the gate's rule and the history the gate would have had (the
+/// same-binary rule left out: the question is what the rule does when code changed and its
+/// speed did not), summed per benchmark.
+///
+/// # Errors
+/// When a query fails.
+pub async fn aa_outcomes(
+    ledger: &Ledger,
+    runs: &[RunId],
+    config: &CompareConfig,
+) -> Result<BTreeMap<compare::MetricKey, AaOutcome>, LedgerError> {
+    let mut comparisons = Vec::new();
+    for pair in runs.windows(2) {
+        let [before, after] = *pair else { continue };
+        let head = ledger.require_run(after).await?;
+        comparisons.push(compare_on_history(ledger, before, &head, config).await?);
+    }
+    Ok(crate::calibration::aa_outcomes(&comparisons))
 }

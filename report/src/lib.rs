@@ -15,7 +15,7 @@ use crate::model::{Direction, Measurement, RunProvenance, RunSummary, StoredRun}
 use serde_json::{Value, json};
 use table::{Align, Table};
 
-use bench_analysis::{compare, contention, noise, ratio};
+use bench_analysis::{calibration, compare, contention, noise, ratio};
 use bench_model as model;
 
 pub use compare_report::{
@@ -460,6 +460,49 @@ pub fn shell_join(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The table of `bench-run calibrate`: per benchmark of `history`, its noise floor under
+/// `config` and what the A/A comparisons of the calibration runs (`aa`) said.
+#[must_use]
+pub fn calibration_table(
+    history: &crate::compare::History,
+    aa: &std::collections::BTreeMap<crate::compare::MetricKey, crate::calibration::AaOutcome>,
+    config: &crate::compare::CompareConfig,
+) -> String {
+    let mut table = Table::new(&[
+        ("benchmark", Align::Left),
+        ("metric", Align::Left),
+        ("runs", Align::Right),
+        ("noise floor", Align::Right),
+        ("source", Align::Left),
+        ("segments", Align::Right),
+        ("dropped", Align::Right),
+        ("flags", Align::Left),
+        ("A/A alarms", Align::Right),
+        ("detects", Align::Right),
+    ]);
+    for (key, points) in history {
+        let noise = crate::compare::noise_analysis(points, config);
+        let flags: Vec<&str> = noise.flags.iter().map(|f| f.name()).collect();
+        let outcome = aa.get(key).cloned().unwrap_or_default();
+        let limit = config.threshold_for(&key.benchmark).0.max(noise.floor.pct);
+        table.push(vec![
+            key.benchmark.clone(),
+            key.metric.clone(),
+            points.len().to_string(),
+            format!("{:.2}%", noise.floor.pct),
+            noise_source(&noise.floor.source),
+            noise.explanation.segments.len().to_string(),
+            noise.explanation.dropped.len().to_string(),
+            flags.join(", "),
+            format!("{}/{}", outcome.false_alarms, outcome.comparisons),
+            outcome
+                .detectable_pct(limit)
+                .map_or_else(|| "—".to_owned(), |p| format!(">= {p:.1}%")),
+        ]);
+    }
+    table.to_terminal()
 }
 
 /// Export formats of `export`.

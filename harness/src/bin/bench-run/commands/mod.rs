@@ -3,6 +3,7 @@
 //! recording, the verdict settings).
 
 mod ab;
+mod calibrate;
 mod compare;
 mod confirm;
 mod gate;
@@ -151,7 +152,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }
         Some(Command::Ab(args)) => ab::ab(&args, db.as_deref(), &cwd).await,
         Some(Command::Calibrate { runs, run }) => {
-            run::calibrate(&run, runs, db.as_deref(), &cwd).await
+            calibrate::calibrate(&run, runs, db.as_deref(), &cwd).await
         }
         Some(Command::Tag { run, name }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
