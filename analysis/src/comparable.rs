@@ -234,3 +234,148 @@ pub fn check_comparable(base: &RunProvenance, head: &RunProvenance) -> Vec<Misma
     check(MismatchField::Rustflags, flags(base), flags(head));
     out
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::float_cmp)]
+mod tests {
+    use super::*;
+    use crate::compare::fixtures::*;
+    use crate::compare::{GateOutcome, gate};
+    use crate::model::Direction;
+
+    #[test]
+    fn same_binary_turns_every_verdict_into_unchanged() {
+        let hash = "ab12cd34ef56".repeat(5) + "abcd";
+        let exe = |sha: &str| {
+            Some(crate::model::BenchExe {
+                sha256: sha.to_owned(),
+                bytes: 1000,
+            })
+        };
+        let mut base = provenance();
+        let mut head = provenance();
+        assert_eq!(same_binary(&base, &head), None, "no hash recorded");
+        base.bench_exe = exe(&hash);
+        assert_eq!(same_binary(&base, &head), None, "only one side has a hash");
+        head.bench_exe = exe(&"0".repeat(64));
+        assert_eq!(same_binary(&base, &head), None, "different executables");
+        head.bench_exe = exe(&hash);
+        assert_eq!(same_binary(&base, &head), Some(hash.clone()));
+
+        let base_rows = [
+            timed("slow", &jittered(1, 100, 1000.0, 2.0)),
+            timed("fast", &jittered(3, 100, 1000.0, 2.0)),
+            timed("same", &jittered(5, 100, 1000.0, 2.0)),
+            timed("gone", &jittered(7, 100, 1000.0, 2.0)),
+        ];
+        let head_rows = [
+            timed("slow", &jittered(2, 100, 1300.0, 2.0)),
+            timed("fast", &jittered(4, 100, 700.0, 2.0)),
+            timed("same", &jittered(6, 100, 1000.0, 2.0)),
+            timed("born", &jittered(8, 100, 1000.0, 2.0)),
+        ];
+        let mut c = run(&base_rows, &head_rows);
+        assert_eq!((c.counts.regressions, c.counts.improvements), (1, 1));
+        let slow_change = row(&c, "slow").change;
+        mark_same_binary(&mut c, &hash);
+        assert_eq!(c.same_binary.as_deref(), Some(hash.as_str()));
+        let verdicts: Vec<(&str, Verdict)> = c
+            .rows
+            .iter()
+            .map(|r| (r.benchmark.as_str(), r.verdict))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("born", Verdict::New),
+                ("fast", Verdict::Unchanged),
+                ("gone", Verdict::Missing),
+                ("same", Verdict::Unchanged),
+                ("slow", Verdict::Unchanged),
+            ]
+        );
+        assert_eq!(
+            (
+                c.counts.regressions,
+                c.counts.improvements,
+                c.counts.unchanged
+            ),
+            (0, 0, 3)
+        );
+        assert_eq!(c.counts.new + c.counts.missing, 2);
+        // The statistics stay: they measure the environment.
+        assert_eq!(row(&c, "slow").change, slow_change);
+        assert!(row(&c, "slow").significant);
+        let last = row(&c, "slow").reasons.last().unwrap();
+        assert!(
+            last.contains("same executable (sha256 ab12cd34ef56)")
+                && last.contains("environment's, not the code's")
+                && last.contains("would otherwise be regression"),
+            "{last}"
+        );
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+    }
+
+    #[test]
+    fn mismatch_detection() {
+        let base = provenance();
+        assert!(check_comparable(&base, &base).is_empty());
+        // Feature order and RUSTFLAGS whitespace do not matter; the rest does.
+        let mut head = provenance();
+        head.build.features = vec!["lz4".to_owned(), "zstd".to_owned()];
+        head.build.rustflags = Some("  -C   target-cpu=native ".to_owned());
+        head.cwd = "/elsewhere".to_owned();
+        assert!(check_comparable(&base, &head).is_empty());
+
+        head.machine.fingerprint = "m2".to_owned();
+        head.machine.hostname = "ci-2".to_owned();
+        head.toolchain = None;
+        head.build.profile = "release".to_owned();
+        head.build.features.pop();
+        head.build.feature_flags = vec!["--no-default-features".to_owned()];
+        head.build.rustflags = None;
+        let found = check_comparable(&base, &head);
+        let fields: Vec<MismatchField> = found.iter().map(|m| m.field).collect();
+        assert_eq!(
+            fields,
+            [
+                MismatchField::Machine,
+                MismatchField::Toolchain,
+                MismatchField::Profile,
+                MismatchField::Features,
+                MismatchField::FeatureFlags,
+                MismatchField::Rustflags,
+            ]
+        );
+        let text: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text[0],
+            "machine differs: base `m1` (ci-1, EPYC), head `m2` (ci-2, EPYC)"
+        );
+        assert_eq!(
+            text[1],
+            "toolchain differs: base rustc 1.95.0 (59807616e), head unknown"
+        );
+        assert_eq!(text[2], "profile differs: base `bench`, head `release`");
+        assert_eq!(text[3], "features differs: base [lz4, zstd], head [lz4]");
+        assert_eq!(
+            text[5],
+            "RUSTFLAGS differs: base `-C target-cpu=native`, head (unset)"
+        );
+
+        // Same toolchain release, other commit.
+        let mut nightly = provenance();
+        if let Some(t) = nightly.toolchain.as_mut() {
+            t.rustc_commit = Some("abc".to_owned());
+        }
+        assert_eq!(check_comparable(&base, &nightly).len(), 1);
+
+        // The gate refuses mismatched runs unless told otherwise.
+        let c = run(
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+        );
+        assert_eq!(gate(&c, &found, false).exit_code(), 2);
+        assert_eq!(gate(&c, &found, true).exit_code(), 0);
+    }
+}

@@ -274,3 +274,67 @@ pub fn pattern_matches(pattern: &str, text: &str) -> bool {
     p.get(pi..)
         .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        let cases = [
+            ("decode/*", "decode/100", true),
+            ("decode/*", "x/decode/100", false),
+            ("*", "", true),
+            ("", "", true),
+            ("", "a", false),
+            ("*/plain", "rows=2000/encode/plain", true),
+            ("a*b*c", "aXbYbZc", true),
+            ("a*b*c", "aXbYbZ", false),
+            ("exact", "exact", true),
+            ("exact", "exact2", false),
+            ("**x", "x", true),
+            ("ü*", "über", true),
+        ];
+        for (i, (pattern, text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                pattern_matches(pattern, text),
+                want,
+                "case {i}: {pattern:?} vs {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn config_validation() {
+        assert_eq!(CompareConfig::default().validate(), Ok(()));
+        let bad = |f: fn(&mut CompareConfig)| {
+            let mut c = CompareConfig::default();
+            f(&mut c);
+            c.validate()
+        };
+        assert_eq!(bad(|c| c.alpha = 0.0), Err(ConfigError::Alpha(0.0)));
+        assert_eq!(
+            bad(|c| c.confidence = 1.0),
+            Err(ConfigError::Confidence(1.0))
+        );
+        assert!(matches!(
+            bad(|c| c.per_benchmark_threshold.push(("x".into(), -1.0))),
+            Err(ConfigError::Threshold {
+                pattern: Some(_),
+                ..
+            })
+        ));
+        assert!(matches!(
+            bad(|c| c.min_history = 40),
+            Err(ConfigError::History { min: 40, max: 30 })
+        ));
+        assert_eq!(
+            Correction::from_name("bh"),
+            Some(Correction::BenjaminiHochberg)
+        );
+        assert_eq!(
+            Correction::from_name(Correction::Holm.name()),
+            Some(Correction::Holm)
+        );
+    }
+}
