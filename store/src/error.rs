@@ -55,6 +55,17 @@ pub enum LedgerError {
     /// A run id that does not exist.
     #[error("no run with id {0}")]
     NoSuchRun(RunId),
+    /// An idempotency key that recorded other content before.
+    #[error(
+        "idempotency key {key:?} was used for other content (run {run}); a retried push sends the \
+         same run with the same key"
+    )]
+    KeyReused {
+        /// The key.
+        key: String,
+        /// The run it recorded.
+        run: RunId,
+    },
     /// An invalid argument, e.g. an empty tag name, or a `--db` value no engine takes.
     #[error("{0}")]
     Invalid(String),

@@ -49,8 +49,8 @@ pub use bench_model::{History, HistoryPoint, MetricKey, RunId};
 pub use error::LedgerError;
 pub use location::Location;
 pub use types::{
-    Annotation, MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter,
-    RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
+    Annotation, IngestKey, Ingested, MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy,
+    RunFilter, RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
 };
 
 use async_trait::async_trait;
@@ -75,6 +75,17 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// When the run is invalid (no results, duplicate benchmark/metric pairs, bad conditions)
     /// or the database refuses the write. Nothing is stored on error.
     async fn record_run(&self, run: &NewRun) -> Result<RunId, LedgerError>;
+
+    /// Records a pushed run once per idempotency key, in one transaction: the first push with
+    /// `key` records the run; a retry with the same key and content answers the run it
+    /// recorded, stores nothing, and says so ([`Ingested::created`] is `false`). Concurrent
+    /// pushes with one key record one run.
+    ///
+    /// # Errors
+    /// [`LedgerError::KeyReused`] when the key recorded other content; otherwise as
+    /// [`LedgerStore::record_run`]. Nothing is stored on error.
+    async fn record_run_once(&self, run: &NewRun, key: &IngestKey)
+    -> Result<Ingested, LedgerError>;
 
     /// Records the two sides of a paired A/B run and their pairing in one transaction.
     ///

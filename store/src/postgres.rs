@@ -9,9 +9,9 @@
 
 use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64};
 use crate::{
-    Annotation, BUSY_TIMEOUT, History, LedgerError, LedgerStore, Location, MachineSummary, Pairing,
-    PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredRun, SuiteSummary,
-    TrendData, now_rfc3339,
+    Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
+    MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary,
+    StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, Toolchain};
@@ -219,6 +219,48 @@ impl LedgerStore for PostgresStore {
         let run_id = insert_new_run(&mut tx, run).await?;
         tx.commit().await?;
         Ok(run_id)
+    }
+
+    async fn record_run_once(
+        &self,
+        run: &NewRun,
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        check_new_run(run)?;
+        key.check()?;
+        let lookup = "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = $1";
+        let mut tx = self.pool.begin().await?;
+        let found = sqlx::query_as(lookup)
+            .bind(&key.key)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(earlier) = rows::earlier_push(key, found)? {
+            return Ok(earlier);
+        }
+        let id = insert_new_run(&mut tx, run).await?;
+        // A concurrent push with this key holds the key's index entry until it commits; this
+        // insert waits for it and then inserts nothing.
+        let inserted = sqlx::query(
+            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES ($1, $2, $3)
+             ON CONFLICT (idempotency_key) DO NOTHING",
+        )
+        .bind(&key.key)
+        .bind(id)
+        .bind(&key.content_sha256)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            tx.rollback().await?;
+            let found = sqlx::query_as(lookup)
+                .bind(&key.key)
+                .fetch_optional(&self.pool)
+                .await?;
+            return rows::earlier_push(key, found)?.ok_or_else(|| {
+                LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
+            });
+        }
+        tx.commit().await?;
+        Ok(Ingested { id, created: true })
     }
 
     async fn record_pair(

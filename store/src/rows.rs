@@ -86,6 +86,24 @@ pub(crate) fn check_run_parts(
     Ok(())
 }
 
+/// The answer to a push whose key was found stored as `(run, content digest)`: that run when
+/// the content is the same, [`LedgerError::KeyReused`] when not; `None` when the key is new.
+pub(crate) fn earlier_push(
+    key: &crate::IngestKey,
+    found: Option<(RunId, String)>,
+) -> Result<Option<crate::Ingested>, LedgerError> {
+    match found {
+        None => Ok(None),
+        Some((id, digest)) if digest == key.content_sha256 => {
+            Ok(Some(crate::Ingested { id, created: false }))
+        }
+        Some((run, _)) => Err(LedgerError::KeyReused {
+            key: key.key.clone(),
+            run,
+        }),
+    }
+}
+
 /// Refuses a pairing whose sides do not hold one value per round.
 pub(crate) fn check_pair(
     base: &NewRun,

@@ -6,9 +6,9 @@
 
 use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64};
 use crate::{
-    Annotation, BUSY_TIMEOUT, History, LedgerError, LedgerStore, Location, MachineSummary, Pairing,
-    PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredRun, SuiteSummary,
-    TrendData, now_rfc3339,
+    Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
+    MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary,
+    StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, Toolchain};
@@ -262,6 +262,38 @@ impl LedgerStore for SqliteStore {
         let run_id = insert_new_run(&mut tx, run).await?;
         tx.commit().await?;
         Ok(run_id)
+    }
+
+    async fn record_run_once(
+        &self,
+        run: &NewRun,
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        check_new_run(run)?;
+        key.check()?;
+        // The write lock is taken first, so a concurrent push with this key waits and then
+        // finds it.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let found = sqlx::query_as(
+            "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = ?",
+        )
+        .bind(&key.key)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(earlier) = rows::earlier_push(key, found)? {
+            return Ok(earlier);
+        }
+        let id = insert_new_run(&mut tx, run).await?;
+        sqlx::query(
+            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES (?, ?, ?)",
+        )
+        .bind(&key.key)
+        .bind(id)
+        .bind(&key.content_sha256)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Ingested { id, created: true })
     }
 
     async fn record_pair(

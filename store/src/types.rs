@@ -168,3 +168,52 @@ pub struct RunCopy {
     /// Its annotations, oldest first.
     pub annotations: Vec<Annotation>,
 }
+
+/// What makes a pushed run's recording idempotent: the key its client sent (the same on every
+/// retry of one push) and a digest of what was pushed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestKey {
+    /// The client's idempotency key: 1 to [`IngestKey::MAX_LEN`] printable ASCII characters.
+    pub key: String,
+    /// SHA-256 of the pushed content, 64 lowercase hex digits.
+    pub content_sha256: String,
+}
+
+impl IngestKey {
+    /// Longest accepted key, in bytes.
+    pub const MAX_LEN: usize = 200;
+
+    /// Checks the key's shape.
+    ///
+    /// # Errors
+    /// [`crate::LedgerError::Invalid`] for an empty, overlong or non-printable key, or a digest
+    /// that is not 64 lowercase hex digits.
+    pub fn check(&self) -> Result<(), crate::LedgerError> {
+        let printable = self.key.bytes().all(|b| (0x21..0x7f).contains(&b));
+        if self.key.is_empty() || self.key.len() > Self::MAX_LEN || !printable {
+            return Err(crate::LedgerError::Invalid(format!(
+                "an idempotency key is 1 to {} printable ASCII characters without spaces",
+                Self::MAX_LEN
+            )));
+        }
+        let hex = self
+            .content_sha256
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if self.content_sha256.len() != 64 || !hex {
+            return Err(crate::LedgerError::Invalid(
+                "a content digest is 64 lowercase hex digits".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of recording a pushed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ingested {
+    /// The run's id.
+    pub id: RunId,
+    /// Whether it was recorded now (`false`: an earlier push with the same key recorded it).
+    pub created: bool,
+}

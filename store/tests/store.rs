@@ -16,5 +16,7 @@ on_both_engines!(
     machines_trend_and_annotations_for_the_web,
     every_table_refuses_update_and_delete,
     concurrent_writers_lose_nothing,
+    pushes_are_recorded_once_per_key,
+    concurrent_pushes_with_one_key_record_one_run,
     a_newer_schema_is_refused,
 );

@@ -3,7 +3,7 @@
 
 use crate::engines::Fixture;
 use bench_model::*;
-use bench_store::{LedgerError, PairingPlan, RunFilter, RunId};
+use bench_store::{IngestKey, Ingested, LedgerError, PairingPlan, RunFilter, RunId};
 use std::collections::BTreeMap;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,
@@ -633,6 +633,9 @@ pub async fn every_table_refuses_update_and_delete(f: &Fixture) {
     l.tag(id, "baseline").await.expect("tag");
     l.annotate(id, "a note").await.expect("note");
     record_pair(f, 2).await;
+    l.record_run_once(&small_run("s", "m", 1.0), &key("k", 'a'))
+        .await
+        .expect("push");
     let statements = [
         ("machines", "UPDATE machines SET cpu_model = 'x'"),
         ("toolchains", "UPDATE toolchains SET host = 'x'"),
@@ -647,6 +650,11 @@ pub async fn every_table_refuses_update_and_delete(f: &Fixture) {
             "UPDATE run_conditions SET others_cpus = 0",
         ),
         ("pairings", "UPDATE pairings SET base_rev = 'x'"),
+        ("ingest_keys", "UPDATE ingest_keys SET content_sha256 = 'x'"),
+        (
+            "ledger_identity",
+            "UPDATE ledger_identity SET ledger_id = 'x'",
+        ),
     ];
     for (table, update) in statements {
         let count = f.count(table).await;
@@ -676,6 +684,7 @@ pub async fn every_table_refuses_update_and_delete(f: &Fixture) {
             "INSERT OR REPLACE INTO runs SELECT * FROM runs WHERE id = 1",
             "INSERT OR REPLACE INTO run_conditions (run_id, others_cpus) VALUES (1, 0)",
             "REPLACE INTO tags (id, run_id, name, created_at) SELECT id, run_id, 'y', created_at FROM tags",
+            "INSERT OR REPLACE INTO ingest_keys SELECT idempotency_key, run_id, 'x' FROM ingest_keys",
         ]
     };
     for sql in replacing {
@@ -729,6 +738,85 @@ pub async fn concurrent_writers_lose_nothing(f: &Fixture) {
     assert_eq!(f.count("runs").await, 16);
     assert_eq!(f.count("results").await, 32);
     assert_eq!(f.count("machines").await, 6);
+}
+
+fn key(key: &str, digest: char) -> IngestKey {
+    IngestKey {
+        key: key.to_owned(),
+        content_sha256: digest.to_string().repeat(64),
+    }
+}
+
+/// A push is recorded once per idempotency key: a retry answers the run the first push
+/// recorded and stores nothing; the key with other content is refused and stores nothing; a bad
+/// key is refused before anything is written.
+pub async fn pushes_are_recorded_once_per_key(f: &Fixture) {
+    let l = &f.ledger;
+    let run = small_run("s", "m", 1.0);
+    let first = l
+        .record_run_once(&run, &key("ci/1", 'a'))
+        .await
+        .expect("push");
+    assert!(first.created);
+    let retry = l
+        .record_run_once(&run, &key("ci/1", 'a'))
+        .await
+        .expect("retry");
+    assert_eq!(
+        retry,
+        Ingested {
+            id: first.id,
+            created: false
+        }
+    );
+    let other = l
+        .record_run_once(&small_run("s", "m", 2.0), &key("ci/1", 'b'))
+        .await
+        .expect_err("same key, other content");
+    assert!(
+        matches!(other, LedgerError::KeyReused { run, .. } if run == first.id),
+        "{other}"
+    );
+    for bad in [
+        key("", 'a'),
+        key("has space", 'a'),
+        key(&"k".repeat(201), 'a'),
+        key("k", 'G'),
+    ] {
+        let err = l.record_run_once(&run, &bad).await.expect_err("bad key");
+        assert!(matches!(err, LedgerError::Invalid(_)), "{err}");
+    }
+    let second = l
+        .record_run_once(&run, &key("ci/2", 'a'))
+        .await
+        .expect("another key");
+    assert!(second.created && second.id != first.id);
+    assert_eq!(f.count("runs").await, 2);
+    assert_eq!(f.count("ingest_keys").await, 2);
+}
+
+/// 16 pushes of one run with one key at once (a client retrying while its first push is still
+/// in flight): one run is recorded, and every push answers its id.
+pub async fn concurrent_pushes_with_one_key_record_one_run(f: &Fixture) {
+    let pushes: Vec<_> = (0..16)
+        .map(|_| {
+            let ledger = f.ledger.clone();
+            tokio::spawn(async move {
+                ledger
+                    .record_run_once(&full_run("s", "m"), &key("runner-7/run-3", 'c'))
+                    .await
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for p in pushes {
+        answers.push(p.await.expect("join").expect("push"));
+    }
+    let created = answers.iter().filter(|a| a.created).count();
+    assert_eq!(created, 1, "{answers:?}");
+    assert!(answers.iter().all(|a| a.id == answers[0].id), "{answers:?}");
+    assert_eq!(f.count("runs").await, 1);
+    assert_eq!(f.count("results").await, 2);
 }
 
 /// A ledger migrated by a newer build is refused, on open and read-only open, and left as it
