@@ -36,6 +36,7 @@ pub mod interleave;
 pub mod judge;
 pub mod ledger;
 pub mod provenance;
+pub mod push;
 pub mod quick;
 pub mod record;
 pub mod refs;

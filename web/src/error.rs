@@ -6,6 +6,8 @@
 //! | [`AppError::BadRequest`] | 400 | the message (malformed parameters or body) |
 //! | [`AppError::Unauthorized`] | 401 | a fixed sentence, with `WWW-Authenticate: Bearer` |
 //! | [`AppError::IngestDisabled`] | 403 | a fixed sentence |
+//! | [`AppError::Forbidden`] | 403 | what the token may not do |
+//! | [`AppError::Ledger`] (`KeyReused`) | 409 | the message |
 //! | [`AppError::PayloadTooLarge`] | 413 | the limit |
 //! | [`AppError::Internal`], [`AppError::Ledger`] (most) | 500 | a generic sentence; the details are logged |
 //!
@@ -28,11 +30,14 @@ pub enum AppError {
     /// Malformed query parameters, path or body.
     #[error("{0}")]
     BadRequest(String),
-    /// Ingest without a valid bearer token.
-    #[error("a valid bearer token is required")]
+    /// No valid token where one is needed.
+    #[error("a valid token is required (Authorization: Bearer TOKEN)")]
     Unauthorized,
+    /// A valid token of another scope.
+    #[error("{0}")]
+    Forbidden(String),
     /// Ingest is not enabled on this server.
-    #[error("ingest is disabled on this server (start bench-web with --ingest-token)")]
+    #[error("ingest is disabled on this server (start bench-web with --token push:SECRET)")]
     IngestDisabled,
     /// A request body over the limit.
     #[error("request body exceeds {0} bytes")]
@@ -82,6 +87,8 @@ impl AppError {
             Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
             Self::Unauthorized => (StatusCode::UNAUTHORIZED, self.to_string()),
             Self::IngestDisabled => (StatusCode::FORBIDDEN, self.to_string()),
+            Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
+            Self::Ledger(LedgerError::KeyReused { .. }) => (StatusCode::CONFLICT, self.to_string()),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, self.to_string()),
             Self::Ledger(LedgerError::NoSuchRun(_)) => (StatusCode::NOT_FOUND, self.to_string()),
             // The ledger's own validation messages (duplicate results, empty runs) are meant
@@ -124,9 +131,15 @@ impl IntoResponse for AppError {
         });
         let mut response = (public.status, Html(body)).into_response();
         if public.status == StatusCode::UNAUTHORIZED {
-            response.headers_mut().insert(
+            // Scripts send a bearer token; a browser asks for Basic credentials.
+            let headers = response.headers_mut();
+            headers.insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"bench-web\""),
+            );
+            headers.append(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"bench-web\", charset=\"UTF-8\""),
             );
         }
         response.extensions_mut().insert(public);

@@ -1,9 +1,7 @@
 //! `POST /api/runs`: CI runners on many machines push their runs to one server.
 //!
-//! Disabled unless the server was started with an ingest token (`--ingest-token` or
-//! `BENCH_INGEST_TOKEN`); then every request must carry `Authorization: Bearer <token>`. The
-//! token is compared in constant time (SHA-256 digests compared with `subtle`, so neither the
-//! content nor the length leaks through timing).
+//! Disabled unless the server has a push token ([`crate::access`]); then every request must
+//! carry `Authorization: Bearer <push token>`.
 //!
 //! # The format (version 1)
 //!
@@ -48,11 +46,18 @@
 //! }
 //! ```
 //!
-//! The server validates it (see [`PushedRun::validate`]), records it with
-//! `Ledger::record_run` (one transaction, the server's own `created_at`) and answers
-//! `201 Created` with `{"id": <new run id>, "url": "/runs/<id>"}` and a `Location` header.
-//! Errors: 400 for an invalid body (with the reason), 401 without a valid token, 403 when ingest
-//! is disabled, 413 over [`MAX_BODY_BYTES`].
+//! The server validates it (see [`PushedRun::validate`]), records it in one transaction (the
+//! server's own `created_at`) and answers `201 Created` with `{"id": <new run id>, "url":
+//! "/runs/<id>"}` and a `Location` header, only once the transaction has committed: an
+//! acknowledged run is stored.
+//!
+//! A push may carry an `Idempotency-Key` header (`bench-run` sends `<its ledger's id>/<run
+//! id>`): a retry of it (same key, same body) is recorded once, and answered `200 OK` with the
+//! run the first push recorded; the same key with another body is refused with 409.
+//!
+//! Errors: 400 for an invalid body or key (with the reason), 401 without a valid token, 403 for
+//! a token that may not push or when ingest is disabled ([`crate::access`]), 409 for a reused
+//! key, 413 over [`MAX_BODY_BYTES`].
 
 use crate::AppState;
 use crate::error::AppError;
@@ -61,10 +66,15 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use harness::ledger::IngestKey;
 use harness::model::{Measurement, NewRun, RunProvenance, RunSource};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
+
+use crate::access::Scope;
+
+/// The header naming a push, so that a retry of it is recorded once.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
 /// The version of the push format this server reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -74,30 +84,6 @@ pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 pub const MAX_MEASUREMENTS: usize = 100_000;
 /// Longest accepted suite, benchmark or metric name, in bytes.
 pub const MAX_NAME_BYTES: usize = 1024;
-
-/// The ingest secret, kept only as its SHA-256 digest.
-pub struct Token([u8; 32]);
-
-impl Token {
-    /// Wraps `secret`.
-    #[must_use]
-    pub fn new(secret: &str) -> Self {
-        Self(Sha256::digest(secret.as_bytes()).into())
-    }
-
-    /// Whether `presented` is the secret, in time independent of both.
-    #[must_use]
-    pub fn matches(&self, presented: &str) -> bool {
-        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
-        bool::from(self.0.ct_eq(&digest))
-    }
-}
-
-impl std::fmt::Debug for Token {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Token(<redacted>)")
-    }
-}
 
 /// A run as pushed by `bench-run --push` (format version 1; see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -218,12 +204,6 @@ pub struct Pushed {
     pub url: String,
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-}
-
 /// `POST /api/runs`.
 ///
 /// # Errors
@@ -233,11 +213,8 @@ pub async fn ingest(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let token = state.ingest_token().ok_or(AppError::IngestDisabled)?;
-    match bearer(&headers) {
-        Some(presented) if token.matches(presented) => {}
-        _ => return Err(AppError::Unauthorized),
-    }
+    state.access().check(&headers, Scope::Push)?;
+    let key = idempotency_key(&headers)?;
     // Read the body only once the client is known, and never more than the limit.
     let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
@@ -253,17 +230,33 @@ pub async fn ingest(
     let pushed: PushedRun = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("invalid run JSON: {e}")))?;
     let run = pushed.validate()?;
-    let id = state.ledger().record_run(&run).await?;
+    let (id, created) = match key {
+        Some(key) => {
+            let key = IngestKey {
+                key,
+                content_sha256: hex(&Sha256::digest(&body)),
+            };
+            let done = state.ledger().record_run_once(&run, &key).await?;
+            (done.id, done.created)
+        }
+        None => (state.ledger().record_run(&run).await?, true),
+    };
     tracing::info!(
         run = id,
+        created,
         suite = %run.provenance.suite,
         machine = %run.provenance.machine.fingerprint,
         results = run.measurements.len(),
         "ingested run"
     );
     let url = format!("/runs/{id}");
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     let mut response = (
-        StatusCode::CREATED,
+        status,
         Json(Pushed {
             id,
             url: url.clone(),
@@ -276,35 +269,33 @@ pub async fn ingest(
     Ok(response)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The `Idempotency-Key` header, when sent.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, AppError> {
+    let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| {
+            !k.is_empty()
+                && k.len() <= IngestKey::MAX_LEN
+                && k.bytes().all(|b| (0x21..0x7f).contains(&b))
+        })
+        .ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "{IDEMPOTENCY_KEY} is 1 to {} printable ASCII characters without spaces",
+                IngestKey::MAX_LEN
+            ))
+        })?;
+    Ok(Some(key.to_owned()))
+}
 
-    #[test]
-    fn token_matches_only_itself() {
-        let t = Token::new("s3cret");
-        assert!(t.matches("s3cret"));
-        assert!(!t.matches("s3cre"));
-        assert!(!t.matches("s3cret "));
-        assert!(!t.matches(""));
-        assert_eq!(format!("{t:?}"), "Token(<redacted>)");
-    }
-
-    #[test]
-    fn bearer_header() {
-        let mut h = HeaderMap::new();
-        assert_eq!(bearer(&h), None);
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("Bearer abc"),
-        );
-        assert_eq!(bearer(&h), Some("abc"));
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("bearer  abc "),
-        );
-        assert_eq!(bearer(&h), Some("abc"));
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
-        assert_eq!(bearer(&h), None);
-    }
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }

@@ -12,6 +12,8 @@
 //! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
 //! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
 //!
+//! Who may push and read: [`access`] (tokens with scopes; reads open unless private).
+//!
 //! Layers: the `harness` library reads the ledger and does every statistic
 //! ([`harness::compare`], and [`harness::noise`] with its change points from
 //! [`harness::changepoint`], the same ones `bench-run gate` uses), [`trend`] shapes
@@ -41,6 +43,7 @@
 
 #![deny(missing_docs)]
 
+pub mod access;
 pub mod api;
 pub mod chart;
 pub mod error;
@@ -52,7 +55,10 @@ pub mod trend;
 mod view;
 
 use axum::Router;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
 use axum::routing::get;
 use harness::ledger::Ledger;
 use std::path::PathBuf;
@@ -80,19 +86,19 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self';
 #[derive(Debug, Clone)]
 pub struct AppState {
     ledger: Ledger,
-    ingest: Option<Arc<ingest::Token>>,
+    access: Arc<access::Access>,
     git_dir: Option<Arc<PathBuf>>,
     trends: Arc<trend::TrendCache>,
 }
 
 impl AppState {
-    /// State over `ledger`, with ingest disabled, git revisions not resolved, and a trend
-    /// cache of [`TREND_CACHE_CAPACITY`] histories.
+    /// State over `ledger`, open to readers, with ingest disabled, git revisions not resolved,
+    /// and a trend cache of [`TREND_CACHE_CAPACITY`] histories.
     #[must_use]
     pub fn new(ledger: Ledger) -> Self {
         Self {
             ledger,
-            ingest: None,
+            access: Arc::new(access::Access::open()),
             git_dir: None,
             trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
         }
@@ -105,12 +111,18 @@ impl AppState {
         self
     }
 
-    /// Enables `POST /api/runs` for clients presenting `token` as a bearer token. The ledger
-    /// must have been opened writable.
+    /// Who may push and read ([`access`]). Pushing needs a ledger opened writable.
     #[must_use]
-    pub fn with_ingest_token(mut self, token: &str) -> Self {
-        self.ingest = Some(Arc::new(ingest::Token::new(token)));
+    pub fn with_access(mut self, access: access::Access) -> Self {
+        self.access = Arc::new(access);
         self
+    }
+
+    /// Enables `POST /api/runs` for clients presenting `token` as a bearer token (a server open
+    /// to readers with one push token). The ledger must have been opened writable.
+    #[must_use]
+    pub fn with_ingest_token(self, token: &str) -> Self {
+        self.with_access(access::Access::open().with_token(access::Scope::Push, token))
     }
 
     /// Resolves git revisions in refs (`main`, `HEAD~1`) in the repository at `dir`.
@@ -138,10 +150,10 @@ impl AppState {
         &self.trends
     }
 
-    /// The ingest token, when ingest is enabled.
+    /// Who may push and read.
     #[must_use]
-    pub fn ingest_token(&self) -> Option<&ingest::Token> {
-        self.ingest.as_deref()
+    pub fn access(&self) -> &access::Access {
+        &self.access
     }
 }
 
@@ -162,6 +174,23 @@ async fn not_found(uri: axum::http::Uri) -> AppError {
     AppError::NotFound(format!("no page at {}", uri.path()))
 }
 
+/// On a private server, every request but a push and the stylesheet needs a read token.
+async fn require_read(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Result<Response, AppError> {
+    let path = request.uri().path();
+    let exempt =
+        (request.method() == Method::POST && path == "/api/runs") || path == "/static/style.css";
+    if !exempt {
+        state
+            .access()
+            .check(request.headers(), access::Scope::Read)?;
+    }
+    Ok(next.run(request).await)
+}
+
 /// The whole application: pages, the JSON API, the stylesheet, and the layers every response
 /// goes through (tracing, compression, security headers, a timeout).
 pub fn app(state: AppState) -> Router {
@@ -170,6 +199,7 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", api::router())
         .route("/static/style.css", get(style))
         .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), require_read))
         .with_state(state)
         .layer(CompressionLayer::new())
         .layer(SetResponseHeaderLayer::overriding(

@@ -1,11 +1,12 @@
 //! `bench-web`: serves the bench-run ledger as web pages and JSON.
 //!
 //! ```text
-//! bench-web [--db PATH] [--addr 127.0.0.1:8080] [--ingest-token TOKEN]
+//! bench-web [--db PATH|URL] [--addr 127.0.0.1:8080] [--token SCOPE:SECRET]... [--tokens-file F]
+//!           [--private]
 //! ```
 //!
-//! The ledger is opened read-only unless ingest is enabled (a token is given), in which case
-//! it is opened (and created) writable so pushed runs can be recorded. The bound address is
+//! The ledger is opened read-only unless ingest is enabled (a push token is given), in which
+//! case it is opened (and created) writable so pushed runs can be recorded. The bound address is
 //! printed on standard output once the server listens (`--addr 127.0.0.1:0` picks a free port).
 
 use anyhow::{Context, Result, anyhow};
@@ -14,10 +15,24 @@ use harness::ledger::{Ledger, Location};
 use std::io::Write;
 use std::net::SocketAddr;
 use web::AppState;
+use web::access::{self, Access, Scope};
 
 /// Serve the bench-run ledger: dashboard, runs, before/after comparisons and trend charts.
 #[derive(Debug, Parser)]
-#[command(name = "bench-web", version, about)]
+#[command(
+    name = "bench-web",
+    version,
+    about,
+    after_help = "Examples:
+  bench-web                                   # results/ledger.sqlite, read-only, on :8080
+  bench-web --db postgres://bench@db.internal/bench --tokens-file /etc/bench-web/tokens
+  bench-web --db 'postgres://bench@localhost/bench?host=/run/postgresql' \\
+            --token push:$RUNNER_TOKEN --token read:$DASHBOARD_TOKEN --private
+
+A tokens file holds one SCOPE:SECRET per line (push: may POST runs; read: may read a
+--private server); blank lines and lines starting with # are skipped. Secrets are at least
+16 characters. Without --private anyone who can reach the server can read it."
+)]
 struct Cli {
     /// The ledger: a SQLite file path (default: results/ledger.sqlite at the workspace root, as
     /// for bench-run) or a PostgreSQL URL (postgres://user@host/db).
@@ -28,7 +43,26 @@ struct Cli {
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     addr: SocketAddr,
 
-    /// Enable `POST /api/runs` for clients sending this bearer token (opens the ledger writable).
+    /// A token: `push:SECRET` may push runs (opens the ledger writable), `read:SECRET` may
+    /// read a --private server (repeatable; BENCH_TOKENS takes several, space-separated).
+    #[arg(
+        long = "token",
+        env = "BENCH_TOKENS",
+        hide_env_values = true,
+        value_delimiter = ' ',
+        value_name = "SCOPE:SECRET"
+    )]
+    tokens: Vec<String>,
+
+    /// Read tokens from this file: one SCOPE:SECRET per line (keeps secrets out of `ps`).
+    #[arg(long, value_name = "FILE")]
+    tokens_file: Option<std::path::PathBuf>,
+
+    /// Pages and GET /api need a read token (Bearer, or the password of Basic auth).
+    #[arg(long)]
+    private: bool,
+
+    /// A push token (older spelling of `--token push:SECRET`).
     #[arg(
         long,
         env = "BENCH_INGEST_TOKEN",
@@ -36,6 +70,41 @@ struct Cli {
         value_name = "TOKEN"
     )]
     ingest_token: Option<String>,
+}
+
+/// The tokens and privacy the command line asks for.
+fn access(cli: &Cli) -> Result<Access> {
+    let mut specs: Vec<String> = cli
+        .tokens
+        .iter()
+        .filter(|t| !t.is_empty())
+        .cloned()
+        .collect();
+    if let Some(path) = &cli.tokens_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the tokens file {}", path.display()))?;
+        specs.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned),
+        );
+    }
+    let mut access = Access::open().private(cli.private);
+    for spec in &specs {
+        let (scope, secret) = access::parse_spec(spec)?;
+        access = access.with_token(scope, &secret);
+    }
+    if let Some(secret) = cli.ingest_token.as_deref().filter(|t| !t.is_empty()) {
+        access::check_secret(Scope::Push, secret)?;
+        access = access.with_token(Scope::Push, secret);
+    }
+    if cli.private && !access.has_read_token() {
+        return Err(anyhow!(
+            "--private needs a read token (--token read:SECRET), or nobody could read the server"
+        ));
+    }
+    Ok(access)
 }
 
 async fn shutdown_signal() {
@@ -69,8 +138,9 @@ async fn shutdown_signal() {
 async fn serve(cli: Cli) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let location = harness::ledger::default_location(cli.db.as_deref(), &cwd)?;
-    let token = cli.ingest_token.as_deref().filter(|t| !t.is_empty());
-    let ledger = if token.is_some() {
+    let access = access(&cli)?;
+    let ingest = access.ingest_enabled();
+    let ledger = if ingest {
         Ledger::open(&location).await
     } else {
         if let Location::Sqlite(path) = &location
@@ -78,24 +148,25 @@ async fn serve(cli: Cli) -> Result<()> {
         {
             return Err(anyhow!(
                 "no ledger at {}; record a run with bench-run first, pass --db PATH, or enable \
-                 ingest with --ingest-token to start an empty one",
+                 ingest with --token push:SECRET to start an empty one",
                 path.display()
             ));
         }
         Ledger::open_read_only(&location).await
     }
     .with_context(|| format!("cannot open the ledger {location}"))?;
-    let mut state = AppState::new(ledger).with_git_dir(harness::ledger::workspace_root(&cwd));
-    if let Some(token) = token {
-        state = state.with_ingest_token(token);
-    }
+    let private = access.is_private();
+    let state = AppState::new(ledger)
+        .with_git_dir(harness::ledger::workspace_root(&cwd))
+        .with_access(access);
     let listener = tokio::net::TcpListener::bind(cli.addr)
         .await
         .with_context(|| format!("cannot listen on {}", cli.addr))?;
     let bound = listener.local_addr().context("no local address")?;
     tracing::info!(
         ledger = %location,
-        ingest = token.is_some(),
+        ingest,
+        private,
         "bench-web listening on http://{bound}"
     );
     {

@@ -486,7 +486,7 @@ fn browser_dashboard_compare_and_trend() {
 
     // Ingest: a second server accepting pushes, fed by `bench-run --push`.
     let pushed_db = work.path().join("central.sqlite");
-    let central = Server::start(&pushed_db, &["--ingest-token", "e2e-secret"]);
+    let central = Server::start(&pushed_db, &["--ingest-token", "e2e-secret-0123456789"]);
     let mut doc = example.clone();
     scale_bmf(&mut doc, 2.0);
     let file = work.path().join("push.json");
@@ -508,7 +508,7 @@ fn browser_dashboard_compare_and_trend() {
         );
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
-    let stderr = push("e2e-secret");
+    let stderr = push("e2e-secret-0123456789");
     assert!(stderr.contains("pushed run"), "{stderr}");
     let (status, body) = central.get("/api/runs?suite=pushed");
     assert_eq!(status, 200, "{body}");

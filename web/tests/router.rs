@@ -481,14 +481,7 @@ async fn an_empty_ledger_renders() {
 
 /// The body `bench-run --push` sends for a stored run.
 async fn push_body(ledger: &Ledger, id: i64) -> serde_json::Value {
-    let run = ledger.require_run(id).await.unwrap();
-    let measurements = ledger.measurements(id).await.unwrap();
-    serde_json::json!({
-        "version": 1,
-        "source": run.source,
-        "provenance": run.provenance,
-        "measurements": measurements,
-    })
+    harness::push::push_body(ledger, id).await.unwrap()
 }
 
 #[tokio::test]

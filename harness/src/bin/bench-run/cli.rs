@@ -395,6 +395,19 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Push recorded runs to a bench-web server (again): idempotent, so a run the server
+    /// already holds is not stored twice. The token is BENCH_PUSH_TOKEN.
+    #[command(after_help = "Examples:
+  bench-run push latest --to https://bench.example/
+  bench-run push 41 42 --to https://bench.example/     # both sides of an ab run")]
+    Push {
+        /// The runs.
+        #[arg(required = true)]
+        runs: Vec<String>,
+        /// The server.
+        #[arg(long, value_name = "URL")]
+        to: String,
+    },
     /// Name a run (the name then works wherever a run is expected).
     Tag {
         /// The run.

@@ -22,6 +22,8 @@ pub enum Outcome {
     Incomparable,
     /// `ratio` found a median ratio below the bar.
     BelowBar,
+    /// `push` could not deliver every run.
+    PushFailed,
 }
 
 fn main() -> ExitCode {
@@ -38,7 +40,7 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(commands::dispatch(cli)) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Regression | Outcome::BelowBar) => ExitCode::from(1),
+        Ok(Outcome::Regression | Outcome::BelowBar | Outcome::PushFailed) => ExitCode::from(1),
         Ok(Outcome::Incomparable) => ExitCode::from(2),
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -154,6 +154,10 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         Some(Command::Calibrate { runs, run }) => {
             calibrate::calibrate(&run, runs, db.as_deref(), &cwd).await
         }
+        Some(Command::Push { runs, to }) => {
+            let ledger = open_ledger(db.as_deref(), &cwd).await?;
+            push::push_runs(&ledger, &runs, &to, &cwd).await
+        }
         Some(Command::Tag { run, name }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
             let run = resolve_run(&ledger, &run, None, &cwd).await?;

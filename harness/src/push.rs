@@ -1,0 +1,214 @@
+//! Pushing a recorded run to a team's bench-web server (`bench-run --push URL`).
+//!
+//! The run goes out in the push format (version 1, the `web` crate's `ingest` module) with
+//! `Authorization: Bearer <push token>` and an `Idempotency-Key` of `<this ledger's id>/<run
+//! id>`, so a push retried after a lost answer is recorded once on the server. A push is retried
+//! with exponential backoff while the server cannot be reached or answers 408, 429 or 5xx; a
+//! 4xx answer is final. Whatever happens, the run stays in the local ledger.
+
+use crate::ledger::{Ledger, LedgerError, RunId};
+use std::time::Duration;
+
+/// How often and how patiently to try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all (at least 1).
+    pub attempts: u32,
+    /// Wait before the second attempt; doubled before each later one.
+    pub first_delay: Duration,
+    /// Longest wait between two attempts.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 6 attempts over about 15 s (0.5, 1, 2, 4, 8 s between them).
+    fn default() -> Self {
+        Self {
+            attempts: 6,
+            first_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before attempt `n` (1-based; none before the first).
+    #[must_use]
+    pub fn delay_before(&self, n: u32) -> Duration {
+        if n <= 1 {
+            return Duration::ZERO;
+        }
+        let doublings = (n - 2).min(16);
+        self.first_delay
+            .saturating_mul(1 << doublings)
+            .min(self.max_delay)
+    }
+}
+
+/// What the server answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pushed {
+    /// The run's id on the server.
+    pub remote_id: i64,
+    /// Whether this push recorded it (`false`: an earlier attempt had).
+    pub created: bool,
+    /// Attempts it took.
+    pub attempts: u32,
+}
+
+/// Why a push did not land.
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    /// The run could not be read from the local ledger.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    /// The server refused it (a 4xx answer other than 408 and 429): retrying cannot help.
+    #[error("the server answered {status}: {message}")]
+    Refused {
+        /// The status code.
+        status: u16,
+        /// The server's message.
+        message: String,
+    },
+    /// Every attempt failed to reach the server or got a transient error.
+    #[error("gave up after {attempts} attempts; last: {last}")]
+    Unreachable {
+        /// Attempts made.
+        attempts: u32,
+        /// The last failure.
+        last: String,
+    },
+}
+
+/// The push body of a stored run.
+///
+/// # Errors
+/// When the run cannot be read.
+pub async fn push_body(ledger: &Ledger, id: RunId) -> Result<serde_json::Value, LedgerError> {
+    let run = ledger.require_run(id).await?;
+    let measurements = ledger.measurements(id).await?;
+    Ok(serde_json::json!({
+        "version": 1,
+        "source": run.source,
+        "provenance": run.provenance,
+        "measurements": measurements,
+    }))
+}
+
+/// The idempotency key of run `id` of the ledger with identity `ledger_id`.
+#[must_use]
+pub fn idempotency_key(ledger_id: &str, id: RunId) -> String {
+    format!("{ledger_id}/{id}")
+}
+
+/// Pushes run `id` of `ledger` to the server at `url` with `token` (module docs).
+///
+/// # Errors
+/// See [`PushError`].
+pub async fn push_run(
+    ledger: &Ledger,
+    id: RunId,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<Pushed, PushError> {
+    let body = push_body(ledger, id).await?;
+    let key = idempotency_key(&ledger.ledger_id().await?, id);
+    let endpoint = format!("{}/api/runs", url.trim_end_matches('/'));
+    let mut last = String::new();
+    let attempts = policy.attempts.max(1);
+    for n in 1..=attempts {
+        tokio::time::sleep(policy.delay_before(n)).await;
+        let (endpoint, token, key, body) = (
+            endpoint.clone(),
+            token.to_owned(),
+            key.clone(),
+            body.clone(),
+        );
+        let answer = tokio::task::spawn_blocking(move || post(&endpoint, &token, &key, &body))
+            .await
+            .unwrap_or_else(|e| Err(Attempt::Transient(format!("the push task failed: {e}"))));
+        match answer {
+            Ok((remote_id, created)) => {
+                return Ok(Pushed {
+                    remote_id,
+                    created,
+                    attempts: n,
+                });
+            }
+            Err(Attempt::Final { status, message }) => {
+                return Err(PushError::Refused { status, message });
+            }
+            Err(Attempt::Transient(why)) => last = why,
+        }
+    }
+    Err(PushError::Unreachable { attempts, last })
+}
+
+/// How one attempt failed.
+enum Attempt {
+    Transient(String),
+    Final { status: u16, message: String },
+}
+
+/// One `POST`: the remote id and whether it was created (201) or found (200).
+fn post(
+    endpoint: &str,
+    token: &str,
+    key: &str,
+    body: &serde_json::Value,
+) -> Result<(i64, bool), Attempt> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent
+        .post(endpoint)
+        .header("Authorization", &format!("Bearer {token}"))
+        .header("Idempotency-Key", key)
+        .send_json(body)
+        .map_err(|e| Attempt::Transient(format!("POST {endpoint}: {e}")))?;
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    let answer: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+    if !(200..300).contains(&status) {
+        let message = answer
+            .as_ref()
+            .and_then(|v| v["error"]["message"].as_str())
+            .unwrap_or(&text)
+            .to_owned();
+        return Err(if status == 408 || status == 429 || status >= 500 {
+            Attempt::Transient(format!("the server answered {status}: {message}"))
+        } else {
+            Attempt::Final { status, message }
+        });
+    }
+    answer
+        .and_then(|v| v["id"].as_i64())
+        .map(|id| (id, status == 201))
+        .ok_or_else(|| Attempt::Final {
+            status,
+            message: format!("unexpected answer from {endpoint}: {text}"),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let p = RetryPolicy::default();
+        let waits: Vec<u64> = (1..=7)
+            .map(|n| u64::try_from(p.delay_before(n).as_millis()).unwrap_or(u64::MAX))
+            .collect();
+        assert_eq!(waits, [0, 500, 1000, 2000, 4000, 8000, 8000]);
+        assert_eq!(p.delay_before(u32::MAX), p.max_delay);
+    }
+
+    #[test]
+    fn keys_name_the_ledger_and_the_run() {
+        assert_eq!(idempotency_key("ab12", 7), "ab12/7");
+    }
+}
