@@ -21,7 +21,11 @@ const PORT: u16 = 5432;
 pub struct PgServer {
     dir: PathBuf,
     bin: PathBuf,
+    root: bool,
     next_db: AtomicUsize,
+    /// Stopped and removed on drop (a server of one test; the shared one lives as long as the
+    /// process, and its watcher removes it).
+    owned: bool,
 }
 
 /// The test process's server, started on first use; `None` (after printing `SKIPPED: {what}`)
@@ -45,7 +49,69 @@ pub fn server(what: &str) -> Option<&'static PgServer> {
         })
 }
 
+/// A server of the calling test's own, for tests that stop and restart it; stopped and removed
+/// when dropped. `None` (after printing `SKIPPED: {what}`) when PostgreSQL is not installed
+/// outside CI.
+///
+/// # Panics
+/// As [`server`].
+#[must_use]
+pub fn private_server(what: &str) -> Option<PgServer> {
+    let Some(bin) = bin_dir() else {
+        assert!(
+            !crate::under_ci(),
+            "{what}: PostgreSQL is not installed and CI=true; tools/test.sh installs Debian's \
+             postgresql package (or set BENCH_PG_BIN to its bin directory)"
+        );
+        eprintln!("SKIPPED: {what}: no PostgreSQL (install postgresql or set BENCH_PG_BIN)");
+        return None;
+    };
+    let mut server = start(bin).unwrap_or_else(|e| panic!("{what}: {e}"));
+    server.owned = true;
+    Some(server)
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        if self.owned {
+            let _ = self.pg_ctl(&["stop", "-m", "immediate", "-w"]);
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 impl PgServer {
+    /// Stops the server the way a crash would (`pg_ctl stop -m immediate`: no checkpoint,
+    /// clients cut off); [`PgServer::start_again`] recovers it from its write-ahead log.
+    ///
+    /// # Panics
+    /// When `pg_ctl` fails.
+    pub fn stop_immediately(&self) {
+        self.pg_ctl(&["stop", "-m", "immediate", "-w"])
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Starts a stopped server again.
+    ///
+    /// # Panics
+    /// When `pg_ctl` fails.
+    pub fn start_again(&self) {
+        self.pg_ctl(&["start", "-w", "-t", "60"])
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> Result<(), String> {
+        let mut c = as_server_user(self.root, &self.bin.join("pg_ctl"));
+        c.arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("server.log"))
+            .arg("-o")
+            .arg(server_options(&self.dir))
+            .args(args);
+        run(c, &format!("pg_ctl {}", args.join(" ")))
+    }
+
     /// Creates a fresh, empty database and returns its URL
     /// (`postgres://postgres@localhost/<name>?host=<socket dir>&port=5432`).
     ///
@@ -196,10 +262,7 @@ fn start(bin: PathBuf) -> Result<PgServer, String> {
         .arg("-l")
         .arg(dir.join("server.log"))
         .arg("-o")
-        .arg(format!(
-            "-k {} -p {PORT} -c listen_addresses='' -c fsync=off -c max_connections=200",
-            dir.display()
-        ))
+        .arg(server_options(&dir))
         .args(["-w", "-t", "60", "start"]);
     run(pg_ctl, "pg_ctl start").map_err(|e| {
         let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
@@ -208,8 +271,18 @@ fn start(bin: PathBuf) -> Result<PgServer, String> {
     Ok(PgServer {
         dir,
         bin,
+        root,
         next_db: AtomicUsize::new(0),
+        owned: false,
     })
+}
+
+/// The server's options: a unix socket in `dir` only, no TCP port.
+fn server_options(dir: &Path) -> String {
+    format!(
+        "-k {} -p {PORT} -c listen_addresses='' -c fsync=off -c max_connections=200",
+        dir.display()
+    )
 }
 
 /// A new directory under /tmp, open to the server user.

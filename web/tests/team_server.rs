@@ -1,0 +1,266 @@
+//! The team server: `bench-web` on PostgreSQL taking pushes from many runners at once, and
+//! keeping every acknowledged run when it is killed or its database crashes mid-ingest.
+//!
+//! Each runner is a local ledger of its own (as on an ephemeral CI machine) whose runs are sent
+//! with `harness::push`, the client `bench-run --push` uses: the push format, an idempotency
+//! key per run, and retries with backoff. The server is the real `bench-web` binary, started on
+//! a fixed port so that a restarted server answers the same URL.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use harness::ledger::{Ledger, Location, RunFilter};
+use harness::model::{
+    Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, SamplingMode,
+};
+use harness::push::{RetryPolicy, push_run};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "team-server-push-token";
+const BENCHMARKS: usize = 100;
+const SAMPLES: usize = 100;
+
+/// A running `bench-web`, killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    /// `bench-web` on `db`, listening on `port`, taking pushes with [`TOKEN`].
+    fn start(db: &str, port: u16) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bench-web"))
+            .args(["--db", db, "--addr", &format!("127.0.0.1:{port}")])
+            .args(["--token", &format!("push:{TOKEN}")])
+            .env_remove("BENCH_TOKENS")
+            .env_remove("BENCH_INGEST_TOKEN")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.starts_with("bench-web: listening on http://"),
+            "unexpected first line from bench-web: {line:?}"
+        );
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    /// SIGKILL: no shutdown, requests in flight cut off.
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Run `n` of runner `runner`: [`BENCHMARKS`] benchmarks of [`SAMPLES`] samples each, whose
+/// values name the runner and the run (so a stored run can be matched to what was pushed).
+fn run(runner: usize, n: usize) -> NewRun {
+    let level = (runner * 1000 + n) as f64;
+    let measurements = (0..BENCHMARKS)
+        .map(|b| {
+            let times: Vec<f64> = (0..SAMPLES)
+                .map(|s| level + b as f64 + s as f64 * 1e-3)
+                .collect();
+            Measurement {
+                samples: Some(Samples::new(SamplingMode::Flat, vec![1.0; SAMPLES], times).unwrap()),
+                ..Measurement::time_ns(&format!("group/bench_{b:03}"), level + b as f64)
+            }
+        })
+        .collect();
+    NewRun {
+        source: RunSource::BenchRun,
+        provenance: RunProvenance {
+            suite: "team".to_owned(),
+            machine: Machine {
+                fingerprint: format!("runner-{}", runner % 4),
+                cpu_model: "ci runner".to_owned(),
+                logical_cores: 2,
+                ..Machine::default()
+            },
+            ..RunProvenance::default()
+        },
+        measurements,
+    }
+}
+
+/// A runner: records `runs` runs in a ledger of its own, pushes each to `url`, and returns
+/// (its run's level, the id the server acknowledged, the attempts it took) per run.
+async fn runner(
+    runner: usize,
+    runs: usize,
+    url: String,
+    policy: RetryPolicy,
+) -> Vec<(f64, i64, u32)> {
+    let ledger = Ledger::in_memory().await.unwrap();
+    let mut acknowledged = Vec::new();
+    for n in 0..runs {
+        let new = run(runner, n);
+        let level = new.measurements[0].estimate.point;
+        let id = ledger.record_run(&new).await.unwrap();
+        let pushed = push_run(&ledger, id, &url, TOKEN, policy)
+            .await
+            .unwrap_or_else(|e| panic!("runner {runner}, run {n}: {e}"));
+        acknowledged.push((level, pushed.remote_id, pushed.attempts));
+    }
+    acknowledged
+}
+
+/// Every acknowledged run is on the server exactly once and whole: `expected` runs in all,
+/// each with all its results and samples, and each acknowledged id holds the run pushed.
+async fn assert_all_present(db: &str, acknowledged: &[(f64, i64, u32)], expected: usize) {
+    let ledger = Ledger::open(Location::parse(db).unwrap()).await.unwrap();
+    let runs = ledger.runs(&RunFilter::default()).await.unwrap();
+    assert_eq!(runs.len(), expected, "runs on the server");
+    assert!(
+        runs.iter().all(|r| r.results == BENCHMARKS as i64),
+        "a partial run: {:?}",
+        runs.iter().find(|r| r.results != BENCHMARKS as i64)
+    );
+    let ids: BTreeMap<i64, f64> = acknowledged.iter().map(|&(l, id, _)| (id, l)).collect();
+    assert_eq!(
+        ids.len(),
+        acknowledged.len(),
+        "two pushes acknowledged one id"
+    );
+    // Each acknowledged id holds what was pushed; check every tenth in full (samples too).
+    for (i, (&id, &level)) in ids.iter().enumerate() {
+        let run = ledger.require_run(id).await.unwrap();
+        assert_eq!(run.provenance.suite, "team");
+        if i % 10 == 0 {
+            let m = ledger.measurements(id).await.unwrap();
+            assert_eq!(m.len(), BENCHMARKS);
+            assert_eq!(m[0].estimate.point.to_bits(), level.to_bits(), "run {id}");
+            let samples = m[0].samples.as_ref().unwrap();
+            assert_eq!(samples.times_ns().len(), SAMPLES, "run {id}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_runners_push_fifty_runs_each_and_every_acknowledged_run_lands_once() {
+    let Some(pg) = testkit::postgres::server("16 pushers through bench-web on postgres") else {
+        return;
+    };
+    let db = pg.create_database();
+    let server = Server::start(&db, free_port());
+    let started = Instant::now();
+    let runners: Vec<_> = (0..16)
+        .map(|r| tokio::spawn(runner(r, 50, server.url.clone(), RetryPolicy::default())))
+        .collect();
+    let mut acknowledged = Vec::new();
+    for r in runners {
+        acknowledged.extend(r.await.unwrap());
+    }
+    eprintln!(
+        "800 runs of {BENCHMARKS} benchmarks x {SAMPLES} samples pushed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert_all_present(&db, &acknowledged, 16 * 50).await;
+}
+
+/// Retries patient enough to outlast a restart.
+const PATIENT: RetryPolicy = RetryPolicy {
+    attempts: 40,
+    first_delay: Duration::from_millis(100),
+    max_delay: Duration::from_millis(500),
+};
+
+/// Waits until the server holds at least `n` runs.
+async fn wait_for_runs(db: &str, n: usize) {
+    let ledger = Ledger::open_read_only(Location::parse(db).unwrap())
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while ledger.runs(&RunFilter::default()).await.unwrap().len() < n {
+        assert!(Instant::now() < deadline, "the server never got {n} runs");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_server_loses_no_acknowledged_run_and_stores_no_retry_twice() {
+    let Some(pg) = testkit::postgres::server("bench-web killed mid-ingest") else {
+        return;
+    };
+    let db = pg.create_database();
+    let port = free_port();
+    let server = Server::start(&db, port);
+    let url = server.url.clone();
+    let runners: Vec<_> = (0..4)
+        .map(|r| tokio::spawn(runner(r, 30, url.clone(), PATIENT)))
+        .collect();
+    // Kill it twice while runs are arriving, each time starting it again on the same port.
+    let mut server = Some(server);
+    for at in [10, 60] {
+        wait_for_runs(&db, at).await;
+        server.take().unwrap().kill();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        server = Some(Server::start(&db, port));
+    }
+    let mut acknowledged = Vec::new();
+    for r in runners {
+        acknowledged.extend(r.await.unwrap());
+    }
+    assert_all_present(&db, &acknowledged, 4 * 30).await;
+    let retried = acknowledged.iter().filter(|a| a.2 > 1).count();
+    assert!(
+        retried > 0,
+        "no push was cut off: the test did not test the outage"
+    );
+    eprintln!("{retried} of 120 pushes needed more than one attempt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_crash_loses_no_acknowledged_run_and_stores_no_retry_twice() {
+    let Some(pg) = testkit::postgres::private_server("postgres stopped mid-ingest") else {
+        return;
+    };
+    let db = pg.create_database();
+    let server = Server::start(&db, free_port());
+    let runners: Vec<_> = (0..4)
+        .map(|r| tokio::spawn(runner(r, 30, server.url.clone(), PATIENT)))
+        .collect();
+    for at in [10, 60] {
+        wait_for_runs(&db, at).await;
+        pg.stop_immediately();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        pg.start_again();
+    }
+    let mut acknowledged = Vec::new();
+    for r in runners {
+        acknowledged.extend(r.await.unwrap());
+    }
+    assert_all_present(&db, &acknowledged, 4 * 30).await;
+    let retried = acknowledged.iter().filter(|a| a.2 > 1).count();
+    assert!(
+        retried > 0,
+        "no push was cut off: the test did not test the outage"
+    );
+    eprintln!("{retried} of 120 pushes needed more than one attempt");
+}
