@@ -8,6 +8,7 @@
 //! `bench-run ab` (their rounds met the same load).
 
 use crate::compare::{self, CompareConfig, Comparison, GateOutcome, Mismatch};
+use crate::judge::Evidence;
 use crate::ledger::{Ledger, LedgerError, RunId, StoredRun};
 use crate::{judge, quick, report};
 use std::fmt;
@@ -118,8 +119,16 @@ pub fn suite_refusal(base: &StoredRun, head: &StoredRun) -> Option<Refusal> {
     })
 }
 
-/// The gate on `base` and `head` (module docs): a refusal, or the verdict of
-/// [`judge::compare_runs`] under `config` with [`compare::gate`]'s outcome.
+/// The refusals that need only the two runs: one run twice, two suites.
+fn identity_refusal(base: &StoredRun, head: &StoredRun) -> Option<Refusal> {
+    if base.id == head.id {
+        return Some(Refusal::SameRun(head.id));
+    }
+    suite_refusal(base, head)
+}
+
+/// The gate on `base` and `head` of `ledger` (module docs): a refusal, or the verdict of
+/// [`judge::decide`] under `config` with [`compare::gate`]'s outcome.
 ///
 /// # Errors
 /// When a query fails.
@@ -130,21 +139,30 @@ pub async fn gate(
     config: &CompareConfig,
     allow: Allow,
 ) -> Result<GateVerdict, LedgerError> {
-    if base.id == head.id {
-        return Ok(GateVerdict::Refused(Refusal::SameRun(head.id)));
-    }
-    if let Some(refusal) = suite_refusal(base, head) {
+    if let Some(refusal) = identity_refusal(base, head) {
         return Ok(GateVerdict::Refused(refusal));
+    }
+    let evidence = judge::gather(ledger, base, head, config.history_runs()).await?;
+    Ok(gate_on(&evidence, config, allow))
+}
+
+/// The gate on the evidence about two runs, wherever it was read (a ledger, or a team server's
+/// `GET /api/evidence`): pure.
+#[must_use]
+pub fn gate_on(evidence: &Evidence, config: &CompareConfig, allow: Allow) -> GateVerdict {
+    let (base, head) = (&evidence.base, &evidence.head);
+    if let Some(refusal) = identity_refusal(base, head) {
+        return GateVerdict::Refused(refusal);
     }
     let mut warnings = Vec::new();
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     if !mismatches.is_empty() {
         if !allow.mismatch {
-            return Ok(GateVerdict::Refused(Refusal::NotComparable {
+            return GateVerdict::Refused(Refusal::NotComparable {
                 base: base.id,
                 head: head.id,
                 mismatches,
-            }));
+            });
         }
         let list: Vec<String> = mismatches.iter().map(|m| format!("  - {m}")).collect();
         warnings.push(format!(
@@ -155,14 +173,13 @@ pub async fn gate(
         ));
     }
     let same_binary = compare::same_binary(&base.provenance, &head.provenance);
-    let paired = ledger.pairing_between(base.id, head.id).await?.is_some();
     let busy: Vec<String> = [("base", base), ("head", head)]
         .into_iter()
         .filter_map(|(side, run)| report::busy_text(run).map(|text| format!("{side} {text}")))
         .collect();
-    if !busy.is_empty() && same_binary.is_none() && !paired {
+    if !busy.is_empty() && same_binary.is_none() && !evidence.paired {
         if !allow.busy {
-            return Ok(GateVerdict::Refused(Refusal::Busy(busy)));
+            return GateVerdict::Refused(Refusal::Busy(busy));
         }
         warnings.extend(
             busy.iter()
@@ -177,12 +194,12 @@ pub async fn gate(
                 .to_owned(),
         );
     }
-    let comparison = judge::compare_runs(ledger, base, head, config).await?;
+    let comparison = judge::decide(evidence, config);
     let outcome = compare::gate(&comparison, &mismatches, allow.mismatch);
-    Ok(GateVerdict::Judged(Box::new(Judged {
+    GateVerdict::Judged(Box::new(Judged {
         comparison,
         outcome,
         mismatches,
         warnings,
-    })))
+    }))
 }

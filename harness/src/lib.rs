@@ -40,6 +40,7 @@ pub mod push;
 pub mod quick;
 pub mod record;
 pub mod refs;
+pub mod remote;
 pub mod suite;
 
 /// Verdicts as pure functions of data, their own crate ([`bench_analysis`]).

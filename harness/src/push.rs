@@ -7,6 +7,7 @@
 //! 4xx answer is final. Whatever happens, the run stays in the local ledger.
 
 use crate::ledger::{Ledger, LedgerError, RunId};
+use crate::remote::{self, Attempt};
 use std::time::Duration;
 
 /// How often and how patiently to try.
@@ -115,40 +116,28 @@ pub async fn push_run(
     let body = push_body(ledger, id).await?;
     let key = idempotency_key(&ledger.ledger_id().await?, id);
     let endpoint = format!("{}/api/runs", url.trim_end_matches('/'));
-    let mut last = String::new();
-    let attempts = policy.attempts.max(1);
-    for n in 1..=attempts {
-        tokio::time::sleep(policy.delay_before(n)).await;
+    let answer = remote::with_retries(policy, move || {
         let (endpoint, token, key, body) = (
             endpoint.clone(),
             token.to_owned(),
             key.clone(),
             body.clone(),
         );
-        let answer = tokio::task::spawn_blocking(move || post(&endpoint, &token, &key, &body))
-            .await
-            .unwrap_or_else(|e| Err(Attempt::Transient(format!("the push task failed: {e}"))));
-        match answer {
-            Ok((remote_id, created)) => {
-                return Ok(Pushed {
-                    remote_id,
-                    created,
-                    attempts: n,
-                });
-            }
-            Err(Attempt::Final { status, message }) => {
-                return Err(PushError::Refused { status, message });
-            }
-            Err(Attempt::Transient(why)) => last = why,
-        }
+        move || post(&endpoint, &token, &key, &body)
+    })
+    .await;
+    match answer {
+        Ok(((remote_id, created), attempts)) => Ok(Pushed {
+            remote_id,
+            created,
+            attempts,
+        }),
+        Err(Attempt::Final { status, message }) => Err(PushError::Refused { status, message }),
+        Err(Attempt::Transient(last)) => Err(PushError::Unreachable {
+            attempts: policy.attempts.max(1),
+            last,
+        }),
     }
-    Err(PushError::Unreachable { attempts, last })
-}
-
-/// How one attempt failed.
-enum Attempt {
-    Transient(String),
-    Final { status: u16, message: String },
 }
 
 /// One `POST`: the remote id and whether it was created (201) or found (200).
@@ -158,38 +147,19 @@ fn post(
     key: &str,
     body: &serde_json::Value,
 ) -> Result<(i64, bool), Attempt> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(60)))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut response = agent
+    let response = remote::agent()
         .post(endpoint)
         .header("Authorization", &format!("Bearer {token}"))
         .header("Idempotency-Key", key)
         .send_json(body)
         .map_err(|e| Attempt::Transient(format!("POST {endpoint}: {e}")))?;
-    let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().unwrap_or_default();
-    let answer: Option<serde_json::Value> = serde_json::from_str(&text).ok();
-    if !(200..300).contains(&status) {
-        let message = answer
-            .as_ref()
-            .and_then(|v| v["error"]["message"].as_str())
-            .unwrap_or(&text)
-            .to_owned();
-        return Err(if status == 408 || status == 429 || status >= 500 {
-            Attempt::Transient(format!("the server answered {status}: {message}"))
-        } else {
-            Attempt::Final { status, message }
-        });
-    }
-    answer
-        .and_then(|v| v["id"].as_i64())
+    let (status, answer) = remote::answer(response)?;
+    answer["id"]
+        .as_i64()
         .map(|id| (id, status == 201))
         .ok_or_else(|| Attempt::Final {
             status,
-            message: format!("unexpected answer from {endpoint}: {text}"),
+            message: format!("unexpected answer from {endpoint}: {answer}"),
         })
 }
 

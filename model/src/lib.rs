@@ -805,7 +805,7 @@ impl MetricKey {
 }
 
 /// One point of a key's history: a run and its headline estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HistoryPoint {
     /// The run.
     pub run: RunId,

@@ -2,7 +2,7 @@
 //! summary a listing shows. Plain data, shared by the store, the reports and the web app.
 
 use crate::{RunConditions, RunId, RunProvenance, RunSource};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A run as listed: identity and the provenance fields scripts filter on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,7 +40,7 @@ pub struct RunSummary {
 }
 
 /// An annotation on a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Annotation {
     /// When it was written.
     pub created_at: String,
@@ -49,7 +49,7 @@ pub struct Annotation {
 }
 
 /// A stored run with its full provenance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredRun {
     /// Run id.
     pub id: RunId,

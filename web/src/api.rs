@@ -6,6 +6,7 @@
 //! | `GET /api/runs/{ref}` | `bench-run show --format json`: `{"run": {...}, "results": [...]}` |
 //! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches`, `warnings` (a quick run meets a full one) and `threshold_pct` |
 //! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
+//! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`harness::judge::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
 //!
 //! Errors are `{"error": {"status": 404, "message": "..."}}` with the same status codes as the
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{run}", get(run))
         .route("/compare", get(compare))
         .route("/suites/{suite}/trend", get(trend))
+        .route("/evidence", get(evidence))
         .fallback(not_found)
         .layer(middleware::map_response(json_errors))
 }
@@ -104,4 +106,44 @@ async fn trend(
     )
     .await?;
     Ok(Json(trend))
+}
+
+/// The query of `GET /api/evidence`.
+#[derive(Debug, serde::Deserialize)]
+pub struct EvidenceParams {
+    /// The base run's reference.
+    pub base: String,
+    /// The head run's reference.
+    pub head: String,
+    /// The suite references are resolved in.
+    pub suite: Option<String>,
+    /// Runs of history (default: the gate's).
+    pub history_runs: Option<usize>,
+}
+
+/// Most runs of history one request may ask for.
+pub const MAX_HISTORY_RUNS: usize = 1000;
+
+async fn evidence(
+    State(state): State<AppState>,
+    Query(params): Query<EvidenceParams>,
+) -> Result<Json<harness::judge::Evidence>, AppError> {
+    let history_runs = params
+        .history_runs
+        .unwrap_or_else(|| harness::compare::CompareConfig::default().history_runs());
+    if history_runs > MAX_HISTORY_RUNS {
+        return Err(AppError::BadRequest(format!(
+            "history_runs is at most {MAX_HISTORY_RUNS}"
+        )));
+    }
+    let (base, head) = harness::baseline::resolve_pair(
+        state.ledger(),
+        &params.base,
+        &params.head,
+        params.suite.as_deref(),
+        state.git_dir(),
+    )
+    .await?;
+    let evidence = harness::judge::gather(state.ledger(), &base, &head, history_runs).await?;
+    Ok(Json(evidence))
 }

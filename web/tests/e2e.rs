@@ -16,7 +16,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use util::{RAW_SCRIPT, scale_bmf, testdata};
+use util::{RAW_SCRIPT, bench_run_binary, scale_bmf, testdata};
 
 /// How long one Chromium invocation may take.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(90);
@@ -39,60 +39,6 @@ fn chromium() -> Option<PathBuf> {
         path.display()
     );
     None
-}
-
-/// `target/<profile>/` of this build, from the path of the `bench-web` binary.
-fn profile_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_bench-web"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-/// The `bench-run` binary of this workspace, built (or found up to date) with cargo.
-fn bench_run_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("BENCH_RUN_BIN") {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "BENCH_RUN_BIN={} is not a file",
-            path.display()
-        );
-        return path;
-    }
-    let dir = profile_dir();
-    let target_dir = dir.parent().unwrap();
-    let profile = dir.file_name().unwrap().to_str().unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut cmd = Command::new(cargo);
-    cmd.args([
-        "build",
-        "--quiet",
-        "-p",
-        "harness",
-        "--bin",
-        "bench-run",
-        "--target-dir",
-    ])
-    .arg(target_dir)
-    .current_dir(env!("CARGO_MANIFEST_DIR"));
-    match profile {
-        "debug" => {}
-        "release" => {
-            cmd.arg("--release");
-        }
-        other => {
-            cmd.args(["--profile", other]);
-        }
-    }
-    let status = cmd.status().expect("cannot run cargo to build bench-run");
-    assert!(
-        status.success(),
-        "cargo build -p harness --bin bench-run failed"
-    );
-    let exe = dir.join(format!("bench-run{}", std::env::consts::EXE_SUFFIX));
-    assert!(exe.exists(), "{} missing after the build", exe.display());
-    exe
 }
 
 /// Where screenshots go: `target/web-artifacts/`.

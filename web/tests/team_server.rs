@@ -8,6 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod util;
+
 use harness::ledger::{Ledger, Location, RunFilter};
 use harness::model::{
     Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, SamplingMode,
@@ -263,4 +265,161 @@ async fn a_database_crash_loses_no_acknowledged_run_and_stores_no_retry_twice() 
         "no push was cut off: the test did not test the outage"
     );
     eprintln!("{retried} of 120 pushes needed more than one attempt");
+}
+
+/// One run of the verdict test: three benchmarks at `levels`, 30 samples each within ±1.5%,
+/// built by executable `exe`.
+fn verdict_run(levels: [f64; 3], exe: &str, seed: usize) -> NewRun {
+    let measurements = levels
+        .iter()
+        .enumerate()
+        .map(|(b, &level)| {
+            let times: Vec<f64> = (0..30)
+                .map(|s| level * (1.0 + (((s * 7 + seed * 13 + b) % 31) as f64 - 15.0) * 0.001))
+                .collect();
+            Measurement {
+                samples: Some(Samples::new(SamplingMode::Flat, vec![1.0; 30], times).unwrap()),
+                ..Measurement::time_ns(&format!("codec/b{b}"), level)
+            }
+        })
+        .collect();
+    NewRun {
+        source: RunSource::BenchRun,
+        provenance: RunProvenance {
+            suite: "codec".to_owned(),
+            machine: Machine {
+                fingerprint: "ci-runner-class".to_owned(),
+                cpu_model: "ci runner".to_owned(),
+                logical_cores: 2,
+                ..Machine::default()
+            },
+            bench_exe: Some(harness::model::BenchExe {
+                sha256: exe.repeat(64),
+                bytes: 1,
+            }),
+            ..RunProvenance::default()
+        },
+        measurements,
+    }
+}
+
+fn bench_run(args: &[&str], env: &[(&str, &str)], dir: &std::path::Path) -> (i32, String, String) {
+    let mut command = Command::new(util::bench_run_binary());
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("BENCH_DB")
+        .env_remove("BENCH_SERVER")
+        .env_remove("BENCH_READ_TOKEN");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_and_compare_through_the_server_agree_with_a_local_copy() {
+    let Some(pg) = testkit::postgres::server("gate --server on postgres") else {
+        return;
+    };
+    // A local history: twelve runs of unchanged code, then a base and a head in which b0 is
+    // 10% slower, b1 unchanged and b2 8% faster.
+    let dir = tempfile::tempdir().unwrap();
+    let local_db = dir.path().join("local.sqlite");
+    let local = Ledger::open(&local_db).await.unwrap();
+    for seed in 0..12 {
+        let id = local
+            .record_run(&verdict_run(
+                [100.0, 200.0, 300.0],
+                &format!("{}", seed % 10),
+                seed,
+            ))
+            .await
+            .unwrap();
+        assert!(id > 0);
+    }
+    let base = local
+        .record_run(&verdict_run([100.0, 200.0, 300.0], "a", 40))
+        .await
+        .unwrap();
+    let head = local
+        .record_run(&verdict_run([110.0, 200.0, 276.0], "b", 41))
+        .await
+        .unwrap();
+    local.tag(base, "base").await.unwrap();
+    local.tag(head, "head").await.unwrap();
+
+    // The team's server holds a copy.
+    let db = pg.create_database();
+    let server_ledger = Ledger::open(Location::parse(&db).unwrap()).await.unwrap();
+    harness::ledger::copy_ledger(&*local, &*server_ledger, |_| {})
+        .await
+        .unwrap();
+    const READ: &str = "verdict-read-token-0123";
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_bench-web"))
+        .args(["--db", &db, "--addr", &format!("127.0.0.1:{port}")])
+        .args(["--token", &format!("read:{READ}"), "--private"])
+        .env_remove("BENCH_TOKENS")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    let local_db = local_db.to_str().unwrap();
+
+    for command in [
+        vec![
+            "gate", "--base", "base", "--head", "head", "--format", "json",
+        ],
+        vec!["compare", "base", "head", "--format", "json"],
+    ] {
+        let mut on_local = vec!["--db", local_db];
+        on_local.extend(&command);
+        let local_answer = bench_run(&on_local, &[], dir.path());
+        let mut on_server = command.clone();
+        on_server.extend(["--server", url.as_str()]);
+        let server_answer = bench_run(&on_server, &[("BENCH_READ_TOKEN", READ)], dir.path());
+        assert_eq!(
+            local_answer.0, server_answer.0,
+            "exit codes of {command:?}:\n{server_answer:?}"
+        );
+        let local_json: serde_json::Value = serde_json::from_str(&local_answer.1).unwrap();
+        let server_json: serde_json::Value = serde_json::from_str(&server_answer.1).unwrap();
+        assert_eq!(local_json, server_json, "{command:?}");
+        // Not a vacuous agreement: the slowdown is found, the speed-up too.
+        let verdicts: Vec<&str> = local_json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["verdict"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            verdicts,
+            ["regression", "unchanged", "improvement"],
+            "{command:?}"
+        );
+        // Without the read token the private server answers nothing.
+        let refused = bench_run(&on_server, &[], dir.path());
+        assert_ne!(refused.0, 0);
+        assert!(refused.2.contains("401"), "{}", refused.2);
+    }
+    let (code, _, stderr) = bench_run(
+        &["gate", "--base", "base", "--head", "head", "--server", &url],
+        &[("BENCH_READ_TOKEN", READ)],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("gate: FAIL"), "{stderr}");
+    let _ = server.kill();
+    let _ = server.wait();
 }

@@ -13,6 +13,7 @@ use harness::model::{
 use http_body_util::BodyExt;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::process::Command;
 use tower::ServiceExt;
 
 /// The script tag a hostile benchmark name carries.
@@ -211,4 +212,58 @@ pub fn scale_bmf(doc: &mut serde_json::Value, factor: f64) {
             }
         }
     }
+}
+
+/// `target/<profile>/` of this build, from the path of the `bench-web` binary.
+pub fn profile_dir() -> PathBuf {
+    std::path::Path::new(env!("CARGO_BIN_EXE_bench-web"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// The `bench-run` binary of this workspace, built (or found up to date) with cargo.
+pub fn bench_run_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("BENCH_RUN_BIN") {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "BENCH_RUN_BIN={} is not a file",
+            path.display()
+        );
+        return path;
+    }
+    let dir = profile_dir();
+    let target_dir = dir.parent().unwrap();
+    let profile = dir.file_name().unwrap().to_str().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        "harness",
+        "--bin",
+        "bench-run",
+        "--target-dir",
+    ])
+    .arg(target_dir)
+    .current_dir(env!("CARGO_MANIFEST_DIR"));
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let status = cmd.status().expect("cannot run cargo to build bench-run");
+    assert!(
+        status.success(),
+        "cargo build -p harness --bin bench-run failed"
+    );
+    let exe = dir.join(format!("bench-run{}", std::env::consts::EXE_SUFFIX));
+    assert!(exe.exists(), "{} missing after the build", exe.display());
+    exe
 }

@@ -281,6 +281,10 @@ pub enum Command {
         /// runs are only warnings here).
         #[arg(long)]
         allow_mismatch: bool,
+        /// Judge the runs of this bench-web server's ledger (its `GET /api/evidence`)
+        /// instead of the local one; a --private server needs BENCH_READ_TOKEN.
+        #[arg(long, env = "BENCH_SERVER", value_name = "URL")]
+        server: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
@@ -310,6 +314,10 @@ pub enum Command {
         /// if a regression holds in more than half of them.
         #[arg(long, value_name = "N", default_value_t = 0)]
         confirm: u32,
+        /// Judge the runs of this bench-web server's ledger (its `GET /api/evidence`)
+        /// instead of the local one; a --private server needs BENCH_READ_TOKEN.
+        #[arg(long, env = "BENCH_SERVER", value_name = "URL")]
+        server: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,

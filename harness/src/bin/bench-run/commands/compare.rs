@@ -6,7 +6,10 @@ use crate::Outcome;
 use crate::cli::VerdictArgs;
 use anyhow::Result;
 use harness::baseline;
+use harness::compare::CompareConfig;
+use harness::judge::Evidence;
 use harness::ledger::Ledger;
+use harness::remote::Server;
 use harness::report::OutputFormat;
 use std::path::Path;
 
@@ -25,7 +28,36 @@ pub(super) async fn compare(ledger: &Ledger, cwd: &Path, request: &Request<'_>) 
         baseline::resolve_pair(ledger, request.base, request.head, request.suite, Some(cwd))
             .await?;
     let config = compare_config(request.verdict, cwd)?;
-    if let Some(refusal) = harness::gate::suite_refusal(&base, &head) {
+    let evidence = harness::judge::gather(ledger, &base, &head, config.history_runs()).await?;
+    judge_and_print(&evidence, &config, request)
+}
+
+/// `compare --server URL`: the same, on the server's ledger.
+pub(super) async fn compare_on_server(
+    url: &str,
+    cwd: &Path,
+    request: &Request<'_>,
+) -> Result<Outcome> {
+    let config = compare_config(request.verdict, cwd)?;
+    let server = Server::new(url, super::gate::read_token());
+    let evidence = server
+        .evidence(
+            request.base,
+            request.head,
+            request.suite,
+            config.history_runs(),
+        )
+        .await?;
+    judge_and_print(&evidence, &config, request)
+}
+
+fn judge_and_print(
+    evidence: &Evidence,
+    config: &CompareConfig,
+    request: &Request<'_>,
+) -> Result<Outcome> {
+    let (base, head) = (&evidence.base, &evidence.head);
+    if let Some(refusal) = harness::gate::suite_refusal(base, head) {
         if !request.allow_mismatch {
             eprintln!("compare: {refusal}; pass --allow-mismatch to compare anyway");
             return Ok(Outcome::Incomparable);
@@ -38,15 +70,15 @@ pub(super) async fn compare(ledger: &Ledger, cwd: &Path, request: &Request<'_>) 
     for mismatch in harness::compare::check_comparable(&base.provenance, &head.provenance) {
         eprintln!("warning: runs differ: {mismatch}");
     }
-    warn_busy(&base, &head);
-    if let Some(warning) = harness::quick::mixing_warning(&base, &head) {
+    warn_busy(base, head);
+    if let Some(warning) = harness::quick::mixing_warning(base, head) {
         eprintln!("warning: {warning}");
     }
-    let comparison = harness::judge::compare_runs(ledger, &base, &head, &config).await?;
+    let comparison = harness::judge::decide(evidence, config);
     print_comparison(
         &comparison,
-        &base,
-        &head,
+        base,
+        head,
         request.format,
         request.verdict.explain,
     );

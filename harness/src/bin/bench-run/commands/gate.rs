@@ -3,32 +3,79 @@
 use super::{compare_config, confirm, print_comparison};
 use crate::Outcome;
 use crate::cli::VerdictArgs;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use harness::baseline;
 use harness::compare;
 use harness::gate::{Allow, GateVerdict, Judged, Refusal};
 use harness::ledger::Ledger;
+use harness::remote::Server;
 use harness::report::OutputFormat;
 use std::path::Path;
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "mirrors the gate's command-line flags"
-)]
-pub(super) async fn gate(
-    ledger: &Ledger,
-    cwd: &Path,
-    base: &str,
-    head: &str,
-    suite: Option<&str>,
-    allow: Allow,
-    format: OutputFormat,
-    verdict: &VerdictArgs,
-    confirm_runs: u32,
-) -> Result<Outcome> {
+/// The command line of `gate`.
+pub(super) struct Request<'a> {
+    pub base: &'a str,
+    pub head: &'a str,
+    pub suite: Option<&'a str>,
+    pub allow: Allow,
+    pub format: OutputFormat,
+    pub verdict: &'a VerdictArgs,
+    pub confirm_runs: u32,
+}
+
+/// Where the runs are: the local ledger, or a team server's.
+pub(super) enum Source<'a> {
+    Local(&'a Ledger),
+    Server(Server),
+}
+
+/// The read token for a server: `BENCH_READ_TOKEN`, when set.
+pub(super) fn read_token() -> Option<String> {
+    std::env::var("BENCH_READ_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
+pub(super) async fn gate(source: Source<'_>, cwd: &Path, request: &Request<'_>) -> Result<Outcome> {
+    let Request {
+        allow,
+        format,
+        verdict,
+        confirm_runs,
+        ..
+    } = *request;
     let config = compare_config(verdict, cwd)?;
-    let (base, head) = baseline::resolve_pair(ledger, base, head, suite, Some(cwd)).await?;
-    let gated = harness::gate::gate(ledger, &base, &head, &config, allow).await?;
+    let (gated, base, head) = match &source {
+        Source::Local(ledger) => {
+            let (base, head) = baseline::resolve_pair(
+                ledger,
+                request.base,
+                request.head,
+                request.suite,
+                Some(cwd),
+            )
+            .await?;
+            let gated = harness::gate::gate(ledger, &base, &head, &config, allow).await?;
+            (gated, base, head)
+        }
+        Source::Server(server) => {
+            if confirm_runs > 0 {
+                bail!(
+                    "--confirm re-runs benchmarks into the local ledger; it cannot be combined with --server"
+                );
+            }
+            let evidence = server
+                .evidence(
+                    request.base,
+                    request.head,
+                    request.suite,
+                    config.history_runs(),
+                )
+                .await?;
+            let gated = harness::gate::gate_on(&evidence, &config, allow);
+            (gated, evidence.base, evidence.head)
+        }
+    };
     // --confirm's precondition (the head can be re-run here) comes before any judgement of the
     // two runs themselves, once they are two runs of one suite.
     let two_runs_of_one_suite = !matches!(
@@ -86,6 +133,9 @@ pub(super) async fn gate(
                 runs: confirm_runs,
                 allow_mismatch: allow.mismatch,
                 format,
+            };
+            let Source::Local(ledger) = source else {
+                bail!("--confirm needs the local ledger");
             };
             let outcome = confirm::confirm(ledger, cwd, &request).await?;
             eprintln!(

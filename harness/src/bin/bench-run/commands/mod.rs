@@ -62,10 +62,10 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             head,
             suite,
             allow_mismatch,
+            server,
             format,
             verdict,
         }) => {
-            let ledger = open_ledger(db.as_deref(), &cwd).await?;
             let request = compare::Request {
                 base: &base,
                 head: &head,
@@ -74,7 +74,13 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
                 format,
                 verdict: &verdict,
             };
-            compare::compare(&ledger, &cwd, &request).await
+            match server {
+                Some(url) => compare::compare_on_server(&url, &cwd, &request).await,
+                None => {
+                    let ledger = open_ledger(db.as_deref(), &cwd).await?;
+                    compare::compare(&ledger, &cwd, &request).await
+                }
+            }
         }
         Some(Command::Gate {
             base,
@@ -83,25 +89,32 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             allow_mismatch,
             allow_busy,
             confirm,
+            server,
             format,
             verdict,
         }) => {
-            let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            gate::gate(
-                &ledger,
-                &cwd,
-                &base,
-                &head,
-                suite.as_deref(),
-                harness::gate::Allow {
+            let request = gate::Request {
+                base: &base,
+                head: &head,
+                suite: suite.as_deref(),
+                allow: harness::gate::Allow {
                     mismatch: allow_mismatch,
                     busy: allow_busy,
                 },
                 format,
-                &verdict,
-                confirm,
-            )
-            .await
+                verdict: &verdict,
+                confirm_runs: confirm,
+            };
+            match server {
+                Some(url) => {
+                    let server = harness::remote::Server::new(&url, gate::read_token());
+                    gate::gate(gate::Source::Server(server), &cwd, &request).await
+                }
+                None => {
+                    let ledger = open_ledger(db.as_deref(), &cwd).await?;
+                    gate::gate(gate::Source::Local(&ledger), &cwd, &request).await
+                }
+            }
         }
         Some(Command::Ratio {
             runs,
