@@ -239,9 +239,14 @@ pub fn machine() -> Machine {
             .unwrap_or_else(|| std::env::consts::OS.to_owned()),
         kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
         arch: std::env::consts::ARCH.to_owned(),
+        testbed: None,
     };
-    let pinned = std::env::var("BENCH_MACHINE").ok();
-    machine.fingerprint = fingerprint(&machine, pinned.as_deref().filter(|s| !s.is_empty()));
+    let pinned = std::env::var("BENCH_MACHINE")
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty());
+    machine.fingerprint = fingerprint(&machine, pinned.as_deref());
+    machine.testbed = pinned;
     machine
 }
 

@@ -525,6 +525,10 @@ pub struct Machine {
     pub kernel: String,
     /// CPU architecture.
     pub arch: String,
+    /// The testbed: the machine class a run named with `BENCH_MACHINE` (its fingerprint is
+    /// then a hash of this name); `None` for a machine known by its hardware.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub testbed: Option<String>,
 }
 
 /// The toolchain that built the benchmarks. Deduplicated in the ledger by `fingerprint`.

@@ -281,7 +281,7 @@ impl LedgerStore for PostgresStore {
     async fn run(&self, id: RunId) -> Result<Option<StoredRun>, LedgerError> {
         let row = sqlx::query(
             "SELECT r.*, m.fingerprint, m.cpu_model, m.physical_cores, m.logical_cores,
-                    m.memory_bytes, m.os, m.arch,
+                    m.memory_bytes, m.os, m.arch, m.testbed,
                     t.fingerprint AS t_fingerprint, t.rustc_version, t.rustc_commit, t.host,
                     t.llvm_version, t.rustc_verbose, t.cargo_version,
                     c.bench_exe_sha256, c.bench_exe_bytes, c.cpus, c.wall_ms, c.load_start_1,
@@ -487,10 +487,10 @@ impl LedgerStore for PostgresStore {
 
     async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, COUNT(r.id) AS runs, MAX(r.id) AS latest
+            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed, COUNT(r.id) AS runs, MAX(r.id) AS latest
              FROM machines m JOIN runs r ON r.machine_id = m.id
              WHERE ($1::TEXT IS NULL OR r.suite = $1)
-             GROUP BY m.id ORDER BY m.id",
+             GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id",
         )
         .bind(suite)
         .fetch_all(&self.pool)
@@ -759,8 +759,9 @@ async fn insert_run(
 
 async fn upsert_machine(tx: &mut Tx<'_>, m: &Machine) -> Result<i64, LedgerError> {
     sqlx::query(
-        "INSERT INTO machines (fingerprint, cpu_model, physical_cores, logical_cores, memory_bytes, os, arch)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (fingerprint) DO NOTHING",
+        "INSERT INTO machines (fingerprint, cpu_model, physical_cores, logical_cores, memory_bytes, os, arch,
+            testbed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (fingerprint) DO NOTHING",
     )
     .bind(&m.fingerprint)
     .bind(&m.cpu_model)
@@ -769,6 +770,7 @@ async fn upsert_machine(tx: &mut Tx<'_>, m: &Machine) -> Result<i64, LedgerError
     .bind(m.memory_bytes.and_then(|b| i64::try_from(b).ok()))
     .bind(&m.os)
     .bind(&m.arch)
+    .bind(&m.testbed)
     .execute(&mut **tx)
     .await?;
     Ok(

@@ -315,6 +315,7 @@ pub(crate) fn provenance_from_row(row: &impl Cols) -> Result<RunProvenance, Ledg
             os: row.text("os")?,
             kernel: row.text("kernel")?,
             arch: row.text("arch")?,
+            testbed: row.opt_text("testbed")?,
         },
         toolchain,
         build: BuildConfig {
@@ -528,6 +529,7 @@ pub(crate) fn machine_from_row(r: &impl Cols) -> Result<crate::MachineSummary, L
         fingerprint: r.text("fingerprint")?,
         cpu_model: r.text("cpu_model")?,
         os: r.text("os")?,
+        testbed: r.opt_text("testbed")?,
         runs: r.int("runs")?,
         latest_run: r.int("latest")?,
     })

@@ -314,7 +314,7 @@ impl LedgerStore for SqliteStore {
     async fn run(&self, id: RunId) -> Result<Option<StoredRun>, LedgerError> {
         let row = sqlx::query(
             "SELECT r.*, m.fingerprint, m.cpu_model, m.physical_cores, m.logical_cores,
-                    m.memory_bytes, m.os, m.arch,
+                    m.memory_bytes, m.os, m.arch, m.testbed,
                     t.fingerprint AS t_fingerprint, t.rustc_version, t.rustc_commit, t.host,
                     t.llvm_version, t.rustc_verbose, t.cargo_version, c.*
              FROM runs r JOIN machines m ON m.id = r.machine_id
@@ -515,7 +515,7 @@ impl LedgerStore for SqliteStore {
 
     async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, COUNT(r.id) AS runs, MAX(r.id) AS latest
+            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed, COUNT(r.id) AS runs, MAX(r.id) AS latest
              FROM machines m JOIN runs r ON r.machine_id = m.id
              WHERE (?1 IS NULL OR r.suite = ?1)
              GROUP BY m.id ORDER BY m.id",
@@ -800,8 +800,9 @@ async fn upsert_machine(tx: &mut Tx<'_>, m: &Machine) -> Result<i64, LedgerError
         return Ok(id);
     }
     Ok(sqlx::query_scalar(
-        "INSERT INTO machines (fingerprint, cpu_model, physical_cores, logical_cores, memory_bytes, os, arch)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "INSERT INTO machines (fingerprint, cpu_model, physical_cores, logical_cores, memory_bytes, os, arch,
+            testbed)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(&m.fingerprint)
     .bind(&m.cpu_model)
@@ -810,6 +811,7 @@ async fn upsert_machine(tx: &mut Tx<'_>, m: &Machine) -> Result<i64, LedgerError
     .bind(m.memory_bytes.and_then(|b| i64::try_from(b).ok()))
     .bind(&m.os)
     .bind(&m.arch)
+    .bind(&m.testbed)
     .fetch_one(&mut **tx)
     .await?)
 }

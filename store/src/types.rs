@@ -44,6 +44,8 @@ pub struct MachineSummary {
     pub cpu_model: String,
     /// Operating system.
     pub os: String,
+    /// The testbed name, when the machine is one (`BENCH_MACHINE`).
+    pub testbed: Option<String>,
     /// Number of runs (of the suite asked about, if any).
     pub runs: i64,
     /// Newest of those runs.

@@ -7,6 +7,7 @@
 //! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches`, `warnings` (a quick run meets a full one) and `threshold_pct` |
 //! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
 //! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`harness::judge::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
+//! | `GET /api/testbeds` | `{"testbeds": [{"name", "testbed", "fingerprint", "cpu_model", "os", "runs", "latest_run"}]}`: every machine with runs; `testbed` is the `BENCH_MACHINE` name, `null` for a machine known by its hardware, and `name` is what `?testbed=` and `?machine=` take |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
 //!
 //! Errors are `{"error": {"status": 404, "message": "..."}}` with the same status codes as the
@@ -38,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .route("/compare", get(compare))
         .route("/suites/{suite}/trend", get(trend))
         .route("/evidence", get(evidence))
+        .route("/testbeds", get(testbeds))
         .fallback(not_found)
         .layer(middleware::map_response(json_errors))
 }
@@ -146,4 +148,23 @@ async fn evidence(
     .await?;
     let evidence = harness::judge::gather(state.ledger(), &base, &head, history_runs).await?;
     Ok(Json(evidence))
+}
+
+async fn testbeds(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
+    let machines = state.ledger().machines(None).await?;
+    let list: Vec<Value> = machines
+        .iter()
+        .map(|m| {
+            json!({
+                "name": m.testbed.clone().unwrap_or_else(|| m.fingerprint.clone()),
+                "testbed": m.testbed,
+                "fingerprint": m.fingerprint,
+                "cpu_model": m.cpu_model,
+                "os": m.os,
+                "runs": m.runs,
+                "latest_run": m.latest_run,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "testbeds": list })))
 }

@@ -110,6 +110,7 @@ fn machine() -> Machine {
         os: "Debian GNU/Linux 12".to_owned(),
         kernel: "6.1".to_owned(),
         arch: "x86_64".to_owned(),
+        testbed: None,
     }
 }
 

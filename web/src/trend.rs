@@ -19,7 +19,7 @@ pub enum MachineChoice {
     Latest,
     /// Every machine at once (mixes hardware; for a quick look only).
     All,
-    /// The machine whose fingerprint starts with this prefix.
+    /// The testbed of this name, or the machine whose fingerprint starts with this prefix.
     Fingerprint(String),
 }
 
@@ -192,7 +192,12 @@ pub async fn load(
         MachineChoice::Fingerprint(prefix) => Some(
             machines
                 .iter()
-                .find(|m| m.fingerprint.starts_with(prefix.as_str()))
+                .find(|m| m.testbed.as_deref() == Some(prefix.as_str()))
+                .or_else(|| {
+                    machines
+                        .iter()
+                        .find(|m| m.fingerprint.starts_with(prefix.as_str()))
+                })
                 .cloned()
                 .ok_or_else(|| {
                     AppError::NotFound(format!(

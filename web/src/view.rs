@@ -79,6 +79,15 @@ pub fn short_machine(fingerprint: &str) -> String {
     fingerprint.chars().take(8).collect()
 }
 
+/// How a machine is named on the pages: its testbed, else its short fingerprint.
+#[must_use]
+pub fn machine_label(machine: &harness::model::Machine) -> String {
+    machine
+        .testbed
+        .clone()
+        .unwrap_or_else(|| short_machine(&machine.fingerprint))
+}
+
 /// A short commit label (`abc1234567`, `+` when dirty), empty outside git.
 #[must_use]
 pub fn short_commit(commit: Option<&str>, dirty: bool) -> String {

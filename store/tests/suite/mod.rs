@@ -47,6 +47,7 @@ pub fn full_run(suite: &str, machine: &str) -> NewRun {
                 os: "Debian".into(),
                 kernel: "6.1".into(),
                 arch: "x86_64".into(),
+                testbed: Some(format!("class of {machine}")),
             },
             toolchain: Some(Toolchain {
                 fingerprint: "tc".into(),
@@ -531,10 +532,9 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
         .record_run(&with_time("s", "m1", Some(100), 1.0))
         .await
         .expect("b");
-    let c = l
-        .record_run(&with_time("s", "m2", Some(200), 2.0))
-        .await
-        .expect("c");
+    let mut on_testbed = with_time("s", "m2", Some(200), 2.0);
+    on_testbed.provenance.machine.testbed = Some("ci-small".to_owned());
+    let c = l.record_run(&on_testbed).await.expect("c");
     let d = l
         .record_run(&with_time("t", "m1", None, 4.0))
         .await
@@ -545,6 +545,8 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
     assert_eq!(machines.len(), 2);
     assert_eq!((machines[0].runs, machines[0].latest_run), (2, b));
     assert_eq!(machines[0].fingerprint, "m1");
+    assert_eq!(machines[0].testbed, None);
+    assert_eq!(machines[1].testbed.as_deref(), Some("ci-small"));
     assert_eq!(l.machines(None).await.expect("machines")[0].runs, 3);
     assert_eq!(
         l.latest_runs_per_machine().await.expect("latest"),

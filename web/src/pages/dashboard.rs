@@ -1,6 +1,7 @@
 //! `/`: suites, the newest run of every suite on every machine, and the regressions of each
 //! against its baseline (the newest earlier full run of the same suite on the same machine,
-//! `LedgerStore::previous_run`).
+//! `harness::baseline::resolve_baseline`). `?testbed=NAME` keeps one testbed (a machine class a
+//! run named with `BENCH_MACHINE`, or a fingerprint prefix).
 
 use super::compare::{RowView, verdict_class};
 use super::render;
@@ -9,13 +10,34 @@ use crate::error::AppError;
 use crate::view;
 use askama::Template;
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
 use harness::compare::{CompareConfig, Verdict};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(dashboard))
+}
+
+/// The dashboard's query.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct DashboardParams {
+    /// Only this testbed (name or fingerprint prefix).
+    pub testbed: Option<String>,
+}
+
+/// Whether `machine` is the testbed `wanted` names: its testbed name, or a prefix of its
+/// fingerprint.
+#[must_use]
+pub fn is_testbed(machine: &harness::model::Machine, wanted: &str) -> bool {
+    machine.testbed.as_deref() == Some(wanted) || machine.fingerprint.starts_with(wanted)
+}
+
+struct TestbedView {
+    label: String,
+    href: String,
+    runs: i64,
+    selected: bool,
 }
 
 struct SuiteView {
@@ -52,13 +74,40 @@ struct RegressionView {
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 struct Dashboard {
+    testbed: Option<String>,
+    testbeds: Vec<TestbedView>,
     suites: Vec<SuiteView>,
     latest: Vec<LatestView>,
     regressions: Vec<RegressionView>,
 }
 
-async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppError> {
+async fn dashboard(
+    State(state): State<AppState>,
+    Query(params): Query<DashboardParams>,
+) -> Result<Html<String>, AppError> {
     let ledger = state.ledger();
+    let wanted = params
+        .testbed
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let testbeds = ledger
+        .machines(None)
+        .await?
+        .into_iter()
+        .map(|m| {
+            let label = m
+                .testbed
+                .clone()
+                .unwrap_or_else(|| view::short_machine(&m.fingerprint));
+            TestbedView {
+                href: view::url("/", &[("testbed", &label)]),
+                selected: wanted == Some(label.as_str()),
+                runs: m.runs,
+                label,
+            }
+        })
+        .collect();
     let suites = ledger
         .suites()
         .await?
@@ -77,7 +126,10 @@ async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppErr
     for id in ledger.latest_runs_per_machine().await? {
         let head = ledger.require_run(id).await?;
         let p = &head.provenance;
-        let machine = view::short_machine(&p.machine.fingerprint);
+        if wanted.is_some_and(|w| !is_testbed(&p.machine, w)) {
+            continue;
+        }
+        let machine = view::machine_label(&p.machine);
         let mut row = LatestView {
             suite: p.suite.clone(),
             suite_href: view::suite_href(&p.suite),
@@ -96,8 +148,8 @@ async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppErr
             improvements: 0,
             status: "no baseline",
         };
-        if let Some(base_id) = ledger.previous_run(id).await? {
-            let base = ledger.require_run(base_id).await?;
+        if let Some(base) = harness::baseline::resolve_baseline(ledger, &head, None, None).await? {
+            let base_id = base.id;
             let comparison =
                 harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
             let compare_href = view::compare_href(base_id, id);
@@ -119,6 +171,8 @@ async fn dashboard(State(state): State<AppState>) -> Result<Html<String>, AppErr
         latest.push(row);
     }
     render(&Dashboard {
+        testbed: wanted.map(str::to_owned),
+        testbeds,
         suites,
         latest,
         regressions,

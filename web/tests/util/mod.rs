@@ -82,6 +82,7 @@ pub fn machine(name: &str) -> Machine {
         os: "Debian GNU/Linux 12".to_owned(),
         kernel: "6.1.0".to_owned(),
         arch: "x86_64".to_owned(),
+        testbed: None,
     }
 }
 
