@@ -140,6 +140,89 @@ pub async fn push_run(
     }
 }
 
+/// What the server answered to a pushed pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushedPair {
+    /// The base side's id on the server.
+    pub base: i64,
+    /// The head side's id there.
+    pub head: i64,
+    /// Their comparison page there, relative to the server's URL.
+    pub url: String,
+    /// Whether this push recorded them.
+    pub created: bool,
+}
+
+/// Pushes the two sides of the `bench-run ab` pairing `base`/`head` of `ledger`, with their
+/// pairing, to the server at `url` (`POST /api/pairs`, key `<ledger id>/<base>+<head>`).
+///
+/// # Errors
+/// See [`PushError`]; [`LedgerError::Invalid`] when the two runs are not a pair.
+pub async fn push_pair(
+    ledger: &Ledger,
+    base: RunId,
+    head: RunId,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<PushedPair, PushError> {
+    let pairing = ledger.pairing_between(base, head).await?.ok_or_else(|| {
+        LedgerError::Invalid(format!(
+            "runs {base} and {head} are not the sides of one ab run"
+        ))
+    })?;
+    let body = serde_json::json!({
+        "version": 1,
+        "base": push_body(ledger, base).await?,
+        "head": push_body(ledger, head).await?,
+        "plan": pairing.plan,
+    });
+    let key = format!("{}/{base}+{head}", ledger.ledger_id().await?);
+    let endpoint = format!("{}/api/pairs", url.trim_end_matches('/'));
+    let answer = remote::with_retries(policy, move || {
+        let (endpoint, token, key, body) = (
+            endpoint.clone(),
+            token.to_owned(),
+            key.clone(),
+            body.clone(),
+        );
+        move || {
+            let response = remote::agent()
+                .post(&endpoint)
+                .header("Authorization", &format!("Bearer {token}"))
+                .header("Idempotency-Key", &key)
+                .send_json(&body)
+                .map_err(|e| Attempt::Transient(format!("POST {endpoint}: {e}")))?;
+            let (status, answer) = remote::answer(response)?;
+            match (
+                answer["base"].as_i64(),
+                answer["head"].as_i64(),
+                answer["url"].as_str(),
+            ) {
+                (Some(base), Some(head), Some(url)) => Ok(PushedPair {
+                    base,
+                    head,
+                    url: url.to_owned(),
+                    created: status == 201,
+                }),
+                _ => Err(Attempt::Final {
+                    status,
+                    message: format!("unexpected answer from {endpoint}: {answer}"),
+                }),
+            }
+        }
+    })
+    .await;
+    match answer {
+        Ok((pushed, _)) => Ok(pushed),
+        Err(Attempt::Final { status, message }) => Err(PushError::Refused { status, message }),
+        Err(Attempt::Transient(last)) => Err(PushError::Unreachable {
+            attempts: policy.attempts.max(1),
+            last,
+        }),
+    }
+}
+
 /// One `POST`: the remote id and whether it was created (201) or found (200).
 fn post(
     endpoint: &str,

@@ -49,8 +49,9 @@ pub use bench_model::{History, HistoryPoint, MetricKey, RunId};
 pub use error::LedgerError;
 pub use location::Location;
 pub use types::{
-    Annotation, IngestKey, Ingested, MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy,
-    RunFilter, RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
+    Annotation, IngestKey, Ingested, MachineSummary, PairIngested, Pairing, PairingPlan,
+    RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun,
+    TrendSeries, TrendValue,
 };
 
 use async_trait::async_trait;
@@ -86,6 +87,21 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// [`LedgerStore::record_run`]. Nothing is stored on error.
     async fn record_run_once(&self, run: &NewRun, key: &IngestKey)
     -> Result<Ingested, LedgerError>;
+
+    /// Records the pushed sides of a paired A/B run and their pairing once per idempotency key,
+    /// in one transaction, as [`LedgerStore::record_run_once`] records one run (the key is kept
+    /// with the head run).
+    ///
+    /// # Errors
+    /// [`LedgerError::KeyReused`] when the key recorded other content; otherwise as
+    /// [`LedgerStore::record_pair`]. Nothing is stored on error.
+    async fn record_pair_once(
+        &self,
+        base: &NewRun,
+        head: &NewRun,
+        plan: &PairingPlan,
+        key: &IngestKey,
+    ) -> Result<PairIngested, LedgerError>;
 
     /// Records the two sides of a paired A/B run and their pairing in one transaction.
     ///

@@ -10,8 +10,8 @@
 use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64};
 use crate::{
     Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
-    MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary,
-    StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId,
+    RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, Toolchain};
@@ -261,6 +261,65 @@ impl LedgerStore for PostgresStore {
         }
         tx.commit().await?;
         Ok(Ingested { id, created: true })
+    }
+
+    async fn record_pair_once(
+        &self,
+        base: &NewRun,
+        head: &NewRun,
+        plan: &PairingPlan,
+        key: &IngestKey,
+    ) -> Result<PairIngested, LedgerError> {
+        rows::check_pair(base, head, plan)?;
+        key.check()?;
+        let lookup = "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = $1";
+        let base_of = "SELECT base_run_id FROM pairings WHERE head_run_id = $1";
+        let mut tx = self.pool.begin().await?;
+        let found = sqlx::query_as(lookup)
+            .bind(&key.key)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(earlier) = rows::earlier_push(key, found)? {
+            let base_id = sqlx::query_scalar(base_of)
+                .bind(earlier.id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            return rows::earlier_pair(key, earlier, base_id);
+        }
+        let base_id = insert_new_run(&mut tx, base).await?;
+        let head_id = insert_new_run(&mut tx, head).await?;
+        insert_pairing(&mut tx, base_id, head_id, plan, &now_rfc3339()).await?;
+        // As in record_run_once: a concurrent push with this key makes this insert a no-op.
+        let inserted = sqlx::query(
+            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES ($1, $2, $3)
+             ON CONFLICT (idempotency_key) DO NOTHING",
+        )
+        .bind(&key.key)
+        .bind(head_id)
+        .bind(&key.content_sha256)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            tx.rollback().await?;
+            let found = sqlx::query_as(lookup)
+                .bind(&key.key)
+                .fetch_optional(&self.pool)
+                .await?;
+            let earlier = rows::earlier_push(key, found)?.ok_or_else(|| {
+                LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
+            })?;
+            let base_id = sqlx::query_scalar(base_of)
+                .bind(earlier.id)
+                .fetch_optional(&self.pool)
+                .await?;
+            return rows::earlier_pair(key, earlier, base_id);
+        }
+        tx.commit().await?;
+        Ok(PairIngested {
+            base: base_id,
+            head: head_id,
+            created: true,
+        })
     }
 
     async fn record_pair(

@@ -105,6 +105,26 @@ pub(crate) fn earlier_push(
 }
 
 /// Refuses a pairing whose sides do not hold one value per round.
+/// The answer to a pair push whose key recorded `earlier` (the head run), whose base is
+/// `base`: a key that recorded a single run is another push's.
+pub(crate) fn earlier_pair(
+    key: &crate::IngestKey,
+    earlier: crate::Ingested,
+    base: Option<RunId>,
+) -> Result<crate::PairIngested, LedgerError> {
+    match base {
+        Some(base) => Ok(crate::PairIngested {
+            base,
+            head: earlier.id,
+            created: false,
+        }),
+        None => Err(LedgerError::KeyReused {
+            key: key.key.clone(),
+            run: earlier.id,
+        }),
+    }
+}
+
 pub(crate) fn check_pair(
     base: &NewRun,
     head: &NewRun,

@@ -7,8 +7,8 @@
 use crate::rows::{self, Cols, check_new_run, duplicate_result, json_text, to_i64};
 use crate::{
     Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
-    MachineSummary, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary,
-    StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId,
+    RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, Toolchain};
@@ -294,6 +294,49 @@ impl LedgerStore for SqliteStore {
         .await?;
         tx.commit().await?;
         Ok(Ingested { id, created: true })
+    }
+
+    async fn record_pair_once(
+        &self,
+        base: &NewRun,
+        head: &NewRun,
+        plan: &PairingPlan,
+        key: &IngestKey,
+    ) -> Result<PairIngested, LedgerError> {
+        rows::check_pair(base, head, plan)?;
+        key.check()?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let found = sqlx::query_as(
+            "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = ?",
+        )
+        .bind(&key.key)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(earlier) = rows::earlier_push(key, found)? {
+            let base_id: Option<RunId> =
+                sqlx::query_scalar("SELECT base_run_id FROM pairings WHERE head_run_id = ?")
+                    .bind(earlier.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return rows::earlier_pair(key, earlier, base_id);
+        }
+        let base_id = insert_new_run(&mut tx, base).await?;
+        let head_id = insert_new_run(&mut tx, head).await?;
+        insert_pairing(&mut tx, base_id, head_id, plan, &now_rfc3339()).await?;
+        sqlx::query(
+            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES (?, ?, ?)",
+        )
+        .bind(&key.key)
+        .bind(head_id)
+        .bind(&key.content_sha256)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(PairIngested {
+            base: base_id,
+            head: head_id,
+            created: true,
+        })
     }
 
     async fn record_pair(

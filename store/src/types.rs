@@ -117,7 +117,7 @@ pub struct RunAnnotation {
 }
 
 /// How the rounds of a paired A/B run (`bench-run ab`) were laid out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PairingPlan {
     /// Seed of the side order.
     pub seed: u64,
@@ -209,6 +209,17 @@ impl IngestKey {
         }
         Ok(())
     }
+}
+
+/// The outcome of recording the pushed sides of a paired A/B run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairIngested {
+    /// The base side's run.
+    pub base: RunId,
+    /// The head side's run.
+    pub head: RunId,
+    /// Whether they were recorded now (`false`: an earlier push with the same key had).
+    pub created: bool,
 }
 
 /// The outcome of recording a pushed run.

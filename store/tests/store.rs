@@ -18,5 +18,6 @@ on_both_engines!(
     concurrent_writers_lose_nothing,
     pushes_are_recorded_once_per_key,
     concurrent_pushes_with_one_key_record_one_run,
+    pair_pushes_are_recorded_once_per_key,
     a_newer_schema_is_refused,
 );

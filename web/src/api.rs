@@ -9,6 +9,7 @@
 //! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`harness::judge::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
 //! | `GET /api/testbeds` | `{"testbeds": [{"name", "testbed", "fingerprint", "cpu_model", "os", "runs", "latest_run"}]}`: every machine with runs; `testbed` is the `BENCH_MACHINE` name, `null` for a machine known by its hardware, and `name` is what `?testbed=` and `?machine=` take |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
+//! | `POST /api/pairs` | ingest of both sides of a `bench-run ab` and their pairing ([`crate::ingest::ingest_pair`]) |
 //!
 //! Errors are `{"error": {"status": 404, "message": "..."}}` with the same status codes as the
 //! pages (see [`crate::error`]).
@@ -35,6 +36,7 @@ use serde_json::{Value, json};
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/runs", get(runs).post(ingest::ingest))
+        .route("/pairs", axum::routing::post(ingest::ingest_pair))
         .route("/runs/{run}", get(run))
         .route("/compare", get(compare))
         .route("/suites/{suite}/trend", get(trend))

@@ -213,29 +213,12 @@ pub async fn ingest(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    state.access().check(&headers, Scope::Push)?;
-    let key = idempotency_key(&headers)?;
-    // Read the body only once the client is known, and never more than the limit.
-    let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|e| {
-            let too_large = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-            if too_large {
-                AppError::PayloadTooLarge(MAX_BODY_BYTES)
-            } else {
-                AppError::BadRequest(format!("cannot read the request body: {e}"))
-            }
-        })?;
+    let (body, key) = read_push(&state, &headers, body).await?;
     let pushed: PushedRun = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("invalid run JSON: {e}")))?;
     let run = pushed.validate()?;
     let (id, created) = match key {
         Some(key) => {
-            let key = IngestKey {
-                key,
-                content_sha256: hex(&Sha256::digest(&body)),
-            };
             let done = state.ledger().record_run_once(&run, &key).await?;
             (done.id, done.created)
         }
@@ -267,6 +250,114 @@ pub async fn ingest(
         response.headers_mut().insert(header::LOCATION, location);
     }
     Ok(response)
+}
+
+/// Checks the push token, then reads the body (never more than the limit) and the idempotency
+/// key with the body's digest.
+async fn read_push(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(axum::body::Bytes, Option<IngestKey>), AppError> {
+    state.access().check(headers, Scope::Push)?;
+    let key = idempotency_key(headers)?;
+    // Read the body only once the client is known, and never more than the limit.
+    let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|e| {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                AppError::PayloadTooLarge(MAX_BODY_BYTES)
+            } else {
+                AppError::BadRequest(format!("cannot read the request body: {e}"))
+            }
+        })?;
+    let key = key.map(|key| IngestKey {
+        key,
+        content_sha256: hex(&Sha256::digest(&body)),
+    });
+    Ok((body, key))
+}
+
+/// The two sides of a paired A/B run as `bench-run ab --push` sends them (`POST /api/pairs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushedPair {
+    /// Format version: [`FORMAT_VERSION`].
+    pub version: u32,
+    /// The base side, in the push format of one run.
+    pub base: PushedRun,
+    /// The head side.
+    pub head: PushedRun,
+    /// The layout of the rounds.
+    pub plan: harness::ledger::PairingPlan,
+}
+
+/// What a pushed pair answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushedPairAnswer {
+    /// The base side's id here.
+    pub base: i64,
+    /// The head side's id here.
+    pub head: i64,
+    /// Their comparison page.
+    pub url: String,
+}
+
+/// `POST /api/pairs`: both sides of a `bench-run ab` and their pairing, in one transaction,
+/// once per idempotency key (as `POST /api/runs`).
+///
+/// # Errors
+/// As [`ingest`].
+pub async fn ingest_pair(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, AppError> {
+    let (body, key) = read_push(&state, &headers, body).await?;
+    let pushed: PushedPair = serde_json::from_slice(&body)
+        .map_err(|e| AppError::BadRequest(format!("invalid pair JSON: {e}")))?;
+    if pushed.version != FORMAT_VERSION {
+        return Err(AppError::BadRequest(format!(
+            "unsupported push format version {} (this server reads version {FORMAT_VERSION})",
+            pushed.version
+        )));
+    }
+    let base = pushed.base.validate()?;
+    let head = pushed.head.validate()?;
+    let (ids, created) = match key {
+        Some(key) => {
+            let done = state
+                .ledger()
+                .record_pair_once(&base, &head, &pushed.plan, &key)
+                .await?;
+            ((done.base, done.head), done.created)
+        }
+        None => (
+            state
+                .ledger()
+                .record_pair(&base, &head, &pushed.plan)
+                .await?,
+            true,
+        ),
+    };
+    tracing::info!(base = ids.0, head = ids.1, created, "ingested an A/B pair");
+    let url = format!("/compare?base={}&head={}", ids.0, ids.1);
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        Json(PushedPairAnswer {
+            base: ids.0,
+            head: ids.1,
+            url,
+        }),
+    )
+        .into_response())
 }
 
 /// The `Idempotency-Key` header, when sent.

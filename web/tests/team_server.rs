@@ -423,3 +423,96 @@ async fn gate_and_compare_through_the_server_agree_with_a_local_copy() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
+    let Some(pg) = testkit::postgres::server("ab pair pushed to postgres") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let local_db = dir.path().join("runner.sqlite");
+    let local = Ledger::open(&local_db).await.unwrap();
+    // Ten rounds in which the head is 10% slower every time.
+    let side = |source: RunSource, scale: f64, exe: &str| {
+        let mut run = verdict_run([100.0 * scale, 200.0, 300.0], exe, 0);
+        run.source = source;
+        for (b, m) in run.measurements.iter_mut().enumerate() {
+            let level = m.estimate.point;
+            let rounds: Vec<f64> = (0..10)
+                .map(|r| level * (1.0 + ((r * 3 + b) % 5) as f64 * 0.002))
+                .collect();
+            m.samples =
+                Some(Samples::new(SamplingMode::PerProcess, vec![1.0; 10], rounds).unwrap());
+        }
+        run
+    };
+    let plan = harness::ledger::PairingPlan {
+        seed: 7,
+        base_first: (0..10).map(|r| r % 2 == 0).collect(),
+        base_rev: "main".to_owned(),
+        head_rev: None,
+    };
+    let (base, head) = local
+        .record_pair(
+            &side(RunSource::AbBase, 1.0, "c"),
+            &side(RunSource::AbHead, 1.1, "d"),
+            &plan,
+        )
+        .await
+        .unwrap();
+
+    let db = pg.create_database();
+    let server = Server::start(&db, free_port());
+    let pushed = harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    assert!(pushed.created);
+    assert_eq!(
+        pushed.url,
+        format!("/compare?base={}&head={}", pushed.base, pushed.head)
+    );
+    // Pushing it again (here through the CLI, naming one side) stores nothing new.
+    let (code, _, stderr) = bench_run(
+        &[
+            "--db",
+            local_db.to_str().unwrap(),
+            "push",
+            &head.to_string(),
+            "--to",
+            &server.url,
+        ],
+        &[("BENCH_PUSH_TOKEN", TOKEN)],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("there already"), "{stderr}");
+    let remote = Ledger::open(Location::parse(&db).unwrap()).await.unwrap();
+    assert_eq!(remote.runs(&RunFilter::default()).await.unwrap().len(), 2);
+    assert!(
+        remote
+            .pairing_between(pushed.base, pushed.head)
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    // The gate on the server judges the pair on its rounds: b0 is 10% slower in all ten.
+    let (code, stdout, stderr) = bench_run(
+        &[
+            "gate",
+            "--base",
+            &pushed.base.to_string(),
+            "--head",
+            &pushed.head.to_string(),
+            "--server",
+            &server.url,
+            "--format",
+            "json",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{stderr}\n{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["rows"][0]["verdict"], "regression", "{stdout}");
+}

@@ -3,7 +3,7 @@
 
 use crate::engines::Fixture;
 use bench_model::*;
-use bench_store::{IngestKey, Ingested, LedgerError, PairingPlan, RunFilter, RunId};
+use bench_store::{IngestKey, Ingested, LedgerError, PairIngested, PairingPlan, RunFilter, RunId};
 use std::collections::BTreeMap;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,
@@ -819,6 +819,50 @@ pub async fn concurrent_pushes_with_one_key_record_one_run(f: &Fixture) {
     assert!(answers.iter().all(|a| a.id == answers[0].id), "{answers:?}");
     assert_eq!(f.count("runs").await, 1);
     assert_eq!(f.count("results").await, 2);
+}
+
+/// The pushed sides of an A/B run are recorded once per key, paired; a retry answers both
+/// runs; the key of a single run is not a pair's.
+pub async fn pair_pushes_are_recorded_once_per_key(f: &Fixture) {
+    let l = &f.ledger;
+    let values = [12.0, 12.5, 13.0];
+    let (base, head) = (
+        side(RunSource::AbBase, &values),
+        side(RunSource::AbHead, &values),
+    );
+    let first = l
+        .record_pair_once(&base, &head, &plan(3), &key("ci/ab/1", 'd'))
+        .await
+        .expect("push");
+    assert!(first.created);
+    assert_eq!(
+        l.pairing_between(first.base, first.head)
+            .await
+            .expect("pairing")
+            .map(|p| p.rounds()),
+        Some(3)
+    );
+    let retry = l
+        .record_pair_once(&base, &head, &plan(3), &key("ci/ab/1", 'd'))
+        .await
+        .expect("retry");
+    assert_eq!(
+        retry,
+        PairIngested {
+            created: false,
+            ..first
+        }
+    );
+    l.record_run_once(&small_run("s", "m", 1.0), &key("ci/run/1", 'e'))
+        .await
+        .expect("a run");
+    let err = l
+        .record_pair_once(&base, &head, &plan(3), &key("ci/run/1", 'e'))
+        .await
+        .expect_err("a run's key");
+    assert!(matches!(err, LedgerError::KeyReused { .. }), "{err}");
+    assert_eq!(f.count("runs").await, 3);
+    assert_eq!(f.count("pairings").await, 1);
 }
 
 /// A ledger migrated by a newer build is refused, on open and read-only open, and left as it

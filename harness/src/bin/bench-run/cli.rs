@@ -523,6 +523,12 @@ pub struct AbArgs {
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
 
+    /// After recording, push both sides and their pairing to this bench-web server (token in
+    /// BENCH_PUSH_TOKEN); the summary then links the server's compare page. The verdict needs
+    /// no history (it comes from the rounds), so nothing else is read from the server.
+    #[arg(long, visible_alias = "server", value_name = "URL")]
+    pub push: Option<String>,
+
     #[command(flatten)]
     pub build: BuildArgs,
 

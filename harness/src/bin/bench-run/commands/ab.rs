@@ -256,8 +256,16 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         args.format,
         args.verdict.explain,
     );
+    let server_link = match &args.push {
+        Some(url) => super::push::push_pair(&ledger, base_id, head_id, url).await,
+        None => None,
+    };
     if let Some(path) = &args.summary {
-        let text = summary_markdown(&comparison, &base_stored, &head_stored, &revisions, rounds);
+        let mut text =
+            summary_markdown(&comparison, &base_stored, &head_stored, &revisions, rounds);
+        if let Some(link) = &server_link {
+            text.push_str(&format!("\nOn the team's server: [compare]({link})\n"));
+        }
         std::fs::write(path, text)
             .with_context(|| format!("cannot write the summary to {}", path.display()))?;
         eprintln!(

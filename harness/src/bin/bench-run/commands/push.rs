@@ -58,7 +58,42 @@ pub(super) async fn push_run(ledger: &Ledger, id: RunId, url: Option<&str>) {
     }
 }
 
-/// `bench-run push RUN... --to URL`: exit 0 when every run landed, 1 otherwise.
+/// Pushes the pair `base`/`head` to `url` and returns the server's compare page; a failure is
+/// a warning (the runs stay in the local ledger).
+pub(super) async fn push_pair(
+    ledger: &Ledger,
+    base: RunId,
+    head: RunId,
+    url: &str,
+) -> Option<String> {
+    let Some(token) = token() else {
+        eprintln!(
+            "warning: could not push runs #{base} and #{head} to {url}: BENCH_PUSH_TOKEN is not \
+             set (they are kept in the local ledger)"
+        );
+        return None;
+    };
+    match push::push_pair(ledger, base, head, url, &token, policy()).await {
+        Ok(pushed) => {
+            let link = format!("{}{}", url.trim_end_matches('/'), pushed.url);
+            eprintln!(
+                "bench-run: pushed runs #{base} and #{head} to {url} (runs #{} and #{} there): {link}",
+                pushed.base, pushed.head
+            );
+            Some(link)
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: could not push runs #{base} and #{head} to {url}: {e} (they are kept \
+                 in the local ledger; push them again with `bench-run push {head} --to {url}`)"
+            );
+            None
+        }
+    }
+}
+
+/// `bench-run push RUN... --to URL`: exit 0 when every run landed, 1 otherwise. A side of a
+/// `bench-run ab` goes with its other side and their pairing.
 pub(super) async fn push_runs(
     ledger: &Ledger,
     runs: &[String],
@@ -67,8 +102,33 @@ pub(super) async fn push_runs(
 ) -> Result<Outcome> {
     let token = token().ok_or_else(|| anyhow!("BENCH_PUSH_TOKEN is not set"))?;
     let mut failed = 0;
+    let mut pairs_done = Vec::new();
     for reference in runs {
         let run = resolve_run(ledger, reference, None, cwd).await?;
+        if let Some(pairing) = ledger.pairing_of(run.id).await? {
+            if pairs_done.contains(&pairing.id) {
+                continue;
+            }
+            pairs_done.push(pairing.id);
+            let (base, head) = (pairing.base_run, pairing.head_run);
+            match push::push_pair(ledger, base, head, url, &token, policy()).await {
+                Ok(pushed) => eprintln!(
+                    "bench-run: runs #{base} and #{head} (an ab pair) are runs #{} and #{} on {url}{}",
+                    pushed.base,
+                    pushed.head,
+                    if pushed.created {
+                        " (pushed now)"
+                    } else {
+                        " (they were there already)"
+                    }
+                ),
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("error: could not push runs #{base} and #{head} to {url}: {e}");
+                }
+            }
+            continue;
+        }
         match push::push_run(ledger, run.id, url, &token, policy()).await {
             Ok(pushed) => eprintln!(
                 "bench-run: run #{} is run #{} on {url}{}",
