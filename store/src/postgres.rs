@@ -809,9 +809,14 @@ async fn insert_run(
     .fetch_one(&mut **tx)
     .await?;
     insert_run_conditions(tx, run_id, p).await?;
-    for (index, m) in measurements.iter().enumerate() {
-        rows::failpoint("record-run", index);
-        insert_measurement(tx, run_id, m).await?;
+    // Results by the thousand: one statement per table, not per row (a server pays a round
+    // trip for each).
+    for (chunk_index, chunk) in measurements.chunks(RESULTS_PER_STATEMENT).enumerate() {
+        let first = chunk_index * RESULTS_PER_STATEMENT;
+        for index in first..first + chunk.len() {
+            rows::failpoint("record-run", index);
+        }
+        insert_measurements(tx, run_id, chunk).await?;
     }
     Ok(run_id)
 }
@@ -863,75 +868,147 @@ async fn upsert_toolchain(tx: &mut Tx<'_>, t: &Toolchain) -> Result<i64, LedgerE
     )
 }
 
-async fn insert_measurement(
+/// Results written by one statement.
+const RESULTS_PER_STATEMENT: usize = 1000;
+
+/// Inserts `measurements` (distinct benchmark and metric pairs, checked before) with their
+/// statistics and raw samples: three statements whatever their number.
+async fn insert_measurements(
     tx: &mut Tx<'_>,
     run_id: RunId,
-    m: &Measurement,
+    measurements: &[Measurement],
 ) -> Result<(), LedgerError> {
-    let e = &m.estimate;
-    let sample_count = m.samples.as_ref().map_or(0, Samples::len);
-    let result_id: i64 = sqlx::query_scalar(
+    let text = |f: fn(&Measurement) -> Option<&str>| -> Vec<Option<&str>> {
+        measurements.iter().map(f).collect()
+    };
+    let float = |f: fn(&Measurement) -> Option<f64>| -> Vec<Option<f64>> {
+        measurements.iter().map(f).collect()
+    };
+    let ids: Vec<(i64, String, String)> = sqlx::query_as(
         "INSERT INTO results (run_id, benchmark, group_id, function_id, value_str, metric, unit,
             direction, estimate, lower, upper, confidence_level, standard_error, throughput_kind,
             throughput_per_iter, sample_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-         RETURNING id",
+         SELECT $1, * FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::TEXT[],
+             $7::TEXT[], $8::BIGINT[], $9::DOUBLE PRECISION[], $10::DOUBLE PRECISION[],
+             $11::DOUBLE PRECISION[], $12::DOUBLE PRECISION[], $13::DOUBLE PRECISION[],
+             $14::BIGINT[], $15::BIGINT[], $16::BIGINT[])
+         RETURNING id, benchmark, metric",
     )
     .bind(run_id)
-    .bind(&m.benchmark.full)
-    .bind(&m.benchmark.group)
-    .bind(&m.benchmark.function)
-    .bind(&m.benchmark.value)
-    .bind(&m.metric)
-    .bind(&m.unit)
-    .bind(m.direction.code())
-    .bind(e.point)
-    .bind(e.lower)
-    .bind(e.upper)
-    .bind(e.confidence_level)
-    .bind(e.standard_error)
-    .bind(m.throughput.map(|t| t.kind.code()))
+    .bind(text(|m| Some(m.benchmark.full.as_str())))
+    .bind(text(|m| m.benchmark.group.as_deref()))
+    .bind(text(|m| m.benchmark.function.as_deref()))
+    .bind(text(|m| m.benchmark.value.as_deref()))
+    .bind(text(|m| Some(m.metric.as_str())))
+    .bind(text(|m| Some(m.unit.as_str())))
     .bind(
-        m.throughput
-            .and_then(|t| i64::try_from(t.per_iteration).ok()),
+        measurements
+            .iter()
+            .map(|m| m.direction.code())
+            .collect::<Vec<i64>>(),
     )
-    .bind(i64::try_from(sample_count).unwrap_or(i64::MAX))
-    .fetch_one(&mut **tx)
+    .bind(float(|m| Some(m.estimate.point)))
+    .bind(float(|m| m.estimate.lower))
+    .bind(float(|m| m.estimate.upper))
+    .bind(float(|m| m.estimate.confidence_level))
+    .bind(float(|m| m.estimate.standard_error))
+    .bind(
+        measurements
+            .iter()
+            .map(|m| m.throughput.map(|t| t.kind.code()))
+            .collect::<Vec<Option<i64>>>(),
+    )
+    .bind(
+        measurements
+            .iter()
+            .map(|m| {
+                m.throughput
+                    .and_then(|t| i64::try_from(t.per_iteration).ok())
+            })
+            .collect::<Vec<Option<i64>>>(),
+    )
+    .bind(
+        measurements
+            .iter()
+            .map(|m| {
+                let n = m.samples.as_ref().map_or(0, Samples::len);
+                i64::try_from(n).unwrap_or(i64::MAX)
+            })
+            .collect::<Vec<i64>>(),
+    )
+    .fetch_all(&mut **tx)
     .await
-    .map_err(|e| duplicate_result(e, m))?;
-    if !m.statistics.is_empty() {
-        // One statement for all of a result's statistics: a round trip per row is what a
-        // server ledger pays for.
-        let codes: Vec<i64> = m.statistics.keys().map(|s| s.code()).collect();
-        let column = |f: fn(&bench_model::Estimate) -> Option<f64>| -> Vec<Option<f64>> {
-            m.statistics.values().map(f).collect()
-        };
+    .map_err(|e| match measurements.first() {
+        Some(m) => duplicate_result(e, m),
+        None => LedgerError::from(e),
+    })?;
+    // RETURNING's order is not promised: match the ids back by the unique key.
+    let id_of: BTreeMap<(&str, &str), i64> = ids
+        .iter()
+        .map(|(id, b, m)| ((b.as_str(), m.as_str()), *id))
+        .collect();
+    let result_id = |m: &Measurement| -> Result<i64, LedgerError> {
+        id_of
+            .get(&(m.benchmark.full.as_str(), m.metric.as_str()))
+            .copied()
+            .ok_or_else(|| {
+                LedgerError::Corrupt(format!(
+                    "no id returned for result {:?} {:?}",
+                    m.benchmark.full, m.metric
+                ))
+            })
+    };
+
+    let (mut stat_ids, mut codes, mut points) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut lowers, mut uppers, mut levels, mut errors) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut sample_ids, mut modes, mut iters, mut times) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for m in measurements {
+        let id = result_id(m)?;
+        for (statistic, e) in &m.statistics {
+            stat_ids.push(id);
+            codes.push(statistic.code());
+            points.push(e.point);
+            lowers.push(e.lower);
+            uppers.push(e.upper);
+            levels.push(e.confidence_level);
+            errors.push(e.standard_error);
+        }
+        if let Some(samples) = &m.samples {
+            sample_ids.push(id);
+            modes.push(samples.mode().code());
+            iters.push(rows::f64s_to_blob(samples.iters()));
+            times.push(rows::f64s_to_blob(samples.times_ns()));
+        }
+    }
+    if !stat_ids.is_empty() {
         sqlx::query(
             "INSERT INTO statistics (result_id, statistic, point, lower, upper, confidence_level,
                 standard_error)
-             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::DOUBLE PRECISION[],
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::DOUBLE PRECISION[],
                  $4::DOUBLE PRECISION[], $5::DOUBLE PRECISION[], $6::DOUBLE PRECISION[],
                  $7::DOUBLE PRECISION[])",
         )
-        .bind(result_id)
+        .bind(stat_ids)
         .bind(codes)
-        .bind(m.statistics.values().map(|s| s.point).collect::<Vec<f64>>())
-        .bind(column(|s| s.lower))
-        .bind(column(|s| s.upper))
-        .bind(column(|s| s.confidence_level))
-        .bind(column(|s| s.standard_error))
+        .bind(points)
+        .bind(lowers)
+        .bind(uppers)
+        .bind(levels)
+        .bind(errors)
         .execute(&mut **tx)
         .await?;
     }
-    if let Some(samples) = &m.samples {
+    if !sample_ids.is_empty() {
         sqlx::query(
             "INSERT INTO samples (result_id, sampling_mode, iters, times_ns)
-             VALUES ($1, $2, $3, $4)",
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BYTEA[], $4::BYTEA[])",
         )
-        .bind(result_id)
-        .bind(samples.mode().code())
-        .bind(rows::f64s_to_blob(samples.iters()))
-        .bind(rows::f64s_to_blob(samples.times_ns()))
+        .bind(sample_ids)
+        .bind(modes)
+        .bind(iters)
+        .bind(times)
         .execute(&mut **tx)
         .await?;
     }

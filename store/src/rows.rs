@@ -83,6 +83,15 @@ pub(crate) fn check_run_parts(
     if let Some(c) = &provenance.conditions {
         c.check().map_err(LedgerError::Invalid)?;
     }
+    let mut seen = std::collections::BTreeSet::new();
+    for m in measurements {
+        if !seen.insert((m.benchmark.full.as_str(), m.metric.as_str())) {
+            return Err(LedgerError::Invalid(format!(
+                "duplicate result for benchmark {:?} metric {:?} in one run",
+                m.benchmark.full, m.metric
+            )));
+        }
+    }
     Ok(())
 }
 

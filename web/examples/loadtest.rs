@@ -1,14 +1,17 @@
 //! A bounded loopback load test of `bench-web`.
 //!
-//! Starts the app in-process on `127.0.0.1:0` over a generated ledger (or `--db PATH`), then
-//! keeps `--connections` keep-alive HTTP/1.1 clients busy for `--duration` seconds (at most
-//! 120, and at most `--max-requests` requests in all) on a mix of pages and API calls. Prints
-//! a summary on stderr and the latencies as Bencher Metric Format JSON on stdout (or `--out
-//! FILE`), ready for `bench-run import bmf FILE --suite web_load`. Exits 1 if any request
-//! failed.
+//! Starts the app in-process on `127.0.0.1:0` over a generated ledger (in a SQLite file, or with
+//! `--postgres` in a PostgreSQL server the example starts as the tests do; or `--db PATH|URL`),
+//! then keeps `--connections` keep-alive HTTP/1.1 clients busy for `--duration` seconds (at most
+//! 120, and at most `--max-requests` requests in all) on a mix of pages and API calls, while
+//! `--pushers` clients push runs (`POST /api/runs`, each with its idempotency key) as CI runners
+//! do. Prints a summary on stderr and the latencies and ingest rate as Bencher Metric Format JSON
+//! on stdout (or `--out FILE`), ready for `bench-run import bmf FILE --suite web_load`. Exits 1
+//! if any request failed.
 //!
 //! ```text
 //! cargo run --release -p web --example loadtest -- --duration 30 --out target/web-load.json
+//! cargo run --release -p web --example loadtest -- --postgres --pushers 4 --out target/pg.json
 //! ```
 //!
 //! Traffic goes only to the loopback address of the in-process server.
@@ -17,21 +20,34 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use harness::ledger::Ledger;
+use harness::ledger::{Ledger, Location};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use web::synthetic::SyntheticSuite;
 
 #[derive(Debug, Parser)]
 struct Args {
-    /// Serve this ledger instead of a generated one (opened read-only).
-    #[arg(long)]
-    db: Option<PathBuf>,
+    /// Serve this ledger (a path or a postgres:// URL) instead of a generated one.
+    #[arg(long, value_name = "PATH|URL")]
+    db: Option<String>,
+    /// Generate the ledger in a PostgreSQL server started for the run (Debian's postgresql).
+    #[arg(long, conflicts_with = "db")]
+    postgres: bool,
+    /// Clients pushing runs while the readers read (0: no ingest).
+    #[arg(long, default_value_t = 0)]
+    pushers: usize,
+    /// Benchmarks in each pushed run.
+    #[arg(long, default_value_t = 100)]
+    push_benchmarks: usize,
+    /// Raw samples of each pushed benchmark.
+    #[arg(long, default_value_t = 100)]
+    push_samples: usize,
     /// Seconds of load (at most 120).
     #[arg(long, default_value_t = 30)]
     duration: u64,
@@ -41,14 +57,17 @@ struct Args {
     /// Stop after this many requests in all, even before the duration.
     #[arg(long, default_value_t = 2_000_000)]
     max_requests: usize,
+    /// First part of every benchmark name in the BMF output (scenarios of one recording apart).
+    #[arg(long, default_value = "loopback")]
+    prefix: String,
     /// Write the BMF JSON here instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
 /// Generated ledger: suite `load`, 20 benchmarks x 200 runs.
-async fn generate(path: &std::path::Path) -> Result<()> {
-    let ledger = Ledger::open(path).await?;
+async fn generate(location: &Location) -> Result<()> {
+    let ledger = Ledger::open(location).await?;
     let suite = SyntheticSuite {
         suite: "load".to_owned(),
         benchmarks: 20,
@@ -161,6 +180,116 @@ async fn client(
     tally
 }
 
+/// The push token of the in-process server.
+const TOKEN: &str = "loadtest-push-token-0123456789";
+
+/// One pushed run's body: `benchmarks` benchmarks of `samples` samples, values set by `n`.
+fn push_body(pusher: usize, n: usize, benchmarks: usize, samples: usize) -> Vec<u8> {
+    use harness::model::{Machine, Measurement, RunProvenance, RunSource, Samples, SamplingMode};
+    let level = 1000.0 + (n % 97) as f64;
+    let measurements: Vec<Measurement> = (0..benchmarks)
+        .map(|b| {
+            let times: Vec<f64> = (0..samples)
+                .map(|s| (level + b as f64) * (1.0 + s as f64 * 1e-4))
+                .collect();
+            Measurement {
+                samples: Some(Samples::new(SamplingMode::Flat, vec![1.0; samples], times).unwrap()),
+                ..Measurement::time_ns(&format!("ingest/bench_{b:03}"), level + b as f64)
+            }
+        })
+        .collect();
+    let provenance = RunProvenance {
+        suite: "ingest".to_owned(),
+        machine: Machine {
+            fingerprint: format!("runner-{pusher}"),
+            testbed: Some(format!("runner-{pusher}")),
+            cpu_model: "ci runner".to_owned(),
+            logical_cores: 2,
+            ..Machine::default()
+        },
+        ..RunProvenance::default()
+    };
+    serde_json::to_vec(&serde_json::json!({
+        "version": 1,
+        "source": RunSource::BenchRun,
+        "provenance": provenance,
+        "measurements": measurements,
+    }))
+    .unwrap()
+}
+
+/// A pusher: posts runs one after another until the deadline; the latencies of the
+/// acknowledged ones.
+async fn pusher(addr: SocketAddr, id: usize, bodies: Arc<Vec<Bytes>>, deadline: Instant) -> Tally {
+    let mut tally = Tally::default();
+    let mut sender = None;
+    let mut n = 0;
+    while Instant::now() < deadline {
+        n += 1;
+        // Bodies are made before the clock starts: the client's serializing is not the server's
+        // work. Each push has its own key, so each is a new run.
+        let body = bodies[n % bodies.len()].clone();
+        if sender.is_none() {
+            let stream = match tokio::net::TcpStream::connect(addr).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tally.fail("ingest", format!("connect: {e}"));
+                    continue;
+                }
+            };
+            match hyper::client::conn::http1::handshake(TokioIo::new(stream)).await {
+                Ok((s, conn)) => {
+                    tokio::spawn(conn);
+                    sender = Some(s);
+                }
+                Err(e) => {
+                    tally.fail("ingest", format!("handshake: {e}"));
+                    continue;
+                }
+            }
+        }
+        let Some(s) = sender.as_mut() else { continue };
+        if s.ready().await.is_err() {
+            sender = None;
+            continue;
+        }
+        let request = hyper::Request::post("/api/runs")
+            .header("host", addr.to_string())
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .header("idempotency-key", format!("loadtest/{id}/{n}"))
+            .body(http_body_util::Full::new(body))
+            .unwrap();
+        let start = Instant::now();
+        let outcome = match s.send_request(request).await {
+            Ok(response) => {
+                let status = response.status();
+                match response.into_body().collect().await {
+                    Ok(_) if status == hyper::StatusCode::CREATED => Ok(()),
+                    Ok(body) => Err(format!(
+                        "{status}: {}",
+                        String::from_utf8_lossy(&body.to_bytes())
+                            .chars()
+                            .take(200)
+                            .collect::<String>()
+                    )),
+                    Err(e) => Err(format!("body: {e}")),
+                }
+            }
+            Err(e) => Err(format!("send: {e}")),
+        };
+        let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        match outcome {
+            Ok(()) => tally.latencies.entry("ingest").or_default().push(elapsed),
+            Err(reason) => {
+                tally.fail("ingest", reason);
+                sender = None;
+            }
+        }
+    }
+    tally
+}
+
 fn percentile(sorted: &[u64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -184,17 +313,27 @@ fn main() -> Result<()> {
         .build()?;
     runtime.block_on(async {
         let scratch = tempfile::tempdir()?;
-        let path = match &args.db {
-            Some(p) => p.clone(),
-            None => {
-                let p = scratch.path().join("load.sqlite");
-                generate(&p).await?;
-                p
+        let location = match (&args.db, args.postgres) {
+            (Some(db), _) => Location::parse(db)?,
+            (None, true) => {
+                let server = testkit::postgres::server("loadtest --postgres")
+                    .context("no PostgreSQL: install Debian's postgresql or set BENCH_PG_BIN")?;
+                let location = Location::parse(&server.create_database())?;
+                generate(&location).await?;
+                location
+            }
+            (None, false) => {
+                let location = Location::Sqlite(scratch.path().join("load.sqlite"));
+                generate(&location).await?;
+                location
             }
         };
-        let ledger = Ledger::open_read_only(&path)
-            .await
-            .with_context(|| format!("cannot open {}", path.display()))?;
+        let ledger = if args.pushers > 0 {
+            Ledger::open(&location).await
+        } else {
+            Ledger::open_read_only(&location).await
+        }
+        .with_context(|| format!("cannot open {location}"))?;
         let suite = ledger
             .suites()
             .await?
@@ -205,7 +344,11 @@ fn main() -> Result<()> {
         let base = ledger.previous_run(head).await?.unwrap_or(head);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let app = web::app(web::AppState::new(ledger));
+        let mut state = web::AppState::new(ledger);
+        if args.pushers > 0 {
+            state = state.with_ingest_token(TOKEN);
+        }
+        let app = web::app(state);
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
         let suite_path = format!("/suites/{}", suite.suite);
@@ -223,11 +366,19 @@ fn main() -> Result<()> {
             args.connections, args.duration, suite.suite
         );
         let deadline = Instant::now() + Duration::from_secs(args.duration);
-        let budget = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(args.max_requests));
+        let budget = Arc::new(std::sync::atomic::AtomicUsize::new(args.max_requests));
         let started = Instant::now();
-        let clients: Vec<_> = (0..args.connections)
+        let mut clients: Vec<_> = (0..args.connections)
             .map(|c| tokio::spawn(client(addr, routes.clone(), c, deadline, budget.clone())))
             .collect();
+        clients.extend((0..args.pushers).map(|p| {
+            let bodies = Arc::new(
+                (0..8)
+                    .map(|n| Bytes::from(push_body(p, n, args.push_benchmarks, args.push_samples)))
+                    .collect::<Vec<_>>(),
+            );
+            tokio::spawn(pusher(addr, p, bodies, deadline))
+        }));
         let mut total = Tally::default();
         for c in clients {
             let t = c.await?;
@@ -241,7 +392,28 @@ fn main() -> Result<()> {
         }
         let elapsed = started.elapsed().as_secs_f64();
         server.abort();
+        let mut doc_ingest = None;
 
+        let pushed = total.latencies.remove("ingest").unwrap_or_default();
+        if args.pushers > 0 {
+            let mut sorted = pushed.clone();
+            sorted.sort_unstable();
+            let rate = pushed.len() as f64 / elapsed;
+            eprintln!(
+                "loadtest: {} pushers acknowledged {} runs of {} benchmarks x {} samples in {elapsed:.1} s ({rate:.1} runs/s); push p50 {:.1} ms, p99 {:.1} ms",
+                args.pushers,
+                pushed.len(),
+                args.push_benchmarks,
+                args.push_samples,
+                percentile(&sorted, 0.50) / 1e6,
+                percentile(&sorted, 0.99) / 1e6
+            );
+            doc_ingest = Some(serde_json::json!({
+                "throughput": measure(rate, "runs/s", "higher_is_better"),
+                "latency_p50": measure(percentile(&sorted, 0.50), "ns", "lower_is_better"),
+                "latency_p99": measure(percentile(&sorted, 0.99), "ns", "lower_is_better"),
+            }));
+        }
         let mut all: Vec<u64> = total.latencies.values().flatten().copied().collect();
         all.sort_unstable();
         let requests = all.len() + total.errors;
@@ -254,7 +426,18 @@ fn main() -> Result<()> {
             "throughput".into(),
             measure(all.len() as f64 / elapsed, "ops/s", "higher_is_better"),
         );
-        doc.insert("loopback/mixed".into(), serde_json::Value::Object(overall));
+        if !all.is_empty() {
+            doc.insert(format!("{}/mixed", args.prefix), serde_json::Value::Object(overall));
+        }
+        if let Some(ingest) = doc_ingest {
+            doc.insert(
+                format!(
+                    "{}/ingest_{}x{}",
+                    args.prefix, args.push_benchmarks, args.push_samples
+                ),
+                ingest,
+            );
+        }
         eprintln!(
             "loadtest: {requests} requests in {elapsed:.1} s ({:.0}/s), {} errors; p50 {:.2} ms, p99 {:.2} ms",
             all.len() as f64 / elapsed,
@@ -272,7 +455,7 @@ fn main() -> Result<()> {
                 p99 / 1e6
             );
             doc.insert(
-                format!("loopback/{name}"),
+                format!("{}/{name}", args.prefix),
                 serde_json::json!({
                     "latency_p50": measure(p50, "ns", "lower_is_better"),
                     "latency_p99": measure(p99, "ns", "lower_is_better"),
