@@ -26,8 +26,10 @@ pub struct Delta {
 pub struct Entry<'a> {
     /// The run.
     pub run: &'a StoredRun,
-    /// Its results.
+    /// The results shown.
     pub results: &'a [Measurement],
+    /// How many results the run has (more than shown: the entry points to `bench-run show`).
+    pub total_results: usize,
     /// The baseline run, if any.
     pub baseline: Option<&'a StoredRun>,
     /// Deltas by (benchmark, metric).
@@ -160,7 +162,17 @@ pub fn render(entry: &Entry<'_>) -> String {
         "- Recorded in the ledger as run #{}; `bench-run show {}` has every estimate and raw sample.\n\n",
         run.id, run.id
     ));
-    out.push_str("Results (median with 95% CI; lower is better unless marked ↑):\n\n");
+    if entry.results.len() < entry.total_results {
+        out.push_str(&format!(
+            "Results: {} of {} (all of them: `bench-run show {}`), median with 95% CI; lower is \
+             better unless marked ↑:\n\n",
+            entry.results.len(),
+            entry.total_results,
+            run.id
+        ));
+    } else {
+        out.push_str("Results (median with 95% CI; lower is better unless marked ↑):\n\n");
+    }
     let mut table = Table::new(&[
         ("Benchmark", Align::Left),
         ("Median", Align::Right),
@@ -209,5 +221,79 @@ pub fn render(entry: &Entry<'_>) -> String {
     out
 }
 
+/// Most rows an entry shows: a log a person reads; the rest stays in the ledger.
+pub const MAX_ROWS: usize = 15;
+
+/// The results an entry shows: those matching one of `patterns` (`BENCHMARK` or
+/// `BENCHMARK:METRIC`, `*` a wildcard; all when none), at most [`MAX_ROWS`].
+#[must_use]
+pub fn rows_to_show(results: &[Measurement], patterns: &[String]) -> Vec<Measurement> {
+    results
+        .iter()
+        .filter(|m| {
+            patterns.is_empty()
+                || patterns.iter().any(|p| {
+                    crate::compare::pattern_matches(p, &m.benchmark.full)
+                        || crate::compare::pattern_matches(
+                            p,
+                            &format!("{}:{}", m.benchmark.full, m.metric),
+                        )
+                })
+        })
+        .take(MAX_ROWS)
+        .cloned()
+        .collect()
+}
+
 /// Header written when the log file does not exist yet.
 pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run id, exact\n  command(s), machine, toolchain and git commit.\n- Any performance claim in this repository cites one of these entries.\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(names: &[(&str, &str)]) -> Vec<Measurement> {
+        names
+            .iter()
+            .map(|(b, m)| Measurement {
+                metric: (*m).to_owned(),
+                ..Measurement::time_ns(b, 1.0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn patterns_pick_rows_by_benchmark_or_metric_and_at_most_fifteen() {
+        let r = results(&[
+            ("pg/ingest", "throughput"),
+            ("pg/trend_page", "latency_p99"),
+            ("pg/trend_page", "latency_p50"),
+            ("sqlite/ingest", "throughput"),
+        ]);
+        let names = |rows: Vec<Measurement>| -> Vec<String> {
+            rows.iter()
+                .map(|m| format!("{}:{}", m.benchmark.full, m.metric))
+                .collect()
+        };
+        assert_eq!(rows_to_show(&r, &[]).len(), 4);
+        assert_eq!(
+            names(rows_to_show(&r, &["*:throughput".to_owned()])),
+            ["pg/ingest:throughput", "sqlite/ingest:throughput"]
+        );
+        assert_eq!(
+            names(rows_to_show(
+                &r,
+                &[
+                    "pg/trend_page:latency_p99".to_owned(),
+                    "sqlite/*".to_owned()
+                ]
+            )),
+            ["pg/trend_page:latency_p99", "sqlite/ingest:throughput"]
+        );
+        let many: Vec<(String, String)> = (0..40)
+            .map(|i| (format!("b{i}"), "time".to_owned()))
+            .collect();
+        let many: Vec<(&str, &str)> = many.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        assert_eq!(rows_to_show(&results(&many), &[]).len(), MAX_ROWS);
+    }
+}

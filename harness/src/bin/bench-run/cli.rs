@@ -444,6 +444,11 @@ pub enum Command {
         /// Baseline for the deltas (default: the previous run of the suite on the same machine).
         #[arg(long, value_name = "REF")]
         base: Option<String>,
+        /// Show only the results that carry the claim: those whose `BENCHMARK` or
+        /// `BENCHMARK:METRIC` matches PATTERN (`*` matches anything; repeatable). The entry says
+        /// how many it leaves to `bench-run show`. At most 15 rows are shown either way.
+        #[arg(long, value_name = "PATTERN")]
+        only: Vec<String>,
         /// Print the entry instead of appending it.
         #[arg(long)]
         dry_run: bool,

@@ -10,17 +10,28 @@ use harness::report::log;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub(super) async fn log_run(
-    ledger: &Ledger,
-    cwd: &Path,
-    run: &str,
-    file: Option<PathBuf>,
-    notes: Vec<String>,
-    base: Option<&str>,
-    dry_run: bool,
-) -> Result<Outcome> {
+/// The command line of `log`.
+pub(super) struct Request<'a> {
+    pub run: &'a str,
+    pub file: Option<PathBuf>,
+    pub notes: Vec<String>,
+    pub base: Option<&'a str>,
+    pub only: &'a [String],
+    pub dry_run: bool,
+}
+
+pub(super) async fn log_run(ledger: &Ledger, cwd: &Path, request: Request<'_>) -> Result<Outcome> {
+    let Request {
+        run,
+        file,
+        notes,
+        base,
+        only,
+        dry_run,
+    } = request;
     let run = resolve_run(ledger, run, None, cwd).await?;
-    let results = ledger.measurements(run.id).await?;
+    let all = ledger.measurements(run.id).await?;
+    let results = log::rows_to_show(&all, only);
     let base = harness::baseline::resolve_baseline(ledger, &run, base, Some(cwd)).await?;
     let mut notes = notes;
     if let Some(warning) = base.as_ref().and_then(|b| quick::mixing_warning(b, &run)) {
@@ -46,6 +57,7 @@ pub(super) async fn log_run(
     let text = log::render(&log::Entry {
         run: &run,
         results: &results,
+        total_results: all.len(),
         baseline: base.as_ref(),
         deltas,
         notes,

@@ -190,10 +190,19 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             file,
             note,
             base,
+            only,
             dry_run,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
-            log::log_run(&ledger, &cwd, &run, file, note, base.as_deref(), dry_run).await
+            let request = log::Request {
+                run: &run,
+                file,
+                notes: note,
+                base: base.as_deref(),
+                only: &only,
+                dry_run,
+            };
+            log::log_run(&ledger, &cwd, request).await
         }
         Some(Command::Import { source }) => import::import(source, db.as_deref(), &cwd).await,
         Some(Command::Export { run, format }) => {
