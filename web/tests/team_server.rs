@@ -184,6 +184,45 @@ async fn sixteen_runners_push_fifty_runs_each_and_every_acknowledged_run_lands_o
         started.elapsed().as_secs_f64()
     );
     assert_all_present(&db, &acknowledged, 16 * 50).await;
+    // Every page and the API read the same PostgreSQL ledger.
+    let newest = acknowledged.iter().map(|a| a.1).max().unwrap();
+    for path in [
+        "/".to_owned(),
+        "/runs?suite=team".to_owned(),
+        format!("/runs/{newest}"),
+        format!("/compare?base=previous&head={newest}"),
+        "/suites/team".to_owned(),
+        "/api/runs?suite=team".to_owned(),
+        "/api/suites/team/trend".to_owned(),
+        "/api/testbeds".to_owned(),
+    ] {
+        let (status, body) = http_get(&server.url, &path);
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+}
+
+/// A plain HTTP/1.1 GET of `path` on `base` (`http://host:port`): (status, body).
+fn http_get(base: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
 }
 
 /// Retries patient enough to outlast a restart.
