@@ -367,16 +367,23 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
             "baskets in another file",
         ));
     }
-    let baskets = basket_table(
-        &bytes,
-        &first,
-        &seeks,
-        write_basket,
-        embedded,
-        entries,
-        file_len,
-        at,
-    )?;
+    // The parent branch of a split object holds no data of its own: its members' sub-branches
+    // do, and it has no baskets whatever its entry count.
+    let container = write_basket == 0 && embedded.is_empty() && !branches.is_empty();
+    let baskets = if container {
+        Vec::new()
+    } else {
+        basket_table(
+            &bytes,
+            &first,
+            &seeks,
+            write_basket,
+            embedded,
+            entries,
+            file_len,
+            at,
+        )?
+    };
     let mut meta = BranchMeta {
         class: class.to_string(),
         name,
@@ -508,7 +515,7 @@ fn element_layout(
     meta: &BranchMeta,
     id: i32,
     typ: i32,
-    _streamer_type: i32,
+    streamer_type: i32,
     version: u16,
 ) -> std::result::Result<Layout, String> {
     if meta.layout.is_ok() && meta.element_class.is_empty() {
@@ -533,6 +540,18 @@ fn element_layout(
         return LeafType::from_cpp(inner)
             .map(Layout::Vector)
             .ok_or_else(|| format!("vector of {inner}"));
+    }
+    // A basic member of a split object (fType 0: one value per entry) or of the elements of a
+    // split collection (41: std::vector and other STL; 31: TClonesArray): one value per element,
+    // the entry's bytes are the values alone, so the basket's entry offsets give the count.
+    if id >= 0
+        && let Some(t) = LeafType::from_streamer_type(streamer_type)
+    {
+        match typ {
+            0 => return Ok(Layout::Scalar(t)),
+            31 | 41 => return Ok(Layout::Jagged(t)),
+            _ => {}
+        }
     }
     // A simple member of a split object: its single leaf says what it is.
     if typ == 0

@@ -30,6 +30,30 @@ pub enum LeafType {
 }
 
 impl LeafType {
+    /// The type of a basic streamer element code (`TStreamerElement::fType`, ROOT's
+    /// `TVirtualStreamerInfo::EReadWrite`): 1 char, 2 short, 3 int, 4 long, 5 float, 6 counter
+    /// (int), 8 double, 11 unsigned char, 12 unsigned short, 13 unsigned int, 14 unsigned long,
+    /// 16 long long, 17 unsigned long long, 18 bool. `None` for everything else, including
+    /// Double32_t (9) and Float16_t (19), whose bytes depend on a range in the class's streamer
+    /// information.
+    #[must_use]
+    pub fn from_streamer_type(code: i32) -> Option<Self> {
+        Some(match code {
+            1 => Self::I8,
+            2 => Self::I16,
+            3 | 6 => Self::I32,
+            4 | 16 => Self::I64,
+            5 => Self::F32,
+            8 => Self::F64,
+            11 => Self::U8,
+            12 => Self::U16,
+            13 => Self::U32,
+            14 | 17 => Self::U64,
+            18 => Self::Bool,
+            _ => return None,
+        })
+    }
+
     /// Bytes per element on disk.
     #[must_use]
     pub fn size(self) -> usize {

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Surveys root-tool against uproot on a corpus of ROOT files with TTrees.
+
+  readers/root/tools/corpus.py --root-tool target/release/root-tool --out survey.json DIR...
+
+For every `.root` file under the given directories that uproot opens and that holds at least one
+TTree: does `root-tool ls` open it (and with what error if not); for every branch uproot reads
+(`branch.array(library="np")`), does `root-tool dump` return it, and are its values equal to
+uproot's (floats compared as the same binary value, NaNs as equal). Prints a summary and writes
+every file's and branch's outcome to `--out`, so a change in the reader shows up file by file.
+
+Needs uproot (tools/requirements.txt). Files uproot cannot open, and RNTuple-only files, are not
+counted: the measure is "what uproot reads, do we read it, and the same".
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import uproot
+
+# Branches with more values than this are compared on their first entries only.
+MAX_VALUES = 2_000_000
+# Entries dumped per tree at most (the rest is compared by count only).
+MAX_ENTRIES = 20_000
+
+
+def trees_of(f):
+    """(path without cycle, object) of every TTree in the file, highest cycle of each name."""
+    out = {}
+    for key, classname in f.classnames(recursive=True).items():
+        if classname in ("TTree", "TNtuple", "TNtupleD"):
+            path = key.rsplit(";", 1)[0]
+            cycle = int(key.rsplit(";", 1)[1]) if ";" in key else 1
+            if path not in out or out[path][0] < cycle:
+                out[path] = (cycle, key)
+    return [(path, key) for path, (_, key) in sorted(out.items())]
+
+
+def flat(value):
+    """A branch value as nested Python lists of floats/ints/bools (None for non-finite)."""
+    if isinstance(value, np.ndarray):
+        return [flat(v) for v in value.tolist()] if value.dtype == object else flat(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [flat(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        return None if not math.isfinite(v) else v
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    return value
+
+
+def flatten(v):
+    return [x for item in v for x in flatten(item)] if isinstance(v, list) else [v]
+
+
+def same(ours, theirs, is_f32):
+    # A fixed multi-dimensional array (`x[2][3]`) is one flat row in root-tool's output.
+    if (
+        isinstance(theirs, list)
+        and isinstance(ours, list)
+        and any(isinstance(t, list) for t in theirs)
+        and not any(isinstance(o, list) for o in ours)
+    ):
+        theirs = flatten(theirs)
+    if isinstance(theirs, list):
+        return isinstance(ours, list) and len(ours) == len(theirs) and all(
+            same(a, b, is_f32) for a, b in zip(ours, theirs)
+        )
+    if theirs is None or ours is None:
+        return theirs is None and ours is None
+    if isinstance(theirs, float) or isinstance(ours, float):
+        a, b = float(ours), float(theirs)
+        if is_f32:
+            return np.float32(a) == np.float32(b)
+        return a == b
+    return ours == theirs
+
+
+def uproot_branches(tree):
+    """name -> (values as lists, is_f32) of every branch uproot reads; name -> error otherwise."""
+    read, failed = {}, {}
+    # By the branch's own name (TBranch::fName), as root-tool lists it; uproot's keys join the
+    # names of parent branches with "/".
+    for branch in tree.itervalues(recursive=True):
+        name = branch.name
+        if name in read or name in failed:
+            continue
+        if len(branch.branches) > 0 and branch.interpretation is None:
+            continue
+        try:
+            array = branch.array(library="np", entry_stop=MAX_ENTRIES)
+        except Exception as e:  # what uproot cannot read does not count
+            failed[name] = f"{type(e).__name__}: {e}"[:200]
+            continue
+        is_f32 = False
+        try:
+            is_f32 = array.dtype == np.float32 or (
+                array.dtype == object and len(array) > 0 and getattr(array[0], "dtype", None) == np.float32
+            )
+        except Exception:
+            pass
+        if getattr(array, "size", 0) > MAX_VALUES:
+            array = array[: max(1, MAX_VALUES // max(1, array.size // max(1, len(array))))]
+        read[name] = (flat(array), is_f32)
+    return read, failed
+
+
+def run(cmd):
+    env = dict(os.environ, RUST_BACKTRACE="0")
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def survey_file(path, root_tool):
+    try:
+        f = uproot.open(path)
+        trees = trees_of(f)
+    except Exception as e:
+        return {"file": path, "uproot": f"cannot open: {type(e).__name__}: {e}"[:300]}
+    if not trees:
+        return {"file": path, "uproot": "no TTree"}
+    result = {"file": path, "trees": []}
+    code, out, err = run([root_tool, "ls", path, "--format", "json"])
+    result["opens"] = code == 0
+    if code != 0:
+        result["error"] = err.strip().splitlines()[-1][:400] if err.strip() else f"exit {code}"
+    ours_ls = json.loads(out) if code == 0 else {"trees": []}
+    ours_types = {}
+    for t in ours_ls["trees"]:
+        for b in t["branches"]:
+            ours_types[(t["path"], b["name"])] = b["type"]
+    for path_in_file, key in trees:
+        tree = f[key]
+        theirs, failed = uproot_branches(tree)
+        entry = {"tree": path_in_file, "entries": int(tree.num_entries), "branches": {}}
+        ours = {}
+        if code == 0:
+            c2, out2, err2 = run(
+                [root_tool, "dump", path, path_in_file, "--entries", f":{min(MAX_ENTRIES, tree.num_entries)}", "--format", "jsonl"]
+            )
+            if c2 == 0:
+                rows = [json.loads(line) for line in out2.splitlines() if line.strip()]
+                for name in theirs:
+                    if rows and name in rows[0]:
+                        ours[name] = [r[name] for r in rows]
+            else:
+                entry["dump_error"] = err2.strip().splitlines()[-1][:400] if err2.strip() else f"exit {c2}"
+        for name, (values, is_f32) in theirs.items():
+            if name in ours:
+                n = min(len(values), len(ours[name]))
+                ok = n == len(values) and all(same(a, b, is_f32) for a, b in zip(ours[name][:n], values[:n]))
+                status = "equal" if ok else "DIFFERENT"
+            else:
+                status = "missing: " + ours_types.get((path_in_file, name), "not listed")
+            entry["branches"][name] = status
+        entry["uproot_failed"] = failed
+        result["trees"].append(entry)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--root-tool", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    files = sorted(
+        os.path.join(d, n) for top in args.dirs for d, _, names in os.walk(top) for n in names if n.endswith(".root")
+    )
+    results = []
+    for i, path in enumerate(files, 1):
+        print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
+        results.append(survey_file(path, args.root_tool))
+    with_trees = [r for r in results if "trees" in r]
+    opened = [r for r in with_trees if r.get("opens")]
+    statuses = [s for r in with_trees for t in r["trees"] for s in t["branches"].values()]
+    equal = sum(1 for s in statuses if s == "equal")
+    wrong = sum(1 for s in statuses if s == "DIFFERENT")
+    summary = {
+        "files": len(results),
+        "files_with_trees": len(with_trees),
+        "files_opened": len(opened),
+        "branches_uproot_reads": len(statuses),
+        "branches_equal": equal,
+        "branches_different": wrong,
+        "branches_missing": len(statuses) - equal - wrong,
+        "errors": {},
+        "missing_kinds": {},
+    }
+    for r in with_trees:
+        if not r.get("opens"):
+            reason = r.get("error", "?")
+            key = reason.split(":")[0] if len(reason) > 80 else reason
+            summary["errors"][key] = summary["errors"].get(key, 0) + 1
+    for s in statuses:
+        if s.startswith("missing"):
+            k = s[:80]
+            summary["missing_kinds"][k] = summary["missing_kinds"].get(k, 0) + 1
+    with open(args.out, "w") as out:
+        json.dump({"summary": summary, "files": results}, out, indent=1)
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()
