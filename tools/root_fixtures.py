@@ -3,6 +3,7 @@
 
 Usage:
     $BENCH_PYTHON tools/root_fixtures.py [OUT_DIR]     (default: readers/root/tests/fixtures)
+    ROOT_FIXTURES=split,embedded $BENCH_PYTHON tools/root_fixtures.py   (only these)
 
 For every fixture `NAME.root` it writes `NAME.json`, produced by reopening the file with ROOT in a
 fresh process and reading every entry of every branch of every tree through TTree/TLeaf:
@@ -25,6 +26,10 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    inside the TTree record (TBranch::fBaskets)
   multiblock.root  one 17,000,000-byte basket per branch (u8 array), one branch per algorithm
                    (zlib, zstd, lz4, lzma): every object is split over two compression blocks
+  split.root       a class split into member branches (split level 99): `evt.` of class Event
+                   with basic members (`evt.run`, `evt.w`), a member object split further
+                   (`evt.lead.e`, ... of class Hit) and a std::vector<Hit> whose elements are split
+                   into one branch per member (`evt.hits.e`, ...); the parents hold no baskets
 """
 
 import hashlib
@@ -192,6 +197,43 @@ def write_embedded(path):
     os._exit(0)
 
 
+SPLIT_CLASSES = """
+struct Hit { float e; int ch; double t; short q; bool ok; unsigned int id; };
+struct Event { int run; double w; Hit lead; std::vector<Hit> hits; };
+"""
+
+
+def write_split(path):
+    ROOT = root()
+    ROOT.gInterpreter.Declare(SPLIT_CLASSES)
+    f = ROOT.TFile(path, "RECREATE", "", 101)
+    t = ROOT.TTree("t", "a split class")
+    ev = ROOT.Event()
+    t.Branch("evt.", ev, 4000, 99)
+    for i in range(300):
+        ev.run = i
+        ev.w = i * 0.5 - 7.25
+        ev.lead.e = i + 0.25
+        ev.lead.ch = -i
+        ev.lead.t = i * 1e-3
+        ev.lead.q = (i % 7) - 3
+        ev.lead.ok = i % 2 == 0
+        ev.lead.id = 4_000_000_000 + i
+        ev.hits.clear()
+        for k in range(i % 5):
+            h = ROOT.Hit()
+            h.e = i + k * 0.5
+            h.ch = k * 1000 - i
+            h.t = -k * 1.5 + i
+            h.q = k - 2
+            h.ok = (i + k) % 3 == 0
+            h.id = k * 100 + i
+            ev.hits.push_back(h)
+        t.Fill()
+    t.Write()
+    f.Close()
+
+
 def write_multiblock(path):
     ROOT = root()
     f = ROOT.TFile(path, "RECREATE", "", 101)
@@ -250,10 +292,35 @@ def convert(value, typ):
     return int(value)
 
 
+ELEMENT_TYPES = {
+    "Bool_t": "bool", "Char_t": "i8", "UChar_t": "u8", "Short_t": "i16", "UShort_t": "u16",
+    "Int_t": "i32", "UInt_t": "u32", "Long64_t": "i64", "ULong64_t": "u64", "Float_t": "f32",
+    "Double_t": "f64",
+}
+
+
+def split_plan(tree):
+    """The basic members of split classes: (name, kind, type, leaf) for every TLeafElement whose
+    type is a number, `jagged` when it belongs to the elements of a collection."""
+    plan = []
+    for leaf in tree.GetListOfLeaves():
+        typ = ELEMENT_TYPES.get(leaf.GetTypeName())
+        branch = leaf.GetBranch()
+        if leaf.ClassName() != "TLeafElement" or typ is None or branch.GetListOfBranches().GetEntries():
+            continue
+        if branch.GetType() not in (0, 31, 41) or branch.GetID() < 0:
+            continue
+        kind = "jagged" if branch.GetType() in (31, 41) else "scalar"
+        plan.append((leaf.GetName(), kind, typ, leaf))
+    return plan
+
+
 def read_tree(tree):
     out = {"entries": int(tree.GetEntries()), "branches": {}}
     plan = []
-    for br in tree.GetListOfBranches():
+    if any(br.ClassName() == "TBranchElement" and br.GetListOfBranches().GetEntries() for br in tree.GetListOfBranches()):
+        plan = split_plan(tree)
+    for br in ([] if plan else tree.GetListOfBranches()):
         name = br.GetName()
         if br.ClassName() == "TBranchElement":
             typ = vector_type(br.GetClassName())
@@ -276,6 +343,10 @@ def read_tree(tree):
             slot = out["branches"][name]
             if kind == "vector":
                 slot["values"].append([convert(v, typ) for v in getattr(tree, name)])
+            elif kind == "jagged" and leaf.ClassName() == "TLeafElement":
+                slot["values"].append([convert(leaf.GetValue(j), typ) for j in range(leaf.GetLen())])
+            elif kind == "scalar" and leaf.ClassName() == "TLeafElement":
+                slot["values"].append(convert(leaf.GetValue(0), typ))
             elif kind == "scalar":
                 if typ in ("i64", "u64"):
                     slot["values"].append(int(getattr(tree, name)))
@@ -338,13 +409,18 @@ def main():
             write_embedded(path)
         elif kind == "multiblock":
             write_multiblock(path)
+        elif kind == "split":
+            write_split(path)
         else:
             raise SystemExit(f"unknown fixture {kind}")
         return
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "readers", "root", "tests", "fixtures")
     os.makedirs(out, exist_ok=True)
-    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock"]
+    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split"]
+    only = os.environ.get("ROOT_FIXTURES")
+    if only:
+        names = [n for n in names if n in only.split(",")]
     for name in names:
         path = os.path.join(out, f"{name}.root")
         if os.path.exists(path):

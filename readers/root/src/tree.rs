@@ -564,7 +564,7 @@ fn element_layout(
         return layout_of(meta);
     }
     Err(format!(
-        "object branch of class {:?} (fType {typ})",
+        "object branch of class {:?} (fType {typ}, fID {id}, member type {streamer_type})",
         meta.element_class
     ))
 }

@@ -197,6 +197,23 @@ fn embedded_baskets() {
 }
 
 #[test]
+fn split_class_members() {
+    check_fixture("split", Parallel::Never);
+    check_fixture("split", Parallel::Always);
+    let file = RootFile::open(util::fixture("split.root")).unwrap();
+    let tree = file.tree("t").unwrap();
+    // The parents hold no data of their own and say where the data is.
+    for parent in ["evt.", "evt.lead"] {
+        let err = tree
+            .branch(parent)
+            .unwrap()
+            .read_column(0, 1, Parallel::Never);
+        let err = err.unwrap_err().to_string();
+        assert!(err.contains("read its sub-branches"), "{parent}: {err}");
+    }
+}
+
+#[test]
 fn multiblock_objects() {
     check_fixture("multiblock", Parallel::Never);
     // Baskets of several MiB: decoded by several tasks each (blocks, then entry ranges).

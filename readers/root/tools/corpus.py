@@ -143,14 +143,21 @@ def survey_file(path, root_tool):
         entry = {"tree": path_in_file, "entries": int(tree.num_entries), "branches": {}}
         ours = {}
         if code == 0:
-            c2, out2, err2 = run(
-                [root_tool, "dump", path, path_in_file, "--entries", f":{min(MAX_ENTRIES, tree.num_entries)}", "--format", "jsonl"]
-            )
+            stop = min(MAX_ENTRIES, tree.num_entries)
+            if stop == 0:
+                c2, out2, err2 = 0, "", ""
+            else:
+                c2, out2, err2 = run(
+                    [root_tool, "dump", path, path_in_file, "--entries", f":{stop}", "--format", "jsonl"]
+                )
             if c2 == 0:
                 rows = [json.loads(line) for line in out2.splitlines() if line.strip()]
                 for name in theirs:
                     if rows and name in rows[0]:
                         ours[name] = [r[name] for r in rows]
+                    elif not rows and not ours_types.get((path_in_file, name), "unsupported").startswith("unsupported"):
+                        # An empty tree: a branch root-tool can read has no values to show.
+                        ours[name] = []
             else:
                 entry["dump_error"] = err2.strip().splitlines()[-1][:400] if err2.strip() else f"exit {c2}"
         for name, (values, is_f32) in theirs.items():
