@@ -29,7 +29,9 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
   split.root       a class split into member branches (split level 99): `evt.` of class Event
                    with basic members (`evt.run`, `evt.w`), a member object split further
                    (`evt.lead.e`, ... of class Hit) and a std::vector<Hit> whose elements are split
-                   into one branch per member (`evt.hits.e`, ...); the parents hold no baskets
+                   into one branch per member (`evt.hits.e`, ...), and std::vector<float|int>
+                   members (`evt.vals`, `evt.ids`: their type is in the file's TStreamerInfo);
+                   the parents hold no baskets
 """
 
 import hashlib
@@ -199,7 +201,9 @@ def write_embedded(path):
 
 SPLIT_CLASSES = """
 struct Hit { float e; int ch; double t; short q; bool ok; unsigned int id; };
-struct Event { int run; double w; Hit lead; std::vector<Hit> hits; };
+struct Event {
+  int run; double w; Hit lead; std::vector<Hit> hits; std::vector<float> vals; std::vector<int> ids;
+};
 """
 
 
@@ -229,6 +233,11 @@ def write_split(path):
             h.ok = (i + k) % 3 == 0
             h.id = k * 100 + i
             ev.hits.push_back(h)
+        ev.vals.clear()
+        ev.ids.clear()
+        for k in range(i % 3):
+            ev.vals.push_back(i * 0.125 - k)
+            ev.ids.push_back(i * 10 + k)
         t.Fill()
     t.Write()
     f.Close()
@@ -299,11 +308,19 @@ ELEMENT_TYPES = {
 }
 
 
+VECTOR_MEMBERS = {"vector<float>": ("f32", "float"), "vector<int>": ("i32", "int")}
+
+
 def split_plan(tree):
     """The basic members of split classes: (name, kind, type, leaf) for every TLeafElement whose
-    type is a number, `jagged` when it belongs to the elements of a collection."""
+    type is a number, `jagged` when it belongs to the elements of a collection; std::vector
+    members as `vector`, read through a TTreeReader."""
     plan = []
     for leaf in tree.GetListOfLeaves():
+        if leaf.GetTypeName() in VECTOR_MEMBERS and leaf.GetBranch().GetType() == 0:
+            typ, cpp = VECTOR_MEMBERS[leaf.GetTypeName()]
+            plan.append((leaf.GetName(), "vector_member", typ, cpp))
+            continue
         typ = ELEMENT_TYPES.get(leaf.GetTypeName())
         branch = leaf.GetBranch()
         if leaf.ClassName() != "TLeafElement" or typ is None or branch.GetListOfBranches().GetEntries():
@@ -336,7 +353,18 @@ def read_tree(tree):
         else:
             plan.append((name, "scalar", typ, leaf))
     for name, kind, typ, _ in plan:
-        out["branches"][name] = {"kind": kind, "type": typ, "values": []}
+        out["branches"][name] = {"kind": "vector" if kind == "vector_member" else kind, "type": typ, "values": []}
+    members = [(name, cpp) for name, kind, _, cpp in plan if kind == "vector_member"]
+    if members:
+        import ROOT  # noqa: PLC0415
+
+        reader = ROOT.TTreeReader(tree)
+        values = {name: ROOT.TTreeReaderValue[f"std::vector<{cpp}>"](reader, name) for name, cpp in members}
+        while reader.Next():
+            for name, _ in members:
+                typ = out["branches"][name]["type"]
+                out["branches"][name]["values"].append([convert(v, typ) for v in values[name].Get()])
+        plan = [p for p in plan if p[1] != "vector_member"]
     for entry in range(tree.GetEntries()):
         tree.GetEntry(entry)
         for name, kind, typ, leaf in plan:

@@ -13,6 +13,7 @@ use crate::compression;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::source::Source;
+use crate::streamer_info::StreamerInfos;
 use crate::tree::Tree;
 
 /// The fixed header at the start of every ROOT file.
@@ -136,6 +137,8 @@ pub(crate) struct Inner {
     pub(crate) source: Source,
     pub(crate) header: FileHeader,
     pub(crate) cache: BasketCache,
+    /// The class descriptions, read on first use (a failure is kept: it is the file's).
+    pub(crate) infos: std::sync::OnceLock<std::result::Result<Arc<StreamerInfos>, String>>,
 }
 
 /// An open ROOT file. Cheap to clone: clones share the file handle and the basket cache.
@@ -189,6 +192,7 @@ impl RootFile {
                 source,
                 header,
                 cache: BasketCache::new(cache_bytes),
+                infos: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -316,6 +320,34 @@ impl RootFile {
         } else {
             Ok(raw)
         }
+    }
+
+    /// The file's class descriptions (the TStreamerInfo list at `fSeekInfo`), read once.
+    ///
+    /// # Errors
+    /// A missing, truncated or malformed list (as text: it is kept for later calls).
+    pub fn streamer_infos(&self) -> std::result::Result<Arc<StreamerInfos>, String> {
+        self.inner
+            .infos
+            .get_or_init(|| {
+                let seek = self.inner.header.seek_info;
+                if seek == 0 {
+                    return Err("the file has no class descriptions (fSeekInfo 0)".to_owned());
+                }
+                let read = || -> Result<StreamerInfos> {
+                    let head = self.inner.source.read(
+                        "TStreamerInfo key",
+                        seek,
+                        4096.min(usize::try_from(self.len().saturating_sub(seek)).unwrap_or(4096)),
+                    )?;
+                    let mut cur = Cursor::new(&head, seek, "TStreamerInfo key");
+                    let key = Key::parse(&mut cur)?;
+                    let payload = self.read_payload(&key)?;
+                    StreamerInfos::parse(&payload, key.keylen)
+                };
+                read().map(Arc::new).map_err(|e| e.to_string())
+            })
+            .clone()
     }
 
     /// Every tree in the file, in every directory, every cycle.

@@ -44,6 +44,7 @@ pub mod reader;
 pub mod readspeed;
 mod source;
 mod streamer;
+pub mod streamer_info;
 pub mod tree;
 pub mod types;
 
@@ -54,5 +55,6 @@ pub use file::{Directory, FileHeader, Key, RootFile, TreeEntry};
 pub use lazy::{ChainedSlice, LazyBranchReader};
 pub use memory::{malloc_trim, set_memory_release};
 pub use reader::{Branch, BranchReader, Column, Jagged, Parallel, Values};
+pub use streamer_info::{ClassInfo, StreamerElement, StreamerInfos};
 pub use tree::{BasketInfo, BasketLocation, BranchMeta, Layout, Leaf, Tree};
 pub use types::{Element, LeafType};

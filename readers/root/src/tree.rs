@@ -207,8 +207,7 @@ impl Tree {
         if v >= 20 {
             s.skip_object()?; // fIOFeatures
         }
-        let file_len = file.len();
-        let branches = read_branch_array(&mut s, file_len)?;
+        let branches = read_branch_array(&mut s, &file)?;
         // Everything after fBranches (fLeaves, fAliases, indices, friends, ...) is not needed.
         let _ = outer;
         let entries = u64::try_from(entries).map_err(|_| s.cur.corrupt("negative fEntries"))?;
@@ -273,7 +272,7 @@ fn index_branch(b: &Arc<BranchMeta>, index: &mut HashMap<String, Arc<BranchMeta>
     }
 }
 
-fn read_branch_array(s: &mut Streamer<'_>, file_len: u64) -> Result<Vec<Arc<BranchMeta>>> {
+fn read_branch_array(s: &mut Streamer<'_>, file: &RootFile) -> Result<Vec<Arc<BranchMeta>>> {
     s.enter()?;
     let (bcv, n) = s.tobjarray_header()?;
     let mut out = Vec::new();
@@ -281,8 +280,8 @@ fn read_branch_array(s: &mut Streamer<'_>, file_len: u64) -> Result<Vec<Arc<Bran
         match s.pointer()? {
             Pointer::Object { class, end } => {
                 let b = match class.as_str() {
-                    "TBranch" => Some(read_tbranch(s, file_len, "TBranch")?),
-                    "TBranchElement" => Some(read_tbranch_element(s, file_len)?),
+                    "TBranch" => Some(read_tbranch(s, file, "TBranch")?),
+                    "TBranchElement" => Some(read_tbranch_element(s, file)?),
                     _ => None,
                 };
                 if let Some(end) = end {
@@ -302,7 +301,8 @@ fn read_branch_array(s: &mut Streamer<'_>, file_len: u64) -> Result<Vec<Arc<Bran
     Ok(out)
 }
 
-fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<BranchMeta> {
+fn read_tbranch(s: &mut Streamer<'_>, file: &RootFile, class: &str) -> Result<BranchMeta> {
+    let file_len = file.len();
     s.enter()?;
     let bcv = s.bcv()?;
     let v = bcv.version;
@@ -333,7 +333,7 @@ fn read_tbranch(s: &mut Streamer<'_>, file_len: u64, class: &str) -> Result<Bran
     }
     let tot_bytes = c.i64()?;
     let zip_bytes = c.i64()?;
-    let branches = read_branch_array(s, file_len)?;
+    let branches = read_branch_array(s, file)?;
     let leaves = read_leaf_array(s)?;
     let embedded = read_embedded_baskets(s)?;
     let (Ok(max_baskets), Ok(write_basket), Ok(entries)) = (
@@ -485,21 +485,21 @@ fn basket_table(
     Ok(out)
 }
 
-fn read_tbranch_element(s: &mut Streamer<'_>, file_len: u64) -> Result<BranchMeta> {
+fn read_tbranch_element(s: &mut Streamer<'_>, file: &RootFile) -> Result<BranchMeta> {
     s.enter()?;
     let bcv = s.bcv()?;
-    let mut meta = read_tbranch(s, file_len, "TBranchElement")?;
+    let mut meta = read_tbranch(s, file, "TBranchElement")?;
     let class_name = s.cur.string()?;
     let _parent = s.cur.string()?;
     let _clones = s.cur.string()?;
     let _checksum = s.cur.u32()?;
-    let (mut id, mut typ, mut streamer_type) = (0, 0, 0);
+    let (mut id, mut typ, mut streamer_type, mut class_version) = (0, 0, 0, 0);
     if (8..=10).contains(&bcv.version) {
-        if bcv.version >= 10 {
-            s.cur.skip(2)?;
+        class_version = if bcv.version >= 10 {
+            i32::from(s.cur.i16()?)
         } else {
-            s.cur.skip(4)?;
-        }
+            s.cur.i32()?
+        };
         id = s.cur.i32()?;
         typ = s.cur.i32()?;
         streamer_type = s.cur.i32()?;
@@ -508,7 +508,40 @@ fn read_tbranch_element(s: &mut Streamer<'_>, file_len: u64) -> Result<BranchMet
     s.leave();
     meta.element_class = class_name;
     meta.layout = element_layout(&meta, id, typ, streamer_type, bcv.version);
+    // An STL member of a split object: what it holds is in the class's description.
+    if meta.layout.is_err() && streamer_type == 300 && id >= 0 && meta.branches.is_empty() {
+        meta.layout = stl_member_layout(&meta, file, id, typ, class_version);
+    }
     Ok(meta)
+}
+
+/// The layout of STL member `id` of `meta.element_class` (version `class_version`): a
+/// `std::vector` of a basic type, one per entry (fType 0), streamed as a top-level vector is.
+fn stl_member_layout(
+    meta: &BranchMeta,
+    file: &RootFile,
+    id: i32,
+    typ: i32,
+    class_version: i32,
+) -> std::result::Result<Layout, String> {
+    let infos = file.streamer_infos()?;
+    let class = infos
+        .class(&meta.element_class, class_version)
+        .ok_or_else(|| format!("no description of class {:?}", meta.element_class))?;
+    let element = usize::try_from(id)
+        .ok()
+        .and_then(|i| class.elements.get(i))
+        .ok_or_else(|| format!("class {:?} has no member {id}", meta.element_class))?;
+    match (typ, element.stl) {
+        // fSTLtype 1: std::vector.
+        (0, Some((1, ctype))) => LeafType::from_streamer_type(ctype)
+            .map(Layout::Vector)
+            .ok_or_else(|| format!("member {} of type {}", element.name, element.type_name)),
+        _ => Err(format!(
+            "member {} of type {} (fType {typ})",
+            element.name, element.type_name
+        )),
+    }
 }
 
 fn element_layout(
