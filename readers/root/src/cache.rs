@@ -35,10 +35,14 @@ pub struct CacheStats {
     pub capacity: u64,
 }
 
+/// A basket's identity in a cache that several files may share: the file's id and the
+/// basket's offset in it.
+pub type BasketKey = (u32, u64);
+
 #[derive(Default)]
 struct Lru {
-    map: HashMap<u64, (Arc<BasketData>, u64)>,
-    order: BTreeMap<u64, u64>,
+    map: HashMap<BasketKey, (Arc<BasketData>, u64)>,
+    order: BTreeMap<u64, BasketKey>,
     bytes: usize,
     clock: u64,
     /// Bytes evicted since the allocator was last asked to return free memory.
@@ -98,8 +102,8 @@ impl BasketCache {
         self.capacity
     }
 
-    /// Looks up a basket by its file offset, counting a hit or a miss.
-    pub fn get(&self, seek: u64) -> Option<Arc<BasketData>> {
+    /// Looks up a basket by its file and offset, counting a hit or a miss.
+    pub fn get(&self, seek: BasketKey) -> Option<Arc<BasketData>> {
         let mut lru = self.lock();
         lru.clock += 1;
         let now = lru.clock;
@@ -124,7 +128,7 @@ impl BasketCache {
     }
 
     /// Inserts a basket, evicting least recently used ones to stay within the bound.
-    pub fn insert(&self, seek: u64, data: Arc<BasketData>) {
+    pub fn insert(&self, seek: BasketKey, data: Arc<BasketData>) {
         let size = data.heap_bytes();
         if size > self.capacity {
             return;
@@ -220,15 +224,15 @@ mod tests {
     #[test]
     fn evicts_least_recently_used_within_the_byte_bound() {
         let cache = BasketCache::new(3000);
-        cache.insert(1, basket(1000));
-        cache.insert(2, basket(1000));
-        cache.insert(3, basket(1000));
-        assert!(cache.get(1).is_some()); // 1 is now the most recent
-        cache.insert(4, basket(1000)); // evicts 2
-        assert!(cache.get(2).is_none());
-        assert!(cache.get(1).is_some());
-        assert!(cache.get(3).is_some());
-        assert!(cache.get(4).is_some());
+        cache.insert((0, 1), basket(1000));
+        cache.insert((0, 2), basket(1000));
+        cache.insert((0, 3), basket(1000));
+        assert!(cache.get((0, 1)).is_some()); // 1 is now the most recent
+        cache.insert((0, 4), basket(1000)); // evicts 2
+        assert!(cache.get((0, 2)).is_none());
+        assert!(cache.get((0, 1)).is_some());
+        assert!(cache.get((0, 3)).is_some());
+        assert!(cache.get((0, 4)).is_some());
         let s = cache.stats();
         assert_eq!((s.hits, s.misses, s.evicted, s.entries), (4, 1, 1, 3));
         assert!(s.bytes <= 3000);
@@ -238,11 +242,11 @@ mod tests {
     fn make_room_evicts_for_a_basket_in_flight() {
         let cache = BasketCache::new(3000);
         for k in 1..=3 {
-            cache.insert(k, basket(1000));
+            cache.insert((0, k), basket(1000));
         }
         cache.make_room(1500); // two baskets must go, oldest first
-        assert!(cache.get(1).is_none() && cache.get(2).is_none());
-        assert!(cache.get(3).is_some());
+        assert!(cache.get((0, 1)).is_none() && cache.get((0, 2)).is_none());
+        assert!(cache.get((0, 3)).is_some());
         assert_eq!(cache.stats().evicted, 2);
         cache.make_room(10_000); // more than the bound: everything goes
         assert_eq!(cache.stats().entries, 0);
@@ -251,9 +255,9 @@ mod tests {
     #[test]
     fn oversized_basket_is_not_kept_and_clear_empties() {
         let cache = BasketCache::new(500);
-        cache.insert(9, basket(1000));
-        assert!(cache.get(9).is_none());
-        cache.insert(8, basket(100));
+        cache.insert((0, 9), basket(1000));
+        assert!(cache.get((0, 9)).is_none());
+        cache.insert((0, 8), basket(100));
         cache.clear();
         assert_eq!(cache.stats().entries, 0);
         assert_eq!(cache.stats().bytes, 0);
@@ -267,12 +271,20 @@ mod tests {
                 let cache = Arc::clone(&cache);
                 s.spawn(move || {
                     for i in 0..100 {
-                        cache.insert(t * 1000 + i, basket(100));
-                        assert!(cache.get(t * 1000 + i).is_some());
+                        cache.insert((0, t * 1000 + i), basket(100));
+                        assert!(cache.get((0, t * 1000 + i)).is_some());
                     }
                 });
             }
         });
         assert_eq!(cache.stats().entries, 400);
+    }
+
+    #[test]
+    fn two_files_baskets_at_one_offset_are_two_baskets() {
+        let cache = BasketCache::new(10_000);
+        cache.insert((7, 1), basket(10));
+        assert!(cache.get((8, 1)).is_none());
+        assert!(cache.get((7, 1)).is_some());
     }
 }

@@ -136,7 +136,9 @@ pub struct TreeEntry {
 pub(crate) struct Inner {
     pub(crate) source: Source,
     pub(crate) header: FileHeader,
-    pub(crate) cache: BasketCache,
+    pub(crate) cache: Arc<BasketCache>,
+    /// This file's id in a cache that other files may share.
+    pub(crate) id: u32,
     /// The class descriptions, read on first use (a failure is kept: it is the file's).
     pub(crate) infos: std::sync::OnceLock<std::result::Result<Arc<StreamerInfos>, String>>,
 }
@@ -184,14 +186,29 @@ impl RootFile {
         Self::from_source(Source::Memory(bytes), BasketCache::DEFAULT_CAPACITY)
     }
 
+    /// Opens a file whose baskets go to `cache`, which other files may share: the files of a
+    /// chain read within one bound.
+    ///
+    /// # Errors
+    /// I/O errors and malformed headers.
+    pub fn open_sharing(path: impl AsRef<Path>, cache: Arc<BasketCache>) -> Result<Self> {
+        Self::with_cache(Source::open(path.as_ref())?, cache)
+    }
+
     fn from_source(source: Source, cache_bytes: usize) -> Result<Self> {
+        Self::with_cache(source, Arc::new(BasketCache::new(cache_bytes)))
+    }
+
+    fn with_cache(source: Source, cache: Arc<BasketCache>) -> Result<Self> {
+        static NEXT_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let head = source.read_up_to("file header", 0, 100)?;
         let header = parse_header(&head)?;
         Ok(Self {
             inner: Arc::new(Inner {
                 source,
                 header,
-                cache: BasketCache::new(cache_bytes),
+                cache,
+                id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 infos: std::sync::OnceLock::new(),
             }),
         })

@@ -6,7 +6,8 @@
 //! (checked against ROOT 6.40). Baskets go through a per-file LRU [`BasketCache`] bounded by
 //! bytes; [`BranchReader`] reads whole branches (in parallel when it pays),
 //! [`LazyBranchReader`] reads entries on demand and [`ChainedSlice`] views several baskets as
-//! one byte sequence without copying.
+//! one byte sequence without copying. A [`Chain`] reads one tree spread over several files as
+//! one tree, within one cache bound.
 //!
 //! ```no_run
 //! use root_reader::RootFile;
@@ -33,6 +34,7 @@
 
 pub mod basket;
 pub mod cache;
+pub mod chain;
 pub mod compression;
 mod cursor;
 pub mod error;
@@ -49,7 +51,8 @@ pub mod tree;
 pub mod types;
 
 pub use basket::BasketData;
-pub use cache::{BasketCache, CacheStats};
+pub use cache::{BasketCache, BasketKey, CacheStats};
+pub use chain::Chain;
 pub use error::{Error, Result};
 pub use file::{Directory, FileHeader, Key, RootFile, TreeEntry};
 pub use lazy::{ChainedSlice, LazyBranchReader};

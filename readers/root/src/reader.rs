@@ -217,7 +217,8 @@ impl Branch {
             BasketLocation::Embedded(data) => Ok(Arc::clone(data)),
             BasketLocation::OnDisk { seek, bytes } => {
                 let cache = self.file.cache();
-                if let Some(hit) = cache.get(*seek) {
+                let key = (self.file.inner.id, *seek);
+                if let Some(hit) = cache.get(key) {
                     return Ok(hit);
                 }
                 // The record, then the basket built from it, count against the cache bound
@@ -231,7 +232,7 @@ impl Branch {
                 let data = Arc::new(BasketData::from_record(&raw, *seek)?);
                 drop(raw);
                 self.check_entries(info, &data)?;
-                cache.insert(*seek, Arc::clone(&data));
+                cache.insert(key, Arc::clone(&data));
                 Ok(data)
             }
         }

@@ -254,3 +254,78 @@ fn multiblock_objects() {
         assert!(algorithms.contains(&a), "{a:?} missing from {algorithms:?}");
     }
 }
+
+/// Three files read as one tree (`Chain`): every branch equals the concatenation of what ROOT
+/// read from each file, over the whole chain and over ranges that cross file boundaries, with
+/// one cache bound for all files.
+#[test]
+fn chains_read_several_files_as_one_tree() {
+    let names = ["types_zlib", "types_zstd", "types_none"];
+    let paths: Vec<_> = names
+        .iter()
+        .map(|n| util::fixture(&format!("{n}.root")))
+        .collect();
+    let bound = 64 * 1024;
+    let chain = root_reader::Chain::open(&paths, "t", bound).unwrap();
+    assert_eq!(chain.entries(), 600);
+    let expected: Vec<Value> = names
+        .iter()
+        .map(|n| {
+            serde_json::from_str(
+                &std::fs::read_to_string(util::fixture(&format!("{n}.json"))).unwrap(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let branches: Vec<String> = expected[0]["trees"]["t;1"]["branches"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    for bname in &branches {
+        let want: Vec<Value> = expected
+            .iter()
+            .flat_map(|e| {
+                e["trees"]["t;1"]["branches"][bname]["values"]
+                    .as_array()
+                    .unwrap()
+                    .clone()
+            })
+            .collect();
+        let as_lists = |w: &Value| -> Vec<V> {
+            match w.as_array() {
+                Some(a) => a.iter().map(from_json).collect(),
+                None => vec![from_json(w)],
+            }
+        };
+        for (start, stop) in [
+            (0u64, 600u64),
+            (150, 450),
+            (199, 201),
+            (400, 400),
+            (599, 600),
+        ] {
+            let col = chain
+                .read_column(bname, start, stop, Parallel::Auto)
+                .unwrap_or_else(|e| panic!("{bname} {start}..{stop}: {e}"));
+            let got = entries(&col, (stop - start) as usize);
+            assert_eq!(got.len() as u64, stop - start, "{bname} {start}..{stop}");
+            for (j, g) in got.iter().enumerate() {
+                let w = &want[start as usize + j];
+                assert_eq!(
+                    g,
+                    &as_lists(w),
+                    "{bname} chain entry {}",
+                    start as usize + j
+                );
+            }
+        }
+    }
+    // One bound for the three files.
+    assert!(chain.cache().stats().bytes <= bound as u64);
+    assert!(chain.read_column("f", 0, 601, Parallel::Never).is_err());
+    assert!(chain.read_column("no_such", 0, 1, Parallel::Never).is_err());
+    let missing = root_reader::Chain::open(&[util::fixture("structure.root")], "nope", bound);
+    assert!(missing.is_err());
+}

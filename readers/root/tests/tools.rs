@@ -188,3 +188,42 @@ fn readspeed_reports() {
     let (ok, _, _) = tool(&["readspeed", "--files", &f, "--trees", "t"]);
     assert!(!ok);
 }
+
+#[test]
+fn dump_of_a_chain_is_the_files_dumps_one_after_the_other() {
+    let (a, b) = (fixture("types_zlib.root"), fixture("types_zstd.root"));
+    let one = |file: &str| {
+        let (ok, out, err) = tool(&["dump", file, "t", "--branches", "i,x,jets"]);
+        assert!(ok, "{err}");
+        out
+    };
+    let (ok, chained, err) = tool(&["dump", &a, "t", "--chain", &b, "--branches", "i,x,jets"]);
+    assert!(ok, "{err}");
+    assert_eq!(chained, one(&a) + &one(&b));
+    // A range across the boundary, and one past the chain's end.
+    let (ok, part, _) = tool(&[
+        "dump",
+        &a,
+        "t",
+        "--chain",
+        &b,
+        "--branches",
+        "i",
+        "--entries",
+        "199:201",
+    ]);
+    assert!(ok);
+    let lines: Vec<&str> = chained.lines().collect();
+    let want: Vec<String> = lines[199..201]
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            format!("{{\"i\":{}}}", v["i"])
+        })
+        .collect();
+    assert_eq!(part.lines().collect::<Vec<_>>(), want);
+    let (ok, _, err) = tool(&["dump", &a, "t", "--chain", &b, "--entries", "0:401"]);
+    assert!(!ok && err.contains("outside"), "{err}");
+    let (ok, _, err) = tool(&["dump", &a, "t", "--chain", &fixture("structure.root")]);
+    assert!(!ok && err.contains("structure.root"), "{err}");
+}

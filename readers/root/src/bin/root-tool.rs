@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use root_reader::compression::Algorithm;
 use root_reader::readspeed::{self, Mode, Selection};
-use root_reader::{Column, Parallel, RootFile, Values};
+use root_reader::{BasketCache, Chain, Column, Parallel, RootFile, Values};
 
 #[derive(Parser)]
 #[command(
@@ -41,7 +41,8 @@ enum Command {
     },
     /// Print entries of a tree, one line per entry.
     #[command(after_help = "Examples:\n  root-tool dump f.root t\n  \
-                            root-tool dump f.root 'dir/t;1' --branches a,b --entries 10:20 --format csv")]
+                            root-tool dump f.root 'dir/t;1' --branches a,b --entries 10:20 --format csv\n  \
+                            root-tool dump run1.root events --chain run2.root --chain run3.root --entries 990:1010")]
     Dump {
         /// The ROOT file.
         file: PathBuf,
@@ -50,9 +51,13 @@ enum Command {
         /// Comma-separated branches (default: every readable branch).
         #[arg(long, value_delimiter = ',')]
         branches: Vec<String>,
-        /// Entry range `START:STOP` (either side may be omitted).
+        /// Entry range `START:STOP` (either side may be omitted), of the whole chain.
         #[arg(long)]
         entries: Option<String>,
+        /// Further files holding the same tree, read after FILE as one tree (a chain;
+        /// repeatable).
+        #[arg(long, value_name = "FILE")]
+        chain: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = DumpFormat::Jsonl)]
         format: DumpFormat,
@@ -125,8 +130,13 @@ fn main() -> Result<()> {
             tree,
             branches,
             entries,
+            chain,
             format,
-        } => dump(&file, &tree, &branches, entries.as_deref(), format),
+        } => {
+            let mut files = vec![file];
+            files.extend(chain);
+            dump(&files, &tree, &branches, entries.as_deref(), format)
+        }
         Command::Readspeed {
             files,
             trees,
@@ -326,16 +336,18 @@ fn json_string(s: &str) -> String {
 }
 
 fn dump(
-    path: &PathBuf,
+    paths: &[PathBuf],
     spec: &str,
     names: &[String],
     range: Option<&str>,
     format: DumpFormat,
 ) -> Result<()> {
-    let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let tree = file
-        .tree(spec)
-        .with_context(|| format!("cannot read tree {spec}"))?;
+    let chain = Chain::open(paths, spec, BasketCache::DEFAULT_CAPACITY).with_context(|| {
+        let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        format!("cannot read tree {spec} of {}", files.join(", "))
+    })?;
+    // The branches of the first file are the chain's.
+    let tree = &chain.trees()[0];
     let names: Vec<String> = if names.is_empty() {
         tree.all_branches()
             .iter()
@@ -345,12 +357,11 @@ fn dump(
     } else {
         names.to_vec()
     };
-    let (start, stop) = parse_range(range, tree.entries)?;
+    let (start, stop) = parse_range(range, chain.entries())?;
     let mut columns = Vec::new();
     for name in &names {
-        let branch = tree.branch(name)?;
-        let col = branch
-            .read_column(start, stop, Parallel::Auto)
+        let col = chain
+            .read_column(name, start, stop, Parallel::Auto)
             .with_context(|| format!("cannot read branch {name}"))?;
         columns.push(col);
     }
