@@ -438,9 +438,15 @@ fn basket_table(
     at: u64,
 ) -> Result<Vec<BasketInfo>> {
     let bad = |d: String| Error::corrupt("TBranch basket table", at, d);
-    let mut out = Vec::with_capacity(write_basket + embedded.len());
+    // The baskets on disk are the leading ones with a record (ROOT counts a basket still in
+    // memory when the tree was saved in fWriteBasket, with no seek: it is among the embedded
+    // ones that follow; uproot `_num_normal_baskets` counts the same way).
+    let on_disk = (0..write_basket)
+        .take_while(|&i| seeks.get(i).is_some_and(|&s| s != 0))
+        .count();
+    let mut out = Vec::with_capacity(on_disk + embedded.len());
     let mut next = 0u64;
-    for i in 0..write_basket {
+    for i in 0..on_disk {
         let (Some(&b), Some(&f), Some(&s)) = (bytes.get(i), first.get(i), seeks.get(i)) else {
             return Err(bad(format!("basket {i} missing from the arrays")));
         };
