@@ -116,28 +116,16 @@ pub async fn push_run(
     let body = push_body(ledger, id).await?;
     let key = idempotency_key(&ledger.ledger_id().await?, id);
     let endpoint = format!("{}/api/runs", url.trim_end_matches('/'));
-    let answer = remote::with_retries(policy, move || {
-        let (endpoint, token, key, body) = (
-            endpoint.clone(),
-            token.to_owned(),
-            key.clone(),
-            body.clone(),
-        );
-        move || post(&endpoint, &token, &key, &body)
+    let ((remote_id, created), attempts) =
+        post_with_retries(policy, endpoint, token, key, body, |status, answer| {
+            answer["id"].as_i64().map(|id| (id, status == 201))
+        })
+        .await?;
+    Ok(Pushed {
+        remote_id,
+        created,
+        attempts,
     })
-    .await;
-    match answer {
-        Ok(((remote_id, created), attempts)) => Ok(Pushed {
-            remote_id,
-            created,
-            attempts,
-        }),
-        Err(Attempt::Final { status, message }) => Err(PushError::Refused { status, message }),
-        Err(Attempt::Transient(last)) => Err(PushError::Unreachable {
-            attempts: policy.attempts.max(1),
-            last,
-        }),
-    }
 }
 
 /// What the server answered to a pushed pair.
@@ -179,13 +167,33 @@ pub async fn push_pair(
     });
     let key = format!("{}/{base}+{head}", ledger.ledger_id().await?);
     let endpoint = format!("{}/api/pairs", url.trim_end_matches('/'));
+    let (pushed, _) = post_with_retries(policy, endpoint, token, key, body, |status, answer| {
+        Some(PushedPair {
+            base: answer["base"].as_i64()?,
+            head: answer["head"].as_i64()?,
+            url: answer["url"].as_str()?.to_owned(),
+            created: status == 201,
+        })
+    })
+    .await?;
+    Ok(pushed)
+}
+
+/// `POST`s `body` to `endpoint` with the token and idempotency key, retried by `policy`; `read`
+/// takes what it needs from a successful answer (status and JSON). Returns it with the attempts
+/// taken.
+async fn post_with_retries<T: Send + 'static>(
+    policy: RetryPolicy,
+    endpoint: String,
+    token: &str,
+    key: String,
+    body: serde_json::Value,
+    read: fn(u16, &serde_json::Value) -> Option<T>,
+) -> Result<(T, u32), PushError> {
+    let token = token.to_owned();
     let answer = remote::with_retries(policy, move || {
-        let (endpoint, token, key, body) = (
-            endpoint.clone(),
-            token.to_owned(),
-            key.clone(),
-            body.clone(),
-        );
+        let (endpoint, token, key, body) =
+            (endpoint.clone(), token.clone(), key.clone(), body.clone());
         move || {
             let response = remote::agent()
                 .post(&endpoint)
@@ -194,56 +202,20 @@ pub async fn push_pair(
                 .send_json(&body)
                 .map_err(|e| Attempt::Transient(format!("POST {endpoint}: {e}")))?;
             let (status, answer) = remote::answer(response)?;
-            match (
-                answer["base"].as_i64(),
-                answer["head"].as_i64(),
-                answer["url"].as_str(),
-            ) {
-                (Some(base), Some(head), Some(url)) => Ok(PushedPair {
-                    base,
-                    head,
-                    url: url.to_owned(),
-                    created: status == 201,
-                }),
-                _ => Err(Attempt::Final {
-                    status,
-                    message: format!("unexpected answer from {endpoint}: {answer}"),
-                }),
-            }
+            read(status, &answer).ok_or_else(|| Attempt::Final {
+                status,
+                message: format!("unexpected answer from {endpoint}: {answer}"),
+            })
         }
     })
     .await;
-    match answer {
-        Ok((pushed, _)) => Ok(pushed),
-        Err(Attempt::Final { status, message }) => Err(PushError::Refused { status, message }),
-        Err(Attempt::Transient(last)) => Err(PushError::Unreachable {
+    answer.map_err(|e| match e {
+        Attempt::Final { status, message } => PushError::Refused { status, message },
+        Attempt::Transient(last) => PushError::Unreachable {
             attempts: policy.attempts.max(1),
             last,
-        }),
-    }
-}
-
-/// One `POST`: the remote id and whether it was created (201) or found (200).
-fn post(
-    endpoint: &str,
-    token: &str,
-    key: &str,
-    body: &serde_json::Value,
-) -> Result<(i64, bool), Attempt> {
-    let response = remote::agent()
-        .post(endpoint)
-        .header("Authorization", &format!("Bearer {token}"))
-        .header("Idempotency-Key", key)
-        .send_json(body)
-        .map_err(|e| Attempt::Transient(format!("POST {endpoint}: {e}")))?;
-    let (status, answer) = remote::answer(response)?;
-    answer["id"]
-        .as_i64()
-        .map(|id| (id, status == 201))
-        .ok_or_else(|| Attempt::Final {
-            status,
-            message: format!("unexpected answer from {endpoint}: {answer}"),
-        })
+        },
+    })
 }
 
 #[cfg(test)]

@@ -274,13 +274,7 @@ impl LedgerStore for SqliteStore {
         // The write lock is taken first, so a concurrent push with this key waits and then
         // finds it.
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let found = sqlx::query_as(
-            "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = ?",
-        )
-        .bind(&key.key)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(earlier) = rows::earlier_push(key, found)? {
+        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut tx, key).await?)? {
             return Ok(earlier);
         }
         let id = insert_new_run(&mut tx, run).await?;
@@ -306,13 +300,7 @@ impl LedgerStore for SqliteStore {
         rows::check_pair(base, head, plan)?;
         key.check()?;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let found = sqlx::query_as(
-            "SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = ?",
-        )
-        .bind(&key.key)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(earlier) = rows::earlier_push(key, found)? {
+        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut tx, key).await?)? {
             let base_id: Option<RunId> =
                 sqlx::query_scalar("SELECT base_run_id FROM pairings WHERE head_run_id = ?")
                     .bind(earlier.id)
@@ -766,6 +754,19 @@ async fn insert_pairing(
 }
 
 /// Inserts a run being recorded now.
+/// The run and content digest stored under `key`, if any.
+async fn stored_key(
+    tx: &mut Tx<'_>,
+    key: &IngestKey,
+) -> Result<Option<(RunId, String)>, LedgerError> {
+    Ok(
+        sqlx::query_as("SELECT run_id, content_sha256 FROM ingest_keys WHERE idempotency_key = ?")
+            .bind(&key.key)
+            .fetch_optional(&mut **tx)
+            .await?,
+    )
+}
+
 async fn insert_new_run(tx: &mut Tx<'_>, run: &NewRun) -> Result<RunId, LedgerError> {
     insert_run(
         tx,
