@@ -185,19 +185,28 @@ impl IngestKey {
     /// Longest accepted key, in bytes.
     pub const MAX_LEN: usize = 200;
 
+    /// Checks the shape of a key alone (a server refuses a bad one before reading the body).
+    ///
+    /// # Errors
+    /// [`crate::LedgerError::Invalid`] for an empty, overlong or non-printable key.
+    pub fn check_key(key: &str) -> Result<(), crate::LedgerError> {
+        let printable = key.bytes().all(|b| (0x21..0x7f).contains(&b));
+        if key.is_empty() || key.len() > Self::MAX_LEN || !printable {
+            return Err(crate::LedgerError::Invalid(format!(
+                "an idempotency key is 1 to {} printable ASCII characters without spaces",
+                Self::MAX_LEN
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks the key's shape.
     ///
     /// # Errors
     /// [`crate::LedgerError::Invalid`] for an empty, overlong or non-printable key, or a digest
     /// that is not 64 lowercase hex digits.
     pub fn check(&self) -> Result<(), crate::LedgerError> {
-        let printable = self.key.bytes().all(|b| (0x21..0x7f).contains(&b));
-        if self.key.is_empty() || self.key.len() > Self::MAX_LEN || !printable {
-            return Err(crate::LedgerError::Invalid(format!(
-                "an idempotency key is 1 to {} printable ASCII characters without spaces",
-                Self::MAX_LEN
-            )));
-        }
+        Self::check_key(&self.key)?;
         let hex = self
             .content_sha256
             .bytes()

@@ -365,21 +365,9 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, AppError> {
     let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
         return Ok(None);
     };
-    let key = value
-        .to_str()
-        .ok()
-        .map(str::trim)
-        .filter(|k| {
-            !k.is_empty()
-                && k.len() <= IngestKey::MAX_LEN
-                && k.bytes().all(|b| (0x21..0x7f).contains(&b))
-        })
-        .ok_or_else(|| {
-            AppError::BadRequest(format!(
-                "{IDEMPOTENCY_KEY} is 1 to {} printable ASCII characters without spaces",
-                IngestKey::MAX_LEN
-            ))
-        })?;
+    let key = value.to_str().map(str::trim).unwrap_or_default();
+    IngestKey::check_key(key)
+        .map_err(|e| AppError::BadRequest(format!("{IDEMPOTENCY_KEY}: {e}")))?;
     Ok(Some(key.to_owned()))
 }
 

@@ -11,8 +11,8 @@
 
 mod util;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -140,28 +140,7 @@ impl Server {
 
     /// A plain HTTP/1.1 GET: (status, body).
     fn get(&self, path: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.addr
-        )
-        .unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).unwrap();
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
-        let body = &raw[split + 4..];
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = if head.contains("transfer-encoding: chunked") {
-            dechunk(body)
-        } else {
-            body.to_vec()
-        };
-        (status, String::from_utf8(body).unwrap())
+        util::http_get(&self.addr.to_string(), path)
     }
 }
 
@@ -170,21 +149,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
-        let size = std::str::from_utf8(&body[..eol]).unwrap().trim();
-        let n = usize::from_str_radix(size, 16).unwrap();
-        if n == 0 {
-            break;
-        }
-        let rest = &body[eol + 2..];
-        out.extend_from_slice(&rest[..n]);
-        body = &rest[n + 2..];
-    }
-    out
 }
 
 /// Runs Chromium headless on `url` with `mode` (`--dump-dom` or `--screenshot=...`) and returns

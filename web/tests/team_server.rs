@@ -34,9 +34,14 @@ struct Server {
 impl Server {
     /// `bench-web` on `db`, listening on `port`, taking pushes with [`TOKEN`].
     fn start(db: &str, port: u16) -> Self {
+        Self::start_with(db, port, &["--token", &format!("push:{TOKEN}")])
+    }
+
+    /// `bench-web` on `db`, listening on `port`, with `args` (its tokens).
+    fn start_with(db: &str, port: u16, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_bench-web"))
             .args(["--db", db, "--addr", &format!("127.0.0.1:{port}")])
-            .args(["--token", &format!("push:{TOKEN}")])
+            .args(args)
             .env_remove("BENCH_TOKENS")
             .env_remove("BENCH_INGEST_TOKEN")
             .env("RUST_LOG", "warn")
@@ -196,33 +201,9 @@ async fn sixteen_runners_push_fifty_runs_each_and_every_acknowledged_run_lands_o
         "/api/suites/team/trend".to_owned(),
         "/api/testbeds".to_owned(),
     ] {
-        let (status, body) = http_get(&server.url, &path);
+        let (status, body) = util::http_get(server.url.trim_start_matches("http://"), &path);
         assert_eq!(status, 200, "{path}: {body}");
     }
-}
-
-/// A plain HTTP/1.1 GET of `path` on `base` (`http://host:port`): (status, body).
-fn http_get(base: &str, path: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let addr = base.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
 }
 
 /// Retries patient enough to outlast a restart.
@@ -401,19 +382,12 @@ async fn gate_and_compare_through_the_server_agree_with_a_local_copy() {
         .unwrap();
     const READ: &str = "verdict-read-token-0123";
     let port = free_port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_bench-web"))
-        .args(["--db", &db, "--addr", &format!("127.0.0.1:{port}")])
-        .args(["--token", &format!("read:{READ}"), "--private"])
-        .env_remove("BENCH_TOKENS")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}");
+    let server = Server::start_with(
+        &db,
+        port,
+        &["--token", &format!("read:{READ}"), "--private"],
+    );
+    let url = server.url.clone();
     let local_db = local_db.to_str().unwrap();
 
     for command in [
@@ -459,8 +433,6 @@ async fn gate_and_compare_through_the_server_agree_with_a_local_copy() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("gate: FAIL"), "{stderr}");
-    let _ = server.kill();
-    let _ = server.wait();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

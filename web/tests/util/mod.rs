@@ -268,3 +268,45 @@ pub fn bench_run_binary() -> PathBuf {
     assert!(exe.exists(), "{} missing after the build", exe.display());
     exe
 }
+
+/// A plain HTTP/1.1 GET of `path` on `addr` (`host:port`): (status, body), a chunked body
+/// joined.
+pub fn http_get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let body = &raw[split + 4..];
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if head.contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_vec()
+    };
+    (status, String::from_utf8(body).unwrap())
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&body[..eol]).unwrap().trim();
+        let n = usize::from_str_radix(size, 16).unwrap();
+        if n == 0 {
+            break;
+        }
+        let rest = &body[eol + 2..];
+        out.extend_from_slice(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
+}
