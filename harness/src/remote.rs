@@ -138,12 +138,6 @@ impl Server {
         }
     }
 
-    /// The server's URL.
-    #[must_use]
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
     /// The evidence on `base` and `head` (references resolved by the server, in `suite` when
     /// given) with `history_runs` runs of history: what the server's ledger holds, as
     /// [`crate::judge::gather`] reads it from a local one.

@@ -752,3 +752,61 @@ fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<BasketData> {
         at,
     )
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+
+    fn embedded(entries: usize) -> Arc<BasketData> {
+        Arc::new(BasketData::flat_for_test(vec![0; entries * 4], entries))
+    }
+
+    fn ranges(baskets: &[BasketInfo]) -> Vec<(u64, u64, bool)> {
+        baskets
+            .iter()
+            .map(|b| {
+                let on_disk = matches!(b.location, BasketLocation::OnDisk { .. });
+                (b.first, b.end, on_disk)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_baskets_on_disk_are_the_leading_ones_with_a_record() {
+        // One basket on disk, then the one embedded when the tree was saved (AutoSave).
+        let t = basket_table(
+            &[100, 0],
+            &[0, 10, 0],
+            &[500, 0],
+            1,
+            vec![embedded(5)],
+            15,
+            10_000,
+            0,
+        )
+        .unwrap();
+        assert_eq!(ranges(&t), [(0, 10, true), (10, 15, false)]);
+        // fWriteBasket counts a basket that has no record: it is among the embedded ones (the
+        // layout of older files in the uproot corpus, e.g. uproot-issue187.root).
+        let t = basket_table(
+            &[0, 0],
+            &[0, 7981, 0],
+            &[0, 0],
+            1,
+            vec![embedded(7981), embedded(4249)],
+            12_230,
+            10_000,
+            0,
+        )
+        .unwrap();
+        assert_eq!(ranges(&t), [(0, 7981, false), (7981, 12_230, false)]);
+        // Entries that do not add up are still an error.
+        let err = basket_table(&[0], &[0, 5], &[0], 1, vec![embedded(3)], 5, 10_000, 0);
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("baskets hold 3 entries")
+        );
+    }
+}
