@@ -265,6 +265,22 @@ impl BasketData {
         }
     }
 
+    /// A basket of variable-size entries with these bytes (offsets in memory, as after parsing).
+    #[cfg(test)]
+    pub(crate) fn entries_for_test(entries: &[&[u8]]) -> Self {
+        let mut payload = Vec::new();
+        let mut offsets = vec![0u32];
+        for e in entries {
+            payload.extend_from_slice(e);
+            offsets.push(payload.len() as u32);
+        }
+        Self {
+            entries: entries.len(),
+            offsets: Some(offsets),
+            ..Self::for_test(payload)
+        }
+    }
+
     /// A basket of `std::vector<f32>` entries as ROOT streams them (header, values, then the
     /// entry-offset table), with a zero key length; entry `lie_at` declares one value too few.
     #[cfg(test)]

@@ -17,9 +17,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cache::BasketCache;
+use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::file::RootFile;
-use crate::reader::{Column, Parallel, Values};
+use crate::reader::Parallel;
 use crate::tree::Tree;
 
 /// Several files' trees of one name, read as one tree.
@@ -142,7 +143,7 @@ impl Chain {
                             ),
                         });
                     }
-                    append(&mut acc, part)?;
+                    acc.append(part)?;
                     acc
                 }
             });
@@ -156,30 +157,4 @@ impl Chain {
             branch: name.to_string(),
         })
     }
-}
-
-/// Appends `part` (same layout) to `acc`: values joined, offsets shifted by `acc`'s values.
-fn append(acc: &mut Column, part: Column) -> Result<()> {
-    let shift = acc.values.len() as u64;
-    match (&mut acc.offsets, part.offsets) {
-        (Some(a), Some(b)) => a.extend(b.iter().skip(1).map(|o| o + shift)),
-        (None, None) => {}
-        _ => {
-            return Err(Error::corrupt(
-                "TChain",
-                0,
-                "offsets present in one part only",
-            ));
-        }
-    }
-    macro_rules! join {
-        ($($v:ident),*) => {
-            match (&mut acc.values, part.values) {
-                $((Values::$v(a), Values::$v(b)) => a.extend(b),)*
-                _ => return Err(Error::corrupt("TChain", 0, "value types differ between parts")),
-            }
-        };
-    }
-    join!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64);
-    Ok(())
 }

@@ -12,9 +12,12 @@
 use std::sync::Arc;
 
 use crate::basket::BasketData;
+use crate::column::{Column, Jagged};
+use crate::decode::VECTOR_HEADER;
+use crate::decode::numeric::{decode_flat, decode_var};
 use crate::error::{Error, Result};
-use crate::reader::{Branch, Jagged, Parallel, VECTOR_HEADER};
-use crate::tree::Layout;
+use crate::layout::Layout;
+use crate::reader::{Branch, Parallel};
 use crate::types::{Element, check_type};
 
 /// Reads entries of one branch on demand.
@@ -75,6 +78,19 @@ impl LazyBranchReader {
     /// # Errors
     /// Non-scalar branches, type mismatch, out-of-range entry, I/O and decoding errors.
     pub fn read_at<T: Element>(&self, entry: u64) -> Result<T> {
+        if let Layout::Object(shape) = &self.layout
+            && !shape.is_list()
+        {
+            // A packed real: one value per entry.
+            let (values, _) =
+                self.branch
+                    .read_range::<T>(entry, entry.saturating_add(1), Parallel::Never)?;
+            return values.first().copied().ok_or(Error::EntryOutOfRange {
+                start: entry,
+                stop: entry.saturating_add(1),
+                entries: self.entries(),
+            });
+        }
         check_type::<T>(self.branch.name(), self.layout.leaf_type())?;
         let Layout::Scalar(_) = self.layout else {
             return Err(Error::UnsupportedBranch {
@@ -84,7 +100,7 @@ impl LazyBranchReader {
         };
         let (basket, j) = self.locate(entry)?;
         let mut out = [T::default()];
-        crate::reader::decode_flat(&basket, self.branch.name(), 1, j, j + 1, &mut out)?;
+        decode_flat(&basket, self.branch.name(), 1, j, j + 1, &mut out)?;
         Ok(out[0])
     }
 
@@ -93,28 +109,24 @@ impl LazyBranchReader {
     /// # Errors
     /// Type mismatch, out-of-range entry, I/O and decoding errors.
     pub fn read_entry<T: Element>(&self, entry: u64) -> Result<Vec<T>> {
+        if let Layout::Object(_) | Layout::LeafList(_) = self.layout {
+            let end = entry.saturating_add(1);
+            return Ok(self.branch.read_range::<T>(entry, end, Parallel::Never)?.0);
+        }
         check_type::<T>(self.branch.name(), self.layout.leaf_type())?;
         let (basket, j) = self.locate(entry)?;
         let name = self.branch.name();
         match self.layout.fixed_len() {
             Some(per) => {
                 let mut out = vec![T::default(); per];
-                crate::reader::decode_flat(&basket, name, per, j, j + 1, &mut out)?;
+                decode_flat(&basket, name, per, j, j + 1, &mut out)?;
                 Ok(out)
             }
             None => {
                 let vector = matches!(self.layout, Layout::Vector(_));
                 let mut values = Vec::new();
                 let mut offsets = vec![0];
-                crate::reader::decode_var(
-                    &basket,
-                    name,
-                    vector,
-                    j,
-                    j + 1,
-                    &mut values,
-                    &mut offsets,
-                )?;
+                decode_var(&basket, name, vector, j, j + 1, &mut values, &mut offsets)?;
                 Ok(values)
             }
         }
@@ -152,6 +164,15 @@ impl LazyBranchReader {
             }
         };
         Ok(Jagged { offsets, values })
+    }
+
+    /// Entries `start..stop` as a [`Column`] of the branch's own type (any layout, strings and
+    /// nested vectors included), loading only the baskets that overlap the range.
+    ///
+    /// # Errors
+    /// Unsupported branches, range, I/O and decoding errors.
+    pub fn read_column(&self, start: u64, stop: u64) -> Result<Column> {
+        self.branch.read_column(start, stop, Parallel::Never)
     }
 
     /// All values of a scalar or fixed-array branch.
@@ -199,7 +220,7 @@ impl LazyBranchReader {
     /// Bytes per entry for fixed layouts (what [`ChainedSlice`] positions are multiples of).
     #[must_use]
     pub fn entry_size(&self) -> Option<usize> {
-        Some(self.layout.fixed_len()? * self.layout.leaf_type().size())
+        Some(self.layout.fixed_len()? * self.layout.leaf_type()?.size())
     }
 
     /// The per-entry header size of the layout (10 for `std::vector`).

@@ -22,14 +22,16 @@ use rayon::prelude::*;
 use crate::basket::BasketData;
 use crate::compression;
 use crate::cursor::Cursor;
+use crate::decode::numeric::{
+    decode_flat, decode_flat_par, decode_var_into, decode_var_par, var_value_count,
+};
+use crate::decode::{PARALLEL_BASKET_BYTES, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
+use crate::layout::Layout;
 use crate::mapped::Mapped;
-use crate::reader::{
-    Branch, PARALLEL_BASKET_BYTES, decode_flat, decode_flat_par, decode_var_into, decode_var_par,
-    var_value_count,
-};
-use crate::tree::{BasketLocation, Layout};
+use crate::reader::Branch;
+use crate::tree::BasketLocation;
 use crate::types::{Element, LeafType};
 
 /// What is timed.
@@ -175,7 +177,7 @@ const ENTRIES_PER_STEP: usize = 1 << 15;
 fn consume<T: Element>(
     basket: &BasketData,
     name: &str,
-    layout: Layout,
+    layout: &Layout,
     split: bool,
     buf: &mut Vec<T>,
     ends: &mut Vec<u64>,
@@ -210,11 +212,24 @@ impl TypedScratch {
         &mut self,
         basket: &BasketData,
         name: &str,
-        layout: Layout,
+        layout: &Layout,
         split: bool,
     ) -> Result<()> {
         let o = &mut self.offsets;
-        match layout.leaf_type() {
+        let n = basket.entries();
+        let t = match layout {
+            // Objects and leaf lists: decoded whole (their values are built as they are read).
+            Layout::Object(shape) => {
+                let mut out = object::empty(shape);
+                return object::decode_entries(basket, name, shape, 0, n, &mut out);
+            }
+            Layout::LeafList(fields) => {
+                let mut out = leaflist::empty(fields);
+                return leaflist::decode_entries(basket, name, fields, 0, n, &mut out);
+            }
+            Layout::Scalar(t) | Layout::Fixed(t, _) | Layout::Jagged(t) | Layout::Vector(t) => *t,
+        };
+        match t {
             LeafType::Bool => consume(basket, name, layout, split, &mut self.b, o),
             LeafType::I8 => consume(basket, name, layout, split, &mut self.i8, o),
             LeafType::U8 => consume(basket, name, layout, split, &mut self.u8, o),
@@ -344,7 +359,7 @@ pub fn run(config: &Config) -> Result<Report> {
         let basket = BasketData::from_record_reusing(raw, unit.seek, payload, split)?;
         scratch
             .typed
-            .decode(&basket, branch.name(), *layout, split)?;
+            .decode(&basket, branch.name(), layout, split)?;
         let n = basket.data().len() as u64;
         scratch.payload = basket.into_payload();
         Ok((n, u64::from(unit.bytes)))

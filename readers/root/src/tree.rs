@@ -13,52 +13,9 @@ use crate::basket::{BasketData, BasketHeader};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
+use crate::layout::{Field, Layout, Real, Shape};
 use crate::streamer::{Pointer, Streamer};
 use crate::types::LeafType;
-
-/// How a branch's entries are laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// One value per entry.
-    Scalar(LeafType),
-    /// A fixed number of values per entry (`x[4]/F`).
-    Fixed(LeafType, usize),
-    /// A variable number of values per entry given by a counter leaf (`x[n]/F`).
-    Jagged(LeafType),
-    /// `std::vector<T>`: a variable number of values, each entry with a 10-byte header.
-    Vector(LeafType),
-}
-
-impl Layout {
-    /// The element type.
-    #[must_use]
-    pub fn leaf_type(self) -> LeafType {
-        match self {
-            Self::Scalar(t) | Self::Fixed(t, _) | Self::Jagged(t) | Self::Vector(t) => t,
-        }
-    }
-
-    /// A short description, e.g. `f32[4]`, `vector<f64>`.
-    #[must_use]
-    pub fn describe(self) -> String {
-        match self {
-            Self::Scalar(t) => t.name().to_string(),
-            Self::Fixed(t, n) => format!("{}[{n}]", t.name()),
-            Self::Jagged(t) => format!("{}[]", t.name()),
-            Self::Vector(t) => format!("vector<{}>", t.name()),
-        }
-    }
-
-    /// Values per entry for fixed layouts.
-    #[must_use]
-    pub fn fixed_len(self) -> Option<usize> {
-        match self {
-            Self::Scalar(_) => Some(1),
-            Self::Fixed(_, n) => Some(n),
-            Self::Jagged(_) | Self::Vector(_) => None,
-        }
-    }
-}
 
 /// A leaf (`TLeaf*`).
 #[derive(Debug, Clone)]
@@ -514,20 +471,29 @@ fn read_tbranch_element(s: &mut Streamer<'_>, file: &RootFile) -> Result<BranchM
     s.leave();
     meta.element_class = class_name;
     meta.layout = element_layout(&meta, id, typ, streamer_type, bcv.version);
-    // An STL member of a split object: what it holds is in the class's description.
-    if meta.layout.is_err() && streamer_type == 300 && id >= 0 && meta.branches.is_empty() {
-        meta.layout = stl_member_layout(&meta, file, id, typ, class_version);
+    // A member of a split object whose bytes depend on its declaration (STL containers and
+    // strings, packed reals and their ranges): what it is, is in the class's description.
+    if meta.layout.is_err() && id >= 0 && meta.branches.is_empty() {
+        let member = member_layout(&meta, file, id, typ, streamer_type, class_version);
+        // The first error stays when the description does not help either.
+        if member.is_ok() || matches!(streamer_type, 9 | 19 | 65 | 300 | 365) {
+            meta.layout = member;
+        }
     }
     Ok(meta)
 }
 
-/// The layout of STL member `id` of `meta.element_class` (version `class_version`): a
-/// `std::vector` of a basic type, one per entry (fType 0), streamed as a top-level vector is.
-fn stl_member_layout(
+/// The layout of member `id` of `meta.element_class` (version `class_version`) from the
+/// class's description: STL containers and strings (`fType` 300/365, their type name), TString
+/// (65), `Double32_t`/`Float16_t` (9/19, their range in the member's title). A member of an
+/// object (fType 0) holds one item per entry; a member of the elements of a split collection
+/// (31, 41) one per element, until the entry ends.
+fn member_layout(
     meta: &BranchMeta,
     file: &RootFile,
     id: i32,
     typ: i32,
+    streamer_type: i32,
     class_version: i32,
 ) -> std::result::Result<Layout, String> {
     let infos = file.streamer_infos()?;
@@ -538,16 +504,37 @@ fn stl_member_layout(
         .ok()
         .and_then(|i| class.elements.get(i))
         .ok_or_else(|| format!("class {:?} has no member {id}", meta.element_class))?;
-    match (typ, element.stl) {
-        // fSTLtype 1: std::vector.
-        (0, Some((1, ctype))) => LeafType::from_streamer_type(ctype)
-            .map(Layout::Vector)
-            .ok_or_else(|| format!("member {} of type {}", element.name, element.type_name)),
-        _ => Err(format!(
+    let refuse = || {
+        format!(
             "member {} of type {} (fType {typ})",
             element.name, element.type_name
-        )),
-    }
+        )
+    };
+    // STL containers and std::string carry an object header; the others do not.
+    let (item, headed) = match streamer_type {
+        9 | 19 => (
+            Shape::Real(Real::from_title(&element.title, streamer_type == 9)),
+            false,
+        ),
+        65 => (Shape::Text, false),
+        300 | 365 => (Shape::of_cpp(&element.type_name).ok_or_else(refuse)?, true),
+        _ => return Err(refuse()),
+    };
+    let shape = match (typ, headed) {
+        // A vector of numbers per entry reads as fast as a top-level one.
+        (0, true) => match &item {
+            Shape::List(inner) => match **inner {
+                Shape::Num(t) => return Ok(Layout::Vector(t)),
+                _ => Shape::headed(item),
+            },
+            _ => Shape::headed(item),
+        },
+        (0, false) => item,
+        (31 | 41, true) => Shape::headed(Shape::repeated(item)),
+        (31 | 41, false) => Shape::repeated(item),
+        _ => return Err(refuse()),
+    };
+    Ok(Layout::Object(shape))
 }
 
 fn element_layout(
@@ -576,9 +563,16 @@ fn element_layout(
         && id == -1
         && (typ == 0 || typ == -1)
     {
-        return LeafType::from_cpp(inner)
-            .map(Layout::Vector)
+        if let Some(t) = LeafType::from_cpp(inner) {
+            return Ok(Layout::Vector(t));
+        }
+        return Shape::of_cpp(inner)
+            .map(|item| Layout::Object(Shape::headed(Shape::list(item))))
             .ok_or_else(|| format!("vector of {inner}"));
+    }
+    // A top-level string: its bytes alone, no header.
+    if id == -1 && matches!(cls, "string" | "std::string" | "TString") {
+        return Ok(Layout::Object(Shape::Text));
     }
     // A basic member of a split object (fType 0: one value per entry) or of the elements of a
     // split collection (41: std::vector and other STL; 31: TClonesArray): one value per element,
@@ -609,23 +603,66 @@ fn element_layout(
 }
 
 fn layout_of(meta: &BranchMeta) -> std::result::Result<Layout, String> {
-    let [leaf] = meta.leaves.as_slice() else {
-        return Err(format!(
-            "{} leaves (only single-leaf branches are read)",
-            meta.leaves.len()
-        ));
-    };
+    match meta.leaves.as_slice() {
+        [] => Err("no leaves".to_string()),
+        [leaf] => leaf_layout(leaf),
+        leaves => leaf_list(leaves),
+    }
+}
+
+/// The layout of a branch's only leaf.
+fn leaf_layout(leaf: &Leaf) -> std::result::Result<Layout, String> {
+    let len = usize::try_from(leaf.len).map_err(|_| format!("negative fLen {}", leaf.len))?;
+    match leaf.class.as_str() {
+        // char*: one string per entry, whatever fLen (the longest string) says.
+        "TLeafC" => return Ok(Layout::Object(Shape::Text)),
+        "TLeafD32" | "TLeafF16" => {
+            let real = Shape::Real(Real::from_title(&leaf.title, leaf.class == "TLeafD32"));
+            return match (leaf.has_count, len) {
+                (true, _) => Ok(Layout::Object(Shape::repeated(real))),
+                (false, 1) => Ok(Layout::Object(real)),
+                (false, n) => Err(format!("{} array of {n}", leaf.class)),
+            };
+        }
+        _ => {}
+    }
     let t = LeafType::from_leaf_class(&leaf.class, leaf.unsigned)
         .ok_or_else(|| format!("leaf class {}", leaf.class))?;
     if leaf.has_count {
         return Ok(Layout::Jagged(t));
     }
-    let len = usize::try_from(leaf.len).map_err(|_| format!("negative fLen {}", leaf.len))?;
     Ok(match len {
         0 => return Err("fLen 0".to_string()),
         1 => Layout::Scalar(t),
         n => Layout::Fixed(t, n),
     })
+}
+
+/// A leaf list (`x/F:y/D:n/I`): fixed-size numeric leaves, one field each.
+fn leaf_list(leaves: &[Leaf]) -> std::result::Result<Layout, String> {
+    let field = |leaf: &Leaf| {
+        let (leaf_type, len) = match leaf_layout(leaf)? {
+            Layout::Scalar(t) => (t, 1),
+            Layout::Fixed(t, n) => (t, n),
+            other => {
+                return Err(format!(
+                    "leaf list with leaf {} of {}",
+                    leaf.name,
+                    other.describe()
+                ));
+            }
+        };
+        Ok(Field {
+            name: leaf.name.clone(),
+            leaf_type,
+            len,
+        })
+    };
+    let fields = leaves
+        .iter()
+        .map(field)
+        .collect::<std::result::Result<Vec<_>, String>>()?;
+    Ok(Layout::LeafList(fields))
 }
 
 fn read_leaf_array(s: &mut Streamer<'_>) -> Result<Vec<Leaf>> {

@@ -221,7 +221,14 @@ impl Element for bool {
     }
 }
 
-pub(crate) fn check_type<T: Element>(branch: &str, actual: LeafType) -> Result<()> {
+pub(crate) fn check_type<T: Element>(branch: &str, actual: Option<LeafType>) -> Result<()> {
+    let Some(actual) = actual else {
+        return Err(Error::TypeMismatch {
+            branch: branch.to_string(),
+            actual: "objects",
+            requested: T::TYPE.name(),
+        });
+    };
     if T::TYPE == actual {
         Ok(())
     } else {

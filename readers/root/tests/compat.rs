@@ -38,6 +38,7 @@ fn values(col: &Column) -> Vec<V> {
         Values::U64(v) => v.iter().map(|&x| V::I(x.into())).collect(),
         Values::F32(v) => v.iter().map(|&x| V::F(x.into())).collect(),
         Values::F64(v) => v.iter().map(|&x| V::F(x)).collect(),
+        other => panic!("numeric values expected, got {other:?}"),
     }
 }
 
@@ -88,7 +89,7 @@ fn check_fixture(name: &str, parallel: Parallel) {
                 .unwrap_or_else(|e| panic!("{name} {spec} {bname}: {e}"));
             let kind = b["kind"].as_str().unwrap();
             assert_eq!(
-                col.layout.leaf_type().name(),
+                col.layout.leaf_type().unwrap().name(),
                 b["type"].as_str().unwrap(),
                 "{name} {spec} {bname}"
             );

@@ -306,7 +306,44 @@ fn push_value(out: &mut String, values: &Values, i: usize) {
         Values::U64(v) => int!(v),
         Values::F32(v) => float!(v),
         Values::F64(v) => float!(v),
+        Values::Text(s) => out.push_str(&json_string(&s.get_str(i).unwrap_or_default())),
+        Values::Lists(l) => {
+            push_items(
+                out,
+                &l.items,
+                l.offsets[i] as usize,
+                l.offsets[i + 1] as usize,
+            );
+        }
+        Values::Record(fields) => {
+            out.push('{');
+            for (k, f) in fields.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(&json_string(&f.name));
+                out.push(':');
+                if f.len == 1 {
+                    push_value(out, &f.values, i);
+                } else {
+                    push_items(out, &f.values, i * f.len, (i + 1) * f.len);
+                }
+            }
+            out.push('}');
+        }
     }
+}
+
+/// Items `a..b` as a JSON array.
+fn push_items(out: &mut String, values: &Values, a: usize, b: usize) {
+    out.push('[');
+    for i in a..b {
+        if i > a {
+            out.push(',');
+        }
+        push_value(out, values, i);
+    }
+    out.push(']');
 }
 
 fn push_entry(out: &mut String, col: &Column, j: usize, sep: char) {

@@ -1,0 +1,116 @@
+//! Leaf lists (`x/F:y/D:n/I` in one branch): fixed-size entries holding every leaf's values
+//! one after the other, with no padding; each leaf becomes a field.
+
+use crate::basket::BasketData;
+use crate::column::{FieldValues, Values};
+use crate::error::{Error, Result};
+use crate::layout::Field;
+use crate::types::Element;
+
+/// Bytes of one entry.
+pub(crate) fn entry_bytes(fields: &[Field]) -> usize {
+    fields.iter().map(|f| f.leaf_type.size() * f.len).sum()
+}
+
+/// No values of any field.
+pub(crate) fn empty(fields: &[Field]) -> Values {
+    Values::Record(
+        fields
+            .iter()
+            .map(|f| FieldValues {
+                name: f.name.clone(),
+                len: f.len,
+                values: Values::empty(f.leaf_type),
+            })
+            .collect(),
+    )
+}
+
+/// Appends entries `a..b` of `basket` to `out` (made by [`empty`]).
+pub(crate) fn decode_entries(
+    basket: &BasketData,
+    branch: &str,
+    fields: &[Field],
+    a: usize,
+    b: usize,
+    out: &mut Values,
+) -> Result<()> {
+    let bad = |d: String| Error::corrupt("basket", 0, format!("branch {branch:?}: {d}"));
+    let size = entry_bytes(fields);
+    let data = basket.data();
+    if data.len() != basket.entries() * size {
+        return Err(bad(format!(
+            "{} data bytes for {} entries of {size} bytes",
+            data.len(),
+            basket.entries()
+        )));
+    }
+    if a > b || b > basket.entries() {
+        return Err(bad(format!("entries {a}..{b} outside the basket")));
+    }
+    let Values::Record(columns) = out else {
+        return Err(bad("a leaf list read into values of another kind".into()));
+    };
+    let mut at = 0;
+    for (field, column) in fields.iter().zip(columns.iter_mut()) {
+        let width = field.leaf_type.size() * field.len;
+        let rows = (a..b).map(|j| &data[j * size + at..j * size + at + width]);
+        macro_rules! extend {
+            ($($v:ident),*) => {
+                match &mut column.values {
+                    $(Values::$v(v) => rows.for_each(|r| Element::extend_from_be(r, v)),)*
+                    _ => return Err(bad(format!("field {} of another kind", field.name))),
+                }
+            };
+        }
+        extend!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64);
+        at += width;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::float_cmp)]
+    use super::*;
+    use crate::types::LeafType;
+
+    #[test]
+    fn fields_are_cut_from_each_entry() {
+        let fields = vec![
+            Field {
+                name: "x".into(),
+                leaf_type: LeafType::F32,
+                len: 1,
+            },
+            Field {
+                name: "p".into(),
+                leaf_type: LeafType::I16,
+                len: 2,
+            },
+            Field {
+                name: "ok".into(),
+                leaf_type: LeafType::Bool,
+                len: 1,
+            },
+        ];
+        let mut payload = Vec::new();
+        for j in 0..3i16 {
+            payload.extend(f32::from(j).to_be_bytes());
+            payload.extend(j.to_be_bytes());
+            payload.extend((-j).to_be_bytes());
+            payload.push(u8::from(j == 1));
+        }
+        let basket = BasketData::flat_for_test(payload, 3);
+        let mut out = empty(&fields);
+        decode_entries(&basket, "ll", &fields, 1, 3, &mut out).unwrap();
+        let Values::Record(cols) = &out else { panic!() };
+        assert_eq!(cols[0].values, Values::F32(vec![1.0, 2.0]));
+        assert_eq!(cols[1].values, Values::I16(vec![1, -1, 2, -2]));
+        assert_eq!(cols[2].values, Values::Bool(vec![true, false]));
+        assert_eq!(out.len(), 2);
+        // A basket whose size is not a whole number of entries.
+        let short = BasketData::flat_for_test(vec![0; 20], 3);
+        assert!(decode_entries(&short, "ll", &fields, 0, 3, &mut empty(&fields)).is_err());
+    }
+}

@@ -1,0 +1,330 @@
+//! Entries streamed object by object, walked as their [`Shape`] says: strings, nested
+//! vectors, packed reals, the members of split collections.
+//!
+//! Every count read from the file is checked against the bytes left in the entry before
+//! anything is allocated for it, and every entry must be consumed exactly: a wrong shape or a
+//! corrupted basket is an error naming the branch and the entry, never a panic or a guess.
+
+use crate::basket::BasketData;
+use crate::column::{Lists, Strings, Values};
+use crate::error::{Error, Result};
+use crate::layout::{Real, Shape};
+use crate::types::LeafType;
+
+/// Byte-count flag of a streamed object's header (`kByteCountMask`).
+const BYTE_COUNT_FLAG: u32 = 0x4000_0000;
+
+/// No items of `shape` (the container its items are appended to).
+pub(crate) fn empty(shape: &Shape) -> Values {
+    match shape {
+        Shape::Num(t) => Values::empty(*t),
+        Shape::Real(r) => Values::empty(r.leaf_type()),
+        Shape::Text => Values::Text(Strings::default()),
+        Shape::List(inner) | Shape::Repeated(inner) => Values::Lists(Box::new(Lists {
+            offsets: vec![0],
+            items: empty(inner),
+        })),
+        Shape::Headed(inner) => empty(inner),
+    }
+}
+
+/// Appends one item per entry of entries `a..b` of `basket` to `out` (made by [`empty`]).
+pub(crate) fn decode_entries(
+    basket: &BasketData,
+    branch: &str,
+    shape: &Shape,
+    a: usize,
+    b: usize,
+    out: &mut Values,
+) -> Result<()> {
+    let bad = |j: usize, d: String| {
+        Error::corrupt("basket", 0, format!("branch {branch:?}: entry {j}: {d}"))
+    };
+    let data = basket.data();
+    if b > basket.entries() || a > b {
+        return Err(bad(a, format!("entries {a}..{b} outside the basket")));
+    }
+    for j in a..b {
+        let entry = match basket.offsets() {
+            Some(offsets) => {
+                let (s, e) = (offsets[j] as usize, offsets[j + 1] as usize);
+                data.get(s..e)
+                    .ok_or_else(|| bad(j, format!("bytes {s}..{e} outside the basket")))?
+            }
+            None => {
+                let size = shape
+                    .fixed_size()
+                    .ok_or_else(|| bad(j, "variable-size entries without offsets".into()))?;
+                if data.len() != basket.entries() * size {
+                    return Err(bad(
+                        j,
+                        format!(
+                            "{} bytes for {} entries of {size}",
+                            data.len(),
+                            basket.entries()
+                        ),
+                    ));
+                }
+                &data[j * size..(j + 1) * size]
+            }
+        };
+        let mut r = Bytes { data: entry };
+        match (shape, out as &mut Values) {
+            // A char* leaf writes nothing at all for an empty string.
+            (Shape::Text, Values::Text(strings)) if entry.is_empty() => strings.push(b""),
+            (_, out) => push_item(shape, &mut r, out).map_err(|d| bad(j, d))?,
+        }
+        if !r.data.is_empty() {
+            return Err(bad(
+                j,
+                format!("{} bytes left after the {}", r.data.len(), shape.describe()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The unread bytes of an entry.
+struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
+        if n > self.data.len() {
+            return Err(format!(
+                "needs {n} bytes, {} left in the entry",
+                self.data.len()
+            ));
+        }
+        let (head, tail) = self.data.split_at(n);
+        self.data = tail;
+        Ok(head)
+    }
+
+    fn u32(&mut self) -> std::result::Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+fn push_item(
+    shape: &Shape,
+    r: &mut Bytes<'_>,
+    out: &mut Values,
+) -> std::result::Result<(), String> {
+    match shape {
+        Shape::Num(t) => push_number(*t, r.take(t.size())?, out),
+        Shape::Real(real) => push_real(*real, r.take(real.size())?, out),
+        Shape::Text => {
+            let mut len = usize::from(r.take(1)?[0]);
+            if len == 255 {
+                len = r.u32()? as usize;
+            }
+            let s = r.take(len)?;
+            match out {
+                Values::Text(strings) => strings.push(s),
+                _ => return Err(mismatch(shape)),
+            }
+            Ok(())
+        }
+        Shape::List(inner) => {
+            let n = r.u32()? as usize;
+            // A count that cannot fit in the bytes left is corruption, not an allocation.
+            if n.saturating_mul(inner.min_size()) > r.data.len() {
+                return Err(format!("a list of {n} items in {} bytes", r.data.len()));
+            }
+            let Values::Lists(lists) = out else {
+                return Err(mismatch(shape));
+            };
+            for _ in 0..n {
+                push_item(inner, r, &mut lists.items)?;
+            }
+            lists.offsets.push(lists.items.len() as u64);
+            Ok(())
+        }
+        Shape::Headed(inner) => {
+            let count = r.u32()?;
+            if count & BYTE_COUNT_FLAG == 0 {
+                return Err(format!("object header without a byte count ({count:#x})"));
+            }
+            let count = (count & !BYTE_COUNT_FLAG) as usize;
+            let body = r.take(count)?;
+            let mut sub = Bytes { data: body };
+            sub.take(2)?; // class version
+            push_item(inner, &mut sub, out)?;
+            if sub.data.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} bytes left in an object of {count}",
+                    sub.data.len()
+                ))
+            }
+        }
+        Shape::Repeated(inner) => {
+            let Values::Lists(lists) = out else {
+                return Err(mismatch(shape));
+            };
+            // Every item takes at least one byte, so this ends.
+            if inner.min_size() == 0 {
+                return Err(format!("{} cannot repeat", inner.describe()));
+            }
+            while !r.data.is_empty() {
+                push_item(inner, r, &mut lists.items)?;
+            }
+            lists.offsets.push(lists.items.len() as u64);
+            Ok(())
+        }
+    }
+}
+
+fn mismatch(shape: &Shape) -> String {
+    format!("values of another kind than {}", shape.describe())
+}
+
+fn push_number(t: LeafType, b: &[u8], out: &mut Values) -> std::result::Result<(), String> {
+    macro_rules! push {
+        ($v:ident, $ty:ty) => {{
+            if let Values::$v(v) = out
+                && let Ok(arr) = b.try_into()
+            {
+                v.push(<$ty>::from_be_bytes(arr));
+                return Ok(());
+            }
+        }};
+    }
+    match t {
+        LeafType::Bool => {
+            if let (Values::Bool(v), [x]) = (&mut *out, b) {
+                v.push(*x != 0);
+                return Ok(());
+            }
+        }
+        LeafType::I8 => push!(I8, i8),
+        LeafType::U8 => push!(U8, u8),
+        LeafType::I16 => push!(I16, i16),
+        LeafType::U16 => push!(U16, u16),
+        LeafType::I32 => push!(I32, i32),
+        LeafType::U32 => push!(U32, u32),
+        LeafType::I64 => push!(I64, i64),
+        LeafType::U64 => push!(U64, u64),
+        LeafType::F32 => push!(F32, f32),
+        LeafType::F64 => push!(F64, f64),
+    }
+    Err(mismatch(&Shape::Num(t)))
+}
+
+fn push_real(real: Real, b: &[u8], out: &mut Values) -> std::result::Result<(), String> {
+    let v = real.decode(b);
+    match out {
+        Values::F64(values) if real.double => values.push(v),
+        Values::F32(values) if !real.double => values.push(v as f32),
+        _ => return Err(mismatch(&Shape::Real(real))),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::float_cmp)]
+    use super::*;
+
+    fn decode(shape: &Shape, entries: &[&[u8]]) -> Result<Values> {
+        let basket = BasketData::entries_for_test(entries);
+        let mut out = empty(shape);
+        decode_entries(&basket, "b", shape, 0, entries.len(), &mut out)?;
+        Ok(out)
+    }
+
+    fn headed(body: &[u8]) -> Vec<u8> {
+        let mut v = (0x4000_0000u32 | (body.len() as u32 + 2))
+            .to_be_bytes()
+            .to_vec();
+        v.extend([0, 10]);
+        v.extend(body);
+        v
+    }
+
+    #[test]
+    fn strings_short_and_long() {
+        let long = vec![b'y'; 300];
+        let mut e2 = vec![255];
+        e2.extend(300u32.to_be_bytes());
+        e2.extend(&long);
+        let out = decode(&Shape::Text, &[b"\x02s1", b"\x00", &e2]).unwrap();
+        let Values::Text(s) = out else { panic!() };
+        assert_eq!(s.get(0).unwrap(), b"s1");
+        assert_eq!(s.get(1).unwrap(), b"");
+        assert_eq!(s.get(2).unwrap(), &long[..]);
+    }
+
+    #[test]
+    fn vectors_of_vectors_and_of_strings() {
+        // vector<vector<int>>: [[100], [200, 201]]
+        let mut body = 2u32.to_be_bytes().to_vec();
+        body.extend(1u32.to_be_bytes());
+        body.extend(100i32.to_be_bytes());
+        body.extend(2u32.to_be_bytes());
+        body.extend(200i32.to_be_bytes());
+        body.extend(201i32.to_be_bytes());
+        let shape = Shape::headed(Shape::list(Shape::list(Shape::Num(LeafType::I32))));
+        let out = decode(&shape, &[&headed(&body), &headed(&0u32.to_be_bytes())]).unwrap();
+        let Values::Lists(outer) = out else { panic!() };
+        assert_eq!(outer.offsets, vec![0, 2, 2]);
+        let Values::Lists(inner) = &outer.items else {
+            panic!()
+        };
+        assert_eq!(inner.offsets, vec![0, 1, 3]);
+        assert_eq!(inner.items, Values::I32(vec![100, 200, 201]));
+
+        // A string member of a split collection: a header, then strings to the end.
+        let shape = Shape::headed(Shape::repeated(Shape::Text));
+        let out = decode(&shape, &[&headed(b"\x02p0\x02p1"), &headed(b"")]).unwrap();
+        let Values::Lists(l) = out else { panic!() };
+        assert_eq!(l.offsets, vec![0, 2, 2]);
+    }
+
+    #[test]
+    fn absurd_counts_and_leftovers_are_errors() {
+        let shape = Shape::headed(Shape::list(Shape::Num(LeafType::F64)));
+        // Claims 2^31 doubles in 4 bytes.
+        let mut body = 0x8000_0000u32.to_be_bytes().to_vec();
+        body.extend([0; 4]);
+        let err = decode(&shape, &[&headed(&body)]).unwrap_err().to_string();
+        assert!(err.contains("a list of 2147483648 items"), "{err}");
+        // One byte too many in the entry.
+        let mut entry = headed(&0u32.to_be_bytes());
+        entry.push(7);
+        let err = decode(&shape, &[&entry]).unwrap_err().to_string();
+        assert!(err.contains("1 bytes left"), "{err}");
+        // A header without the byte-count flag.
+        let err = decode(&shape, &[&[0, 0, 0, 6, 0, 10, 0, 0, 0, 0]])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("without a byte count"), "{err}");
+        // A string longer than its entry.
+        assert!(decode(&Shape::Text, &[b"\x09abc"]).is_err());
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error_or_a_value_never_a_panic() {
+        let mut body = 3u32.to_be_bytes().to_vec();
+        for k in 0..3u8 {
+            body.extend([2, b'a', b'0' + k]);
+        }
+        let good = headed(&body);
+        let shape = Shape::headed(Shape::list(Shape::Text));
+        assert!(decode(&shape, &[&good]).is_ok());
+        for cut in 0..good.len() {
+            assert!(decode(&shape, &[&good[..cut]]).is_err(), "cut at {cut}");
+        }
+        for i in 0..good.len() {
+            for bit in 0..8 {
+                let mut flipped = good.clone();
+                flipped[i] ^= 1 << bit;
+                let _ = decode(&shape, &[&flipped]);
+            }
+        }
+    }
+}
