@@ -265,6 +265,16 @@ impl BasketData {
         }
     }
 
+    /// A copy of this basket's entries with other bytes (same entry boundaries).
+    #[cfg(test)]
+    pub(crate) fn with_data_for_test(&self, data: Vec<u8>) -> Self {
+        Self {
+            entries: self.entries,
+            offsets: self.offsets.clone(),
+            ..Self::for_test(data)
+        }
+    }
+
     /// A basket of variable-size entries with these bytes (offsets in memory, as after parsing).
     #[cfg(test)]
     pub(crate) fn entries_for_test(entries: &[&[u8]]) -> Self {

@@ -402,9 +402,9 @@ mod tests {
     fn truncated_floats_decode_like_read_with_nbits() {
         let r = Real::from_title("f16", false);
         // ROOT wrote 0.3 as exponent 0x7d, mantissa 0x0333.
-        assert_eq!(r.decode(&[0x7d, 0x03, 0x33]), f64::from(0.299_987_79_f32));
+        assert_eq!(r.decode(&[0x7d, 0x03, 0x33]), f64::from(0.299_987_8_f32));
         // The sign sits above the mantissa bits.
-        assert_eq!(r.decode(&[0x7d, 0x23, 0x33]), -f64::from(0.299_987_79_f32));
+        assert_eq!(r.decode(&[0x7d, 0x23, 0x33]), -f64::from(0.299_987_8_f32));
         assert!(r.decode(&[0x7d]).is_nan());
     }
 

@@ -41,6 +41,7 @@ mod cursor;
 pub mod decode;
 pub mod error;
 pub mod file;
+pub mod json;
 pub mod layout;
 pub mod lazy;
 mod mapped;

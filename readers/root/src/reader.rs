@@ -63,6 +63,9 @@ impl Parallel {
     }
 }
 
+/// The baskets a read needs, loaded, and whether to decode them in parallel.
+type LoadedSpan<'a> = (&'a [BasketInfo], Vec<Arc<BasketData>>, bool);
+
 /// A branch of an opened tree: metadata plus the file to read its baskets from.
 #[derive(Debug, Clone)]
 pub struct Branch {
@@ -219,7 +222,7 @@ impl Branch {
         start: u64,
         stop: u64,
         parallel: Parallel,
-    ) -> Result<(&[BasketInfo], Vec<Arc<BasketData>>, bool)> {
+    ) -> Result<LoadedSpan<'_>> {
         self.check_range(start, stop)?;
         let span = self.basket_span(start, stop);
         let selected = self.meta.baskets.get(span).unwrap_or_default();

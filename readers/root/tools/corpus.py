@@ -54,6 +54,14 @@ def flat(value):
         return int(value)
     if isinstance(value, (np.bool_,)):
         return bool(value)
+    if isinstance(value, np.void):  # a record of a leaf list
+        return [flat(v) for v in value.tolist()]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "tolist"):  # uproot's STLVector and other containers
+        return flat(value.tolist())
     return value
 
 
@@ -62,6 +70,9 @@ def flatten(v):
 
 
 def same(ours, theirs, is_f32):
+    # A leaf list is a record: root-tool writes an object, uproot a tuple in leaf order.
+    if isinstance(ours, dict):
+        ours = list(ours.values())
     # A fixed multi-dimensional array (`x[2][3]`) is one flat row in root-tool's output.
     if (
         isinstance(theirs, list)
@@ -81,7 +92,10 @@ def same(ours, theirs, is_f32):
         if is_f32:
             return np.float32(a) == np.float32(b)
         return a == b
-    return ours == theirs
+    try:
+        return bool(ours == theirs)
+    except Exception:  # objects uproot builds that do not compare: not equal
+        return False
 
 
 def uproot_branches(tree):
@@ -162,6 +176,10 @@ def survey_file(path, root_tool):
                 entry["dump_error"] = err2.strip().splitlines()[-1][:400] if err2.strip() else f"exit {c2}"
         for name, (values, is_f32) in theirs.items():
             if name in ours:
+                # Floats root-tool reads as f32 (nested in vectors uproot does not say so) are
+                # written in their shortest f32 form: compared as f32.
+                our_type = ours_types.get((path_in_file, name), "")
+                is_f32 = is_f32 or ("f32" in our_type and "f64" not in our_type)
                 n = min(len(values), len(ours[name]))
                 ok = n == len(values) and all(same(a, b, is_f32) for a, b in zip(ours[name][:n], values[:n]))
                 status = "equal" if ok else "DIFFERENT"

@@ -2,7 +2,6 @@
 //!
 //! A thin command-line layer over the `root_reader` library.
 
-use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
@@ -10,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use root_reader::compression::Algorithm;
 use root_reader::readspeed::{self, Mode, Selection};
-use root_reader::{BasketCache, Chain, Column, Parallel, RootFile, Values};
+use root_reader::{BasketCache, Chain, Parallel, RootFile};
 
 #[derive(Parser)]
 #[command(
@@ -277,101 +276,6 @@ fn parse_range(spec: Option<&str>, entries: u64) -> Result<(u64, u64)> {
     Ok((start, stop))
 }
 
-/// Shortest round-trip text of a value (`{:?}` of floats is shortest round-trip in Rust).
-fn push_value(out: &mut String, values: &Values, i: usize) {
-    macro_rules! int {
-        ($v:expr) => {{
-            let _ = write!(out, "{}", $v[i]);
-        }};
-    }
-    macro_rules! float {
-        ($v:expr) => {{
-            let x = $v[i];
-            if x.is_finite() {
-                let _ = write!(out, "{x:?}");
-            } else {
-                out.push_str("null");
-            }
-        }};
-    }
-    match values {
-        Values::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
-        Values::I8(v) => int!(v),
-        Values::U8(v) => int!(v),
-        Values::I16(v) => int!(v),
-        Values::U16(v) => int!(v),
-        Values::I32(v) => int!(v),
-        Values::U32(v) => int!(v),
-        Values::I64(v) => int!(v),
-        Values::U64(v) => int!(v),
-        Values::F32(v) => float!(v),
-        Values::F64(v) => float!(v),
-        Values::Text(s) => out.push_str(&json_string(&s.get_str(i).unwrap_or_default())),
-        Values::Lists(l) => {
-            push_items(
-                out,
-                &l.items,
-                l.offsets[i] as usize,
-                l.offsets[i + 1] as usize,
-            );
-        }
-        Values::Record(fields) => {
-            out.push('{');
-            for (k, f) in fields.iter().enumerate() {
-                if k > 0 {
-                    out.push(',');
-                }
-                out.push_str(&json_string(&f.name));
-                out.push(':');
-                if f.len == 1 {
-                    push_value(out, &f.values, i);
-                } else {
-                    push_items(out, &f.values, i * f.len, (i + 1) * f.len);
-                }
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Items `a..b` as a JSON array.
-fn push_items(out: &mut String, values: &Values, a: usize, b: usize) {
-    out.push('[');
-    for i in a..b {
-        if i > a {
-            out.push(',');
-        }
-        push_value(out, values, i);
-    }
-    out.push(']');
-}
-
-fn push_entry(out: &mut String, col: &Column, j: usize, sep: char) {
-    let (a, b, array) = match &col.offsets {
-        Some(o) => (o[j] as usize, o[j + 1] as usize, true),
-        None => {
-            let per = col.layout.fixed_len().unwrap_or(1);
-            (j * per, (j + 1) * per, per > 1)
-        }
-    };
-    if !array {
-        push_value(out, &col.values, a);
-        return;
-    }
-    out.push('[');
-    for i in a..b {
-        if i > a {
-            out.push(sep);
-        }
-        push_value(out, &col.values, i);
-    }
-    out.push(']');
-}
-
-fn json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
-}
-
 fn dump(
     paths: &[PathBuf],
     spec: &str,
@@ -404,7 +308,7 @@ fn dump(
     }
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
-    let keys: Vec<String> = names.iter().map(|n| json_string(n)).collect();
+    let keys: Vec<String> = names.iter().map(|n| root_reader::json::quoted(n)).collect();
     if let DumpFormat::Csv = format {
         writeln!(out, "{}", names.join(","))?;
     }
@@ -420,7 +324,7 @@ fn dump(
                     }
                     line.push_str(&keys[k]);
                     line.push(':');
-                    push_entry(&mut line, col, j, ',');
+                    root_reader::json::write_entry(&mut line, col, j, ',');
                 }
                 line.push('}');
             }
@@ -429,7 +333,7 @@ fn dump(
                     if k > 0 {
                         line.push(',');
                     }
-                    push_entry(&mut line, col, j, ' ');
+                    root_reader::json::write_entry(&mut line, col, j, ' ');
                 }
             }
         }
