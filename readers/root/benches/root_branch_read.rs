@@ -7,11 +7,14 @@
 //! * `.../cold`: the file's basket cache is emptied before every iteration (outside the timing),
 //!   so each iteration reads and decompresses its baskets (the OS page cache stays warm).
 //! * `.../warm`: the cache already holds the baskets: what seed 000's "post-cache" table timed.
+//!
+//! `nanoaod_read/every_branch`: every one of the 311 branches of a 100,000-entry NanoAOD-like
+//! file (`tools/root_nanoaod.py`, written by ROOT) read into columns, cold and warm.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod data;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -19,46 +22,13 @@ use root_reader::{Parallel, RootFile};
 
 const ENTRIES: u64 = 200_000;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
-}
-
-fn data_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| workspace().join("target"), PathBuf::from);
-    target.join("root-bench-data")
-}
-
-fn ensure_data() -> PathBuf {
-    let dir = data_dir();
-    let done = dir.join(format!("readspeed_zstd_{ENTRIES}.ok"));
-    if done.exists() {
-        return dir;
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    let python = std::env::var_os("BENCH_PYTHON")
-        .map(PathBuf::from)
-        .or_else(|| Some(workspace().join("tools/.venv/bin/python")).filter(|p| p.exists()))
-        .expect("root_branch_read needs ROOT: set BENCH_PYTHON or run tools/test.sh");
-    let code = format!(
-        "import sys; sys.path.insert(0, {tools:?}); import root_readspeed_compare as c; \
-         c.make_files({dir:?}, {ENTRIES})",
-        tools = workspace().join("tools").display().to_string(),
-        dir = dir.display().to_string(),
-    );
-    let status = Command::new(python).args(["-c", &code]).status().unwrap();
-    assert!(status.success(), "writing the bench data with ROOT failed");
-    std::fs::write(done, b"").unwrap();
-    dir
-}
-
 struct Data {
     files: Vec<(&'static str, RootFile)>,
 }
 
 impl Data {
     fn load() -> Self {
-        let dir = ensure_data();
+        let dir = data::readspeed_files(ENTRIES);
         let files = ["zlib", "zstd"]
             .into_iter()
             .map(|c| {
@@ -252,6 +222,37 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// Entries of the NanoAOD-like file read whole by `nanoaod_read`.
+const NANO_ENTRIES: u64 = 100_000;
+
+/// `nanoaod_read/every_branch`: all 311 branches of a NanoAOD-like file (flat, counter-jagged,
+/// bools, strings, nested vectors, a leaf list, a packed real) read into columns, cold and warm.
+fn nanoaod(c: &mut Criterion) {
+    let file = RootFile::open(data::nanoaod_file(NANO_ENTRIES)).unwrap();
+    let tree = file.tree("Events").unwrap();
+    let branches: Vec<_> = tree
+        .all_branches()
+        .iter()
+        .map(|m| tree.branch(&m.name).unwrap())
+        .collect();
+    assert!(branches.len() > 300);
+    // Uncompressed bytes written (fTotBytes), the data the read decodes.
+    let bytes: u64 = branches
+        .iter()
+        .map(|b| u64::try_from(b.meta().tot_bytes).unwrap_or(0))
+        .sum();
+    cold_warm(c, "nanoaod_read", "every_branch", bytes, &file, || {
+        branches
+            .iter()
+            .map(|b| {
+                b.read_column(0, NANO_ENTRIES, Parallel::Auto)
+                    .unwrap()
+                    .entries()
+            })
+            .sum::<usize>()
+    });
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -259,5 +260,5 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(2))
 }
 
-criterion_group! { name = root_branch_read; config = config(); targets = benches }
+criterion_group! { name = root_branch_read; config = config(); targets = benches, nanoaod }
 criterion_main!(root_branch_read);

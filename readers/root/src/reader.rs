@@ -217,12 +217,7 @@ impl Branch {
     /// says so) and checked to hold the entries the branch table says; and whether to decode
     /// in parallel. Every allocation of a decoder is then justified by data actually
     /// decompressed, never by counts read from the file.
-    fn load_span(
-        &self,
-        start: u64,
-        stop: u64,
-        parallel: Parallel,
-    ) -> Result<LoadedSpan<'_>> {
+    fn load_span(&self, start: u64, stop: u64, parallel: Parallel) -> Result<LoadedSpan<'_>> {
         self.check_range(start, stop)?;
         let span = self.basket_span(start, stop);
         let selected = self.meta.baskets.get(span).unwrap_or_default();

@@ -112,7 +112,9 @@ fn every_branch_of_a_nanoaod_like_file_equals_root() {
             assert_eq!(&digest(&col), hash, "{name} ({parallel:?})");
         }
         // The lazy reader, entry by entry on a sample, agrees with the eager one.
-        let eager = branch.read_column(0, tree.entries, Parallel::Never).unwrap();
+        let eager = branch
+            .read_column(0, tree.entries, Parallel::Never)
+            .unwrap();
         let lazy = branch.lazy().unwrap();
         for j in (0..tree.entries).step_by(37) {
             let one = lazy.read_column(j, j + 1).unwrap();

@@ -1,0 +1,114 @@
+//! `root_ceiling`: the reader against the codec alone, branch type by branch type, in one run.
+//!
+//! For each branch type of a 200,000-entry NanoAOD-like file (`tools/root_nanoaod.py`, zstd-5,
+//! written by ROOT 6.40 into `<target>/root-bench-data/`) and for the three branches of the
+//! 2,000,000-entry readspeed files (`tools/root_readspeed_compare.py`, zlib-1 and zstd-5):
+//!
+//! * `<file>/<type>/full_1t`: `readspeed` on one thread: read, decompress and decode every
+//!   basket of the branch (what an analysis pays);
+//! * `<file>/<type>/decompress_only_1t`: the same baskets, preloaded, decompressed only (the
+//!   ceiling no reader can beat);
+//! * `<file>/<type>/full_2t` (the 2M-entry files): the full read on two threads.
+//!
+//! Only the timed part of `readspeed` is measured (`iter_custom` with its real time), so opening
+//! the file and listing baskets is outside, as in ROOT's rootreadspeed. The bar: full_1t at most
+//! 1/0.85 of decompress_only_1t; full_2t at least 1.8x faster than full_1t.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod data;
+
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use root_reader::readspeed::{self, Config, Mode, Selection};
+
+const NANO_ENTRIES: u64 = 200_000;
+const READSPEED_ENTRIES: u64 = 2_000_000;
+
+/// One branch per type the reader decodes (NanoAOD-like file).
+const NANO_BRANCHES: [(&str, &str); 13] = [
+    ("f32", "MET_pt"),
+    ("bool", "HLT_Path3"),
+    ("u32_counter", "nJet"),
+    ("u64", "event"),
+    ("jagged_f32", "Jet_pt"),
+    ("jagged_u8", "Jet_jetId"),
+    ("jagged_bool", "Jet_isGood"),
+    ("char_star", "processName"),
+    ("std_string", "generator"),
+    ("vector_string", "Jet_tags"),
+    ("vector_vector_f32", "LHE_scale"),
+    ("leaf_list", "beamSpot"),
+    ("double32_range", "vertexZ"),
+];
+
+/// `readspeed` of one branch, its timed part only.
+fn timed(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> Duration {
+    let report = readspeed::run(&Config {
+        files: vec![file.to_path_buf()],
+        trees: vec![tree.to_string()],
+        branches: Selection::Names(vec![branch.to_string()]),
+        threads,
+        mode,
+    })
+    .unwrap();
+    Duration::from_secs_f64(report.real_time_s)
+}
+
+fn bench_branch(
+    c: &mut Criterion,
+    group: &str,
+    file: &Path,
+    tree: &str,
+    branch: &str,
+    threads: &[usize],
+) {
+    let mut g = c.benchmark_group(group);
+    let mut cases: Vec<(String, usize, Mode)> = threads
+        .iter()
+        .map(|&t| (format!("full_{t}t"), t, Mode::Full))
+        .collect();
+    cases.push(("decompress_only_1t".to_string(), 1, Mode::DecompressOnly));
+    for (name, threads, mode) in cases {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| timed(file, tree, branch, threads, mode))
+                    .sum()
+            });
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let nano = data::nanoaod_file(NANO_ENTRIES);
+    let dir = data::readspeed_files(READSPEED_ENTRIES);
+    for (kind, branch) in NANO_BRANCHES {
+        bench_branch(c, &format!("nanoaod/{kind}"), &nano, "Events", branch, &[1]);
+    }
+    for codec in ["zlib", "zstd"] {
+        let file = dir.join(format!("readspeed_{codec}.root"));
+        for branch in ["pt", "arr", "jets"] {
+            bench_branch(
+                c,
+                &format!("readspeed_{codec}/{branch}"),
+                &file,
+                "t",
+                branch,
+                &[1, 2],
+            );
+        }
+    }
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+}
+
+criterion_group! { name = root_ceiling; config = config(); targets = benches }
+criterion_main!(root_ceiling);
