@@ -39,7 +39,10 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    leaf lists (`x/F:y/D:n/I:ok/O`, `p[3]/F:q/S`), and split classes whose members
                    are packed reals (ranges in the member comments), std::string, TString,
                    vector<string>, vector<vector<float>>, and a vector<Part> whose elements'
-                   std::string, Double32_t and vector<int> members become one branch each.
+                   std::string, Double32_t and vector<int> members become one branch each;
+                   objects written whole (split level 0): `rng0.` (Ranged) and `whole.`
+                   (Tagged: a TObject with an int, a float[3], TString, std::string,
+                   vector<float> and a Ranged member object).
                    Recorded as ROOT reads it back through the classes themselves ("kind":
                    "json": entries as root-tool writes them)
 """
@@ -265,6 +268,21 @@ struct Ranged { Double32_t a; //[0,100,20]
   Double32_t c; //[0,0,14]
   Double32_t p; //[-pi,pi,16]
 };
+class Tagged : public TObject {
+public:
+  int id; float w[3]; TString label; std::string note; std::vector<float> vals; Ranged r;
+  ClassDef(Tagged, 1)
+};
+inline void fill_tagged(Tagged& t, int i, const Ranged& r) {
+  t.id = i * 3 - 50;
+  for (int k = 0; k < 3; ++k) t.w[k] = i * 0.25f + k;
+  t.label = TString::Format("lbl%d", i % 11);
+  t.note.clear();
+  for (int k = 0; k < i % 3; ++k) t.note += "note";
+  t.vals.clear();
+  for (int k = 0; k < i % 4; ++k) t.vals.push_back(k * 1.5f - i);
+  t.r = r;
+}
 """
 
 
@@ -278,7 +296,7 @@ def object_classes():
     build = tempfile.mkdtemp(prefix="root-fixture-classes-")
     header = os.path.join(build, "objclasses.h")
     with open(header, "w") as fh:
-        fh.write("#include <string>\n#include <vector>\n#include <TString.h>\n" + OBJECT_CLASSES)
+        fh.write("#include <string>\n#include <vector>\n#include <TObject.h>\n#include <TString.h>\n" + OBJECT_CLASSES)
     if ROOT.gSystem.CompileMacro(header, "kO", "", build) != 1:
         raise SystemExit("ACLiC could not compile the classes of objects.root (is g++ installed?)")
     return ROOT
@@ -325,6 +343,11 @@ def write_objects(path):
     t.Branch("obj.", o, 4000, 99)
     r = ROOT.Ranged()
     t.Branch("rng.", r, 4000, 99)
+    # Objects written whole (split level 0): one branch, member after member.
+    r0 = ROOT.Ranged()
+    t.Branch("rng0.", r0, 4000, 0)
+    tagged = ROOT.Tagged()
+    t.Branch("whole.", tagged, 4000, 0)
     t.SetAutoFlush(64)  # a cluster, so a basket of every branch, each 64 entries
 
     def put(buf, data):
@@ -397,6 +420,8 @@ def write_objects(path):
         r.b = ((i % 50) - 25) / 26.0
         r.c = i * 3.3
         r.p = ((i % 60) - 30) / 10.0
+        r0.a, r0.b, r0.c, r0.p = r.a, r.b, r.c, r.p
+        ROOT.fill_tagged(tagged, i, r)
         t.Fill()
     t.Write()
     f.Close()
@@ -417,14 +442,20 @@ def read_objects(path):
         "obj.dr": "f64", "obj.f": "f32", "obj.fr": "f32", "obj.name": "string",
         "obj.title": "string", "obj.tags": "string", "obj.vv": "f32", "obj.parts.pt": "f32",
         "obj.parts.m": "f64", "obj.parts.tag": "string", "obj.parts.idx": "i32", "rng.a": "f64",
-        "rng.b": "f32", "rng.c": "f64", "rng.p": "f64",
+        "rng.b": "f32", "rng.c": "f64", "rng.p": "f64", "rng0.": "record", "whole.": "record",
     }
     out = {name: {"kind": "json", "type": typ, "values": []} for name, typ in types.items()}
     leaf = lambda b, name: t.GetBranch(b).GetLeaf(name).GetValue()  # noqa: E731
+
+    def ranged(x):
+        # TObject's fUniqueID/fBits (written as "@..." members by root-tool) are not compared.
+        return {"a": float(x.a), "b": f32(x.b), "c": float(x.c), "p": float(x.p)}
+
     for i in range(t.GetEntries()):
         t.GetEntry(i)
         o = getattr(t, "obj.")
         r = getattr(t, "rng.")
+        w = getattr(t, "whole.")
         row = {
             "cstr": str(t.GetBranch("cstr").GetLeaf("cstr").GetValueString()),
             "ts": str(t.ts),
@@ -466,6 +497,15 @@ def read_objects(path):
             "rng.b": f32(r.b),
             "rng.c": float(r.c),
             "rng.p": float(r.p),
+            "rng0.": ranged(getattr(t, "rng0.")),
+            "whole.": {
+                "id": int(w.id),
+                "w": [f32(x) for x in w.w],
+                "label": str(w.label),
+                "note": str(w.note),
+                "vals": [f32(x) for x in w.vals],
+                "r": ranged(w.r),
+            },
         }
         for name, value in row.items():
             out[name]["values"].append(value)

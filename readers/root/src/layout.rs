@@ -98,6 +98,19 @@ pub enum Shape {
     Headed(Box<Shape>),
     /// Items until the entry ends: one member of every element of a split collection.
     Repeated(Box<Shape>),
+    /// `n` items (a fixed-size array member).
+    Array(usize, Box<Shape>),
+    /// An object of a class, member after member (each an item of its own field).
+    Record {
+        /// The class.
+        class: String,
+        /// Its members in streaming order.
+        members: Vec<(String, Shape)>,
+    },
+    /// The start of a streamed `TObject`: its version (2 bytes) and `fUniqueID`.
+    ObjectId,
+    /// `TObject::fBits`, followed by a process id when the object is referenced.
+    ObjectBits,
 }
 
 impl Shape {
@@ -126,7 +139,7 @@ impl Shape {
         match self {
             Self::List(_) | Self::Repeated(_) => true,
             Self::Headed(inner) => inner.is_list(),
-            Self::Num(_) | Self::Real(_) | Self::Text => false,
+            _ => false,
         }
     }
 
@@ -140,6 +153,9 @@ impl Shape {
             Self::List(inner) => format!("vector<{}>", inner.describe()),
             Self::Headed(inner) => inner.describe(),
             Self::Repeated(inner) => format!("{}[]", inner.describe()),
+            Self::Array(n, inner) => format!("{}[{n}]", inner.describe()),
+            Self::Record { class, .. } => class.clone(),
+            Self::ObjectId | Self::ObjectBits => "u32".to_string(),
         }
     }
 
@@ -150,6 +166,9 @@ impl Shape {
         match self {
             Self::Num(t) => Some(t.size()),
             Self::Real(r) => Some(r.size()),
+            Self::Array(n, inner) => inner.fixed_size().map(|s| s * n),
+            Self::Record { members, .. } => members.iter().map(|(_, m)| m.fixed_size()).sum(),
+            Self::ObjectId => Some(6),
             _ => None,
         }
     }
@@ -165,6 +184,10 @@ impl Shape {
             Self::List(_) => 4,
             Self::Headed(inner) => 6 + inner.min_size(),
             Self::Repeated(_) => 0,
+            Self::Array(n, inner) => n.saturating_mul(inner.min_size()),
+            Self::Record { members, .. } => members.iter().map(|(_, m)| m.min_size()).sum(),
+            Self::ObjectId => 6,
+            Self::ObjectBits => 4,
         }
     }
 

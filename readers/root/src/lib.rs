@@ -35,6 +35,7 @@
 pub mod basket;
 pub mod cache;
 pub mod chain;
+mod class_shape;
 pub mod column;
 pub mod compression;
 mod cursor;

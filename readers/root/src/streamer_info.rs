@@ -40,6 +40,8 @@ pub struct StreamerElement {
     pub type_code: i32,
     /// Type name as written (`float`, `vector<float>`, `string`).
     pub type_name: String,
+    /// Elements of a fixed-size array member (`fArrayLength`, 0 when not an array).
+    pub array_length: i32,
     /// For STL members: the container kind (`fSTLtype`: 1 vector, ...) and the element type
     /// code (`fCtype`).
     pub stl: Option<(i32, i32)>,
@@ -180,7 +182,7 @@ fn read_element(s: &mut Streamer<'_>, kind: &str) -> Result<StreamerElement> {
     let (name, title) = s.tnamed()?;
     let mut type_code = s.cur.i32()?;
     let _size = s.cur.i32()?;
-    let _array_length = s.cur.i32()?;
+    let array_length = s.cur.i32()?;
     let _array_dim = s.cur.i32()?;
     if inner.version == 1 {
         let n = s.cur.i32()?;
@@ -210,6 +212,7 @@ fn read_element(s: &mut Streamer<'_>, kind: &str) -> Result<StreamerElement> {
         title,
         type_code,
         type_name,
+        array_length,
         stl,
     })
 }

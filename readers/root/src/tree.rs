@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::basket::{BasketData, BasketHeader};
+use crate::class_shape;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
@@ -473,10 +474,22 @@ fn read_tbranch_element(s: &mut Streamer<'_>, file: &RootFile) -> Result<BranchM
     meta.layout = element_layout(&meta, id, typ, streamer_type, bcv.version);
     // A member of a split object whose bytes depend on its declaration (STL containers and
     // strings, packed reals and their ranges): what it is, is in the class's description.
+    // An object written whole (not split): its members, as the class's description says.
+    if meta.layout.is_err() && id == -1 && typ == 0 && meta.branches.is_empty() {
+        let whole = file.streamer_infos().and_then(|infos| {
+            class_shape::record(&infos, &meta.element_class, Some(class_version), 0)
+        });
+        match whole {
+            Ok(shape) => meta.layout = Ok(Layout::Object(shape)),
+            // Why the description did not help, when it is about a member.
+            Err(e) if e.contains("member") => meta.layout = Err(e),
+            Err(_) => {}
+        }
+    }
     if meta.layout.is_err() && id >= 0 && meta.branches.is_empty() {
-        let member = member_layout(&meta, file, id, typ, streamer_type, class_version);
+        let member = member_layout(&meta, file, id, typ, class_version);
         // The first error stays when the description does not help either.
-        if member.is_ok() || matches!(streamer_type, 9 | 19 | 65 | 300 | 365) {
+        if member.is_ok() || matches!(streamer_type, 9 | 19 | 61 | 62 | 65 | 67 | 300 | 365 | 500) {
             meta.layout = member;
         }
     }
@@ -493,7 +506,6 @@ fn member_layout(
     file: &RootFile,
     id: i32,
     typ: i32,
-    streamer_type: i32,
     class_version: i32,
 ) -> std::result::Result<Layout, String> {
     let infos = file.streamer_infos()?;
@@ -510,28 +522,27 @@ fn member_layout(
             element.name, element.type_name
         )
     };
-    // STL containers and std::string carry an object header; the others do not.
-    let (item, headed) = match streamer_type {
-        9 | 19 => (
-            Shape::Real(Real::from_title(&element.title, streamer_type == 9)),
-            false,
-        ),
-        65 => (Shape::Text, false),
-        300 | 365 => (Shape::of_cpp(&element.type_name).ok_or_else(refuse)?, true),
+    let item = match class_shape::member(&infos, element, 0)?.as_slice() {
+        [(_, shape)] => shape.clone(),
         _ => return Err(refuse()),
     };
-    let shape = match (typ, headed) {
+    let shape = match (typ, item) {
         // A vector of numbers per entry reads as fast as a top-level one.
-        (0, true) => match &item {
-            Shape::List(inner) => match **inner {
+        (0, Shape::Headed(inner)) => match *inner {
+            Shape::List(ref item) => match **item {
                 Shape::Num(t) => return Ok(Layout::Vector(t)),
-                _ => Shape::headed(item),
+                _ => Shape::Headed(inner),
             },
-            _ => Shape::headed(item),
+            other => Shape::headed(other),
         },
-        (0, false) => item,
-        (31 | 41, true) => Shape::headed(Shape::repeated(item)),
-        (31 | 41, false) => Shape::repeated(item),
+        (0, item) => item,
+        // Objects inside collections are streamed member-wise: not read yet.
+        (31 | 41, Shape::Headed(inner)) if matches!(*inner, Shape::Record { .. }) => {
+            return Err(refuse());
+        }
+        // Containers carry one header per entry, then one per element.
+        (31 | 41, Shape::Headed(inner)) => Shape::headed(Shape::Repeated(inner)),
+        (31 | 41, item) => Shape::repeated(item),
         _ => return Err(refuse()),
     };
     Ok(Layout::Object(shape))

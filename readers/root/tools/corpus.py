@@ -60,6 +60,8 @@ def flat(value):
         return value.decode("utf-8", "replace")
     if isinstance(value, str):
         return value
+    if hasattr(value, "all_members"):  # an object uproot built from its class: its members
+        return [flat(v) for v in value.all_members.values()]
     if hasattr(value, "tolist"):  # uproot's STLVector and other containers
         return flat(value.tolist())
     return value
@@ -91,7 +93,9 @@ def same(ours, theirs, is_f32):
         a, b = float(ours), float(theirs)
         if is_f32:
             return np.float32(a) == np.float32(b)
-        return a == b
+        # A float member of an object: uproot widens it to a Python float, root-tool writes the
+        # f32's shortest form. Equal when theirs is exactly that f32.
+        return a == b or (float(np.float32(b)) == b and np.float32(a) == np.float32(b))
     try:
         return bool(ours == theirs)
     except Exception:  # objects uproot builds that do not compare: not equal

@@ -6,13 +6,16 @@
 //! corrupted basket is an error naming the branch and the entry, never a panic or a guess.
 
 use crate::basket::BasketData;
-use crate::column::{Lists, Strings, Values};
+use crate::column::{FieldValues, Lists, Strings, Values};
 use crate::error::{Error, Result};
 use crate::layout::{Real, Shape};
 use crate::types::LeafType;
 
 /// Byte-count flag of a streamed object's header (`kByteCountMask`).
 const BYTE_COUNT_FLAG: u32 = 0x4000_0000;
+
+/// `TObject::kIsReferenced`: a process id follows `fBits`.
+const IS_REFERENCED: u32 = 1 << 4;
 
 /// No items of `shape` (the container its items are appended to).
 pub(crate) fn empty(shape: &Shape) -> Values {
@@ -25,6 +28,21 @@ pub(crate) fn empty(shape: &Shape) -> Values {
             items: empty(inner),
         })),
         Shape::Headed(inner) => empty(inner),
+        Shape::Array(_, inner) => Values::Lists(Box::new(Lists {
+            offsets: vec![0],
+            items: empty(inner),
+        })),
+        Shape::Record { members, .. } => Values::Record(
+            members
+                .iter()
+                .map(|(name, shape)| FieldValues {
+                    name: name.clone(),
+                    len: 1,
+                    values: empty(shape),
+                })
+                .collect(),
+        ),
+        Shape::ObjectId | Shape::ObjectBits => Values::U32(Vec::new()),
     }
 }
 
@@ -151,7 +169,11 @@ fn push_item(
             let count = (count & !BYTE_COUNT_FLAG) as usize;
             let body = r.take(count)?;
             let mut sub = Bytes { data: body };
-            sub.take(2)?; // class version
+            let version = sub.take(2)?;
+            // Version 0: a class without ClassDef ("foreign"), its checksum follows.
+            if version == [0, 0] {
+                sub.take(4)?;
+            }
             push_item(inner, &mut sub, out)?;
             if sub.data.is_empty() {
                 Ok(())
@@ -161,6 +183,37 @@ fn push_item(
                     sub.data.len()
                 ))
             }
+        }
+        Shape::Array(n, inner) => {
+            let Values::Lists(lists) = out else {
+                return Err(mismatch(shape));
+            };
+            for _ in 0..*n {
+                push_item(inner, r, &mut lists.items)?;
+            }
+            lists.offsets.push(lists.items.len() as u64);
+            Ok(())
+        }
+        Shape::Record { members, .. } => {
+            let Values::Record(fields) = out else {
+                return Err(mismatch(shape));
+            };
+            for ((_, member), field) in members.iter().zip(fields.iter_mut()) {
+                push_item(member, r, &mut field.values)?;
+            }
+            Ok(())
+        }
+        Shape::ObjectId => {
+            r.take(2)?; // TObject's version
+            let id = r.u32()?;
+            push_number(LeafType::U32, &id.to_be_bytes(), out)
+        }
+        Shape::ObjectBits => {
+            let bits = r.u32()?;
+            if bits & IS_REFERENCED != 0 {
+                r.take(2)?; // the process id of the reference
+            }
+            push_number(LeafType::U32, &bits.to_be_bytes(), out)
         }
         Shape::Repeated(inner) => {
             let Values::Lists(lists) = out else {

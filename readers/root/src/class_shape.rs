@@ -1,0 +1,126 @@
+//! The [`Shape`] of a class from the file's class descriptions: an object streamed member
+//! after member (ROOT's `TStreamerInfo::ReadBuffer` for an object written whole).
+//!
+//! What each kind of member takes (`TStreamerElement::fType`):
+//!
+//! ```text
+//! base TObject (kBase/kTObject)  u16 version, u32 fUniqueID, u32 fBits (+ u16 if referenced)
+//! 1-18 basic                     the number (9 Double32_t, 19 Float16_t: packed by the title's range)
+//! 21-39 fixed array of basic     fArrayLength numbers
+//! 61/62 object member            byte count + version, then its members
+//! 65 TString                     length byte (255: u32 length follows), bytes
+//! 67 TNamed                      byte count + version, TObject, fName, fTitle
+//! 300/365/500 STL, std::string   byte count + version, then the container
+//! ```
+//!
+//! Base classes other than TObject, pointers, maps and sets, and classes described in several versions when nested, are refused
+//! with the member that stopped it: never a guess at their bytes.
+
+use crate::layout::{Real, Shape};
+use crate::streamer_info::{StreamerElement, StreamerInfos};
+use crate::types::LeafType;
+
+/// Nested classes deeper than this are refused (a description that refers to itself).
+const MAX_DEPTH: usize = 16;
+
+/// The members of `class` (version `version`, or its only version) as a record.
+pub(crate) fn record(
+    infos: &StreamerInfos,
+    class: &str,
+    version: Option<i32>,
+    depth: usize,
+) -> Result<Shape, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("classes nested deeper than {MAX_DEPTH} at {class}"));
+    }
+    let info = infos
+        .class(class, version.unwrap_or(i32::MIN))
+        .ok_or_else(|| format!("no single description of class {class:?}"))?;
+    let mut members = Vec::new();
+    for element in &info.elements {
+        members.extend(member(infos, element, depth).map_err(|e| format!("class {class:?}: {e}"))?);
+    }
+    if members.is_empty() {
+        return Err(format!("class {class:?} has no members"));
+    }
+    Ok(Shape::Record {
+        class: class.to_string(),
+        members,
+    })
+}
+
+/// What one element of a class description streams: usually one named member; the `TObject`
+/// base, two (`@fUniqueID`, `@fBits`).
+pub(crate) fn member(
+    infos: &StreamerInfos,
+    element: &StreamerElement,
+    depth: usize,
+) -> Result<Vec<(String, Shape)>, String> {
+    let named = |shape: Shape| Ok(vec![(element.name.clone(), shape)]);
+    let refuse = || {
+        Err(format!(
+            "member {} of type {} (fType {})",
+            element.name, element.type_name, element.type_code
+        ))
+    };
+    if element.kind == "TStreamerBase" || element.type_code == 66 {
+        if element.name == "TObject" || element.type_name == "TObject" {
+            return Ok(vec![
+                ("@fUniqueID".to_string(), Shape::ObjectId),
+                ("@fBits".to_string(), Shape::ObjectBits),
+            ]);
+        }
+        // Other base classes (their members would belong to this record): not read yet.
+        return Err(format!("base class {}", element.name));
+    }
+    match element.type_code {
+        9 | 19 => named(Shape::Real(Real::from_title(
+            &element.title,
+            element.type_code == 9,
+        ))),
+        15 => named(Shape::Num(LeafType::U32)),
+        1..=18 => match LeafType::from_streamer_type(element.type_code) {
+            Some(t) => named(Shape::Num(t)),
+            None => refuse(),
+        },
+        21..=39 => {
+            let n = usize::try_from(element.array_length).unwrap_or(0);
+            let item = match element.type_code - 20 {
+                c @ (9 | 19) => Shape::Real(Real::from_title(&element.title, c == 9)),
+                c => match LeafType::from_streamer_type(c) {
+                    Some(t) => Shape::Num(t),
+                    None => return refuse(),
+                },
+            };
+            if n == 0 {
+                return refuse();
+            }
+            named(Shape::Array(n, Box::new(item)))
+        }
+        65 => named(Shape::Text),
+        61 | 62 => named(Shape::headed(record(
+            infos,
+            &element.type_name,
+            None,
+            depth + 1,
+        )?)),
+        67 => named(Shape::headed(Shape::Record {
+            class: "TNamed".to_string(),
+            members: vec![
+                ("@fUniqueID".to_string(), Shape::ObjectId),
+                ("@fBits".to_string(), Shape::ObjectBits),
+                ("fName".to_string(), Shape::Text),
+                ("fTitle".to_string(), Shape::Text),
+            ],
+        })),
+        // 500 (kStreamer): an STL container whose class has a custom streamer; the container
+        // itself is streamed as usual.
+        300 | 365 | 500 if element.kind.starts_with("TStreamerSTL") => {
+            match Shape::of_cpp(&element.type_name) {
+                Some(shape) => named(Shape::headed(shape)),
+                None => refuse(),
+            }
+        }
+        _ => refuse(),
+    }
+}
