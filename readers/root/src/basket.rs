@@ -15,7 +15,7 @@
 use crate::compression;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::file::Key;
+use crate::key::Key;
 
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
 #[derive(Debug, Clone)]

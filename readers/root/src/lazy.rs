@@ -20,6 +20,16 @@ use crate::layout::Layout;
 use crate::reader::{Branch, Parallel};
 use crate::types::{Element, check_type};
 
+impl Branch {
+    /// A lazy reader.
+    ///
+    /// # Errors
+    /// Branches this reader cannot decode.
+    pub fn lazy(&self) -> Result<LazyBranchReader> {
+        LazyBranchReader::new(self.clone())
+    }
+}
+
 /// Reads entries of one branch on demand.
 #[derive(Debug, Clone)]
 pub struct LazyBranchReader {

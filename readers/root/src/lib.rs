@@ -43,6 +43,7 @@ pub mod decode;
 pub mod error;
 pub mod file;
 pub mod json;
+mod key;
 pub mod layout;
 pub mod lazy;
 mod mapped;

@@ -22,8 +22,7 @@ use crate::decode::{PARALLEL_BASKET_BYTES, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::layout::Layout;
-use crate::lazy::LazyBranchReader;
-use crate::tree::{BasketInfo, BasketLocation, BranchMeta};
+use crate::tree::{BasketInfo, BasketLocation, BranchMeta, Tree};
 use crate::types::{Element, LeafType, check_type};
 
 /// Compressed bytes from which [`Parallel::Auto`] decodes baskets on the rayon pool.
@@ -65,6 +64,20 @@ impl Parallel {
 
 /// The baskets a read needs, loaded, and whether to decode them in parallel.
 type LoadedSpan<'a> = (&'a [BasketInfo], Vec<Arc<BasketData>>, bool);
+
+impl Tree {
+    /// Looks up a branch (top-level or nested) by name.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn branch(&self, name: &str) -> Result<Branch> {
+        let meta = self.branch_meta(name).ok_or_else(|| Error::NoSuchBranch {
+            tree: self.name.clone(),
+            branch: name.to_string(),
+        })?;
+        Ok(Branch::new(self.file().clone(), Arc::clone(meta)))
+    }
+}
 
 /// A branch of an opened tree: metadata plus the file to read its baskets from.
 #[derive(Debug, Clone)]
@@ -184,14 +197,6 @@ impl Branch {
             branch: self.clone(),
             parallel: Parallel::Auto,
         }
-    }
-
-    /// A lazy reader.
-    ///
-    /// # Errors
-    /// Branches this reader cannot decode.
-    pub fn lazy(&self) -> Result<LazyBranchReader> {
-        LazyBranchReader::new(self.clone())
     }
 
     /// Index range of the baskets overlapping entries `start..stop`.

@@ -102,6 +102,24 @@ pub struct BranchMeta {
     pub layout: std::result::Result<Layout, String>,
 }
 
+impl RootFile {
+    /// Opens a tree: `name`, `dir/name`, `name;cycle`.
+    ///
+    /// # Errors
+    /// Missing objects, non-tree objects, malformed tree metadata.
+    pub fn tree(&self, spec: &str) -> Result<Tree> {
+        let key = self.find_key(spec)?;
+        if !key.is_tree() {
+            return Err(Error::NotATree {
+                name: spec.to_string(),
+                class: key.class_name,
+            });
+        }
+        let payload = self.read_payload(&key)?;
+        Tree::parse(self.clone(), &key, &payload)
+    }
+}
+
 /// An opened TTree.
 #[derive(Debug, Clone)]
 pub struct Tree {
@@ -191,19 +209,10 @@ impl Tree {
         &self.file
     }
 
-    /// Looks up a branch (top-level or nested) by name.
-    ///
-    /// # Errors
-    /// [`Error::NoSuchBranch`].
-    pub fn branch(&self, name: &str) -> Result<crate::reader::Branch> {
-        let meta = self.index.get(name).ok_or_else(|| Error::NoSuchBranch {
-            tree: self.name.clone(),
-            branch: name.to_string(),
-        })?;
-        Ok(crate::reader::Branch::new(
-            self.file.clone(),
-            Arc::clone(meta),
-        ))
+    /// The metadata of a branch (top-level or nested) by name.
+    #[must_use]
+    pub fn branch_meta(&self, name: &str) -> Option<&Arc<BranchMeta>> {
+        self.index.get(name)
     }
 
     /// Every branch, depth first (nested branches after their parent).
