@@ -42,7 +42,9 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    std::string, Double32_t and vector<int> members become one branch each;
                    objects written whole (split level 0): `rng0.` (Ranged) and `whole.`
                    (Tagged: a TObject with an int, a float[3], TString, std::string,
-                   vector<float> and a Ranged member object).
+                   vector<float> and a Ranged member object), `derived.` (a class with a
+                   base class), and `ranges` (a vector<Ranged> written whole: member-wise,
+                   not read yet, and not recorded)
                    Recorded as ROOT reads it back through the classes themselves ("kind":
                    "json": entries as root-tool writes them)
 """
@@ -273,6 +275,8 @@ public:
   int id; float w[3]; TString label; std::string note; std::vector<float> vals; Ranged r;
   ClassDef(Tagged, 1)
 };
+struct Base { int b; std::string name; };
+struct Derived : public Base { float d; std::vector<int> ks; };
 inline void fill_tagged(Tagged& t, int i, const Ranged& r) {
   t.id = i * 3 - 50;
   for (int k = 0; k < 3; ++k) t.w[k] = i * 0.25f + k;
@@ -348,6 +352,11 @@ def write_objects(path):
     t.Branch("rng0.", r0, 4000, 0)
     tagged = ROOT.Tagged()
     t.Branch("whole.", tagged, 4000, 0)
+    derived = ROOT.Derived()
+    t.Branch("derived.", derived, 4000, 0)
+    # A vector of objects written whole: ROOT streams its elements member-wise.
+    ranges = ROOT.std.vector("Ranged")()
+    t.Branch("ranges", ranges, 4000, 0)
     t.SetAutoFlush(64)  # a cluster, so a basket of every branch, each 64 entries
 
     def put(buf, data):
@@ -422,6 +431,15 @@ def write_objects(path):
         r.p = ((i % 60) - 30) / 10.0
         r0.a, r0.b, r0.c, r0.p = r.a, r.b, r.c, r.p
         ROOT.fill_tagged(tagged, i, r)
+        derived.b = -i
+        derived.name = "d%d" % (i % 5)
+        derived.d = i * 0.125
+        derived.ks.clear()
+        for k in range(i % 3):
+            derived.ks.push_back(k - i)
+        ranges.clear()
+        for k in range(i % 3):
+            ranges.push_back(r0)
         t.Fill()
     t.Write()
     f.Close()
@@ -443,6 +461,7 @@ def read_objects(path):
         "obj.title": "string", "obj.tags": "string", "obj.vv": "f32", "obj.parts.pt": "f32",
         "obj.parts.m": "f64", "obj.parts.tag": "string", "obj.parts.idx": "i32", "rng.a": "f64",
         "rng.b": "f32", "rng.c": "f64", "rng.p": "f64", "rng0.": "record", "whole.": "record",
+        "derived.": "record",
     }
     out = {name: {"kind": "json", "type": typ, "values": []} for name, typ in types.items()}
     leaf = lambda b, name: t.GetBranch(b).GetLeaf(name).GetValue()  # noqa: E731
@@ -456,6 +475,7 @@ def read_objects(path):
         o = getattr(t, "obj.")
         r = getattr(t, "rng.")
         w = getattr(t, "whole.")
+        d = getattr(t, "derived.")
         row = {
             "cstr": str(t.GetBranch("cstr").GetLeaf("cstr").GetValueString()),
             "ts": str(t.ts),
@@ -498,6 +518,12 @@ def read_objects(path):
             "rng.c": float(r.c),
             "rng.p": float(r.p),
             "rng0.": ranged(getattr(t, "rng0.")),
+            "derived.": {
+                "b": int(d.b),
+                "name": str(d.name),
+                "d": f32(d.d),
+                "ks": [int(x) for x in d.ks],
+            },
             "whole.": {
                 "id": int(w.id),
                 "w": [f32(x) for x in w.w],

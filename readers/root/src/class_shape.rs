@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! base TObject (kBase/kTObject)  u16 version, u32 fUniqueID, u32 fBits (+ u16 if referenced)
+//! other base class               byte count + version, then its members (the record's own)
 //! 1-18 basic                     the number (9 Double32_t, 19 Float16_t: packed by the title's range)
 //! 21-39 fixed array of basic     fArrayLength numbers
 //! 61/62 object member            byte count + version, then its members
@@ -13,7 +14,7 @@
 //! 300/365/500 STL, std::string   byte count + version, then the container
 //! ```
 //!
-//! Base classes other than TObject, pointers, maps and sets, and classes described in several versions when nested, are refused
+//! Pointers, maps and sets, and classes described in several versions when nested, are refused
 //! with the member that stopped it: never a guess at their bytes.
 
 use crate::layout::{Real, Shape};
@@ -49,6 +50,21 @@ pub(crate) fn record(
     })
 }
 
+/// The shape of C++ type `name` inside a container: numbers, strings, vectors, and objects of
+/// described classes (each with its header).
+pub(crate) fn cpp(infos: &StreamerInfos, name: &str, depth: usize) -> Result<Shape, String> {
+    let failure = std::cell::RefCell::new(None);
+    let class = |class: &str| match record(infos, class, None, depth + 1) {
+        Ok(shape) => Some(Shape::headed(shape)),
+        Err(e) => {
+            failure.replace(Some(e));
+            None
+        }
+    };
+    Shape::of_cpp_with(name, &class)
+        .ok_or_else(|| failure.take().unwrap_or_else(|| format!("type {name}")))
+}
+
 /// What one element of a class description streams: usually one named member; the `TObject`
 /// base, two (`@fUniqueID`, `@fBits`).
 pub(crate) fn member(
@@ -70,8 +86,15 @@ pub(crate) fn member(
                 ("@fBits".to_string(), Shape::ObjectBits),
             ]);
         }
-        // Other base classes (their members would belong to this record): not read yet.
-        return Err(format!("base class {}", element.name));
+        if element.kind == "TStreamerBase" {
+            // A base class's members are this record's own, after the base's header.
+            let Shape::Record { members, .. } = record(infos, &element.name, None, depth + 1)?
+            else {
+                return refuse();
+            };
+            return Ok(vec![(format!("@{}", element.name), Shape::Base(members))]);
+        }
+        return refuse();
     }
     match element.type_code {
         9 | 19 => named(Shape::Real(Real::from_title(
@@ -116,10 +139,7 @@ pub(crate) fn member(
         // 500 (kStreamer): an STL container whose class has a custom streamer; the container
         // itself is streamed as usual.
         300 | 365 | 500 if element.kind.starts_with("TStreamerSTL") => {
-            match Shape::of_cpp(&element.type_name) {
-                Some(shape) => named(Shape::headed(shape)),
-                None => refuse(),
-            }
+            named(Shape::headed(cpp(infos, &element.type_name, depth)?))
         }
         _ => refuse(),
     }

@@ -107,6 +107,8 @@ pub enum Shape {
         /// Its members in streaming order.
         members: Vec<(String, Shape)>,
     },
+    /// A base class: a header, then its members, which are the record's own fields.
+    Base(Vec<(String, Shape)>),
     /// The start of a streamed `TObject`: its version (2 bytes) and `fUniqueID`.
     ObjectId,
     /// `TObject::fBits`, followed by a process id when the object is referenced.
@@ -155,6 +157,7 @@ impl Shape {
             Self::Repeated(inner) => format!("{}[]", inner.describe()),
             Self::Array(n, inner) => format!("{}[{n}]", inner.describe()),
             Self::Record { class, .. } => class.clone(),
+            Self::Base(_) => "base".to_string(),
             Self::ObjectId | Self::ObjectBits => "u32".to_string(),
         }
     }
@@ -186,6 +189,7 @@ impl Shape {
             Self::Repeated(_) => 0,
             Self::Array(n, inner) => n.saturating_mul(inner.min_size()),
             Self::Record { members, .. } => members.iter().map(|(_, m)| m.min_size()).sum(),
+            Self::Base(members) => 6 + members.iter().map(|(_, m)| m.min_size()).sum::<usize>(),
             Self::ObjectId => 6,
             Self::ObjectBits => 4,
         }
@@ -195,6 +199,12 @@ impl Shape {
     /// nested `std::vector`s), or `None` for types not read.
     #[must_use]
     pub fn of_cpp(name: &str) -> Option<Self> {
+        Self::of_cpp_with(name, &|_| None)
+    }
+
+    /// As [`Self::of_cpp`], with `class` giving the shape of a class name (an object inside a
+    /// container).
+    pub fn of_cpp_with(name: &str, class: &dyn Fn(&str) -> Option<Shape>) -> Option<Self> {
         let name = name.trim();
         let name = name.strip_prefix("std::").unwrap_or(name);
         if matches!(name, "string" | "TString") {
@@ -204,9 +214,11 @@ impl Shape {
             .strip_prefix("vector<")
             .and_then(|r| r.strip_suffix('>'))
         {
-            return Self::of_cpp(inner).map(Self::list);
+            return Self::of_cpp_with(inner, class).map(Self::list);
         }
-        LeafType::from_cpp(name).map(Self::Num)
+        LeafType::from_cpp(name)
+            .map(Self::Num)
+            .or_else(|| class(name))
     }
 }
 

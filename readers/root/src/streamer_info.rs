@@ -115,7 +115,14 @@ impl StreamerInfos {
     /// found (files often hold one version per class).
     #[must_use]
     pub fn class(&self, class: &str, version: i32) -> Option<&ClassInfo> {
-        let versions = self.classes.get(class)?;
+        // Type names inside other names are spelled with or without spaces (`A<B<C> >`).
+        let versions = self.classes.get(class).or_else(|| {
+            let bare: String = class.chars().filter(|c| !c.is_whitespace()).collect();
+            self.classes
+                .iter()
+                .find(|(name, _)| name.chars().filter(|c| !c.is_whitespace()).eq(bare.chars()))
+                .map(|(_, v)| v)
+        })?;
         versions
             .iter()
             .find(|c| c.version == version)

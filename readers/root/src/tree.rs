@@ -483,10 +483,15 @@ fn read_tbranch_element(s: &mut Streamer<'_>, file: &RootFile) -> Result<BranchM
     meta.layout = element_layout(&meta, id, typ, streamer_type, bcv.version);
     // A member of a split object whose bytes depend on its declaration (STL containers and
     // strings, packed reals and their ranges): what it is, is in the class's description.
-    // An object written whole (not split): its members, as the class's description says.
-    if meta.layout.is_err() && id == -1 && typ == 0 && meta.branches.is_empty() {
+    // An object written whole (not split), or a container of them: as the class's
+    // description says.
+    if meta.layout.is_err() && id == -1 && matches!(typ, 0 | -1) && meta.branches.is_empty() {
         let whole = file.streamer_infos().and_then(|infos| {
-            class_shape::record(&infos, &meta.element_class, Some(class_version), 0)
+            if meta.element_class.trim_start().starts_with("vector<") {
+                class_shape::cpp(&infos, &meta.element_class, 0).map(Shape::headed)
+            } else {
+                class_shape::record(&infos, &meta.element_class, Some(class_version), 0)
+            }
         });
         match whole {
             Ok(shape) => meta.layout = Ok(Layout::Object(shape)),

@@ -157,6 +157,16 @@ fn layouts_say_what_each_branch_is() {
     assert_eq!(describe("obj.parts.idx"), "vector<i32>[]");
     assert_eq!(describe("lla"), "{p: f32[3], q: i16}");
     assert_eq!(describe("whole."), "Tagged");
+    assert_eq!(describe("derived."), "Derived");
+    // A vector of objects written whole is streamed member-wise: an error that says so, not
+    // values.
+    let err = tree
+        .branch("ranges")
+        .unwrap()
+        .read_column(0, 10, Parallel::Never)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("member-wise"), "{err}");
     assert!(
         describe("d32r").starts_with("f64 (Double32_t"),
         "{}",

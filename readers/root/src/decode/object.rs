@@ -32,18 +32,86 @@ pub(crate) fn empty(shape: &Shape) -> Values {
             offsets: vec![0],
             items: empty(inner),
         })),
-        Shape::Record { members, .. } => Values::Record(
-            members
-                .iter()
-                .map(|(name, shape)| FieldValues {
-                    name: name.clone(),
-                    len: 1,
-                    values: empty(shape),
-                })
-                .collect(),
-        ),
+        Shape::Record { members, .. } => {
+            let mut fields = Vec::new();
+            record_fields(members, &mut fields);
+            Values::Record(fields)
+        }
+        // A base is only ever a member of a record, whose fields hold its members.
+        Shape::Base(members) => {
+            let mut fields = Vec::new();
+            record_fields(members, &mut fields);
+            Values::Record(fields)
+        }
         Shape::ObjectId | Shape::ObjectBits => Values::U32(Vec::new()),
     }
+}
+
+/// The fields of a record's members: a base class's members are the record's own.
+fn record_fields(members: &[(String, Shape)], fields: &mut Vec<FieldValues>) {
+    for (name, shape) in members {
+        match shape {
+            Shape::Base(base) => record_fields(base, fields),
+            _ => fields.push(FieldValues {
+                name: name.clone(),
+                len: 1,
+                values: empty(shape),
+            }),
+        }
+    }
+}
+
+/// Reads `members` into `fields` (made by [`record_fields`]); returns the fields used.
+fn push_members(
+    members: &[(String, Shape)],
+    r: &mut Bytes<'_>,
+    fields: &mut [FieldValues],
+) -> std::result::Result<usize, String> {
+    let mut used = 0;
+    for (_, member) in members {
+        let rest = fields.get_mut(used..).unwrap_or_default();
+        match member {
+            Shape::Base(base) => {
+                let mut sub = Bytes {
+                    data: headed_body(r)?,
+                };
+                used += push_members(base, &mut sub, rest)?;
+                if !sub.data.is_empty() {
+                    return Err(format!("{} bytes left in a base class", sub.data.len()));
+                }
+            }
+            _ => {
+                let field = rest
+                    .first_mut()
+                    .ok_or_else(|| "fewer fields than members".to_string())?;
+                push_item(member, r, &mut field.values)?;
+                used += 1;
+            }
+        }
+    }
+    Ok(used)
+}
+
+/// The body of an object with a header (byte count, version, and for version 0 the class
+/// checksum), the reader moved past it.
+fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
+    let count = r.u32()?;
+    if count & BYTE_COUNT_FLAG == 0 {
+        return Err(format!("object header without a byte count ({count:#x})"));
+    }
+    let count = (count & !BYTE_COUNT_FLAG) as usize;
+    let body = r.take(count)?;
+    let mut sub = Bytes { data: body };
+    let version = sub.take(2)?;
+    if version[0] & 0x40 != 0 {
+        // kStreamedMemberWise: the elements' members one after the other, not read yet.
+        return Err("a member-wise streamed collection".to_string());
+    }
+    // Version 0: a class without ClassDef ("foreign"), its checksum follows.
+    if version == [0, 0] {
+        sub.take(4)?;
+    }
+    Ok(sub.data)
 }
 
 /// Appends one item per entry of entries `a..b` of `basket` to `out` (made by [`empty`]).
@@ -162,26 +230,14 @@ fn push_item(
             Ok(())
         }
         Shape::Headed(inner) => {
-            let count = r.u32()?;
-            if count & BYTE_COUNT_FLAG == 0 {
-                return Err(format!("object header without a byte count ({count:#x})"));
-            }
-            let count = (count & !BYTE_COUNT_FLAG) as usize;
-            let body = r.take(count)?;
-            let mut sub = Bytes { data: body };
-            let version = sub.take(2)?;
-            // Version 0: a class without ClassDef ("foreign"), its checksum follows.
-            if version == [0, 0] {
-                sub.take(4)?;
-            }
+            let mut sub = Bytes {
+                data: headed_body(r)?,
+            };
             push_item(inner, &mut sub, out)?;
             if sub.data.is_empty() {
                 Ok(())
             } else {
-                Err(format!(
-                    "{} bytes left in an object of {count}",
-                    sub.data.len()
-                ))
+                Err(format!("{} bytes left in an object", sub.data.len()))
             }
         }
         Shape::Array(n, inner) => {
@@ -194,14 +250,11 @@ fn push_item(
             lists.offsets.push(lists.items.len() as u64);
             Ok(())
         }
-        Shape::Record { members, .. } => {
+        Shape::Record { members, .. } | Shape::Base(members) => {
             let Values::Record(fields) = out else {
                 return Err(mismatch(shape));
             };
-            for ((_, member), field) in members.iter().zip(fields.iter_mut()) {
-                push_item(member, r, &mut field.values)?;
-            }
-            Ok(())
+            push_members(members, r, fields).map(|_| ())
         }
         Shape::ObjectId => {
             r.take(2)?; // TObject's version
@@ -339,6 +392,43 @@ mod tests {
     }
 
     #[test]
+    fn base_class_members_are_the_records_own_fields() {
+        let shape = Shape::Record {
+            class: "Derived".into(),
+            members: vec![
+                (
+                    "@Base".into(),
+                    Shape::Base(vec![("x".into(), Shape::Num(LeafType::I32))]),
+                ),
+                ("y".into(), Shape::Num(LeafType::F32)),
+            ],
+        };
+        let mut entry = headed(&7i32.to_be_bytes());
+        entry.extend(2.5f32.to_be_bytes());
+        let Values::Record(fields) = decode(&shape, &[&entry]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(fields.len(), 2);
+        assert_eq!(
+            (fields[0].name.as_str(), &fields[0].values),
+            ("x", &Values::I32(vec![7]))
+        );
+        assert_eq!(fields[1].values, Values::F32(vec![2.5]));
+        // A foreign class (version 0) carries its checksum after the version.
+        let mut foreign = (0x4000_0000u32 | 10).to_be_bytes().to_vec();
+        foreign.extend([0, 0, 0xde, 0xad, 0xbe, 0xef]);
+        foreign.extend(7i32.to_be_bytes());
+        foreign.extend(2.5f32.to_be_bytes());
+        assert!(decode(&shape, &[&foreign]).is_ok());
+        // A collection streamed member-wise (version flag 0x4000) is refused, not misread.
+        let mut memberwise = (0x4000_0000u32 | 6).to_be_bytes().to_vec();
+        memberwise.extend([0x40, 0x09, 0, 0, 0, 0]);
+        let list = Shape::headed(Shape::list(Shape::Num(LeafType::I32)));
+        let err = decode(&list, &[&memberwise]).unwrap_err().to_string();
+        assert!(err.contains("member-wise"), "{err}");
+    }
+
+    #[test]
     fn absurd_counts_and_leftovers_are_errors() {
         let shape = Shape::headed(Shape::list(Shape::Num(LeafType::F64)));
         // Claims 2^31 doubles in 4 bytes.
@@ -399,7 +489,11 @@ mod tests {
             let basket = branch.basket(0).unwrap();
             let n = basket.entries();
             let mut out = empty(shape);
-            decode_entries(&basket, &meta.name, shape, 0, n, &mut out).unwrap();
+            // A member-wise collection is refused whole: nothing to damage.
+            if decode_entries(&basket, &meta.name, shape, 0, n, &mut out).is_err() {
+                assert_eq!(meta.name, "ranges");
+                continue;
+            }
             let good = basket.data().to_vec();
             for i in 0..good.len() {
                 let mut bytes = good.clone();
