@@ -139,7 +139,10 @@ pub(crate) fn member(
         // 500 (kStreamer): an STL container whose class has a custom streamer; the container
         // itself is streamed as usual.
         300 | 365 | 500 if element.kind.starts_with("TStreamerSTL") => {
-            named(Shape::headed(cpp(infos, &element.type_name, depth)?))
+            let shape = cpp(infos, &element.type_name, depth).map_err(|e| {
+                format!("member {} of type {}: {e}", element.name, element.type_name)
+            })?;
+            named(Shape::headed(shape))
         }
         _ => refuse(),
     }

@@ -5,5 +5,6 @@
 pub(crate) mod leaflist;
 pub(crate) mod numeric;
 pub(crate) mod object;
+pub(crate) mod specialized;
 
 pub use numeric::{PARALLEL_BASKET_BYTES, VECTOR_HEADER};
