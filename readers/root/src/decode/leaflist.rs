@@ -58,7 +58,10 @@ pub(crate) fn decode_entries(
         macro_rules! extend {
             ($($v:ident),*) => {
                 match &mut column.values {
-                    $(Values::$v(v) => rows.for_each(|r| Element::extend_from_be(r, v)),)*
+                    $(Values::$v(v) => {
+                        v.reserve((b - a) * field.len);
+                        rows.for_each(|r| Element::extend_from_be(r, v));
+                    })*
                     _ => return Err(bad(format!("field {} of another kind", field.name))),
                 }
             };

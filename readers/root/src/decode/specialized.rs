@@ -6,7 +6,7 @@
 
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
-use crate::layout::{Real, Shape};
+use crate::layout::{Packing, Real, Shape};
 use crate::types::{Element, LeafType};
 
 /// An entry's error: its index and what is wrong.
@@ -238,8 +238,29 @@ fn reals(
     }
     let src = data.get(a * size..b * size).unwrap_or_default();
     match out {
-        Values::F64(v) if real.double => v.extend(src.chunks_exact(size).map(|c| real.decode(c))),
+        Values::F64(v) if real.double => {
+            v.reserve(b - a);
+            match real.packing {
+                // The packing decided once, not per value.
+                Packing::Float => v.extend(
+                    src.as_chunks::<4>()
+                        .0
+                        .iter()
+                        .map(|c| f64::from(f32::from_be_bytes(*c))),
+                ),
+                Packing::Scaled { min, factor } => v.extend(
+                    src.as_chunks::<4>()
+                        .0
+                        .iter()
+                        .map(|c| f64::from(u32::from_be_bytes(*c)) / factor + min),
+                ),
+                Packing::Truncated { .. } => {
+                    v.extend(src.chunks_exact(size).map(|c| real.decode(c)));
+                }
+            }
+        }
         Values::F32(v) if !real.double => {
+            v.reserve(b - a);
             v.extend(src.chunks_exact(size).map(|c| real.decode(c) as f32));
         }
         _ => return Err((a, "values of another kind than the real's".to_string())),
