@@ -289,6 +289,7 @@ fn dump(
     })?;
     // The branches of the first file are the chain's.
     let tree = &chain.trees()[0];
+    let names_given = names;
     let names: Vec<String> = if names.is_empty() {
         tree.all_branches()
             .iter()
@@ -299,13 +300,22 @@ fn dump(
         names.to_vec()
     };
     let (start, stop) = parse_range(range, chain.entries())?;
+    // Branches asked for by name must read; of the default selection, one that cannot is left
+    // out with a warning, and the others are still dumped.
+    let defaulted = names_given.is_empty();
     let mut columns = Vec::new();
+    let mut kept = Vec::new();
     for name in &names {
-        let col = chain
-            .read_column(name, start, stop, Parallel::Auto)
-            .with_context(|| format!("cannot read branch {name}"))?;
-        columns.push(col);
+        match chain.read_column(name, start, stop, Parallel::Auto) {
+            Ok(col) => {
+                columns.push(col);
+                kept.push(name.clone());
+            }
+            Err(e) if defaulted => eprintln!("warning: branch {name} left out: {e}"),
+            Err(e) => return Err(e).with_context(|| format!("cannot read branch {name}")),
+        }
     }
+    let names = kept;
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
     let keys: Vec<String> = names.iter().map(|n| root_reader::json::quoted(n)).collect();
