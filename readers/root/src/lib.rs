@@ -1,8 +1,9 @@
 //! A fast, defensive reader of ROOT TTree files.
 //!
 //! Reads flat numeric branches (every leaf type from `bool` to `f64`), fixed arrays
-//! (`x[4]/F`), counter-based jagged arrays (`x[n]/F`) and `std::vector<T>` of numeric `T`,
-//! compressed with zlib, zstd, LZ4, LZMA or not at all, from files written by ROOT 6.x
+//! (`x[4]/F`), counter-based jagged arrays (`x[n]/F`), `std::vector<T>`, strings, nested
+//! vectors, `Double32_t`/`Float16_t`, leaf lists, split objects and objects written whole
+//! ([`Layout`], [`Column`]), compressed with zlib, zstd, LZ4, LZMA or not at all, from files written by ROOT 6.x
 //! (checked against ROOT 6.40). Baskets go through a per-file LRU [`BasketCache`] bounded by
 //! bytes; [`BranchReader`] reads whole branches (in parallel when it pays),
 //! [`LazyBranchReader`] reads entries on demand and [`ChainedSlice`] views several baskets as
