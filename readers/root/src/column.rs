@@ -201,6 +201,32 @@ impl Values {
         any.downcast::<Vec<T>>().ok().map(|b| *b)
     }
 
+    /// Removes every item, keeping the memory (and the fields of a record).
+    pub fn clear(&mut self) {
+        match self {
+            Self::Bool(v) => v.clear(),
+            Self::I8(v) => v.clear(),
+            Self::U8(v) => v.clear(),
+            Self::I16(v) => v.clear(),
+            Self::U16(v) => v.clear(),
+            Self::I32(v) => v.clear(),
+            Self::U32(v) => v.clear(),
+            Self::I64(v) => v.clear(),
+            Self::U64(v) => v.clear(),
+            Self::F32(v) => v.clear(),
+            Self::F64(v) => v.clear(),
+            Self::Text(s) => {
+                s.offsets.truncate(1);
+                s.bytes.clear();
+            }
+            Self::Lists(l) => {
+                l.offsets.truncate(1);
+                l.items.clear();
+            }
+            Self::Record(fields) => fields.iter_mut().for_each(|f| f.values.clear()),
+        }
+    }
+
     /// No values of numeric type `t`.
     #[must_use]
     pub fn empty(t: LeafType) -> Self {

@@ -20,6 +20,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::basket::BasketData;
+use crate::column::Values;
 use crate::compression;
 use crate::cursor::Cursor;
 use crate::decode::numeric::{
@@ -28,7 +29,7 @@ use crate::decode::numeric::{
 use crate::decode::{PARALLEL_BASKET_BYTES, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
-use crate::layout::Layout;
+use crate::layout::{Layout, Shape};
 use crate::mapped::Mapped;
 use crate::reader::Branch;
 use crate::tree::BasketLocation;
@@ -155,6 +156,9 @@ struct TypedScratch {
     f32: Vec<f32>,
     f64: Vec<f64>,
     offsets: Vec<u64>,
+    /// The values of the last object branch decoded, and its shape: emptied (memory kept) for
+    /// the next basket of that shape.
+    objects: Option<(Shape, Values)>,
 }
 
 /// The first `n` elements of `buf`, growing it (zero-filled) only when it is too short: the
@@ -220,8 +224,15 @@ impl TypedScratch {
         let t = match layout {
             // Objects and leaf lists: decoded whole (their values are built as they are read).
             Layout::Object(shape) => {
-                let mut out = object::empty(shape);
-                return object::decode_entries(basket, name, shape, 0, n, &mut out);
+                if self.objects.as_ref().is_none_or(|(s, _)| s != shape) {
+                    self.objects = Some((shape.clone(), object::empty(shape)));
+                }
+                let (_, out) = self
+                    .objects
+                    .as_mut()
+                    .ok_or_else(|| Error::corrupt("readspeed", 0, "object scratch"))?;
+                out.clear();
+                return object::decode_entries(basket, name, shape, 0, n, out);
             }
             Layout::LeafList(fields) => {
                 let mut out = leaflist::empty(fields);
