@@ -311,7 +311,10 @@ fn dump(
                 columns.push(col);
                 kept.push(name.clone());
             }
-            Err(e) if defaulted => eprintln!("warning: branch {name} left out: {e}"),
+            // A branch missing from a file of the chain is a chain of other trees: an error.
+            Err(e) if defaulted && !matches!(e, root_reader::Error::NoSuchBranch { .. }) => {
+                eprintln!("warning: branch {name} left out: {e}");
+            }
             Err(e) => return Err(e).with_context(|| format!("cannot read branch {name}")),
         }
     }
