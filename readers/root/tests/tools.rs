@@ -227,3 +227,18 @@ fn dump_of_a_chain_is_the_files_dumps_one_after_the_other() {
     let (ok, _, err) = tool(&["dump", &a, "t", "--chain", &fixture("structure.root")]);
     assert!(!ok && err.contains("structure.root"), "{err}");
 }
+
+#[test]
+fn dump_leaves_out_a_branch_it_cannot_read_unless_asked_for_it() {
+    let objects = fixture("objects.root");
+    // `ranges` is a member-wise vector<Ranged>: the other branches are still dumped.
+    let (ok, out, err) = tool(&["dump", &objects, "t", "--entries", "0:3"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("branch ranges left out"), "{err}");
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert!(first.get("ranges").is_none());
+    assert_eq!(first["obj.name"], "name0");
+    // Asked for by name, it is an error.
+    let (ok, _, err) = tool(&["dump", &objects, "t", "--branches", "ranges"]);
+    assert!(!ok && err.contains("member-wise"), "{err}");
+}
