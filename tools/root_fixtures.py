@@ -47,6 +47,10 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    not read yet, and not recorded)
                    Recorded as ROOT reads it back through the classes themselves ("kind":
                    "json": entries as root-tool writes them)
+  versions.root    class Evo (a TObject) at version 1 (tree t1: id, x, tag) and at version 2
+                   (tree t2, written by another process updating the file: id, y, x, tag, ks),
+                   each split (`e.*`) and written whole (`w.`); recorded as ROOT reads them
+                   back with version 2 (the members each tree's version wrote)
 """
 
 import hashlib
@@ -540,6 +544,100 @@ def read_objects(path):
     return {"file": os.path.basename(path), "root_version": ROOT.gROOT.GetVersion(), "trees": trees}
 
 
+EVO_V1 = """
+class Evo : public TObject {
+public:
+  int id; float x; std::string tag;
+  ClassDef(Evo, 1)
+};
+inline void fill_evo(Evo& e, int i) { e.id = i; e.x = i * 0.5f; e.tag = "v1_" + std::to_string(i % 4); }
+"""
+
+EVO_V2 = """
+class Evo : public TObject {
+public:
+  int id; double y; float x; std::string tag; std::vector<int> ks;
+  ClassDef(Evo, 2)
+};
+inline void fill_evo(Evo& e, int i) {
+  e.id = 1000 + i; e.y = -i * 0.25; e.x = i * 1.5f; e.tag = "v2_" + std::to_string(i % 3);
+  e.ks.clear(); for (int k = 0; k < i % 4; ++k) e.ks.push_back(i * 10 + k);
+}
+"""
+
+# The members each version streams, in order (what the file's class description of it says).
+EVO_MEMBERS = {1: ["id", "x", "tag"], 2: ["id", "y", "x", "tag", "ks"]}
+
+
+def compiled(source, name):
+    """ROOT with `source` compiled by ACLiC into a fresh directory (one class version per
+    process: two definitions of one class cannot live in one)."""
+    import tempfile  # noqa: PLC0415
+
+    ROOT = root()
+    build = tempfile.mkdtemp(prefix="root-fixture-classes-")
+    header = os.path.join(build, f"{name}.h")
+    with open(header, "w") as fh:
+        fh.write("#include <string>\n#include <vector>\n#include <TObject.h>\n" + source)
+    if ROOT.gSystem.CompileMacro(header, "kO", "", build) != 1:
+        raise SystemExit(f"ACLiC could not compile {name} (is g++ installed?)")
+    return ROOT
+
+
+def write_versions(path, version):
+    """Tree `t{version}` of class Evo at that version (version 2 updates the file version 1
+    wrote): a split branch `e.` and an object written whole, `w.`."""
+    ROOT = compiled(EVO_V1 if version == 1 else EVO_V2, f"evo{version}")
+    f = ROOT.TFile(path, "RECREATE" if version == 1 else "UPDATE", "", 101)
+    t = ROOT.TTree(f"t{version}", f"class Evo, version {version}")
+    e = ROOT.Evo()
+    w = ROOT.Evo()
+    t.Branch("e.", e, 4000, 99)
+    t.Branch("w.", w, 4000, 0)
+    for i in range(40):
+        ROOT.fill_evo(e, i)
+        ROOT.fill_evo(w, i)
+        t.Fill()
+    t.Write()
+    f.Close()
+
+
+def read_versions(path):
+    """Both trees as ROOT reads them with version 2 of the class (schema evolution): the members
+    each tree's version wrote, per branch."""
+    ROOT = compiled(EVO_V2, "evo2")
+    f = ROOT.TFile.Open(path)
+    trees = {}
+    for version in (1, 2):
+        t = f.Get(f"t{version}")
+        members = EVO_MEMBERS[version]
+        split = {f"e.{m}": {"kind": "json", "type": "f64", "values": []} for m in members}
+        whole = {"kind": "json", "type": "record", "values": []}
+        for i in range(t.GetEntries()):
+            t.GetEntry(i)
+            for key, obj in (("e.", getattr(t, "e.")), ("w.", getattr(t, "w."))):
+                row = {}
+                for m in members:
+                    v = getattr(obj, m)
+                    row[m] = (
+                        str(v) if m == "tag"
+                        else [int(x) for x in v] if m == "ks"
+                        else float(np.float32(v)) if m == "x"
+                        else float(v) if m == "y"
+                        else int(v)
+                    )
+                if key == "w.":
+                    whole["values"].append(row)
+                else:
+                    for m in members:
+                        split[f"e.{m}"]["values"].append(row[m])
+        branches = dict(split)
+        branches["w."] = whole
+        trees[f"t{version};1"] = {"entries": int(t.GetEntries()), "branches": branches}
+    f.Close()
+    return {"file": os.path.basename(path), "root_version": ROOT.gROOT.GetVersion(), "trees": trees}
+
+
 def write_multiblock(path):
     ROOT = root()
     f = ROOT.TFile(path, "RECREATE", "", 101)
@@ -717,10 +815,18 @@ def read_back(path):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--write-version":
+        write_versions(sys.argv[2], int(sys.argv[3]))
+        return
     if len(sys.argv) >= 3 and sys.argv[1] in ("--write", "--read"):
         what, path = sys.argv[1], sys.argv[2]
         if what == "--read":
-            data = read_objects(path) if path.endswith("objects.root") else read_back(path)
+            if path.endswith("objects.root"):
+                data = read_objects(path)
+            elif path.endswith("versions.root"):
+                data = read_versions(path)
+            else:
+                data = read_back(path)
             with open(path[: -len(".root")] + ".json", "w") as fh:
                 json.dump(data, fh, indent=None, separators=(",", ":"))
                 fh.write("\n")
@@ -738,13 +844,17 @@ def main():
             write_split(path)
         elif kind == "objects":
             write_objects(path)
+        elif kind == "versions":
+            # Each version of the class in a process of its own, the second updating the file.
+            subprocess.run([sys.executable, __file__, "--write-version", path, "1"], check=True)
+            subprocess.run([sys.executable, __file__, "--write-version", path, "2"], check=True)
         else:
             raise SystemExit(f"unknown fixture {kind}")
         return
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "readers", "root", "tests", "fixtures")
     os.makedirs(out, exist_ok=True)
-    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split", "objects"]
+    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split", "objects", "versions"]
     only = os.environ.get("ROOT_FIXTURES")
     if only:
         names = [n for n in names if n in only.split(",")]
