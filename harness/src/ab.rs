@@ -39,6 +39,9 @@ pub enum AbError {
         /// Git's message.
         reason: String,
     },
+    /// `merge-base:REV` names no commit.
+    #[error(transparent)]
+    MergeBase(#[from] crate::provenance::MergeBaseError),
     /// Finding, building or running the suite failed.
     #[error(transparent)]
     Suite(#[from] SuiteError),
@@ -99,11 +102,15 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, AbError> {
     git_text(dir, &["rev-parse", "--show-toplevel"]).map(PathBuf::from)
 }
 
-/// The full commit hash `rev` names.
+/// The full commit hash `rev` names: a git revision, or `merge-base:REV` for the merge base of
+/// REV and the repository's `HEAD` ([`crate::refs::merge_base_rev`]).
 ///
 /// # Errors
-/// When `rev` names no commit.
+/// When `rev` names no commit ([`AbError::MergeBase`] for `merge-base:REV`).
 pub fn resolve_commit(repo: &Path, rev: &str) -> Result<String, AbError> {
+    if let Some(rev) = crate::refs::merge_base_rev(rev) {
+        return Ok(crate::provenance::merge_base_with_head(repo, rev)?.commit);
+    }
     git_text(
         repo,
         &[

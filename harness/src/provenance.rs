@@ -401,6 +401,148 @@ pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
     repo.merge_base(a, b).ok().map(|oid| oid.to_string())
 }
 
+/// The commit `merge-base:REV` names: the merge base of REV and `HEAD`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeBase {
+    /// The full commit hash.
+    pub commit: String,
+    /// The first line of its message, when it has one.
+    pub summary: Option<String>,
+}
+
+/// Why `merge-base:REV` names no commit. Every message starts with the reference as given.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeBaseError {
+    /// Nothing after the colon.
+    #[error("`merge-base:` needs a revision after the colon, e.g. `merge-base:origin/main`")]
+    MissingRevision,
+    /// No repository to resolve it in (the caller has none in context).
+    #[error("`merge-base:{rev}` is resolved in a git repository, and there is none here")]
+    NoRepository {
+        /// REV.
+        rev: String,
+    },
+    /// The directory is not inside a git repository.
+    #[error("`merge-base:{rev}`: {} is not in a git repository", dir.display())]
+    NotARepository {
+        /// REV.
+        rev: String,
+        /// Where the repository was looked for.
+        dir: std::path::PathBuf,
+    },
+    /// REV names no commit.
+    #[error("`merge-base:{rev}`: `{rev}` names no commit ({reason})")]
+    UnknownRevision {
+        /// REV.
+        rev: String,
+        /// Git's message.
+        reason: String,
+    },
+    /// HEAD names no commit (a repository without commits).
+    #[error("`merge-base:{rev}`: HEAD names no commit yet ({reason})")]
+    NoHead {
+        /// REV.
+        rev: String,
+        /// Git's message.
+        reason: String,
+    },
+    /// REV and HEAD share no history.
+    #[error(
+        "`merge-base:{rev}`: `{rev}` ({}) and HEAD ({}) have no common ancestor",
+        short_hash(commit),
+        short_hash(head)
+    )]
+    NoCommonAncestor {
+        /// REV.
+        rev: String,
+        /// The commit REV names.
+        commit: String,
+        /// The commit HEAD names.
+        head: String,
+    },
+    /// Git failed otherwise (an unreadable repository).
+    #[error("`merge-base:{rev}`: git failed: {}", source.message())]
+    Git {
+        /// REV.
+        rev: String,
+        /// Git's error.
+        source: git2::Error,
+    },
+}
+
+fn short_hash(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// Resolves `merge-base:REV` (given as `rev`, without the prefix) in the repository
+/// containing `dir`: the best common ancestor of the commit REV names and the commit `HEAD`
+/// names (what `git merge-base REV HEAD` prints).
+///
+/// # Errors
+/// A [`MergeBaseError`]: REV is empty or names no commit, HEAD names no commit, the two share
+/// no history, `dir` is not in a git repository, or git fails.
+pub fn merge_base_with_head(dir: &Path, rev: &str) -> Result<MergeBase, MergeBaseError> {
+    let rev = rev.trim();
+    if rev.is_empty() {
+        return Err(MergeBaseError::MissingRevision);
+    }
+    let git_failed = |source: git2::Error| MergeBaseError::Git {
+        rev: rev.to_owned(),
+        source,
+    };
+    let repo = git2::Repository::discover(dir).map_err(|e| match e.code() {
+        git2::ErrorCode::NotFound => MergeBaseError::NotARepository {
+            rev: rev.to_owned(),
+            dir: dir.to_owned(),
+        },
+        _ => git_failed(e),
+    })?;
+    let commit = repo
+        .revparse_single(rev)
+        .and_then(|object| object.peel_to_commit())
+        .map_err(|e| match e.code() {
+            git2::ErrorCode::NotFound
+            | git2::ErrorCode::InvalidSpec
+            | git2::ErrorCode::Ambiguous
+            | git2::ErrorCode::Peel => MergeBaseError::UnknownRevision {
+                rev: rev.to_owned(),
+                reason: e.message().to_owned(),
+            },
+            _ => git_failed(e),
+        })?
+        .id();
+    let head = repo
+        .head()
+        .and_then(|head| head.peel_to_commit())
+        .map_err(|e| match e.code() {
+            git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound => MergeBaseError::NoHead {
+                rev: rev.to_owned(),
+                reason: e.message().to_owned(),
+            },
+            _ => git_failed(e),
+        })?
+        .id();
+    let base = repo.merge_base(commit, head).map_err(|e| match e.code() {
+        git2::ErrorCode::NotFound => MergeBaseError::NoCommonAncestor {
+            rev: rev.to_owned(),
+            commit: commit.to_string(),
+            head: head.to_string(),
+        },
+        _ => git_failed(e),
+    })?;
+    let summary = repo
+        .find_commit(base)
+        .map_err(git_failed)?
+        .summary()
+        .ok()
+        .flatten()
+        .map(str::to_owned);
+    Ok(MergeBase {
+        commit: base.to_string(),
+        summary,
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -7,14 +7,32 @@
 //! | `42` | run id 42; when no run has that id, the text is tried as a name below (an all-digit hash prefix) |
 //! | `latest` | the newest run (of the suite in context, if any) |
 //! | `previous` | the default baseline of `latest`: the newest earlier run of the same suite on the same machine that is a full measurement (`--quick` runs and `gate --confirm` re-runs are skipped; [`crate::ledger::LedgerStore::previous_run`]) |
+//! | `merge-base:REV` | the newest run at the merge base of REV and `HEAD`, e.g. `merge-base:origin/main`: the commit a pull request's branch left main at |
 //! | a tag | the run the tag names (`bench-run tag RUN NAME`) |
 //! | a git revision | the newest run at that commit: `main`, `HEAD~1`, `v1.2`, a hash or prefix |
 //!
 //! Git revisions are resolved in the repository of the working directory; a hash prefix is
 //! also matched against the ledger directly, so a ledger can be queried outside its repository.
+//! `merge-base:REV` needs the repository (its `HEAD` is the other side), and fails with a
+//! [`MergeBaseError`] when REV names no commit, when REV and `HEAD` share no history or when
+//! there is no repository, and with [`RefError::NoRunAtMergeBase`], naming the commit, when no
+//! run was recorded there.
 
 use crate::ledger::{Ledger, LedgerError, RunId};
+use crate::provenance::{self, MergeBaseError};
 use std::path::Path;
+
+/// The prefix of a merge-base reference: `merge-base:REV`.
+pub const MERGE_BASE_PREFIX: &str = "merge-base:";
+
+/// The REV of `merge-base:REV` (trimmed; empty when nothing follows the colon), or `None` when
+/// `text` is not a merge-base reference. Git would read that spelling as a path in a tree
+/// (`TREE-ISH:PATH`), never as a commit, so the prefix shadows no git revision of a run; like
+/// `latest`, it takes precedence over a tag of the same spelling.
+#[must_use]
+pub fn merge_base_rev(text: &str) -> Option<&str> {
+    text.trim().strip_prefix(MERGE_BASE_PREFIX).map(str::trim)
+}
 
 /// A parsed run reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +44,8 @@ pub enum RunRef {
     /// The default baseline of the newest run: the newest earlier full run of the same suite
     /// and machine.
     Previous,
+    /// `merge-base:REV`: the newest run at the merge base of REV and `HEAD`.
+    MergeBase(String),
     /// A tag or a git revision.
     Name(String),
 }
@@ -35,6 +55,9 @@ impl RunRef {
     #[must_use]
     pub fn parse(text: &str) -> Self {
         let text = text.trim();
+        if let Some(rev) = merge_base_rev(text) {
+            return Self::MergeBase(rev.to_owned());
+        }
         match text {
             "latest" => Self::Latest,
             "previous" => Self::Previous,
@@ -54,6 +77,7 @@ impl std::fmt::Display for RunRef {
             Self::Id(id) => write!(f, "{id}"),
             Self::Latest => f.write_str("latest"),
             Self::Previous => f.write_str("previous"),
+            Self::MergeBase(rev) => write!(f, "{MERGE_BASE_PREFIX}{rev}"),
             Self::Name(name) => f.write_str(name),
         }
     }
@@ -70,16 +94,37 @@ pub enum RefError {
         /// The suite in context.
         suite: Option<String>,
     },
+    /// `merge-base:REV` names no commit.
+    #[error(transparent)]
+    MergeBase(#[from] MergeBaseError),
+    /// `merge-base:REV` names a commit at which no run is recorded.
+    #[error(
+        "no run{} at commit {commit}{}, the merge base of `{rev}` and HEAD \
+         (`merge-base:{rev}`); record one at that commit, or name another baseline",
+        suite.as_ref().map(|s| format!(" of suite {s}")).unwrap_or_default(),
+        summary.as_ref().map(|s| format!(" ({s:?})")).unwrap_or_default()
+    )]
+    NoRunAtMergeBase {
+        /// REV.
+        rev: String,
+        /// The merge base: a full commit hash.
+        commit: String,
+        /// The first line of its message.
+        summary: Option<String>,
+        /// The suite in context.
+        suite: Option<String>,
+    },
     /// The ledger failed.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
 }
 
 /// Resolves `reference` to a run id. `suite` narrows `latest`, `previous` and git revisions;
-/// `git_dir` is where git revisions are looked up (`None` skips git).
+/// `git_dir` is where git revisions are looked up (`None` skips git, and fails `merge-base:`).
 ///
 /// # Errors
-/// [`RefError::NotFound`] when nothing matches.
+/// [`RefError::NotFound`] when nothing matches; for `merge-base:REV`, [`RefError::MergeBase`]
+/// when it names no commit and [`RefError::NoRunAtMergeBase`] when no run is recorded there.
 pub async fn resolve(
     ledger: &Ledger,
     reference: &RunRef,
@@ -101,9 +146,39 @@ pub async fn resolve(
             Some(latest) => ledger.previous_run(latest).await?,
             None => None,
         },
+        RunRef::MergeBase(rev) => {
+            let base = resolve_merge_base(rev, git_dir)?;
+            return match ledger.run_at_commit(&base.commit, suite).await? {
+                Some(run) => Ok(run),
+                None => Err(RefError::NoRunAtMergeBase {
+                    rev: rev.clone(),
+                    commit: base.commit,
+                    summary: base.summary,
+                    suite: suite.map(str::to_owned),
+                }),
+            };
+        }
         RunRef::Name(name) => resolve_name(ledger, name, suite, git_dir).await?,
     };
     found.ok_or_else(not_found)
+}
+
+/// The commit `merge-base:REV` names (`rev` without the prefix) in the repository containing
+/// `git_dir`: the merge base of REV and that repository's `HEAD`.
+///
+/// # Errors
+/// A [`MergeBaseError`], also when `git_dir` is `None` ([`MergeBaseError::NoRepository`]).
+pub fn resolve_merge_base(
+    rev: &str,
+    git_dir: Option<&Path>,
+) -> Result<provenance::MergeBase, MergeBaseError> {
+    match git_dir {
+        Some(dir) => provenance::merge_base_with_head(dir, rev),
+        None if rev.trim().is_empty() => Err(MergeBaseError::MissingRevision),
+        None => Err(MergeBaseError::NoRepository {
+            rev: rev.trim().to_owned(),
+        }),
+    }
 }
 
 async fn resolve_name(
@@ -144,6 +219,78 @@ mod tests {
         assert_eq!(RunRef::parse("-1"), RunRef::Id(-1));
         assert_eq!(RunRef::parse("0123"), RunRef::Name("0123".into()));
         assert_eq!(RunRef::parse("+5"), RunRef::Name("+5".into()));
+    }
+
+    #[test]
+    fn parses_merge_base_references() {
+        let merge_base = |rev: &str| RunRef::MergeBase(rev.to_owned());
+        assert_eq!(
+            RunRef::parse("merge-base:origin/main"),
+            merge_base("origin/main")
+        );
+        assert_eq!(RunRef::parse(" merge-base: main "), merge_base("main"));
+        assert_eq!(RunRef::parse("merge-base:HEAD~2"), merge_base("HEAD~2"));
+        assert_eq!(RunRef::parse("merge-base:v1.2"), merge_base("v1.2"));
+        assert_eq!(RunRef::parse("merge-base:1234"), merge_base("1234"));
+        // Nothing after the colon still parses; resolution says what is missing.
+        assert_eq!(RunRef::parse("merge-base:"), merge_base(""));
+        // Only the exact prefix: other spellings are tags or git revisions.
+        assert_eq!(
+            RunRef::parse("merge-base"),
+            RunRef::Name("merge-base".into())
+        );
+        assert_eq!(
+            RunRef::parse("Merge-Base:main"),
+            RunRef::Name("Merge-Base:main".into())
+        );
+        assert_eq!(
+            RunRef::parse("merge-base-main"),
+            RunRef::Name("merge-base-main".into())
+        );
+        assert_eq!(
+            RunRef::parse("main:merge-base:x"),
+            RunRef::Name("main:merge-base:x".into())
+        );
+        assert_eq!(
+            merge_base_rev(" merge-base:origin/main"),
+            Some("origin/main")
+        );
+        assert_eq!(merge_base_rev("merge-base: "), Some(""));
+        assert_eq!(merge_base_rev("origin/main"), None);
+        assert_eq!(
+            RunRef::parse("merge-base:origin/main").to_string(),
+            "merge-base:origin/main"
+        );
+    }
+
+    #[tokio::test]
+    async fn merge_base_needs_a_revision_and_a_repository() -> Result<(), RefError> {
+        let ledger = Ledger::in_memory().await?;
+        let resolve_text = |text: &str| {
+            let reference = RunRef::parse(text);
+            let ledger = &ledger;
+            async move { resolve(ledger, &reference, None, None).await }
+        };
+        let no_repository = resolve_text("merge-base:main").await;
+        assert!(
+            matches!(
+                &no_repository,
+                Err(RefError::MergeBase(MergeBaseError::NoRepository { rev })) if rev == "main"
+            ),
+            "{no_repository:?}"
+        );
+        let missing = resolve_text("merge-base:").await;
+        assert!(
+            matches!(
+                &missing,
+                Err(RefError::MergeBase(MergeBaseError::MissingRevision))
+            ),
+            "{missing:?}"
+        );
+        if let Err(e) = missing {
+            assert!(e.to_string().contains("merge-base:origin/main"), "{e}");
+        }
+        Ok(())
     }
 
     fn run_at(commit: &str) -> NewRun {

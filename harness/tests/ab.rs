@@ -1,7 +1,7 @@
 //! `bench-run ab` on a git repository holding the fixture workspace: a slowdown in the working
 //! tree is caught from paired rounds and both sides are recorded as a pairing; a change that
 //! leaves the bench executable identical is not measured; the same commit on both sides is
-//! refused.
+//! refused, also when `--base merge-base:REV` names it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -174,6 +174,45 @@ fn bad_revisions_are_refused_before_building() {
         stderr(&unknown).contains("`no-such-branch` names no commit"),
         "{}",
         stderr(&unknown)
+    );
+    // merge-base:REV resolves before anything is built: HEAD is main's only commit, so
+    // merge-base:HEAD is the head itself, and an unknown REV is named.
+    let same_merge_base = sandbox
+        .bench_run()
+        .args([
+            "ab",
+            "--suite",
+            "tiny_suite",
+            "--base",
+            "merge-base:HEAD",
+            "--head",
+            "HEAD",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&same_merge_base, 2);
+    assert!(
+        stderr(&same_merge_base).contains("are the same commit"),
+        "{}",
+        stderr(&same_merge_base)
+    );
+    let unknown_merge_base = sandbox
+        .bench_run()
+        .args([
+            "ab",
+            "--suite",
+            "tiny_suite",
+            "--base",
+            "merge-base:no-such-branch",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&unknown_merge_base, 2);
+    assert!(
+        stderr(&unknown_merge_base)
+            .contains("`merge-base:no-such-branch`: `no-such-branch` names no commit"),
+        "{}",
+        stderr(&unknown_merge_base)
     );
     let outside = Sandbox::new();
     let no_git = outside

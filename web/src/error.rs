@@ -19,6 +19,7 @@ use askama::Template;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use harness::ledger::LedgerError;
+use harness::provenance::MergeBaseError;
 use harness::refs::RefError;
 
 /// Everything a handler can fail with.
@@ -53,7 +54,21 @@ pub enum AppError {
 impl From<RefError> for AppError {
     fn from(e: RefError) -> Self {
         match e {
-            RefError::NotFound { .. } => Self::NotFound(e.to_string()),
+            RefError::NotFound { .. }
+            | RefError::NoRunAtMergeBase { .. }
+            | RefError::MergeBase(MergeBaseError::UnknownRevision { .. }) => {
+                Self::NotFound(e.to_string())
+            }
+            // The server's own directory is not for clients to see.
+            RefError::MergeBase(
+                MergeBaseError::NotARepository { .. } | MergeBaseError::NoRepository { .. },
+            ) => Self::BadRequest(
+                "merge-base: references are resolved in the server's git repository, and it \
+                 has none"
+                    .to_owned(),
+            ),
+            RefError::MergeBase(MergeBaseError::Git { .. }) => Self::Internal(e.to_string()),
+            RefError::MergeBase(_) => Self::BadRequest(e.to_string()),
             RefError::Ledger(e) => Self::Ledger(e),
         }
     }

@@ -4,6 +4,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use harness::report::{ExportFormat, OutputFormat};
 use std::path::PathBuf;
 
+/// How runs are named: the end of the help of every command that takes a run.
+macro_rules! run_refs {
+    () => {
+        "A run is named by its id, `latest`, `previous` (the default baseline of latest), a tag, a
+git revision (the newest run at that commit: main, HEAD~1, v1.2, a hash prefix) or
+merge-base:REV, the newest run at the merge base of REV and HEAD (what `git merge-base REV HEAD`
+prints): on a pull request's branch, merge-base:origin/main is the commit the branch left
+origin/main at."
+    };
+}
+
 const ABOUT: &str = "Run criterion suites, record every result with its provenance in an append-only \
 SQLite ledger, compare runs and gate CI on regressions.";
 
@@ -20,12 +31,15 @@ Examples:
   bench-run compare previous latest               before/after table with confidence intervals
   bench-run gate --base main --explain            exit 1 on a regression against main's latest run
   bench-run gate --base main --confirm 3          re-run flagged benchmarks 3 times before failing
+  bench-run gate --base merge-base:origin/main    on a branch: against the run at the commit where
+                                                  it left origin/main
   bench-run ratio 68 --anchor 67 --at-least 20    how many times faster than an imported anchor run
   bench-run log                                   append the latest run to BENCHMARKS.md
   bench-run import bmf sizes.json --suite wire    record metrics from another tool
   bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
-Runs are named by id, `latest`, `previous`, a tag, or a git revision (the newest run at that commit).
+Runs are named by id, `latest`, `previous`, a tag, a git revision (the newest run at that commit),
+or merge-base:REV (the newest run at the merge base of REV and HEAD, e.g. merge-base:origin/main).
 `previous` and the default baseline skip --quick runs and gate --confirm re-runs.
 Exit codes: 0 success / no regression, 1 regression (gate, ab), 2 error, incomparable runs, or a
 run recorded on a busy machine (gate; --allow-busy judges it anyway).";
@@ -70,10 +84,54 @@ it timed itself in T ns) or {\"id\":\"x/ours\",\"error\":\"why\"}; it exits when
 Rust workers can use harness::worker::serve.
 Exit codes: 0 done, 1 some median below --at-least, 2 error (nothing is recorded).";
 
+const COMPARE_HELP: &str = concat!(
+    "\
+Examples:
+  bench-run compare previous latest
+      the newest run against the default baseline
+  bench-run compare merge-base:origin/main latest --suite mathldbt_transport
+      on a branch: the newest run against the run at the commit where the branch left origin/main
+
+",
+    run_refs!(),
+    "
+Exit codes: 0 compared, 2 error or runs of different suites."
+);
+
+const GATE_HELP: &str = concat!(
+    "\
+Examples:
+  bench-run gate --base main --explain
+      exit 1 on a regression of the newest run against the newest run at main's commit
+  bench-run gate --base merge-base:origin/main
+      on a pull request's branch: against the run at the commit where it left origin/main
+
+",
+    run_refs!(),
+    "
+Exit codes: 0 no regression, 1 regression, 2 error, incomparable runs, or a run recorded on a
+busy machine (--allow-busy judges it anyway)."
+);
+
+const LOG_HELP: &str = concat!(
+    "\
+Examples:
+  bench-run log --dry-run
+      print the latest run's entry, deltas against its default baseline
+  bench-run log latest --base merge-base:origin/main --note 'the cache change'
+      deltas against the run at the commit where this branch left origin/main
+
+",
+    run_refs!()
+);
+
 const AB_EXAMPLES: &str = "\
 Examples:
   bench-run ab --suite mathldbt_transport --base main
       the working tree (uncommitted changes included) against main
+  bench-run ab --suite mathldbt_transport --base merge-base:origin/main --head HEAD
+      a pull request: its branch against the commit where it left origin/main (the merge base
+      of origin/main and HEAD, as `git merge-base origin/main HEAD` prints it)
   bench-run ab --suite tiny_suite --base v1.2.0 --head HEAD --summary summary.md
       two commits; the verdict also goes to summary.md as markdown
   bench-run ab --suite booklet_ops --base main -- 'random_read/.*'
@@ -118,7 +176,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", required = true)]
     pub suite: Option<String>,
 
-    /// Baseline for the delta table (default: the previous run of the suite on this machine).
+    /// Baseline for the delta table (default: the previous run of the suite on this machine):
+    /// an id, tag, git revision, or `merge-base:REV`, e.g. `merge-base:origin/main`.
     #[arg(long, value_name = "REF")]
     pub base: Option<String>,
 
@@ -269,8 +328,10 @@ pub enum Command {
         format: OutputFormat,
     },
     /// Compare two runs: before/after table with confidence intervals and verdicts.
+    #[command(after_help = COMPARE_HELP)]
     Compare {
-        /// The baseline run.
+        /// The baseline run (id, `latest`, `previous`, tag, git revision, or `merge-base:REV`,
+        /// e.g. `merge-base:origin/main`: the run at the merge base of REV and HEAD).
         base: String,
         /// The run to judge.
         head: String,
@@ -292,8 +353,10 @@ pub enum Command {
         verdict: VerdictArgs,
     },
     /// Exit 1 if HEAD regressed against BASE, 2 if they cannot be compared.
+    #[command(after_help = GATE_HELP)]
     Gate {
-        /// The baseline run (id, tag, git revision, `previous`).
+        /// The baseline run (id, tag, git revision, `previous`, or `merge-base:REV`, e.g.
+        /// `merge-base:origin/main`: the run at the merge base of REV and HEAD).
         #[arg(long)]
         base: String,
         /// The run to judge.
@@ -431,6 +494,7 @@ pub enum Command {
         text: String,
     },
     /// Append a run's entry to BENCHMARKS.md (never rewrites existing text).
+    #[command(after_help = LOG_HELP)]
     Log {
         /// The run (default: latest).
         #[arg(default_value = "latest")]
@@ -441,7 +505,8 @@ pub enum Command {
         /// A note to add to the entry (repeatable).
         #[arg(long)]
         note: Vec<String>,
-        /// Baseline for the deltas (default: the previous run of the suite on the same machine).
+        /// Baseline for the deltas (default: the previous run of the suite on the same machine):
+        /// an id, tag, git revision, or `merge-base:REV`, e.g. `merge-base:origin/main`.
         #[arg(long, value_name = "REF")]
         base: Option<String>,
         /// Show only the results that carry the claim: those whose `BENCHMARK` or
@@ -506,7 +571,8 @@ pub struct AbArgs {
     #[arg(long, value_name = "NAME")]
     pub suite: String,
 
-    /// The baseline revision (a branch, tag or commit).
+    /// The baseline revision: a branch, tag or commit, or `merge-base:REV`, the merge base of
+    /// REV and HEAD (e.g. `merge-base:origin/main`).
     #[arg(long, value_name = "REV")]
     pub base: String,
 

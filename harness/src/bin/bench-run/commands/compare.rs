@@ -42,8 +42,8 @@ pub(super) async fn compare_on_server(
     let server = Server::new(url, super::gate::read_token());
     let evidence = server
         .evidence(
-            request.base,
-            request.head,
+            &super::server_ref(request.base, cwd)?,
+            &super::server_ref(request.head, cwd)?,
             request.suite,
             config.history_runs(),
         )

@@ -66,8 +66,8 @@ pub(super) async fn gate(source: Source<'_>, cwd: &Path, request: &Request<'_>) 
             }
             let evidence = server
                 .evidence(
-                    request.base,
-                    request.head,
+                    &super::server_ref(request.base, cwd)?,
+                    &super::server_ref(request.head, cwd)?,
                     request.suite,
                     config.history_runs(),
                 )

@@ -232,6 +232,25 @@ async fn resolve_run(
     Ok(baseline::resolve_run(ledger, text, suite, Some(cwd)).await?)
 }
 
+/// A reference as sent to a bench-web server, which resolves references in its own repository
+/// (if any): `merge-base:REV` is resolved here, where HEAD is the user's, and sent as its
+/// commit hash; any other reference is sent as given.
+fn server_ref(text: &str, cwd: &Path) -> Result<String> {
+    let Some(rev) = harness::refs::merge_base_rev(text) else {
+        return Ok(text.to_owned());
+    };
+    let base = provenance::merge_base_with_head(cwd, rev)?;
+    eprintln!(
+        "bench-run: merge-base:{rev} is commit {}{}; asking the server for its run there",
+        base.commit,
+        base.summary
+            .as_ref()
+            .map(|s| format!(" ({s:?})"))
+            .unwrap_or_default()
+    );
+    Ok(base.commit)
+}
+
 /// The verdict settings of the command line; `dir` is in the workspace whose
 /// `.bench-quarantine` applies when `--quarantine` is not given.
 fn compare_config(args: &VerdictArgs, dir: &Path) -> Result<CompareConfig> {
