@@ -15,7 +15,7 @@
 #
 # Only the bench binaries' stdout is captured; cargo's own progress (Compiling, Finished,
 # Running) goes to stderr. The temporary project is never committed. Measured numbers change on
-# every run: the tests in adapters/src/libtest.rs pin a few values of basic.txt; update them
+# every run: the tests in adapters/src/libtest.rs pin every value of the three captures; update them
 # after regenerating. Set CARGO_TARGET_DIR to share build artifacts between runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
