@@ -13,6 +13,7 @@
 //! | [`bmf`] | Bencher Metric Format JSON | the measure's name | no |
 //! | [`hyperfine`] | `hyperfine --export-json` | `time`, ns | yes (one run each) |
 //! | [`gungraun`] | gungraun 0.20 `summary.json` (`--save-summary=json`) or `--output-format=json` | `instructions`, `estimated_cycles`, `l1_hits`, ... counts | no (exact values) |
+//! | [`libtest`] | `cargo +nightly bench` stdout of `#[bench]` functions (`ns/iter (+/- ...)` lines) | `time`, ns (median; `+/-` kept as the range) | no |
 //!
 //! Every adapter is tested on real captured output under `adapters/testdata/<format>/` (each folder
 //! has a `make.sh` that regenerates its capture) and on hostile input: truncation at every byte,
@@ -52,6 +53,7 @@ pub mod cargo_criterion;
 pub mod criterion;
 pub mod gungraun;
 pub mod hyperfine;
+pub mod libtest;
 
 /// Largest file an adapter reads (64 MiB). Real tool output is orders of magnitude smaller.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

@@ -317,6 +317,129 @@ fn hyperfine_and_cargo_criterion_captures_import() {
 }
 
 #[test]
+fn libtest_captures_import_from_a_file_and_from_stdin() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+
+    let sandbox = Sandbox::empty();
+    let names = [
+        "benches::add_two",
+        "benches::checksum_4k",
+        "benches::nested::string_format",
+        "benches::sort_10k",
+        "vec_push_1k",
+    ];
+    let basic = testdata("libtest/basic.txt");
+    let out = sandbox
+        .bench_run()
+        .args(["import", "libtest"])
+        .arg(&basic)
+        .args(["--suite", "libtest"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out).trim(), "1");
+
+    // Standard input, in the terse format of `cargo bench -q`.
+    let mut child = sandbox
+        .bench_run()
+        .args(["import", "libtest", "-", "--suite", "libtest"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let quiet = std::fs::read(testdata("libtest/quiet.txt")).unwrap();
+    child.stdin.take().unwrap().write_all(&quiet).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out).trim(), "2");
+
+    for id in ["1", "2"] {
+        let shown = json(
+            &sandbox
+                .bench_run()
+                .args(["show", id, "--format", "json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(shown["run"]["source"], "import-libtest", "{shown:#}");
+        let results = shown["results"].as_array().unwrap();
+        let mut got: Vec<&str> = results
+            .iter()
+            .map(|r| r["benchmark"].as_str().unwrap())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, names, "run {id}");
+        for r in results {
+            assert_eq!(
+                (r["metric"].as_str(), r["unit"].as_str()),
+                (Some("time"), Some("ns"))
+            );
+            assert_eq!(r["samples"], 0, "{r:#}");
+            assert!(r["lower"].is_null() && r["upper"].is_null(), "{r:#}");
+            assert_eq!(
+                r["statistics"]["median"]["estimate"], r["estimate"],
+                "{r:#}"
+            );
+            assert!(
+                r["statistics"]["range"]["estimate"].as_f64().unwrap() > 0.0,
+                "{r:#}"
+            );
+        }
+        if id == "1" {
+            let vec_push = results
+                .iter()
+                .find(|r| r["benchmark"] == "vec_push_1k")
+                .unwrap();
+            assert_eq!(vec_push["estimate"], 993.71);
+            assert_eq!(vec_push["statistics"]["range"]["estimate"], 366.51);
+        }
+    }
+
+    // Two runs of the same suite compare like any other.
+    let out = sandbox
+        .bench_run()
+        .args(["compare", "1", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+
+    // A capture cut inside a test run records nothing.
+    let whole = std::fs::read(&basic).unwrap();
+    let cut = sandbox.write("cut.txt", &whole[..whole.len() / 2]);
+    let out = sandbox
+        .bench_run()
+        .args(["import", "libtest"])
+        .arg(&cut)
+        .args(["--suite", "libtest"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert!(stderr(&out).contains("cut.txt"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cut short"), "{}", stderr(&out));
+    let out = sandbox
+        .bench_run()
+        .args(["import", "libtest", "--help"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let help = stdout(&out);
+    for word in [
+        "#[bench]",
+        "range",
+        "not a confidence interval",
+        "Examples:",
+        "import libtest -",
+    ] {
+        assert!(
+            help.contains(word),
+            "import libtest --help lacks {word}:\n{help}"
+        );
+    }
+}
+
+#[test]
 fn help_lists_subcommands_and_examples() {
     let sandbox = Sandbox::empty();
     let out = sandbox.command().arg("--help").output().unwrap();

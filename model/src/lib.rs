@@ -1,7 +1,7 @@
 //! The result model: what one benchmark run produced, independent of the tool that produced it.
 //!
-//! Adapters turn tool output (criterion, cargo-criterion, BMF, hyperfine) into [`Measurement`]s;
-//! the ledger stores them with a [`RunProvenance`]; comparisons read them back.
+//! Adapters turn tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun, libtest) into
+//! [`Measurement`]s; the ledger stores them with a [`RunProvenance`]; comparisons read them back.
 //!
 //! Every enum that is persisted carries an explicit, permanent integer code (`code()` /
 //! `from_code()`); the codes are pinned by a test so a refactor cannot silently change what is
@@ -44,7 +44,7 @@ impl Direction {
     }
 }
 
-/// A summary statistic of a benchmark's measured times, as criterion reports them.
+/// A summary statistic of a benchmark's measured times, as criterion (or libtest) reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Statistic {
@@ -58,16 +58,21 @@ pub enum Statistic {
     StdDev,
     /// Median absolute deviation of per-iteration times.
     MedianAbsDev,
+    /// Range of per-iteration times: the largest sample minus the smallest (libtest's `+/-`,
+    /// taken after it winsorizes its samples at the 5th and 95th percentiles). A spread of the
+    /// samples, not an interval around an estimate: its [`Estimate`] is a point.
+    Range,
 }
 
 impl Statistic {
     /// All statistics, in display order.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Mean,
         Self::Median,
         Self::Slope,
         Self::StdDev,
         Self::MedianAbsDev,
+        Self::Range,
     ];
 
     /// Permanent storage code.
@@ -79,6 +84,7 @@ impl Statistic {
             Self::Slope => 3,
             Self::StdDev => 4,
             Self::MedianAbsDev => 5,
+            Self::Range => 6,
         }
     }
 
@@ -91,6 +97,7 @@ impl Statistic {
             3 => Some(Self::Slope),
             4 => Some(Self::StdDev),
             5 => Some(Self::MedianAbsDev),
+            6 => Some(Self::Range),
             _ => None,
         }
     }
@@ -104,6 +111,7 @@ impl Statistic {
             Self::Slope => "slope",
             Self::StdDev => "std_dev",
             Self::MedianAbsDev => "median_abs_dev",
+            Self::Range => "range",
         }
     }
 }
@@ -448,6 +456,8 @@ pub enum RunSource {
     AbBase,
     /// `ab`: the head side of paired A/B rounds.
     AbHead,
+    /// `import libtest FILE`: `cargo +nightly bench` output of `#[bench]` functions.
+    ImportLibtest,
 }
 
 impl RunSource {
@@ -465,6 +475,7 @@ impl RunSource {
             Self::Confirmation => 8,
             Self::AbBase => 9,
             Self::AbHead => 10,
+            Self::ImportLibtest => 11,
         }
     }
 
@@ -482,6 +493,7 @@ impl RunSource {
             8 => Some(Self::Confirmation),
             9 => Some(Self::AbBase),
             10 => Some(Self::AbHead),
+            11 => Some(Self::ImportLibtest),
             _ => None,
         }
     }
@@ -500,6 +512,7 @@ impl RunSource {
             Self::Confirmation => "confirmation",
             Self::AbBase => "ab-base",
             Self::AbHead => "ab-head",
+            Self::ImportLibtest => "import-libtest",
         }
     }
 }
@@ -850,6 +863,7 @@ mod tests {
             (Statistic::Slope, 3),
             (Statistic::StdDev, 4),
             (Statistic::MedianAbsDev, 5),
+            (Statistic::Range, 6),
         ];
         for (value, code) in stats {
             assert_eq!(value.code(), code);
@@ -886,13 +900,15 @@ mod tests {
             (RunSource::Confirmation, 8),
             (RunSource::AbBase, 9),
             (RunSource::AbHead, 10),
+            (RunSource::ImportLibtest, 11),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
             assert_eq!(RunSource::from_code(code), Some(value));
         }
         assert_eq!(Direction::from_code(0), None);
-        assert_eq!(RunSource::from_code(11), None);
+        assert_eq!(Statistic::from_code(7), None);
+        assert_eq!(RunSource::from_code(12), None);
     }
 
     #[test]

@@ -666,4 +666,22 @@ pub enum ImportSource {
         #[command(flatten)]
         args: ImportArgs,
     },
+    /// `cargo +nightly bench` output of `#[bench]` functions (libtest's `ns/iter (+/- ...)`
+    /// lines).
+    ///
+    /// Each benchmark is recorded as a time in ns: the median libtest prints, with its `+/-`
+    /// (the largest sample minus the smallest, not a confidence interval) kept as the `range`
+    /// statistic. libtest prints no samples, so the results carry none. `= N MB/s` is checked
+    /// but not recorded: the bytes per iteration behind it are not printed. The whole stdout is
+    /// needed (each `running N tests` ... `test result:` block must be complete); cargo's
+    /// progress on stderr and compiler output are skipped.
+    #[command(after_help = "Examples:
+  cargo +nightly bench > bench.txt && bench-run import libtest bench.txt --suite parser
+  cargo +nightly bench --bench decode | bench-run import libtest - --suite decode")]
+    Libtest {
+        /// The file (`-` for standard input).
+        file: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
 }

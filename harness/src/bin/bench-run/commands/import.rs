@@ -86,6 +86,15 @@ pub(super) async fn import(source: ImportSource, db: Option<&str>, cwd: &Path) -
                     .with_context(|| format!("cannot import {}", file.display()))?,
             )
         }
+        ImportSource::Libtest { file, args } => {
+            let bytes = read_input(file)?;
+            (
+                RunSource::ImportLibtest,
+                args,
+                adapter::libtest::parse(&bytes)
+                    .with_context(|| format!("cannot import {}", file.display()))?,
+            )
+        }
     };
     let ledger = open_ledger(db, cwd).await?;
     let id = record_import(&ledger, cwd, kind, args, measurements).await?;
