@@ -390,37 +390,43 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
     };
     match format {
         SpeedFormat::Text => {
-            println!("Mode:                           {mode}");
+            // rootreadspeed's report first, line for line; then what it does not print.
             println!(
-                "Real time to setup:             {:.6} s",
+                "Real time to setup MT run:      {:.6} s",
                 r.setup_real_time_s
             );
+            println!(
+                "CPU time to setup MT run:       {:.2} s",
+                r.setup_cpu_time_s
+            );
             println!("Real time:                      {:.6} s", r.real_time_s);
-            println!("CPU time:                       {:.6} s", r.cpu_time_s);
+            println!("CPU time:                       {:.2} s", r.cpu_time_s);
             println!(
                 "Uncompressed data read:         {} bytes",
                 r.uncompressed_bytes
+            );
+            println!(
+                "Throughput:                     {:.3} MB/s",
+                r.throughput_mb_s()
+            );
+            println!();
+            println!("Mode:                           {mode}");
+            println!("Threads:                        {}", r.threads);
+            println!(
+                "Throughput per thread:          {:.3} MB/s",
+                r.throughput_per_thread_mb_s()
             );
             println!(
                 "Compressed data read:           {} bytes",
                 r.compressed_bytes
             );
             println!(
-                "Baskets:                        {} ({} branches)",
-                r.baskets, r.branches
-            );
-            println!("Threads:                        {}", r.threads);
-            println!(
-                "Uncompressed throughput:        {:.3} MB/s",
-                r.throughput_mb_s()
-            );
-            println!(
-                "                                {:.3} MB/s/thread",
-                r.throughput_per_thread_mb_s()
-            );
-            println!(
                 "Compressed throughput:          {:.3} MB/s",
                 r.compressed_throughput_mb_s()
+            );
+            println!(
+                "Baskets:                        {} ({} branches)",
+                r.baskets, r.branches
             );
             println!(
                 "CPU efficiency:                 {:.1} %",
@@ -432,6 +438,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
             let doc = serde_json::json!({
                 "mode": mode,
                 "setup_real_time_s": r.setup_real_time_s,
+                "setup_cpu_time_s": r.setup_cpu_time_s,
                 "real_time_s": r.real_time_s,
                 "cpu_time_s": r.cpu_time_s,
                 "uncompressed_bytes": r.uncompressed_bytes,
