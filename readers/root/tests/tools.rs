@@ -242,3 +242,34 @@ fn dump_leaves_out_a_branch_it_cannot_read_unless_asked_for_it() {
     let (ok, _, err) = tool(&["dump", &objects, "t", "--branches", "ranges"]);
     assert!(!ok && err.contains("member-wise"), "{err}");
 }
+
+#[test]
+fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
+    let (ok, out, err) = tool(&[
+        "readspeed",
+        "--files",
+        &fixture("types_zstd.root"),
+        "--trees",
+        "t",
+        "--all-branches",
+    ]);
+    assert!(ok, "{err}");
+    let labels: Vec<&str> = out
+        .lines()
+        .take(6)
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    // The six lines of seed 001's example, in its order.
+    assert_eq!(
+        labels,
+        [
+            "Real time to setup MT run",
+            "CPU time to setup MT run",
+            "Real time",
+            "CPU time",
+            "Uncompressed data read",
+            "Throughput"
+        ]
+    );
+    assert!(out.contains("bottleneck"), "{out}");
+}
