@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use base64::Engine;
 use clap::{Parser, Subcommand, ValueEnum};
-use riegeli_records::{ChunkType, RecordReader, RecordWriter, SkippedRegion};
+use riegeli_records::{
+    ArrayRecordReader, ChunkInfo, ChunkType, RecordReader, RecordWriter, SkippedRegion,
+};
 
 #[derive(Parser)]
 #[command(
@@ -41,8 +43,13 @@ enum Command {
         /// Skip damaged regions (reported on standard error) instead of failing.
         #[arg(long)]
         recover: bool,
+        /// Count an ArrayRecord file's footer and postscript records as records (the plain
+        /// Riegeli view).
+        #[arg(long)]
+        raw: bool,
     },
-    /// Write every record to standard output.
+    /// Write every record to standard output. An ArrayRecord file's records are the user's
+    /// records only, as C++ `ArrayRecordReader` reads them (`--raw`: every Riegeli record).
     Cat {
         /// The file.
         file: PathBuf,
@@ -53,6 +60,10 @@ enum Command {
         /// Skip damaged regions (reported on standard error) instead of failing.
         #[arg(long)]
         recover: bool,
+        /// Also print an ArrayRecord file's footer and postscript records (the plain Riegeli
+        /// view).
+        #[arg(long)]
+        raw: bool,
     },
     /// Write records read from standard input (len-prefixed, as `cat` writes them) to a new file.
     Write {
@@ -95,7 +106,27 @@ fn open(path: &Path, recover: bool) -> Result<RecordReader<BufReader<File>>> {
     Ok(reader)
 }
 
-fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
+/// What an ArrayRecord file's postscript says: where its footer starts (the user's records are
+/// in the chunks before it), how many records and how they are grouped. `None` for a plain
+/// Riegeli file (no valid postscript), as C++ `ArrayRecordReader` would refuse it.
+struct ArrayRecordLayout {
+    footer_offset: u64,
+    records: u64,
+    group_size: u64,
+}
+
+fn array_record_layout(path: &Path) -> Option<ArrayRecordLayout> {
+    let file = File::open(path).ok()?;
+    let reader = ArrayRecordReader::new(BufReader::new(file)).ok()?;
+    Some(ArrayRecordLayout {
+        footer_offset: reader.footer_offset(),
+        records: reader.len(),
+        group_size: reader.group_size(),
+    })
+}
+
+fn info(path: &Path, format: InfoFormat, recover: bool, raw: bool) -> Result<()> {
+    let layout = if raw { None } else { array_record_layout(path) };
     let mut reader = open(path, recover)?;
     let size = reader.size();
     let mut chunks = Vec::new();
@@ -105,8 +136,11 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
     {
         chunks.push(c);
     }
+    // In an ArrayRecord file the footer and postscript chunks hold no user records.
+    let user_chunk = |c: &&ChunkInfo| layout.as_ref().is_none_or(|l| c.begin < l.footer_offset);
     let records: u64 = chunks
         .iter()
+        .filter(user_chunk)
         .filter(|c| {
             matches!(
                 c.header.chunk_type,
@@ -117,6 +151,7 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
         .sum();
     let decoded: u64 = chunks
         .iter()
+        .filter(user_chunk)
         .filter(|c| {
             matches!(
                 c.header.chunk_type,
@@ -147,6 +182,11 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
             "num_chunks": chunks.len(),
             "num_records": records,
             "decoded_data_size": decoded,
+            "array_record": layout.as_ref().map(|l| serde_json::json!({
+                "records": l.records,
+                "group_size": l.group_size,
+                "footer_offset": l.footer_offset,
+            })),
             "chunks": list,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
@@ -158,6 +198,14 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
         path.display(),
         chunks.len()
     )?;
+    if let Some(l) = &layout {
+        writeln!(
+            out,
+            "ArrayRecord: {} records in groups of {}, footer at {} (its chunks and the \
+             postscript's hold no records; --raw counts them)",
+            l.records, l.group_size, l.footer_offset
+        )?;
+    }
     writeln!(
         out,
         "{:>12} {:>12}  {:<10} {:<12} {:>10} {:>12} {:>12}",
@@ -179,7 +227,12 @@ fn info(path: &Path, format: InfoFormat, recover: bool) -> Result<()> {
     Ok(())
 }
 
-fn cat(path: &Path, format: CatFormat, recover: bool) -> Result<()> {
+fn cat(path: &Path, format: CatFormat, recover: bool, raw: bool) -> Result<()> {
+    let footer = if raw {
+        None
+    } else {
+        array_record_layout(path).map(|l| l.footer_offset)
+    };
     let mut reader = open(path, recover)?;
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -192,6 +245,10 @@ fn cat(path: &Path, format: CatFormat, recover: bool) -> Result<()> {
         else {
             break;
         };
+        // An ArrayRecord file's footer and postscript follow its records.
+        if footer.is_some_and(|f| position.chunk_begin >= f) {
+            break;
+        }
         match format {
             CatFormat::LenPrefixed => {
                 out.write_all(&(record.len() as u64).to_le_bytes())?;
@@ -275,12 +332,14 @@ fn main() -> std::process::ExitCode {
             file,
             format,
             recover,
-        } => info(file, *format, *recover),
+            raw,
+        } => info(file, *format, *recover, *raw),
         Command::Cat {
             file,
             format,
             recover,
-        } => cat(file, *format, *recover),
+            raw,
+        } => cat(file, *format, *recover, *raw),
         Command::Write {
             options,
             array_record,
