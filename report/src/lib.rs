@@ -7,7 +7,7 @@
 //! stable contract for scripts (see the README); they are built explicitly with `json!` so a
 //! refactor of the model cannot change them by accident.
 
-pub mod format;
+pub use bench_model::format;
 pub mod log;
 pub mod table;
 
