@@ -323,10 +323,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
-    /// Show one run: provenance and every result.
+    /// Show one run: provenance and every result, with how many raw samples each stored
+    /// (`bench-run export RUN --format json` prints the samples themselves).
     #[command(after_help = "Examples:
   bench-run show latest
-  bench-run show 42 --format json      # with every raw sample")]
+  bench-run show 42 --format json      # samples as counts
+  bench-run export 42 --format json    # the raw samples themselves")]
     Show {
         /// The run.
         run: String,
