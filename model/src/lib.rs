@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod format;
 mod stored;
 pub use stored::{Annotation, RunSummary, StoredRun};
 

@@ -250,41 +250,61 @@ fn is_paired(c: &Comparison) -> bool {
         .any(|r| matches!(r.evidence, crate::compare::Evidence::Paired { .. }))
 }
 
-/// How the table's p-values, intervals and floors were obtained, in one sentence.
+/// How the table's p-values, intervals and floors were obtained: one sentence per kind of
+/// evidence the rows used. Mann-Whitney is named only when a row was judged on raw samples.
 fn method_note(c: &Comparison, markdown: bool) -> String {
+    use crate::compare::Evidence;
     let star = if markdown { "\\*" } else { "*" };
-    let exact_only = c.family_size == 0
-        && c.rows
-            .iter()
-            .any(|r| matches!(r.evidence, crate::compare::Evidence::Exact));
-    if exact_only && !is_paired(c) {
-        "Exact values (deterministic metrics such as instruction counts): any difference is real, \
-         and a regression must exceed the threshold."
-            .to_owned()
-    } else if is_paired(c) {
-        format!(
+    if is_paired(c) {
+        return format!(
             "Paired A/B rounds (one process per side per round): change and 95% CI are the median of \
              the rounds' head/base ratios with its order-statistic interval; p is the {}-corrected \
              exact sign test over {} row(s); a regression must be significant and its median change \
              must exceed the threshold (no noise floor: the rounds hold the between-process noise).",
             c.correction.name(),
             c.family_size
-        )
-    } else if markdown {
-        format!(
-            "Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
-             Mann-Whitney U; a regression must be significant and its whole confidence interval must \
-             clear both the threshold and the benchmark's noise floor ({star} = default floor, too \
-             little history).",
-            c.correction.name()
-        )
+        );
+    }
+    let count = |f: fn(&Evidence) -> bool| c.rows.iter().filter(|r| f(&r.evidence)).count();
+    let samples = count(|e| matches!(e, Evidence::Samples { .. }));
+    let intervals = count(|e| matches!(e, Evidence::Intervals { .. }));
+    let exact = count(|e| matches!(e, Evidence::Exact));
+    let mut sentences = Vec::new();
+    if samples > 0 {
+        sentences.push(if markdown {
+            format!(
+                "Change and 95% CI from the Hodges-Lehmann estimate of the raw samples; p is {}-corrected \
+                 Mann-Whitney U; a regression must be significant and its whole confidence interval must \
+                 clear both the threshold and the benchmark's noise floor ({star} = default floor, too \
+                 little history).",
+                c.correction.name()
+            )
+        } else {
+            format!(
+                "p: {}-corrected Mann-Whitney U over {} rows; noise: floor learned from history ({star} = \
+                 default, too little history).",
+                c.correction.name(),
+                c.family_size
+            )
+        });
+    }
+    if intervals > 0 {
+        sentences.push(format!(
+            "{intervals} row(s) without raw samples on both sides judged on confidence intervals (no \
+             p-value): a change is significant only when the base and head intervals do not overlap, \
+             and a regression must exceed both the threshold and the noise floor."
+        ));
+    }
+    if exact > 0 {
+        sentences.push(format!(
+            "{exact} row(s) of exact values (no samples, no bounds; deterministic metrics such as \
+             instruction counts): any difference is real, and a regression must exceed the threshold."
+        ));
+    }
+    if sentences.is_empty() {
+        "No row had values on both sides to judge.".to_owned()
     } else {
-        format!(
-            "p: {}-corrected Mann-Whitney U over {} rows; noise: floor learned from history ({star} = \
-             default, too little history).",
-            c.correction.name(),
-            c.family_size
-        )
+        sentences.join(" ")
     }
 }
 
@@ -420,5 +440,73 @@ pub fn noise_source(source: &NoiseSource) -> String {
             format!("default (only {n_deltas} run-to-run changes in history)")
         }
         NoiseSource::Paired => "none needed (paired rounds)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{CompareConfig, History, compare};
+    use crate::model::{BenchmarkId, Estimate, Measurement, Samples, SamplingMode, metric};
+
+    fn measurement(id: &str, point: f64, bounds: bool, samples: bool) -> Measurement {
+        let mut estimate = Estimate::point(point);
+        if bounds {
+            estimate.lower = Some(point * 0.99);
+            estimate.upper = Some(point * 1.01);
+            estimate.confidence_level = Some(0.95);
+        }
+        let times: Vec<f64> = (0..20).map(|i| point * 10.0 + f64::from(i)).collect();
+        Measurement {
+            benchmark: BenchmarkId::named(id),
+            metric: metric::TIME.to_owned(),
+            unit: "ns".to_owned(),
+            direction: Direction::LowerIsBetter,
+            estimate,
+            statistics: std::collections::BTreeMap::new(),
+            throughput: None,
+            samples: samples
+                .then(|| Samples::new(SamplingMode::Flat, vec![10.0; 20], times).ok())
+                .flatten(),
+        }
+    }
+
+    fn note(base: &[Measurement], head: &[Measurement]) -> (String, String) {
+        let c = compare(base, head, &History::new(), &CompareConfig::default());
+        (method_note(&c, false), method_note(&c, true))
+    }
+
+    #[test]
+    fn mann_whitney_is_named_only_when_a_row_used_it() {
+        let (plain, markdown) = note(
+            &[measurement("a", 100.0, true, false)],
+            &[measurement("a", 130.0, true, false)],
+        );
+        for text in [&plain, &markdown] {
+            assert!(!text.contains("Mann-Whitney"), "{text}");
+            assert!(text.contains("judged on confidence intervals"), "{text}");
+        }
+        let (plain, _) = note(
+            &[measurement("a", 100.0, false, false)],
+            &[measurement("a", 130.0, false, false)],
+        );
+        assert!(!plain.contains("Mann-Whitney"), "{plain}");
+        assert!(plain.contains("exact values"), "{plain}");
+        let (plain, markdown) = note(
+            &[
+                measurement("a", 100.0, true, true),
+                measurement("b", 100.0, true, false),
+            ],
+            &[
+                measurement("a", 130.0, true, true),
+                measurement("b", 130.0, true, false),
+            ],
+        );
+        for text in [&plain, &markdown] {
+            assert!(text.contains("Mann-Whitney"), "{text}");
+            assert!(text.contains("1 row(s) without raw samples"), "{text}");
+        }
+        let (plain, _) = note(&[], &[measurement("a", 100.0, true, true)]);
+        assert_eq!(plain, "No row had values on both sides to judge.");
     }
 }

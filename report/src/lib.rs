@@ -7,7 +7,7 @@
 //! stable contract for scripts (see the README); they are built explicitly with `json!` so a
 //! refactor of the model cannot change them by accident.
 
-pub mod format;
+pub use bench_model::format;
 pub mod log;
 pub mod table;
 
@@ -272,9 +272,29 @@ pub fn run_show(run: &StoredRun, results: &[Measurement], format: OutputFormat) 
             } else {
                 table.to_terminal()
             });
+            if let Some(note) = samples_note(run.id, results) {
+                out.push('\n');
+                out.push_str(&note);
+                out.push('\n');
+            }
             out
         }
     }
+}
+
+/// What the `samples` column of `show` holds and where the samples themselves are: the table
+/// (and `show --format json`) give counts only. `None` when no result stored any.
+fn samples_note(run_id: i64, results: &[Measurement]) -> Option<String> {
+    let total: usize = results
+        .iter()
+        .filter_map(|m| m.samples.as_ref().map(crate::model::Samples::len))
+        .sum();
+    (total > 0).then(|| {
+        format!(
+            "samples: how many raw samples each result stored ({total} in all); \
+             `bench-run export {run_id} --format json` prints them."
+        )
+    })
 }
 
 /// The results of one run as a table: estimate, bounds, throughput, sample count.
@@ -616,6 +636,32 @@ mod tests {
             .map(|s| (*s).to_owned())
             .collect();
         assert_eq!(shell_join(&argv), r"bench-run --suite 'a b' 'it'\''s'");
+    }
+
+    #[test]
+    fn show_says_the_samples_column_is_a_count() {
+        use crate::model::{BenchmarkId, Estimate, Samples, SamplingMode, metric};
+        let measurement = |samples: Option<Samples>| Measurement {
+            benchmark: BenchmarkId::named("decode"),
+            metric: metric::TIME.to_owned(),
+            unit: "ns".to_owned(),
+            direction: Direction::LowerIsBetter,
+            estimate: Estimate::point(10.0),
+            statistics: std::collections::BTreeMap::new(),
+            throughput: None,
+            samples,
+        };
+        let samples = Samples::new(SamplingMode::Flat, vec![1.0; 3], vec![10.0; 3]).ok();
+        assert!(samples.is_some());
+        let note = samples_note(7, &[measurement(samples), measurement(None)]);
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "samples: how many raw samples each result stored (3 in all); \
+                 `bench-run export 7 --format json` prints them."
+            )
+        );
+        assert_eq!(samples_note(7, &[measurement(None)]), None);
     }
 
     #[test]

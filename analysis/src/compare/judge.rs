@@ -399,11 +399,11 @@ pub(super) fn assess(
         };
         draft.notes.push(format!(
             "Evidence: confidence intervals, no p-value (raw samples missing on at least one side). Base [{}, {}] ({}), head [{}, {}] ({}): {}.",
-            num(bl),
-            num(bh),
+            human(bl, &draft.unit),
+            human(bh, &draft.unit),
             side(b_bounds.is_some()),
-            num(hl),
-            num(hh),
+            human(hl, &draft.unit),
+            human(hh, &draft.unit),
             side(h_bounds.is_some()),
             if overlap {
                 "the intervals overlap, so the change is not significant"
@@ -473,13 +473,12 @@ pub(super) fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Ro
     ));
     reasons.push(match (d.before, d.after) {
         (Some(b), Some(a)) => format!(
-            "Before {} {unit}, after {} {unit} (headline estimates).",
-            num(b),
-            num(a),
-            unit = d.unit
+            "Before {}, after {} (headline estimates).",
+            human(b, &d.unit),
+            human(a, &d.unit)
         ),
-        (None, Some(a)) => format!("Only in head ({} {}): new.", num(a), d.unit),
-        (Some(b), None) => format!("Only in base ({} {}): missing from head.", num(b), d.unit),
+        (None, Some(a)) => format!("Only in head ({}): new.", human(a, &d.unit)),
+        (Some(b), None) => format!("Only in base ({}): missing from head.", human(b, &d.unit)),
         (None, None) => "In neither run.".to_owned(),
     });
     reasons.extend(d.notes);
@@ -689,6 +688,12 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
+/// A value in its unit for reading (`14.99 µs`, `4.387 MiB`), scaled the way the report tables
+/// scale it.
+fn human(v: f64, unit: &str) -> String {
+    bench_model::format::value(v, unit)
+}
+
 /// A percentage with sign and two decimals.
 pub(crate) fn pct_str(v: f64) -> String {
     format!("{v:+.2}%")
@@ -797,6 +802,28 @@ mod tests {
             row(&run(&[bytes(0.0)], &[bytes(0.0)]), "enc").verdict,
             Verdict::Unchanged
         );
+    }
+
+    #[test]
+    fn explanations_scale_values_like_the_tables() {
+        let r = run(
+            &[bounded("b", 14_990.0, 14_000.0, 15_500.0)],
+            &[bounded("b", 5_050_700.0, 5_000_000.0, 5_100_000.0)],
+        );
+        let reasons = &row(&r, "b").reasons;
+        assert!(
+            reasons
+                .iter()
+                .any(|s| s == "Before 14.99 µs, after 5.051 ms (headline estimates)."),
+            "{reasons:#?}"
+        );
+        assert!(
+            reasons
+                .iter()
+                .any(|s| s.contains("Base [14.00 µs, 15.50 µs]")),
+            "{reasons:#?}"
+        );
+        assert!(!reasons.iter().any(|s| s.contains("14990")), "{reasons:#?}");
     }
 
     #[test]

@@ -271,7 +271,8 @@ pub enum CorrectionArg {
 /// Settings of the verdict.
 #[derive(Debug, Args, Clone, Default)]
 pub struct VerdictArgs {
-    /// Smallest change (percent) that can count as a regression or improvement.
+    /// Smallest change (percent) that can count as a regression or improvement [default: 3;
+    /// rows judged on exact values, such as instruction counts, use 0.5].
     #[arg(long, value_name = "PCT")]
     pub threshold: Option<f64>,
 
@@ -288,11 +289,11 @@ pub struct VerdictArgs {
     #[arg(long, value_name = "FILE")]
     pub quarantine: Option<PathBuf>,
 
-    /// Significance level after correction.
+    /// Significance level after correction [default: 0.05].
     #[arg(long, value_name = "ALPHA")]
     pub alpha: Option<f64>,
 
-    /// Multiple-comparison correction across the suite.
+    /// Multiple-comparison correction across the suite [default: holm].
     #[arg(long, value_enum, value_name = "METHOD")]
     pub correction: Option<CorrectionArg>,
 
@@ -305,6 +306,9 @@ pub struct VerdictArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List runs, newest first.
+    #[command(after_help = "Examples:
+  bench-run list --suite mathldbt_transport --limit 10
+  bench-run list --branch main --format json")]
     List {
         /// Only this suite.
         #[arg(long)]
@@ -319,7 +323,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
-    /// Show one run: provenance and every result.
+    /// Show one run: provenance and every result, with how many raw samples each stored
+    /// (`bench-run export RUN --format json` prints the samples themselves).
+    #[command(after_help = "Examples:
+  bench-run show latest
+  bench-run show 42 --format json      # samples as counts
+  bench-run export 42 --format json    # the raw samples themselves")]
     Show {
         /// The run.
         run: String,
@@ -335,7 +344,7 @@ pub enum Command {
         base: String,
         /// The run to judge.
         head: String,
-        /// Suite, to narrow `latest`, `previous` and git revisions.
+        /// Suite, to narrow `latest`, `previous` and git revisions (default: any suite).
         #[arg(long)]
         suite: Option<String>,
         /// Compare runs of different suites (refused otherwise; other differences between the
@@ -362,7 +371,7 @@ pub enum Command {
         /// The run to judge.
         #[arg(long, default_value = "latest")]
         head: String,
-        /// Suite, to narrow `latest`, `previous` and git revisions.
+        /// Suite, to narrow `latest`, `previous` and git revisions (default: any suite).
         #[arg(long)]
         suite: Option<String>,
         /// Compare even across machines, toolchains, profiles or features.
@@ -459,6 +468,8 @@ pub enum Command {
     #[command(after_help = AB_EXAMPLES)]
     Ab(AbArgs),
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
+    #[command(after_help = "Examples:
+  bench-run calibrate --suite mathldbt_transport --runs 8")]
     Calibrate {
         /// Number of runs.
         #[arg(long, default_value_t = 5)]
@@ -480,6 +491,9 @@ pub enum Command {
         to: String,
     },
     /// Name a run (the name then works wherever a run is expected).
+    #[command(after_help = "Examples:
+  bench-run tag latest v1.2.0
+  bench-run compare v1.2.0 latest")]
     Tag {
         /// The run.
         run: String,
@@ -487,6 +501,8 @@ pub enum Command {
         name: String,
     },
     /// Attach a note to a run (how a stored result is corrected).
+    #[command(after_help = "Examples:
+  bench-run annotate 42 'laptop on battery: ignore the decode numbers'")]
     Annotate {
         /// The run.
         run: String,
@@ -519,11 +535,18 @@ pub enum Command {
         dry_run: bool,
     },
     /// Record results produced by another tool.
+    #[command(after_help = "Examples:
+  bench-run import criterion target/criterion --suite decode
+  bench-run import bmf sizes.json --suite wire --direction ratio=higher
+  bench-run import hyperfine hyperfine.json --suite cli_startup")]
     Import {
         #[command(subcommand)]
         source: ImportSource,
     },
     /// Export a run.
+    #[command(after_help = "Examples:
+  bench-run export latest > run.json
+  bench-run export 42 --format csv > run42.csv")]
     Export {
         /// The run.
         run: String,
@@ -532,6 +555,8 @@ pub enum Command {
         format: ExportFormat,
     },
     /// Work on whole ledgers.
+    #[command(after_help = "Examples:
+  bench-run ledger copy --from results/ledger.sqlite --to postgres://bench@db/bench")]
     Ledger {
         #[command(subcommand)]
         command: LedgerCommand,
@@ -636,6 +661,8 @@ pub struct ImportArgs {
 #[derive(Debug, Subcommand)]
 pub enum ImportSource {
     /// A criterion output directory (e.g. target/criterion).
+    #[command(after_help = "Examples:
+  cargo bench --bench decode && bench-run import criterion target/criterion --suite decode")]
     Criterion {
         /// The directory.
         dir: PathBuf,
@@ -643,6 +670,9 @@ pub enum ImportSource {
         args: ImportArgs,
     },
     /// A Bencher Metric Format JSON file.
+    #[command(after_help = "Examples:
+  bench-run import bmf sizes.json --suite wire
+  some-tool --bmf | bench-run import bmf - --suite wire --direction ratio=higher")]
     Bmf {
         /// The file (`-` for standard input).
         file: PathBuf,
@@ -653,6 +683,8 @@ pub enum ImportSource {
         args: ImportArgs,
     },
     /// A `hyperfine --export-json` file.
+    #[command(after_help = "Examples:
+  hyperfine --export-json hf.json 'target/release/tool input' && bench-run import hyperfine hf.json --suite cli")]
     Hyperfine {
         /// The file.
         file: PathBuf,
@@ -660,6 +692,8 @@ pub enum ImportSource {
         args: ImportArgs,
     },
     /// `cargo criterion --message-format=json` output.
+    #[command(after_help = "Examples:
+  cargo criterion --message-format=json | bench-run import cargo-criterion - --suite decode")]
     CargoCriterion {
         /// The file (`-` for standard input).
         file: PathBuf,
@@ -684,4 +718,64 @@ pub enum ImportSource {
         #[command(flatten)]
         args: ImportArgs,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand, nested ones included, with its path (`import bmf`).
+    fn subcommands(cmd: &clap::Command, path: &str, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let name = format!("{path} {}", sub.get_name()).trim().to_owned();
+            out.push((name.clone(), sub.clone()));
+            subcommands(sub, &name, out);
+        }
+    }
+
+    #[test]
+    fn every_subcommand_help_has_examples() {
+        let mut all = Vec::new();
+        subcommands(&Cli::command(), "", &mut all);
+        assert!(all.len() > 15, "{}", all.len());
+        for (name, mut cmd) in all {
+            if name.ends_with("help") {
+                continue;
+            }
+            let help = cmd.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:"),
+                "`{name} --help` has no examples:\n{help}"
+            );
+        }
+    }
+
+    #[test]
+    fn compare_and_gate_help_show_defaults() {
+        let mut cli = Cli::command();
+        for name in ["compare", "gate"] {
+            let help = cli
+                .find_subcommand_mut(name)
+                .map(|c| c.render_long_help().to_string())
+                .unwrap_or_default();
+            for default in [
+                "[default: table]",
+                "[default: 3;",
+                "[default: 0.05]",
+                "[default: holm]",
+            ] {
+                assert!(
+                    help.contains(default),
+                    "`{name} --help` lacks {default}:\n{help}"
+                );
+            }
+        }
+        let gate = cli
+            .find_subcommand_mut("gate")
+            .map(|c| c.render_long_help().to_string())
+            .unwrap_or_default();
+        assert!(gate.contains("[default: latest]"), "{gate}");
+        assert!(gate.contains("[default: 0]"), "{gate}");
+    }
 }

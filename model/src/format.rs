@@ -1,6 +1,9 @@
 //! Human formatting of values: times scaled to ns/µs/ms/s, rates to K/M/G, percentages.
+//!
+//! It lives in the model so the analysis's verdict explanations and the reports (which re-export it
+//! as `bench_report::format`) scale values the same way.
 
-use crate::model::{Measurement, ThroughputKind};
+use crate::{Measurement, ThroughputKind};
 
 /// Formats `value` in `unit` for reading, with four significant digits.
 #[must_use]
