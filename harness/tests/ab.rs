@@ -144,87 +144,45 @@ fn an_identical_executable_is_not_measured() {
 
 #[test]
 fn bad_revisions_are_refused_before_building() {
+    /// `bench-run ab --suite tiny_suite ARGS` in `sandbox` exits 2 saying `message`.
+    fn refused(sandbox: &Sandbox, args: &[&str], message: &str) -> std::process::Output {
+        let out = sandbox
+            .bench_run()
+            .args(["ab", "--suite", "tiny_suite"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_exit(&out, 2);
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+        out
+    }
     let sandbox = repository();
-    let same = sandbox
-        .bench_run()
-        .args([
-            "ab",
-            "--suite",
-            "tiny_suite",
-            "--base",
-            "HEAD",
-            "--head",
-            "HEAD",
-        ])
-        .output()
-        .unwrap();
-    assert_exit(&same, 2);
-    assert!(
-        stderr(&same).contains("are the same commit"),
-        "{}",
-        stderr(&same)
+    refused(
+        &sandbox,
+        &["--base", "HEAD", "--head", "HEAD"],
+        "are the same commit",
     );
-    let unknown = sandbox
-        .bench_run()
-        .args(["ab", "--suite", "tiny_suite", "--base", "no-such-branch"])
-        .output()
-        .unwrap();
-    assert_exit(&unknown, 2);
-    assert!(
-        stderr(&unknown).contains("`no-such-branch` names no commit"),
-        "{}",
-        stderr(&unknown)
+    refused(
+        &sandbox,
+        &["--base", "no-such-branch"],
+        "`no-such-branch` names no commit",
     );
     // merge-base:REV resolves before anything is built: HEAD is main's only commit, so
     // merge-base:HEAD is the head itself, and an unknown REV is named.
-    let same_merge_base = sandbox
-        .bench_run()
-        .args([
-            "ab",
-            "--suite",
-            "tiny_suite",
-            "--base",
-            "merge-base:HEAD",
-            "--head",
-            "HEAD",
-        ])
-        .output()
-        .unwrap();
-    assert_exit(&same_merge_base, 2);
-    assert!(
-        stderr(&same_merge_base).contains("are the same commit"),
-        "{}",
-        stderr(&same_merge_base)
+    refused(
+        &sandbox,
+        &["--base", "merge-base:HEAD", "--head", "HEAD"],
+        "are the same commit",
     );
-    let unknown_merge_base = sandbox
-        .bench_run()
-        .args([
-            "ab",
-            "--suite",
-            "tiny_suite",
-            "--base",
-            "merge-base:no-such-branch",
-        ])
-        .output()
-        .unwrap();
-    assert_exit(&unknown_merge_base, 2);
-    assert!(
-        stderr(&unknown_merge_base)
-            .contains("`merge-base:no-such-branch`: `no-such-branch` names no commit"),
-        "{}",
-        stderr(&unknown_merge_base)
+    refused(
+        &sandbox,
+        &["--base", "merge-base:no-such-branch"],
+        "`merge-base:no-such-branch`: `no-such-branch` names no commit",
     );
-    let outside = Sandbox::new();
-    let no_git = outside
-        .bench_run()
-        .args(["ab", "--suite", "tiny_suite", "--base", "main"])
-        .output()
-        .unwrap();
-    assert_exit(&no_git, 2);
-    assert!(
-        stderr(&no_git).contains("is not in a git repository"),
-        "{}",
-        stderr(&no_git)
+    let no_git = refused(
+        &Sandbox::new(),
+        &["--base", "main"],
+        "is not in a git repository",
     );
     assert!(stdout(&no_git).is_empty());
 }

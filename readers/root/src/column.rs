@@ -31,10 +31,15 @@ impl<T> Jagged<T> {
     /// The values of entry `j`.
     #[must_use]
     pub fn get(&self, j: usize) -> Option<&[T]> {
-        let a = usize::try_from(*self.offsets.get(j)?).ok()?;
-        let b = usize::try_from(*self.offsets.get(j + 1)?).ok()?;
-        self.values.get(a..b)
+        item(&self.offsets, &self.values, j)
     }
+}
+
+/// Item `i` of a column of offsets (`len + 1`, from 0) into `values`.
+fn item<'a, T>(offsets: &[u64], values: &'a [T], i: usize) -> Option<&'a [T]> {
+    let a = usize::try_from(*offsets.get(i)?).ok()?;
+    let b = usize::try_from(*offsets.get(i + 1)?).ok()?;
+    values.get(a..b)
 }
 
 /// Values of any element type (for tools that do not know the type in advance), or of the
@@ -96,9 +101,7 @@ impl Strings {
     /// The bytes of string `i`.
     #[must_use]
     pub fn get(&self, i: usize) -> Option<&[u8]> {
-        let a = usize::try_from(*self.offsets.get(i)?).ok()?;
-        let b = usize::try_from(*self.offsets.get(i + 1)?).ok()?;
-        self.bytes.get(a..b)
+        item(&self.offsets, &self.bytes, i)
     }
 
     /// String `i`, invalid UTF-8 replaced.

@@ -496,20 +496,32 @@ mod tests {
         }
     }
 
-    /// The specialized loops return exactly what the generic walk returns, on every basket of
-    /// every object branch ROOT wrote, and on every entry range of the first one.
-    #[test]
-    fn specialized_loops_equal_the_generic_walk_on_roots_baskets() {
+    /// Every object branch of the ROOT-written fixture `objects.root`, with its shape.
+    fn object_branches() -> Vec<(std::sync::Arc<crate::BranchMeta>, Shape, crate::Branch)> {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
         let file = crate::RootFile::open(&path).unwrap();
         let tree = file.tree("t").unwrap();
+        tree.all_branches()
+            .into_iter()
+            .filter_map(|meta| match &meta.layout {
+                Ok(crate::Layout::Object(shape)) => {
+                    let shape = shape.clone();
+                    let branch = tree.branch(&meta.name).unwrap();
+                    Some((meta, shape, branch))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The specialized loops return exactly what the generic walk returns, on every basket of
+    /// every object branch ROOT wrote, and on every entry range of the first one.
+    #[test]
+    fn specialized_loops_equal_the_generic_walk_on_roots_baskets() {
         let mut specialized_shapes = 0;
-        for meta in tree.all_branches() {
-            let Ok(crate::Layout::Object(shape)) = &meta.layout else {
-                continue;
-            };
-            let branch = tree.branch(&meta.name).unwrap();
+        for (meta, shape, branch) in object_branches() {
+            let shape = &shape;
             for i in 0..branch.baskets().len() {
                 let basket = branch.basket(i).unwrap();
                 let n = basket.entries();
@@ -543,16 +555,9 @@ mod tests {
     /// never a panic or an allocation past what the bytes justify.
     #[test]
     fn real_baskets_damaged_never_panic() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
-        let file = crate::RootFile::open(&path).unwrap();
-        let tree = file.tree("t").unwrap();
         let mut checked = 0;
-        for meta in tree.all_branches() {
-            let Ok(crate::Layout::Object(shape)) = &meta.layout else {
-                continue;
-            };
-            let branch = tree.branch(&meta.name).unwrap();
+        for (meta, shape, branch) in object_branches() {
+            let shape = &shape;
             let basket = branch.basket(0).unwrap();
             let n = basket.entries();
             let mut out = empty(shape);
