@@ -93,8 +93,30 @@ fn push_members(
     Ok(used)
 }
 
+/// A string at the start of `e` (a length byte; 255: a 4-byte length follows), and the rest.
+#[inline]
+pub(super) fn split_string(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
+    let mut r = Bytes { data: e };
+    let mut len = usize::from(r.take(1)?[0]);
+    if len == 255 {
+        len = r.u32()? as usize;
+    }
+    let s = r.take(len)?;
+    Ok((s, r.data))
+}
+
+/// The body of an object with a header at the start of `e` (see [`headed_body`]), and the
+/// bytes after it.
+#[inline]
+pub(super) fn split_headed(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
+    let mut r = Bytes { data: e };
+    let body = headed_body(&mut r)?;
+    Ok((body, r.data))
+}
+
 /// The body of an object with a header (byte count, version, and for version 0 the class
 /// checksum), the reader moved past it.
+#[inline]
 fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
     let count = r.u32()?;
     if count & BYTE_COUNT_FLAG == 0 {
@@ -124,9 +146,7 @@ pub(crate) fn decode_entries(
     b: usize,
     out: &mut Values,
 ) -> Result<()> {
-    let bad = |j: usize, d: String| {
-        Error::corrupt("basket", 0, format!("branch {branch:?}: entry {j}: {d}"))
-    };
+    let bad = |j, d| entry_error(branch, j, d);
     if b > basket.entries() || a > b {
         return Err(bad(a, format!("entries {a}..{b} outside the basket")));
     }
@@ -142,6 +162,15 @@ pub(crate) fn decode_entries(
     generic(basket, branch, shape, a, b, out)
 }
 
+/// What is wrong with entry `j` of `branch`.
+fn entry_error(branch: &str, j: usize, detail: String) -> Error {
+    Error::corrupt(
+        "basket",
+        0,
+        format!("branch {branch:?}: entry {j}: {detail}"),
+    )
+}
+
 /// [`decode_entries`] item by item, as the shape says.
 fn generic(
     basket: &BasketData,
@@ -151,9 +180,7 @@ fn generic(
     b: usize,
     out: &mut Values,
 ) -> Result<()> {
-    let bad = |j: usize, d: String| {
-        Error::corrupt("basket", 0, format!("branch {branch:?}: entry {j}: {d}"))
-    };
+    let bad = |j, d| entry_error(branch, j, d);
     let data = basket.data();
     for j in a..b {
         let entry = match basket.offsets() {
@@ -228,11 +255,8 @@ fn push_item(
         Shape::Num(t) => push_number(*t, r.take(t.size())?, out),
         Shape::Real(real) => push_real(*real, r.take(real.size())?, out),
         Shape::Text => {
-            let mut len = usize::from(r.take(1)?[0]);
-            if len == 255 {
-                len = r.u32()? as usize;
-            }
-            let s = r.take(len)?;
+            let (s, rest) = split_string(r.data)?;
+            r.data = rest;
             match out {
                 Values::Text(strings) => strings.push(s),
                 _ => return Err(mismatch(shape)),

@@ -4,6 +4,7 @@
 //! what the generic walk returns, and refuses what it refuses (tests in `object.rs` compare
 //! them on ROOT's own baskets).
 
+use super::object::{split_headed, split_string};
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
@@ -58,53 +59,20 @@ fn too_short(j: usize) -> EntryError {
     (j, "the entry ends inside an item".to_string())
 }
 
-/// The body of a streamed object after its 6-byte header, checked as the generic walk does.
+/// The body of a streamed object filling entry `j` (the generic walk's own header rules).
 #[inline]
 fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
-    let Some((head, rest)) = e.split_first_chunk::<6>() else {
-        return Err(too_short(j));
-    };
-    let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
-    if count & 0x4000_0000 == 0 {
-        return Err((
-            j,
-            format!("object header without a byte count ({count:#x})"),
-        ));
+    match split_headed(e) {
+        Ok((body, [])) => Ok(body),
+        Ok((_, rest)) => Err((j, format!("{} bytes left after the object", rest.len()))),
+        Err(d) => Err((j, d)),
     }
-    if head[4] & 0x40 != 0 || head[4..6] == [0, 0] {
-        // Member-wise or foreign: the generic walk says what it is.
-        return Err((
-            j,
-            "an object header the specialized loops do not read".to_string(),
-        ));
-    }
-    if (count & !0x4000_0000) as usize != rest.len() + 2 {
-        return Err((
-            j,
-            format!(
-                "an object of {} bytes in an entry of {}",
-                count & !0x4000_0000,
-                e.len()
-            ),
-        ));
-    }
-    Ok(rest)
 }
 
 /// One string at the start of `e`: its bytes and the rest.
 #[inline(always)]
 fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
-    let (&len, rest) = e.split_first().ok_or_else(|| too_short(j))?;
-    let (len, rest) = if len == 255 {
-        let (l, rest) = rest.split_first_chunk::<4>().ok_or_else(|| too_short(j))?;
-        (u32::from_be_bytes(*l) as usize, rest)
-    } else {
-        (usize::from(len), rest)
-    };
-    if len > rest.len() {
-        return Err(too_short(j));
-    }
-    Ok(rest.split_at(len))
+    split_string(e).map_err(|d| (j, d))
 }
 
 fn strings(
