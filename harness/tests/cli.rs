@@ -104,6 +104,7 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
     let out = sandbox
         .bench_run()
         .args(["log", "latest", "--base", "1", "--note", "second commit"])
+        .args(["--title", "Second state", "--claim", "sum/1000 as before."])
         .arg("--file")
         .arg(&log)
         .output()
@@ -115,17 +116,17 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
         "existing text was rewritten"
     );
     for needle in [
-        "`tiny_suite`",
-        "Date (UTC):",
-        "Machine:",
-        "Command(s):",
-        "Profile:",
-        "Notes:",
+        "— Second state (run #2, `tiny_suite`)",
+        "sum/1000 as before.",
+        "- Machine (first entry on it):",
+        "- Command: `",
+        "- Build: --quick",
         "second commit",
         "Baseline for deltas: run #1",
         "| `sum/1000`",
-        "Delta vs baseline",
+        "Change vs #1",
         "--suite tiny_suite --quick",
+        "All results: `bench-run show 2`.",
     ] {
         assert!(
             after.contains(needle),
@@ -134,7 +135,14 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
     }
     let out = sandbox
         .bench_run()
-        .args(["log", "1"])
+        .args([
+            "log",
+            "1",
+            "--title",
+            "First state",
+            "--claim",
+            "The first run.",
+        ])
         .arg("--file")
         .arg(&log)
         .output()
@@ -144,6 +152,10 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
     assert!(again.starts_with(&after));
     assert!(
         again.contains("No baseline") && again.contains("measured with the fan stuck"),
+        "{again}"
+    );
+    assert!(
+        again[after.len()..].contains("(described in an earlier entry)"),
         "{again}"
     );
 }

@@ -34,7 +34,7 @@ Examples:
   bench-run gate --base merge-base:origin/main    on a branch: against the run at the commit where
                                                   it left origin/main
   bench-run ratio 68 --anchor 67 --at-least 20    how many times faster than an imported anchor run
-  bench-run log                                   append the latest run to BENCHMARKS.md
+  bench-run log --title T --claim C               append the latest run to BENCHMARKS.md
   bench-run import bmf sizes.json --suite wire    record metrics from another tool
   bench-run --suite ledger --push https://bench.example/   record, then push to a bench-web server
 
@@ -116,10 +116,20 @@ busy machine (--allow-busy judges it anyway)."
 const LOG_HELP: &str = concat!(
     "\
 Examples:
+  bench-run log 6 --title 'Two threads read pt 1.86x faster' \\
+      --claim 'readspeed files, zstd: two threads over one 1.86 [1.77, 1.91] (bar 1.8: met)'
+      append run #6's entry: its ratios first, then its largest significant changes
   bench-run log --dry-run
-      print the latest run's entry, deltas against its default baseline
-  bench-run log latest --base merge-base:origin/main --note 'the cache change'
-      deltas against the run at the commit where this branch left origin/main
+      print the latest run's entry instead of appending it (title and claim optional)
+  bench-run log latest --base merge-base:origin/main --title 'Cache' --claim '...' \\
+      --note 'the cache change' --rows 8
+      deltas against the run at the commit where this branch left origin/main; 8 rows
+
+An entry has the title and claim, the command stored in the ledger, the machine (in full only
+in the first entry on it; later entries name its fingerprint), git, the baseline and at most
+15 results: ratios held against a bar (`ratio` and `speedup` metrics), then the largest
+significant changes against the baseline, then one result of each benchmark group in turn. It
+ends with `bench-run show N`, which has all of them.
 
 ",
     run_refs!()
@@ -515,6 +525,16 @@ pub enum Command {
         /// The run (default: latest).
         #[arg(default_value = "latest")]
         run: String,
+        /// The entry's title, one line: what was measured, e.g. 'Two threads read pt 1.86x
+        /// faster' (required unless --dry-run).
+        #[arg(long, value_name = "TEXT", required_unless_present = "dry_run",
+              value_parser = parse_one_line)]
+        title: Option<String>,
+        /// What the run shows, in one line, with the numbers and the bar it is held against
+        /// (required unless --dry-run).
+        #[arg(long, value_name = "TEXT", required_unless_present = "dry_run",
+              value_parser = parse_one_line)]
+        claim: Option<String>,
         /// The log file (default: BENCHMARKS.md at the workspace root).
         #[arg(long, value_name = "PATH")]
         file: Option<PathBuf>,
@@ -525,11 +545,14 @@ pub enum Command {
         /// an id, tag, git revision, or `merge-base:REV`, e.g. `merge-base:origin/main`.
         #[arg(long, value_name = "REF")]
         base: Option<String>,
-        /// Show only the results that carry the claim: those whose `BENCHMARK` or
-        /// `BENCHMARK:METRIC` matches PATTERN (`*` matches anything; repeatable). The entry says
-        /// how many it leaves to `bench-run show`. At most 15 rows are shown either way.
+        /// Choose rows only among the results whose `BENCHMARK` or `BENCHMARK:METRIC` matches
+        /// PATTERN (`*` matches anything; repeatable).
         #[arg(long, value_name = "PATTERN")]
         only: Vec<String>,
+        /// Show at most N results (15 at most).
+        #[arg(long, value_name = "N", default_value_t = harness::report::log::MAX_ROWS,
+              value_parser = parse_log_rows)]
+        rows: usize,
         /// Print the entry instead of appending it.
         #[arg(long)]
         dry_run: bool,
@@ -718,6 +741,27 @@ pub enum ImportSource {
         #[command(flatten)]
         args: ImportArgs,
     },
+}
+
+/// `log --rows`: a count from 0 to the entry's limit.
+fn parse_log_rows(text: &str) -> Result<usize, String> {
+    let max = harness::report::log::MAX_ROWS;
+    match text.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("expected a number of rows from 0 to {max}")),
+    }
+}
+
+/// `log --title` and `--claim`: one line of text (a heading and a sentence of the entry).
+fn parse_one_line(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        Err("expected one line of text, got nothing".to_owned())
+    } else if text.contains(['\n', '\r']) {
+        Err("expected one line of text: it holds a line break".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
 }
 
 #[cfg(test)]

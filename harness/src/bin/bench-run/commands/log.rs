@@ -2,7 +2,7 @@
 
 use super::resolve_run;
 use crate::Outcome;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use harness::compare::CompareConfig;
 use harness::ledger::{Ledger, workspace_root};
 use harness::quick;
@@ -13,25 +13,39 @@ use std::path::{Path, PathBuf};
 /// The command line of `log`.
 pub(super) struct Request<'a> {
     pub run: &'a str,
+    pub title: Option<&'a str>,
+    pub claim: Option<&'a str>,
     pub file: Option<PathBuf>,
     pub notes: Vec<String>,
     pub base: Option<&'a str>,
     pub only: &'a [String],
+    pub rows: usize,
     pub dry_run: bool,
 }
 
 pub(super) async fn log_run(ledger: &Ledger, cwd: &Path, request: Request<'_>) -> Result<Outcome> {
     let Request {
         run,
+        title,
+        claim,
         file,
         notes,
         base,
         only,
+        rows,
         dry_run,
     } = request;
+    // clap requires both unless --dry-run; a preview shows where they go.
+    let (title, claim) = match (title, claim, dry_run) {
+        (Some(title), Some(claim), _) => (title, claim),
+        (title, claim, true) => (
+            title.unwrap_or("TITLE (--title)"),
+            claim.unwrap_or("CLAIM (--claim): what the run shows, in one line."),
+        ),
+        _ => bail!("an entry needs --title and --claim"),
+    };
     let run = resolve_run(ledger, run, None, cwd).await?;
     let all = ledger.measurements(run.id).await?;
-    let results = log::rows_to_show(&all, only);
     let base = harness::baseline::resolve_baseline(ledger, &run, base, Some(cwd)).await?;
     let mut notes = notes;
     if let Some(warning) = base.as_ref().and_then(|b| quick::mixing_warning(b, &run)) {
@@ -48,28 +62,43 @@ pub(super) async fn log_run(ledger: &Ledger, cwd: &Path, request: Request<'_>) -
                     (row.benchmark.clone(), row.metric.clone()),
                     log::Delta {
                         change_pct: change.point_pct,
-                        verdict: row.verdict.to_string(),
+                        verdict: row.verdict,
                     },
                 );
             }
         }
     }
+    let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
+    let existing = read_log(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let chosen = log::select_rows(&all, &deltas, only, rows);
     let text = log::render(&log::Entry {
         run: &run,
-        results: &results,
+        title,
+        claim,
+        rows: &chosen,
         total_results: all.len(),
         baseline: base.as_ref(),
-        deltas,
-        notes,
+        deltas: &deltas,
+        notes: &notes,
+        machine_described: log::describes_machine(&existing, &run.provenance.machine.fingerprint),
     });
     if dry_run {
         print!("{text}");
         return Ok(Outcome::Ok);
     }
-    let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
     append(&path, &text).with_context(|| format!("cannot append to {}", path.display()))?;
     eprintln!("bench-run: appended run #{} to {}", run.id, path.display());
     Ok(Outcome::Ok)
+}
+
+/// The log's current text (empty when there is no log yet), to see which machines it already
+/// describes. Bytes that are not UTF-8 are replaced; only fingerprints are looked up in it.
+fn read_log(path: &Path) -> std::io::Result<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Appends `text` to the log at `path`, creating it with a header if missing. Existing bytes

@@ -187,19 +187,25 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }
         Some(Command::Log {
             run,
+            title,
+            claim,
             file,
             note,
             base,
             only,
+            rows,
             dry_run,
         }) => {
             let ledger = open_ledger(db.as_deref(), &cwd).await?;
             let request = log::Request {
                 run: &run,
+                title: title.as_deref(),
+                claim: claim.as_deref(),
                 file,
                 notes: note,
                 base: base.as_deref(),
                 only: &only,
+                rows,
                 dry_run,
             };
             log::log_run(&ledger, &cwd, request).await
