@@ -8,6 +8,9 @@
 //!   basket of the branch (what an analysis pays);
 //! * `<file>/<type>/decompress_only_1t`: the same baskets, preloaded, decompressed only (the
 //!   ceiling no reader can beat);
+//! * `<file>/<type>/decompress_copy_1t`: decompressed and copied once (the floor of any reader
+//!   that hands its values out in memory of its own: where this is under 0.85 of
+//!   decompress-only, the bar is above what any such reader can reach);
 //! * `<file>/<type>/full_2t` (the 2M-entry files): the full read on two threads.
 //!
 //! Only the timed part of `readspeed` is measured (`iter_custom` with its real time), so opening
@@ -70,6 +73,7 @@ fn bench_branch(
         .map(|&t| (format!("full_{t}t"), t, Mode::Full))
         .collect();
     cases.push(("decompress_only_1t".to_string(), 1, Mode::DecompressOnly));
+    cases.push(("decompress_copy_1t".to_string(), 1, Mode::DecompressCopy));
     for (name, threads, mode) in cases {
         g.bench_function(name, |b| {
             b.iter_custom(|iters| {

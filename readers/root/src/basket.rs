@@ -333,23 +333,25 @@ fn to_payload_offsets(
     border: usize,
     seek: u64,
 ) -> Result<Vec<u32>> {
+    // Converted first and checked after, in two branch-free passes (the tables hold one offset
+    // per entry: tens of thousands per basket). A start before the key becomes a huge value
+    // and fails the bound check.
     let mut out = Vec::with_capacity(n + 1);
-    let mut prev = 0usize;
-    for s in starts {
-        let off = usize::try_from(s)
-            .ok()
-            .and_then(|s| s.checked_sub(keylen))
-            .filter(|&o| o >= prev && o <= border)
-            .ok_or_else(|| {
-                Error::corrupt(
-                    "basket entry offsets",
-                    seek,
-                    format!("entry start {s} out of order"),
-                )
-            })?;
-        prev = off;
-        out.push(off as u32);
+    out.extend(starts.map(|s| (s as u32).wrapping_sub(keylen as u32)));
+    let border32 = u32::try_from(border).unwrap_or(u32::MAX);
+    let in_bounds = out.iter().fold(true, |ok, &o| ok & (o <= border32));
+    if !in_bounds || !out.is_sorted() {
+        let bad = out
+            .iter()
+            .zip(std::iter::once(&0).chain(&out))
+            .find(|&(&o, &prev)| o > border32 || o < prev)
+            .map_or(0, |(&o, _)| i64::from(o) + keylen as i64);
+        return Err(Error::corrupt(
+            "basket entry offsets",
+            seek,
+            format!("entry start {bad} out of order"),
+        ));
     }
-    out.push(border as u32);
+    out.push(border32);
     Ok(out)
 }

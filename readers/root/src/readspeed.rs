@@ -29,7 +29,7 @@ use crate::decode::numeric::{
 use crate::decode::{PARALLEL_BASKET_BYTES, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
-use crate::layout::{Layout, Shape};
+use crate::layout::{Field, Layout, Shape};
 use crate::mapped::Mapped;
 use crate::reader::Branch;
 use crate::tree::BasketLocation;
@@ -43,6 +43,17 @@ pub enum Mode {
     Full,
     /// Decompress baskets preloaded in memory (the codec alone).
     DecompressOnly,
+    /// Decompress preloaded baskets and copy each payload once into a reused buffer: the
+    /// least a reader that hands out values in its own memory must do, whatever the format.
+    /// Where this floor is itself under 0.85 of [`Mode::DecompressOnly`], so is every reader.
+    DecompressCopy,
+}
+
+impl Mode {
+    /// Whether the baskets are preloaded and only decompressed (and copied).
+    fn preloads(self) -> bool {
+        matches!(self, Self::DecompressOnly | Self::DecompressCopy)
+    }
 }
 
 /// Which branches to read.
@@ -141,6 +152,8 @@ struct Unit {
 
 struct Scratch {
     payload: Vec<u8>,
+    /// [`Mode::DecompressCopy`]'s copy of the payload.
+    copy: Vec<u8>,
     typed: TypedScratch,
 }
 
@@ -161,6 +174,8 @@ struct TypedScratch {
     /// The values of the last object branch decoded, and its shape: emptied (memory kept) for
     /// the next basket of that shape.
     objects: Option<(Shape, Values)>,
+    /// The same for leaf lists.
+    leaf_list: Option<(Vec<Field>, Values)>,
 }
 
 /// The first `n` elements of `buf`, growing it (zero-filled) only when it is too short: the
@@ -237,8 +252,15 @@ impl TypedScratch {
                 return object::decode_entries(basket, name, shape, 0, n, out);
             }
             Layout::LeafList(fields) => {
-                let mut out = leaflist::empty(fields);
-                return leaflist::decode_entries(basket, name, fields, 0, n, &mut out);
+                if self.leaf_list.as_ref().is_none_or(|(f, _)| f != fields) {
+                    self.leaf_list = Some((fields.clone(), leaflist::empty(fields)));
+                }
+                let (_, out) = self
+                    .leaf_list
+                    .as_mut()
+                    .ok_or_else(|| Error::corrupt("readspeed", 0, "leaf list scratch"))?;
+                out.clear();
+                return leaflist::decode_entries(basket, name, fields, 0, n, out);
             }
             Layout::Scalar(t) | Layout::Fixed(t, _) | Layout::Jagged(t) | Layout::Vector(t) => *t,
         };
@@ -322,7 +344,7 @@ pub fn run(config: &Config) -> Result<Report> {
             }
         }
     }
-    let preloaded: Vec<Vec<u8>> = if config.mode == Mode::DecompressOnly {
+    let preloaded: Vec<Vec<u8>> = if config.mode.preloads() {
         units
             .iter()
             .map(|u| {
@@ -357,6 +379,7 @@ pub fn run(config: &Config) -> Result<Report> {
 
     let new_scratch = || Scratch {
         payload: Vec::new(),
+        copy: Vec::new(),
         typed: TypedScratch::default(),
     };
     let work = |scratch: &mut Scratch, i: usize| -> Result<(u64, u64)> {
@@ -364,9 +387,13 @@ pub fn run(config: &Config) -> Result<Report> {
             .get(i)
             .ok_or_else(|| Error::corrupt("readspeed", 0, "unit"))?;
         let (branch, layout) = &branches[unit.branch];
-        if config.mode == Mode::DecompressOnly {
+        if config.mode.preloads() {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
             let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
+            if config.mode == Mode::DecompressCopy {
+                scratch.copy.clear();
+                scratch.copy.extend_from_slice(&scratch.payload);
+            }
             return Ok((n, u64::from(unit.bytes)));
         }
         let raw = maps[map_of_branch[unit.branch]].get("basket", unit.seek, unit.bytes as usize)?;

@@ -67,9 +67,9 @@ impl Source {
         buf: &mut Vec<u8>,
     ) -> Result<()> {
         self.check(what, offset, len)?;
-        buf.clear();
         match self {
             Self::Memory(v) => {
+                buf.clear();
                 let start = usize::try_from(offset).unwrap_or(usize::MAX);
                 let s = v
                     .get(start..start.saturating_add(len))
@@ -82,6 +82,7 @@ impl Source {
                 buf.extend_from_slice(s);
             }
             Self::File { file, path, .. } => {
+                // Every byte is overwritten by the read: only growth needs filling.
                 buf.resize(len, 0);
                 read_exact_at(file, buf, offset).map_err(|source| Error::Io {
                     path: path.clone(),

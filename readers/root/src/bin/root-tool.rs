@@ -87,8 +87,12 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "decompress_copy")]
         decompress_only: bool,
+        /// Time the decompression of the preloaded baskets plus one copy of each payload (the
+        /// floor of any reader that hands out values in its own memory).
+        #[arg(long)]
+        decompress_copy: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
         format: SpeedFormat,
@@ -144,6 +148,7 @@ fn main() -> Result<()> {
             all_branches,
             threads,
             decompress_only,
+            decompress_copy,
             format,
             bmf_name,
         } => {
@@ -164,10 +169,10 @@ fn main() -> Result<()> {
                 trees,
                 branches: selection,
                 threads,
-                mode: if decompress_only {
-                    Mode::DecompressOnly
-                } else {
-                    Mode::Full
+                mode: match (decompress_only, decompress_copy) {
+                    (true, _) => Mode::DecompressOnly,
+                    (_, true) => Mode::DecompressCopy,
+                    _ => Mode::Full,
                 },
             };
             let report = readspeed::run(&config).context("readspeed failed")?;
@@ -387,6 +392,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
     let mode = match r.mode {
         Mode::Full => "read+decompress+decode",
         Mode::DecompressOnly => "decompress-only",
+        Mode::DecompressCopy => "decompress+copy",
     };
     match format {
         SpeedFormat::Text => {

@@ -53,23 +53,51 @@ pub(crate) fn decode_entries(
     };
     let mut at = 0;
     for (field, column) in fields.iter().zip(columns.iter_mut()) {
-        let width = field.leaf_type.size() * field.len;
-        let rows = (a..b).map(|j| &data[j * size + at..j * size + at + width]);
-        macro_rules! extend {
+        let rows = data.get(a * size..b * size).unwrap_or_default();
+        let cut = Cut {
+            size,
+            at,
+            len: field.len,
+        };
+        macro_rules! gather {
             ($($v:ident),*) => {
                 match &mut column.values {
-                    $(Values::$v(v) => {
-                        v.reserve((b - a) * field.len);
-                        rows.for_each(|r| Element::extend_from_be(r, v));
-                    })*
+                    $(Values::$v(v) => gather(rows, cut, v),)*
                     _ => return Err(bad(format!("field {} of another kind", field.name))),
                 }
             };
         }
-        extend!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64);
-        at += width;
+        gather!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64);
+        at += field.leaf_type.size() * field.len;
     }
     Ok(())
+}
+
+/// Where a field sits in each entry of a leaf list: entries of `size` bytes, the field's `len`
+/// elements starting at byte `at`.
+#[derive(Clone, Copy)]
+struct Cut {
+    size: usize,
+    at: usize,
+    len: usize,
+}
+
+/// Appends the field `cut` of every entry in `rows` to `out`, decoding each entry's elements
+/// straight into their place (one pass, no per-entry growth of `out`).
+fn gather<T: Element>(rows: &[u8], cut: Cut, out: &mut Vec<T>) {
+    let Cut { size, at, len } = cut;
+    let width = len * T::SIZE;
+    let start = out.len();
+    out.resize(start + rows.len() / size.max(1) * len, T::default());
+    let dst = out.get_mut(start..).unwrap_or_default();
+    for (row, d) in rows
+        .chunks_exact(size.max(1))
+        .zip(dst.chunks_exact_mut(len.max(1)))
+    {
+        if let Some(src) = row.get(at..at + width) {
+            T::decode_into(src, d);
+        }
+    }
 }
 
 #[cfg(test)]

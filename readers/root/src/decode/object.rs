@@ -13,7 +13,7 @@ use crate::layout::{Real, Shape};
 use crate::types::LeafType;
 
 /// Byte-count flag of a streamed object's header (`kByteCountMask`).
-const BYTE_COUNT_FLAG: u32 = 0x4000_0000;
+pub(super) const BYTE_COUNT_FLAG: u32 = 0x4000_0000;
 
 /// `TObject::kIsReferenced`: a process id follows `fBits`.
 const IS_REFERENCED: u32 = 1 << 4;
@@ -94,7 +94,7 @@ fn push_members(
 }
 
 /// A string at the start of `e` (a length byte; 255: a 4-byte length follows), and the rest.
-#[inline]
+#[inline(always)]
 pub(super) fn split_string(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
     let mut r = Bytes { data: e };
     let mut len = usize::from(r.take(1)?[0]);
@@ -107,7 +107,7 @@ pub(super) fn split_string(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), Stri
 
 /// The body of an object with a header at the start of `e` (see [`headed_body`]), and the
 /// bytes after it.
-#[inline]
+#[inline(always)]
 pub(super) fn split_headed(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
     let mut r = Bytes { data: e };
     let body = headed_body(&mut r)?;
@@ -116,7 +116,7 @@ pub(super) fn split_headed(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), Stri
 
 /// The body of an object with a header (byte count, version, and for version 0 the class
 /// checksum), the reader moved past it.
-#[inline]
+#[inline(always)]
 fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
     let count = r.u32()?;
     if count & BYTE_COUNT_FLAG == 0 {
@@ -227,19 +227,25 @@ struct Bytes<'a> {
     data: &'a [u8],
 }
 
+/// Kept out of line: the hot loops only test and branch.
+#[cold]
+#[inline(never)]
+fn short_entry(need: usize, left: usize) -> String {
+    format!("needs {need} bytes, {left} left in the entry")
+}
+
 impl<'a> Bytes<'a> {
+    #[inline(always)]
     fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
         if n > self.data.len() {
-            return Err(format!(
-                "needs {n} bytes, {} left in the entry",
-                self.data.len()
-            ));
+            return Err(short_entry(n, self.data.len()));
         }
         let (head, tail) = self.data.split_at(n);
         self.data = tail;
         Ok(head)
     }
 
+    #[inline(always)]
     fn u32(&mut self) -> std::result::Result<u32, String> {
         let b = self.take(4)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
@@ -572,6 +578,70 @@ mod tests {
             }
         }
         assert!(specialized_shapes >= 20, "{specialized_shapes}");
+    }
+
+    /// The specialized loops on lengths around their fast paths' edges (empty, 16, 32, 33 and
+    /// 254 bytes or values, the 4-byte length form from 255): the generic walk's values.
+    #[test]
+    fn specialized_loops_equal_the_generic_walk_at_every_length() {
+        fn string(len: usize) -> Vec<u8> {
+            let mut v = if len < 255 {
+                vec![len as u8]
+            } else {
+                let mut v = vec![255];
+                v.extend((len as u32).to_be_bytes());
+                v
+            };
+            v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+            v
+        }
+        let lengths = [0, 1, 15, 16, 17, 31, 32, 33, 100, 254, 255, 256, 300];
+        let char_star: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&n| if n == 0 { vec![] } else { string(n) })
+            .collect();
+        let std_string: Vec<Vec<u8>> = lengths.iter().map(|&n| headed(&string(n))).collect();
+        let vector_of_strings: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&n| {
+                let mut body = ((n % 4) as u32).to_be_bytes().to_vec();
+                (0..n % 4).for_each(|k| body.extend(string(n + k)));
+                headed(&body)
+            })
+            .collect();
+        let vector_of_vectors: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&n| {
+                let mut body = ((n % 3) as u32).to_be_bytes().to_vec();
+                for k in 0..n % 3 {
+                    body.extend(((n / 4 + k) as u32).to_be_bytes());
+                    (0..n / 4 + k).for_each(|i| body.extend((i as f32 * 0.5).to_be_bytes()));
+                }
+                headed(&body)
+            })
+            .collect();
+        let cases = [
+            (Shape::Text, char_star),
+            (Shape::headed(Shape::Text), std_string),
+            (Shape::headed(Shape::list(Shape::Text)), vector_of_strings),
+            (
+                Shape::headed(Shape::list(Shape::list(Shape::Num(LeafType::F32)))),
+                vector_of_vectors,
+            ),
+        ];
+        for (shape, entries) in &cases {
+            let entries: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+            let basket = BasketData::entries_for_test(&entries);
+            let n = entries.len();
+            for (a, b) in [(0, n), (0, 1), (2, 9), (n - 1, n)] {
+                let mut slow = empty(shape);
+                generic(&basket, "b", shape, a, b, &mut slow).unwrap();
+                let mut fast = empty(shape);
+                let done = specialized::decode(&basket, shape, a, b, &mut fast);
+                assert!(matches!(done, Some(Ok(()))), "{shape:?} {a}..{b}: {done:?}");
+                assert_eq!(fast, slow, "{shape:?} {a}..{b}");
+            }
+        }
     }
 
     /// Every object branch of the ROOT-written fixture, its first basket's bytes flipped one

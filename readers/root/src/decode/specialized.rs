@@ -4,11 +4,11 @@
 //! what the generic walk returns, and refuses what it refuses (tests in `object.rs` compare
 //! them on ROOT's own baskets).
 
-use super::object::{split_headed, split_string};
+use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
-use crate::types::{Element, LeafType};
+use crate::types::{Element, LeafType, SHORT_RUN};
 
 /// An entry's error: its index and what is wrong.
 pub(crate) type EntryError = (usize, String);
@@ -75,6 +75,106 @@ fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
     split_string(e).map_err(|d| (j, d))
 }
 
+/// Strings up to this length are copied as one fixed-size move.
+const SHORT: usize = 32;
+
+/// Copies strings out of a basket into a [`Strings`]. The room for all of them is made once
+/// (`room`: the bytes of the entries they come from, which hold them all), and a short string
+/// is copied as one fixed-size move instead of a `memcpy` call per string: the move may copy
+/// a few bytes past the string, into room the next string overwrites or `finish` cuts off.
+struct StringWriter<'a> {
+    data: &'a [u8],
+    bytes: &'a mut Vec<u8>,
+    offsets: &'a mut Vec<u64>,
+    at: usize,
+}
+
+impl<'a> StringWriter<'a> {
+    fn new(data: &'a [u8], out: &'a mut Strings, room: usize, strings: usize) -> Self {
+        let at = out.bytes.len();
+        out.bytes.resize(at + room + SHORT, 0);
+        out.offsets.reserve(strings);
+        Self {
+            data,
+            bytes: &mut out.bytes,
+            offsets: &mut out.offsets,
+            at,
+        }
+    }
+
+    /// Appends `data[start..start + len]`; `false` when it is not inside the basket or the
+    /// room (never for strings inside the entries the room was made for).
+    #[inline(always)]
+    fn push(&mut self, start: usize, len: usize) -> bool {
+        let end = self.at + len;
+        let src = self
+            .data
+            .get(start..)
+            .and_then(<[u8]>::first_chunk::<SHORT>);
+        let dst = self
+            .bytes
+            .get_mut(self.at..)
+            .and_then(<[u8]>::first_chunk_mut::<SHORT>);
+        match (src, dst) {
+            (Some(src), Some(dst)) if len <= SHORT => *dst = *src,
+            _ => match (
+                self.data.get(start..start + len),
+                self.bytes.get_mut(self.at..end),
+            ) {
+                (Some(src), Some(dst)) => dst.copy_from_slice(src),
+                _ => return false,
+            },
+        }
+        self.at = end;
+        self.offsets.push(end as u64);
+        true
+    }
+
+    fn finish(self) {
+        self.bytes.truncate(self.at);
+    }
+}
+
+/// The entry offsets of entries `a..=b` (the basket has an offset table).
+fn entry_bounds(basket: &BasketData, a: usize, b: usize) -> Result<&[u32], EntryError> {
+    basket
+        .offsets()
+        .and_then(|o| o.get(a..=b))
+        .ok_or_else(|| (a, "no offsets for the entries".to_string()))
+}
+
+/// Bytes `a..b` of the entries, as a room for what they hold.
+fn room(bounds: &[u32]) -> usize {
+    match (bounds.first(), bounds.last()) {
+        (Some(&s), Some(&e)) => e.saturating_sub(s) as usize,
+        _ => 0,
+    }
+}
+
+/// Where the string filling entry `s..e` starts, when it is the common case: a length byte
+/// under 255 that matches the entry, behind an object header (`headed`: byte count and a
+/// class version, as ROOT writes a `std::string` or `TString` entry) or not (a `char*` leaf).
+/// `None` for everything else, which [`strings`] leaves to the general rules.
+#[inline(always)]
+fn short_string(data: &[u8], s: usize, e: usize, headed: bool) -> Option<usize> {
+    let at = if headed { s + 6 } else { s };
+    let len = e.checked_sub(at + 1)?;
+    if len >= 255 || *data.get(at)? as usize != len {
+        return None;
+    }
+    if headed {
+        let header = data.get(s..s + 6)?;
+        let count = u32::from_be_bytes([header[0], header[1], header[2], header[3]]);
+        // The byte count covers what follows it; a version of 0 or with the member-wise bit
+        // takes the general rules.
+        let plain_version = header[4] & 0x40 == 0 && (header[4], header[5]) != (0, 0);
+        if count != (e - s - 4) as u32 | BYTE_COUNT_FLAG || !plain_version {
+            return None;
+        }
+    }
+    Some(at + 1)
+}
+
 fn strings(
     basket: &BasketData,
     a: usize,
@@ -82,20 +182,37 @@ fn strings(
     headed: bool,
     out: &mut Strings,
 ) -> Result<(), EntryError> {
-    for j in a..b {
-        let e = entry(basket, j)?;
+    let data = basket.data();
+    let bounds = entry_bounds(basket, a, b)?;
+    let mut w = StringWriter::new(data, out, room(bounds), b - a);
+    for (j, pair) in (a..b).zip(bounds.windows(2)) {
+        let (s, e) = (pair[0] as usize, pair[1] as usize);
         // A char* leaf writes nothing at all for an empty string.
-        if e.is_empty() && !headed {
-            out.push(b"");
-            continue;
+        let start = if s == e && !headed {
+            Some(s)
+        } else {
+            short_string(data, s, e, headed)
+        };
+        let pushed = match start {
+            Some(start) => w.push(start, e - start),
+            None => {
+                // Long strings and anything unusual: the general rules (which say what is
+                // wrong, if anything).
+                let e = entry(basket, j)?;
+                let e = if headed { body(j, e)? } else { e };
+                let (text, rest) = string(j, e)?;
+                if !rest.is_empty() {
+                    return Err((j, format!("{} bytes left after the string", rest.len())));
+                }
+                let start = text.as_ptr() as usize - data.as_ptr() as usize;
+                w.push(start, text.len())
+            }
+        };
+        if !pushed {
+            return Err((j, "a string outside the basket".to_string()));
         }
-        let e = if headed { body(j, e)? } else { e };
-        let (s, rest) = string(j, e)?;
-        if !rest.is_empty() {
-            return Err((j, format!("{} bytes left after the string", rest.len())));
-        }
-        out.push(s);
     }
+    w.finish();
     Ok(())
 }
 
@@ -117,21 +234,27 @@ fn vector_of_strings(
     let Values::Text(out) = &mut lists.items else {
         return Err((a, "values of another kind than strings".to_string()));
     };
-    out.bytes.reserve(basket.data().len());
+    let data = basket.data();
+    let bounds = entry_bounds(basket, a, b)?;
     lists.offsets.reserve(b - a);
+    let mut w = StringWriter::new(data, out, room(bounds), b - a);
     for j in a..b {
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 1)?;
         for _ in 0..n {
             let (s, r) = string(j, rest)?;
-            out.push(s);
+            let start = s.as_ptr() as usize - data.as_ptr() as usize;
+            if !w.push(start, s.len()) {
+                return Err((j, "a string outside the basket".to_string()));
+            }
             rest = r;
         }
         if !rest.is_empty() {
             return Err((j, format!("{} bytes left after the strings", rest.len())));
         }
-        lists.offsets.push(out.len() as u64);
+        lists.offsets.push((w.offsets.len() - 1) as u64);
     }
+    w.finish();
     Ok(())
 }
 
@@ -167,14 +290,35 @@ fn nested<T: Element>(
     inner: &mut Vec<u64>,
     values: &mut Vec<T>,
 ) -> Result<(), EntryError> {
+    let data = basket.data();
+    let bounds = entry_bounds(basket, a, b)?;
+    // Room for every value the entries can hold, and a short run of slack: each inner vector
+    // is decoded straight into its place, short ones as one fixed-size run (the excess is
+    // overwritten by the next vector or cut off at the end).
+    let mut at = values.len();
+    values.resize(
+        at + room(bounds) / T::SIZE + SHORT_RUN / T::SIZE,
+        T::default(),
+    );
     for j in a..b {
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 4)?;
+        inner.reserve(n);
         for _ in 0..n {
             let (m, r) = count(j, rest, T::SIZE)?;
             let (vals, r) = r.split_at(m * T::SIZE);
-            T::extend_from_be(vals, values);
-            inner.push(values.len() as u64);
+            let src_at = vals.as_ptr() as usize - data.as_ptr() as usize;
+            let dst = values.get_mut(at..).unwrap_or_default();
+            let short = vals.len() <= SHORT_RUN
+                && T::decode_short_run(data.get(src_at..).unwrap_or_default(), dst);
+            if !short {
+                let dst = dst
+                    .get_mut(..m)
+                    .ok_or_else(|| (j, "more values than the entries hold".to_string()))?;
+                T::decode_into(vals, dst);
+            }
+            at += m;
+            inner.push(at as u64);
             rest = r;
         }
         if !rest.is_empty() {
@@ -182,6 +326,7 @@ fn nested<T: Element>(
         }
         outer.push((inner.len() - 1) as u64);
     }
+    values.truncate(at);
     Ok(())
 }
 
