@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::basket::BasketData;
+use crate::basket::{BasketData, BasketHeader};
 use crate::column::Values;
 use crate::compression;
 use crate::cursor::Cursor;
@@ -468,10 +468,12 @@ pub fn run(config: &Config) -> Result<Report> {
     })
 }
 
-/// Decompresses one basket record into `out`; returns the payload size.
+/// Decompresses one basket record into `out`; returns the bytes of its entries (the payload
+/// without its entry-offset table, as the full read counts them and as rootreadspeed does).
 fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Result<u64> {
     let mut cur = Cursor::new(raw, seek, "basket key");
     let key = Key::parse(&mut cur)?;
+    let header = BasketHeader::parse(&mut cur)?;
     let stored = raw.get(usize::from(key.keylen)..).unwrap_or_default();
     if key.is_compressed() {
         compression::decompress_reusing(stored, key.objlen as usize, out, split)?;
@@ -479,5 +481,6 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
         out.clear();
         out.extend_from_slice(stored);
     }
-    Ok(u64::from(key.objlen))
+    let entries = (header.last as u64).saturating_sub(u64::from(key.keylen));
+    Ok(entries.min(u64::from(key.objlen)))
 }

@@ -273,3 +273,21 @@ fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
     );
     assert!(out.contains("bottleneck"), "{out}");
 }
+
+/// `readspeed --test` reads the built-in fixtures in every mode on one and two threads and
+/// finds ROOT's rootreadspeed byte counts for each (the counts come from ROOT itself,
+/// `tools/readspeed_expected.py`); with other arguments it is refused.
+#[test]
+fn readspeed_self_test_passes_and_stands_alone() {
+    let (ok, out, err) = tool(&["readspeed", "--test"]);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("45 checks: 45 passed, 0 failed"), "{out}");
+    assert!(
+        out.contains("objects.root --trees t --branches cstr"),
+        "{out}"
+    );
+    assert!(out.contains("2 thread(s), DecompressCopy"), "{out}");
+    let (ok, _, err) = tool(&["readspeed", "--test", "--threads", "2"]);
+    assert!(!ok);
+    assert!(err.contains("cannot be used with"), "{err}");
+}

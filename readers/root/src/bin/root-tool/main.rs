@@ -11,6 +11,8 @@ use root_reader::compression::Algorithm;
 use root_reader::readspeed::{self, Mode, Selection};
 use root_reader::{BasketCache, Chain, Parallel, RootFile};
 
+mod selftest;
+
 #[derive(Parser)]
 #[command(
     name = "root-tool",
@@ -65,14 +67,15 @@ enum Command {
     #[command(
         after_help = "Examples:\n  root-tool readspeed --files f.root --trees t --branches pt\n  \
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
-                            root-tool readspeed --files f.root --trees t --branches pt --decompress-only"
+                            root-tool readspeed --files f.root --trees t --branches pt --decompress-only\n  \
+                            root-tool readspeed --test"
     )]
     Readspeed {
         /// Files to read.
-        #[arg(long, num_args = 1.., required = true)]
+        #[arg(long, num_args = 1.., required_unless_present = "test")]
         files: Vec<PathBuf>,
         /// Trees: one name for every file, or one per file (as rootreadspeed).
-        #[arg(long, num_args = 1.., required = true)]
+        #[arg(long, num_args = 1.., required_unless_present = "test")]
         trees: Vec<String>,
         /// Branch names.
         #[arg(long, num_args = 1.., group = "sel")]
@@ -99,6 +102,11 @@ enum Command {
         /// Benchmark name used in `--format bmf`.
         #[arg(long, default_value = "root-tool/readspeed")]
         bmf_name: String,
+        /// Check this build on this machine instead: read the fixtures built into the tool
+        /// (written by ROOT 6.40) in every mode on one and two threads, and compare the bytes
+        /// read with what ROOT's rootreadspeed reports for them; exits 1 on any difference.
+        #[arg(long, exclusive = true)]
+        test: bool,
     },
 }
 
@@ -151,16 +159,15 @@ fn main() -> Result<()> {
             decompress_copy,
             format,
             bmf_name,
+            test,
         } => {
-            let selection = if all_branches {
-                Selection::All
-            } else if !branches_regex.is_empty() {
-                Selection::Names(resolve_regex(&files, &trees, &branches_regex)?)
-            } else if !branches.is_empty() {
-                Selection::Names(branches)
-            } else {
-                bail!("choose branches with --branches, --branches-regex or --all-branches");
-            };
+            if test {
+                if !selftest::run()? {
+                    std::process::exit(1);
+                }
+                return Ok(());
+            }
+            let selection = selection(&files, &trees, branches, &branches_regex, all_branches)?;
             if threads == 0 {
                 bail!("--threads must be at least 1");
             }
@@ -359,6 +366,25 @@ fn dump(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The branches chosen on the command line (one way, as rootreadspeed).
+fn selection(
+    files: &[PathBuf],
+    trees: &[String],
+    branches: Vec<String>,
+    branches_regex: &[String],
+    all_branches: bool,
+) -> Result<Selection> {
+    Ok(if all_branches {
+        Selection::All
+    } else if !branches_regex.is_empty() {
+        Selection::Names(resolve_regex(files, trees, branches_regex)?)
+    } else if !branches.is_empty() {
+        Selection::Names(branches)
+    } else {
+        bail!("choose branches with --branches, --branches-regex or --all-branches");
+    })
 }
 
 fn resolve_regex(files: &[PathBuf], trees: &[String], patterns: &[String]) -> Result<Vec<String>> {
