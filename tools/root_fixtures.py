@@ -43,8 +43,8 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    objects written whole (split level 0): `rng0.` (Ranged) and `whole.`
                    (Tagged: a TObject with an int, a float[3], TString, std::string,
                    vector<float> and a Ranged member object), `derived.` (a class with a
-                   base class), and `ranges` (a vector<Ranged> written whole: member-wise,
-                   not read yet, and not recorded)
+                   base class), and `ranges` (a vector<Ranged> written whole: member-wise;
+                   not recorded: entry i holds i % 3 copies of `rng0.`'s entry i)
                    Recorded as ROOT reads it back through the classes themselves ("kind":
                    "json": entries as root-tool writes them)
   versions.root    class Evo (a TObject) at version 1 (tree t1: id, x, tag) and at version 2
@@ -358,7 +358,7 @@ def write_objects(path):
     t.Branch("whole.", tagged, 4000, 0)
     derived = ROOT.Derived()
     t.Branch("derived.", derived, 4000, 0)
-    # A vector of objects written whole: ROOT streams its elements member-wise.
+    # A vector of objects written whole: ROOT streams its elements member-wise (read as objects).
     ranges = ROOT.std.vector("Ranged")()
     t.Branch("ranges", ranges, 4000, 0)
     t.SetAutoFlush(64)  # a cluster, so a basket of every branch, each 64 entries

@@ -158,15 +158,7 @@ fn layouts_say_what_each_branch_is() {
     assert_eq!(describe("lla"), "{p: f32[3], q: i16}");
     assert_eq!(describe("whole."), "Tagged");
     assert_eq!(describe("derived."), "Derived");
-    // A vector of objects written whole is streamed member-wise: an error that says so, not
-    // values.
-    let err = tree
-        .branch("ranges")
-        .unwrap()
-        .read_column(0, 10, Parallel::Never)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("member-wise"), "{err}");
+    assert_eq!(describe("ranges"), "vector<Ranged>");
     assert!(
         describe("d32r").starts_with("f64 (Double32_t"),
         "{}",
@@ -176,6 +168,36 @@ fn layouts_say_what_each_branch_is() {
         tree.branch("obj.tags").unwrap().layout().unwrap(),
         Layout::Object(Shape::Headed(_))
     ));
+}
+
+/// `ranges`, a `vector<Ranged>` written whole, is streamed member-wise (every element's `a`,
+/// then every `b`, ...): entry `i` holds `i % 3` copies of the `Ranged` that `rng0.` holds
+/// whole in entry `i`, whose values ROOT read back. Eager, parallel and lazy.
+#[test]
+fn a_collection_streamed_member_wise_reads_as_its_objects() {
+    let (n, branches) = expected();
+    let want = branches["rng0."]["values"].as_array().unwrap();
+    let file = RootFile::open(util::fixture("objects.root")).unwrap();
+    let tree = file.tree("t").unwrap();
+    let branch = tree.branch("ranges").unwrap();
+    for parallel in [Parallel::Never, Parallel::Always] {
+        let col = branch.read_column(0, n, parallel).unwrap();
+        assert_eq!(col.entries(), n as usize);
+        for (i, one) in want.iter().enumerate() {
+            let copies = Value::Array(vec![one.clone(); i % 3]);
+            assert!(
+                same(&entry(&col, i), &copies, false),
+                "entry {i}: {}",
+                entry(&col, i)
+            );
+        }
+    }
+    let lazy = branch.lazy().unwrap();
+    for i in [0usize, 1, 2, 151, n as usize - 1] {
+        let col = lazy.read_column(i as u64, i as u64 + 1).unwrap();
+        let copies = Value::Array(vec![want[i].clone(); i % 3]);
+        assert!(same(&entry(&col, 0), &copies, false), "lazy entry {i}");
+    }
 }
 
 #[test]

@@ -118,6 +118,18 @@ pub(super) fn split_headed(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), Stri
 /// checksum), the reader moved past it.
 #[inline(always)]
 fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
+    match split_header(r)? {
+        (body, false) => Ok(body),
+        (_, true) => Err("a member-wise streamed collection".to_string()),
+    }
+}
+
+/// An object header: the body after the byte count and version (and, for version 0, the
+/// class checksum), and whether the body is a collection streamed member-wise (the version's
+/// kStreamedMemberWise bit: the elements' members one after the other, see
+/// [`push_member_wise`]).
+#[inline(always)]
+fn split_header<'a>(r: &mut Bytes<'a>) -> std::result::Result<(&'a [u8], bool), String> {
     let count = r.u32()?;
     if count & BYTE_COUNT_FLAG == 0 {
         return Err(format!("object header without a byte count ({count:#x})"));
@@ -126,15 +138,66 @@ fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
     let body = r.take(count)?;
     let mut sub = Bytes { data: body };
     let version = sub.take(2)?;
-    if version[0] & 0x40 != 0 {
-        // kStreamedMemberWise: the elements' members one after the other, not read yet.
-        return Err("a member-wise streamed collection".to_string());
-    }
+    let member_wise = version[0] & 0x40 != 0;
     // Version 0: a class without ClassDef ("foreign"), its checksum follows.
     if version == [0, 0] {
         sub.take(4)?;
     }
-    Ok(sub.data)
+    Ok((sub.data, member_wise))
+}
+
+/// A collection of objects streamed member-wise (ROOT's default for an STL collection of
+/// objects written whole): the element class's version (for version 0 its checksum), the
+/// number of elements `n`, then for each member of the class the `n` elements' values of that
+/// member. Read into the same columns as a collection streamed object by object.
+fn push_member_wise(
+    shape: &Shape,
+    r: &mut Bytes<'_>,
+    out: &mut Values,
+) -> std::result::Result<(), String> {
+    let not_read = || format!("a member-wise streamed {}", shape.describe());
+    let Shape::List(item) = shape else {
+        return Err(not_read());
+    };
+    let record = match &**item {
+        Shape::Headed(inner) => &**inner,
+        other => other,
+    };
+    let Shape::Record { members, .. } = record else {
+        return Err(not_read());
+    };
+    if members.iter().any(|(_, m)| matches!(m, Shape::Base(_))) {
+        return Err(format!(
+            "{}: member-wise collections of classes with base classes are not read yet",
+            not_read()
+        ));
+    }
+    if r.take(2)? == [0, 0] {
+        r.take(4)?; // a foreign class's checksum
+    }
+    let n = r.u32()? as usize;
+    // At least a byte per item, so that a class of members that may be empty cannot make a
+    // count of billions into a loop of billions.
+    let per_item: usize = members.iter().map(|(_, m)| m.min_size()).sum();
+    if n.saturating_mul(per_item.max(1)) > r.data.len() {
+        return Err(format!("a list of {n} items in {} bytes", r.data.len()));
+    }
+    let Values::Lists(lists) = out else {
+        return Err(mismatch(shape));
+    };
+    let Values::Record(fields) = &mut lists.items else {
+        return Err(mismatch(shape));
+    };
+    if fields.len() != members.len() {
+        return Err(mismatch(shape));
+    }
+    for ((_, member), field) in members.iter().zip(fields.iter_mut()) {
+        for _ in 0..n {
+            push_item(member, r, &mut field.values)?;
+        }
+    }
+    lists.offsets.push(lists.items.len() as u64);
+    Ok(())
 }
 
 /// Appends one item per entry of entries `a..b` of `basket` to `out` (made by [`empty`]).
@@ -285,10 +348,13 @@ fn push_item(
             Ok(())
         }
         Shape::Headed(inner) => {
-            let mut sub = Bytes {
-                data: headed_body(r)?,
-            };
-            push_item(inner, &mut sub, out)?;
+            let (body, member_wise) = split_header(r)?;
+            let mut sub = Bytes { data: body };
+            if member_wise {
+                push_member_wise(inner, &mut sub, out)?;
+            } else {
+                push_item(inner, &mut sub, out)?;
+            }
             if sub.data.is_empty() {
                 Ok(())
             } else {
@@ -480,6 +546,67 @@ mod tests {
         memberwise.extend([0x40, 0x09, 0, 0, 0, 0]);
         let list = Shape::headed(Shape::list(Shape::Num(LeafType::I32)));
         let err = decode(&list, &[&memberwise]).unwrap_err().to_string();
+        assert!(err.contains("member-wise"), "{err}");
+    }
+
+    /// A `vector<P>` of a two-member class streamed member-wise: the collection's header with
+    /// the member-wise bit, the class version (0: a checksum follows), the count, every `x`,
+    /// then every `y`; read as the objects. A class with a base class, and a count past the
+    /// bytes, are errors.
+    #[test]
+    fn member_wise_collections_read_as_their_objects() {
+        let record = Shape::Record {
+            class: "P".into(),
+            members: vec![
+                ("x".into(), Shape::Num(LeafType::I32)),
+                ("y".into(), Shape::Num(LeafType::F32)),
+            ],
+        };
+        let shape = Shape::headed(Shape::list(record));
+        let member_wise = |body: &[u8]| {
+            let mut v = (0x4000_0000u32 | (body.len() as u32 + 2))
+                .to_be_bytes()
+                .to_vec();
+            v.extend([0x40, 0x0a]);
+            v.extend(body);
+            v
+        };
+        let mut body = vec![0, 0, 0xde, 0xad, 0xbe, 0xef];
+        body.extend(2u32.to_be_bytes());
+        body.extend(7i32.to_be_bytes());
+        body.extend(8i32.to_be_bytes());
+        body.extend(0.5f32.to_be_bytes());
+        body.extend(1.5f32.to_be_bytes());
+        let mut empty_body = vec![0, 3];
+        empty_body.extend(0u32.to_be_bytes());
+        let out = decode(&shape, &[&member_wise(&body), &member_wise(&empty_body)]).unwrap();
+        let Values::Lists(lists) = out else { panic!() };
+        assert_eq!(lists.offsets, vec![0, 2, 2]);
+        let Values::Record(fields) = &lists.items else {
+            panic!()
+        };
+        assert_eq!(fields[0].values, Values::I32(vec![7, 8]));
+        assert_eq!(fields[1].values, Values::F32(vec![0.5, 1.5]));
+
+        // A count past the bytes left.
+        let mut lying = vec![0, 3];
+        lying.extend(1000u32.to_be_bytes());
+        lying.extend([0; 8]);
+        let err = decode(&shape, &[&member_wise(&lying)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a list of 1000 items"), "{err}");
+        // A class with a base class is refused, naming member-wise.
+        let derived = Shape::headed(Shape::list(Shape::Record {
+            class: "D".into(),
+            members: vec![(
+                "@Base".into(),
+                Shape::Base(vec![("x".into(), Shape::Num(LeafType::I32))]),
+            )],
+        }));
+        let err = decode(&derived, &[&member_wise(&empty_body)])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("member-wise"), "{err}");
     }
 
