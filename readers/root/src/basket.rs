@@ -267,7 +267,7 @@ impl BasketData {
         let len = self.border;
         let size = match self.entries {
             0 => 0,
-            n if len % n == 0 => len / n,
+            n if len.is_multiple_of(n) => len / n,
             n => {
                 return Err(Error::corrupt(
                     "basket",
