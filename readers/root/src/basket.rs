@@ -16,6 +16,7 @@ use crate::compression;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::key::Key;
+use crate::layout::Layout;
 
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
 #[derive(Debug, Clone)]
@@ -238,6 +239,53 @@ impl BasketData {
         self.offsets.as_deref()
     }
 
+    /// This basket, with entry boundaries if `layout`'s entries vary in size and the basket has
+    /// no entry-offset table ([`Self::with_uniform_entries`]).
+    ///
+    /// # Errors
+    /// As [`Self::with_uniform_entries`].
+    pub(crate) fn located_for(self, layout: &Layout) -> Result<Self> {
+        if layout.variable_size() && self.offsets.is_none() {
+            self.with_uniform_entries()
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// This basket with entry boundaries for entries of one size, when its entries are of a
+    /// variable-size kind but it has no entry-offset table (as some writers other than ROOT
+    /// write `char*` leaves, e.g. scikit-hep-testdata's `uproot-issue413.root`). ROOT reads
+    /// entry `j` of such a basket at `j * fNevBufSize`; the entries fill the data, so that size
+    /// is the data's length over the entries.
+    ///
+    /// # Errors
+    /// Data that the entries do not divide into equal parts.
+    fn with_uniform_entries(mut self) -> Result<Self> {
+        if self.offsets.is_some() {
+            return Ok(self);
+        }
+        let len = self.border;
+        let size = match self.entries {
+            0 => 0,
+            n if len.is_multiple_of(n) => len / n,
+            n => {
+                return Err(Error::corrupt(
+                    "basket",
+                    0,
+                    format!(
+                        "{len} bytes of entries without offsets do not divide into {n} entries"
+                    ),
+                ));
+            }
+        };
+        let offsets = (0..=self.entries)
+            .map(|j| u32::try_from(j * size))
+            .collect::<std::result::Result<Vec<u32>, _>>()
+            .map_err(|_| Error::corrupt("basket", 0, format!("{len} bytes of entries")))?;
+        self.offsets = Some(offsets);
+        Ok(self)
+    }
+
     /// Bytes held on the heap (what the cache charges for it).
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
@@ -354,4 +402,34 @@ fn to_payload_offsets(
     }
     out.push(border32);
     Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_without_offsets_are_cut_into_equal_parts() {
+        // Three `char*` entries of six bytes each (length byte + five characters).
+        let data = b"\x05evt-0\x05evt-1\x05evt-2".to_vec();
+        let basket = BasketData::flat_for_test(data, 3)
+            .with_uniform_entries()
+            .unwrap();
+        assert_eq!(basket.offsets(), Some(&[0, 6, 12, 18][..]));
+        // A table the basket has stays.
+        let table = BasketData::entries_for_test(&[b"ab", b"c"]);
+        let kept = table.clone().with_uniform_entries().unwrap();
+        assert_eq!(kept.offsets(), table.offsets());
+        // Bytes that do not divide into the entries are an error.
+        let err = BasketData::flat_for_test(vec![0; 7], 3)
+            .with_uniform_entries()
+            .unwrap_err();
+        assert!(err.to_string().contains("7 bytes"), "{err}");
+        let empty = BasketData::flat_for_test(Vec::new(), 0);
+        assert_eq!(
+            empty.with_uniform_entries().unwrap().offsets(),
+            Some(&[0][..])
+        );
+    }
 }

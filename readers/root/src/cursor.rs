@@ -108,6 +108,9 @@ impl<'a> Cursor<'a> {
     pub(crate) fn i64(&mut self) -> Result<i64> {
         Ok(i64::from_be_bytes(self.array()?))
     }
+    pub(crate) fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_be_bytes(self.array()?))
+    }
 
     /// A ROOT short string: u8 length (255 => u32 length follows), then the bytes.
     pub(crate) fn string(&mut self) -> Result<String> {

@@ -46,6 +46,17 @@ impl Layout {
         }
     }
 
+    /// Whether entries can differ in size (baskets then locate them with an entry-offset
+    /// table).
+    #[must_use]
+    pub fn variable_size(&self) -> bool {
+        match self {
+            Self::Scalar(_) | Self::Fixed(..) | Self::LeafList(_) => false,
+            Self::Jagged(_) | Self::Vector(_) => true,
+            Self::Object(shape) => shape.fixed_size().is_none(),
+        }
+    }
+
     /// A short description, e.g. `f32[4]`, `vector<f64>`, `vector<vector<f32>>`, `string`.
     #[must_use]
     pub fn describe(&self) -> String {

@@ -4,7 +4,7 @@
 //! (`x[4]/F`), counter-based jagged arrays (`x[n]/F`), `std::vector<T>`, strings, nested
 //! vectors, `Double32_t`/`Float16_t`, leaf lists, split objects and objects written whole
 //! ([`Layout`], [`Column`]), compressed with zlib, zstd, LZ4, LZMA or not at all, from files written by ROOT 6.x
-//! (checked against ROOT 6.40). Baskets go through a per-file LRU [`BasketCache`] bounded by
+//! (checked against ROOT 6.40) and the trees of ROOT 4 (TTree v5). Baskets go through a per-file LRU [`BasketCache`] bounded by
 //! bytes; [`BranchReader`] reads whole branches (in parallel when it pays),
 //! [`LazyBranchReader`] reads entries on demand and [`ChainedSlice`] views several baskets as
 //! one byte sequence without copying. A [`Chain`] reads one tree spread over several files as

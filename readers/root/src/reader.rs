@@ -165,7 +165,11 @@ impl Branch {
                 let objlen = Key::parse(&mut Cursor::new(&raw, *seek, "basket key"))?.objlen;
                 let table = entries.saturating_add(1).saturating_mul(4);
                 cache.make_room((*bytes as usize) + (objlen as usize).saturating_add(table));
-                let data = Arc::new(BasketData::from_record(&raw, *seek)?);
+                let mut data = BasketData::from_record(&raw, *seek)?;
+                if let Ok(layout) = &self.meta.layout {
+                    data = data.located_for(layout)?;
+                }
+                let data = Arc::new(data);
                 drop(raw);
                 self.check_entries(info, &data)?;
                 cache.insert(key, Arc::clone(&data));

@@ -398,7 +398,8 @@ pub fn run(config: &Config) -> Result<Report> {
         }
         let raw = maps[map_of_branch[unit.branch]].get("basket", unit.seek, unit.bytes as usize)?;
         let payload = std::mem::take(&mut scratch.payload);
-        let basket = BasketData::from_record_reusing(raw, unit.seek, payload, split)?;
+        let basket =
+            BasketData::from_record_reusing(raw, unit.seek, payload, split)?.located_for(layout)?;
         scratch
             .typed
             .decode(&basket, branch.name(), layout, split)?;

@@ -1,10 +1,11 @@
 //! TTree, TBranch, TBranchElement and TLeaf metadata.
 //!
 //! The layouts are hard-coded for the class versions ROOT 6 writes (TTree 16-20, TBranch
-//! 10-13, TBranchElement 8-10, TLeaf 2); every object is entered through its byte count, so
-//! members this reader does not need (TAtt*, fIOFeatures, fAliases, fUserInfo, ...) and newer
-//! trailing members are skipped, and the StreamerInfo record is never read. A newer TTree or
-//! TBranch version is read with the newest known layout and then realigned by its byte count.
+//! 10-13, TBranchElement 8-10, TLeaf 2) and for those of ROOT 4 (TTree 5, TBranch 6-9, see
+//! [`legacy`]); every object is entered through its byte count, so members this reader does
+//! not need (TAtt*, fIOFeatures, fAliases, fUserInfo, ...) and newer trailing members are
+//! skipped, and the StreamerInfo record is never read for them. A newer TTree or TBranch
+//! version is read with the newest known layout and then realigned by its byte count.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,6 +18,8 @@ use crate::file::{Key, RootFile};
 use crate::layout::{Field, Layout, Real, Shape};
 use crate::streamer::{Pointer, Streamer};
 use crate::types::LeafType;
+
+mod legacy;
 
 /// A leaf (`TLeaf*`).
 #[derive(Debug, Clone)]
@@ -147,7 +150,7 @@ impl Tree {
         let outer = if ntuple { Some(s.bcv()?) } else { None };
         let bcv = s.bcv()?;
         let v = bcv.version;
-        if v < 16 {
+        if v != 5 && v < 16 {
             return Err(Error::UnsupportedVersion {
                 class: "TTree",
                 version: i32::from(v),
@@ -157,32 +160,11 @@ impl Tree {
         s.skip_object()?; // TAttLine
         s.skip_object()?; // TAttFill
         s.skip_object()?; // TAttMarker
-        let c = &mut s.cur;
-        let entries = c.i64()?;
-        let _tot_bytes = c.i64()?;
-        let _zip_bytes = c.i64()?;
-        let _saved_bytes = c.i64()?;
-        if v >= 18 {
-            let _flushed = c.i64()?;
-        }
-        c.skip(8)?; // fWeight
-        c.skip(12)?; // fTimerInterval, fScanField, fUpdate
-        if v >= 17 {
-            c.skip(4)?; // fDefaultEntryOffsetLen
-        }
-        let n_cluster_range = if v >= 19 { c.i32()? } else { 0 };
-        c.skip(32)?; // fMaxEntries, fMaxEntryLoop, fMaxVirtualSize, fAutoSave
-        let auto_flush = if v >= 18 { c.i64()? } else { 0 };
-        let _estimate = c.i64()?;
-        if v >= 19 {
-            let n = usize::try_from(n_cluster_range)
-                .map_err(|_| s.cur.corrupt("negative fNClusterRange"))?;
-            s.i64_array(n)?;
-            s.i64_array(n)?;
-        }
-        if v >= 20 {
-            s.skip_object()?; // fIOFeatures
-        }
+        let (entries, auto_flush) = if v == 5 {
+            legacy::tree_counts(&mut s)?
+        } else {
+            tree_counts(&mut s, v)?
+        };
         let branches = read_branch_array(&mut s, &file)?;
         // Everything after fBranches (fLeaves, fAliases, indices, friends, ...) is not needed.
         let _ = outer;
@@ -232,6 +214,37 @@ impl Tree {
     }
 }
 
+/// The members of a TTree v16-20 between its TAttMarker and fBranches: (fEntries, fAutoFlush).
+fn tree_counts(s: &mut Streamer<'_>, v: u16) -> Result<(i64, i64)> {
+    let c = &mut s.cur;
+    let entries = c.i64()?;
+    let _tot_bytes = c.i64()?;
+    let _zip_bytes = c.i64()?;
+    let _saved_bytes = c.i64()?;
+    if v >= 18 {
+        let _flushed = c.i64()?;
+    }
+    c.skip(8)?; // fWeight
+    c.skip(12)?; // fTimerInterval, fScanField, fUpdate
+    if v >= 17 {
+        c.skip(4)?; // fDefaultEntryOffsetLen
+    }
+    let n_cluster_range = if v >= 19 { c.i32()? } else { 0 };
+    c.skip(32)?; // fMaxEntries, fMaxEntryLoop, fMaxVirtualSize, fAutoSave
+    let auto_flush = if v >= 18 { c.i64()? } else { 0 };
+    let _estimate = c.i64()?;
+    if v >= 19 {
+        let n = usize::try_from(n_cluster_range)
+            .map_err(|_| s.cur.corrupt("negative fNClusterRange"))?;
+        s.i64_array(n)?;
+        s.i64_array(n)?;
+    }
+    if v >= 20 {
+        s.skip_object()?; // fIOFeatures
+    }
+    Ok((entries, auto_flush))
+}
+
 fn index_branch(b: &Arc<BranchMeta>, index: &mut HashMap<String, Arc<BranchMeta>>) {
     index.entry(b.name.clone()).or_insert_with(|| Arc::clone(b));
     for sub in &b.branches {
@@ -258,7 +271,10 @@ fn read_branch_array(s: &mut Streamer<'_>, file: &RootFile) -> Result<Vec<Arc<Br
                         .cur
                         .corrupt(format!("cannot skip branch of class {class}")));
                 }
-                out.extend(b.map(Arc::new));
+                if let Some(mut b) = b {
+                    locate_embedded_entries(&mut b)?;
+                    out.push(Arc::new(b));
+                }
             }
             Pointer::Null | Pointer::Reference | Pointer::Skipped => {}
         }
@@ -268,17 +284,20 @@ fn read_branch_array(s: &mut Streamer<'_>, file: &RootFile) -> Result<Vec<Arc<Br
     Ok(out)
 }
 
-fn read_tbranch(s: &mut Streamer<'_>, file: &RootFile, class: &str) -> Result<BranchMeta> {
-    let file_len = file.len();
-    s.enter()?;
-    let bcv = s.bcv()?;
-    let v = bcv.version;
-    if v < 10 {
-        return Err(Error::UnsupportedVersion {
-            class: "TBranch",
-            version: i32::from(v),
-        });
-    }
+/// The members of a TBranch that come before its sub-branches, in every version.
+struct BranchHead {
+    name: String,
+    title: String,
+    compress: i32,
+    write_basket: i32,
+    max_baskets: i32,
+    entries: i64,
+    tot_bytes: i64,
+    zip_bytes: i64,
+}
+
+/// The head of a TBranch v10-13.
+fn branch_head(s: &mut Streamer<'_>, v: u16) -> Result<BranchHead> {
     let (name, title) = s.tnamed()?;
     s.skip_object()?; // TAttFill
     let c = &mut s.cur;
@@ -300,6 +319,60 @@ fn read_tbranch(s: &mut Streamer<'_>, file: &RootFile, class: &str) -> Result<Br
     }
     let tot_bytes = c.i64()?;
     let zip_bytes = c.i64()?;
+    Ok(BranchHead {
+        name,
+        title,
+        compress,
+        write_basket,
+        max_baskets,
+        entries,
+        tot_bytes,
+        zip_bytes,
+    })
+}
+
+/// Embedded baskets of variable-size entries stored without entry offsets, as
+/// [`BasketData::located_for`] makes them readable (done once the branch's layout is known).
+fn locate_embedded_entries(meta: &mut BranchMeta) -> Result<()> {
+    let Ok(layout) = &meta.layout else {
+        return Ok(());
+    };
+    for basket in &mut meta.baskets {
+        if let BasketLocation::Embedded(data) = &mut basket.location
+            && data.offsets().is_none()
+            && layout.variable_size()
+        {
+            *data = Arc::new(BasketData::clone(data).located_for(layout)?);
+        }
+    }
+    Ok(())
+}
+
+fn read_tbranch(s: &mut Streamer<'_>, file: &RootFile, class: &str) -> Result<BranchMeta> {
+    let file_len = file.len();
+    s.enter()?;
+    let bcv = s.bcv()?;
+    let v = bcv.version;
+    let head = match v {
+        10.. => branch_head(s, v)?,
+        6..=9 => legacy::branch_head(s, v)?,
+        _ => {
+            return Err(Error::UnsupportedVersion {
+                class: "TBranch",
+                version: i32::from(v),
+            });
+        }
+    };
+    let BranchHead {
+        name,
+        title,
+        compress,
+        write_basket,
+        max_baskets,
+        entries,
+        tot_bytes,
+        zip_bytes,
+    } = head;
     let branches = read_branch_array(s, file)?;
     let leaves = read_leaf_array(s)?;
     let embedded = read_embedded_baskets(s)?;
@@ -317,9 +390,15 @@ fn read_tbranch(s: &mut Streamer<'_>, file: &RootFile, class: &str) -> Result<Br
             "fWriteBasket {write_basket} > fMaxBaskets {max_baskets}"
         )));
     }
-    let bytes = s.i32_array(max_baskets)?;
-    let first = s.i64_array(max_baskets)?;
-    let seeks = s.i64_array(max_baskets)?;
+    let (bytes, first, seeks) = if v >= 10 {
+        (
+            s.i32_array(max_baskets)?,
+            s.i64_array(max_baskets)?,
+            s.i64_array(max_baskets)?,
+        )
+    } else {
+        legacy::basket_arrays(s, max_baskets)?
+    };
     let file_name = s.cur.string()?;
     s.finish(bcv)?;
     s.leave();
@@ -770,7 +849,7 @@ fn read_embedded_baskets(s: &mut Streamer<'_>) -> Result<Vec<Arc<BasketData>>> {
     for _ in 0..n {
         if let Pointer::Object { class, end } = s.pointer()? {
             if class == "TBasket" {
-                out.push(Arc::new(read_embedded_basket(s)?));
+                out.extend(read_embedded_basket(s)?.map(Arc::new));
             }
             match end {
                 Some(end) => s.cur.seek_abs(end)?,
@@ -784,25 +863,50 @@ fn read_embedded_baskets(s: &mut Streamer<'_>) -> Result<Vec<Arc<BasketData>>> {
     Ok(out)
 }
 
-fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<BasketData> {
+/// Reads one TBasket of fBaskets as `TBasket::Streamer` does. Its flag says what follows the
+/// basket header: `flag % 10 != 2` entry offsets (when it has entries; from 21 to 39 their top
+/// byte holds a displacement to drop), over 40 a displacement array, 1 or over 10 the basket's
+/// buffer. A basket without a buffer (flag 0) is the header of a basket written to the file,
+/// which its fBasketSeek already locates: `None`.
+fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<Option<BasketData>> {
     let at = s.cur.abs_pos();
     let key = Key::parse(&mut s.cur)?;
     let header = BasketHeader::parse(&mut s.cur)?;
-    let nev = header.nev_buf;
+    // 80 more: the entry offsets are not stored, ROOT rebuilds them from the leaves
+    // (TIOFeatures kGenerateOffsetMap).
+    let generated = header.flag >= 80;
+    let flag = if generated {
+        header.flag - 80
+    } else {
+        header.flag
+    };
     let mut starts = None;
-    if header.flag % 10 != 2 && nev > 0 {
+    if !generated && flag != 0 && flag % 10 != 2 && header.nev_buf > 0 {
         let n = s.cur.i32()?;
-        starts = Some(s.cur.counted(i64::from(n), 4, Cursor::i32)?);
+        let mut offsets = s.cur.counted(i64::from(n), 4, Cursor::i32)?;
+        if 20 < flag && flag < 40 {
+            // The top byte held a displacement.
+            for offset in &mut offsets {
+                *offset &= 0x00FF_FFFF;
+            }
+        }
+        starts = Some(offsets);
     }
-    if header.flag > 40 {
+    if flag > 40 {
         let n = s.cur.i32()?;
         s.cur.counted(i64::from(n), 4, Cursor::i32)?;
     }
-    if !(header.flag == 1 || header.flag > 10) {
+    if !(flag == 1 || flag > 10) {
+        return Ok(None);
+    }
+    if generated {
         return Err(Error::corrupt(
             "embedded basket",
             at,
-            "no buffer stored with it",
+            format!(
+                "flag {}: entry offsets to rebuild are not supported",
+                header.flag
+            ),
         ));
     }
     let buffer = s.cur.bytes(header.last as usize)?;
@@ -813,6 +917,7 @@ fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<BasketData> {
         starts.as_deref(),
         at,
     )
+    .map(Some)
 }
 
 #[cfg(test)]

@@ -39,7 +39,12 @@ fn fixture_bytes(name: &str) -> Vec<u8> {
 
 #[test]
 fn truncated_at_every_offset() {
-    for name in ["structure.root", "embedded.root", "split.root"] {
+    for name in [
+        "structure.root",
+        "embedded.root",
+        "split.root",
+        "uproot-issue413.root",
+    ] {
         let full = fixture_bytes(name);
         let complete = read_everything(full.clone()).unwrap();
         assert!(complete.0 > 0);
@@ -47,6 +52,28 @@ fn truncated_at_every_offset() {
             // A truncated file either fails cleanly, or reads the same values (only unused tail
             // bytes were cut, e.g. the free-segments record), or reads them except for branches
             // that now say they cannot be read (the class descriptions at the end were cut).
+            if let Ok((n, unreadable)) = read_everything(full[..cut].to_vec()) {
+                assert!(
+                    (n, unreadable) == complete || unreadable > complete.1,
+                    "{name} cut at {cut}: {n} values, {unreadable} unreadable; complete {complete:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The ROOT 4 files (70 and 170 kB), cut at about 2,000 lengths each and at every length
+/// of their last 2 kB (the keys list and class descriptions).
+#[test]
+fn truncated_root4_files() {
+    for name in ["uproot-issue-250.root", "uproot-from-geant4.root"] {
+        let full = fixture_bytes(name);
+        let complete = read_everything(full.clone()).unwrap();
+        assert!(complete.0 > 0);
+        let step = full.len() / 2_000;
+        let tail = full.len() - 2_000;
+        let cuts = (0..tail).step_by(step).chain(tail..full.len());
+        for cut in cuts {
             if let Ok((n, unreadable)) = read_everything(full[..cut].to_vec()) {
                 assert!(
                     (n, unreadable) == complete || unreadable > complete.1,
@@ -65,6 +92,9 @@ fn flipped_bits_never_panic() {
         "types_lz4.root",
         "split.root",
         "objects.root",
+        "uproot-from-geant4.root",
+        "uproot-issue-250.root",
+        "uproot-issue413.root",
     ] {
         let full = fixture_bytes(name);
         // About 3,000 damaged copies per file: every byte of the small ones.

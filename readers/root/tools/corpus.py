@@ -204,7 +204,7 @@ def survey_file(path, root_tool):
         entry = {"tree": path_in_file, "entries": int(tree.num_entries), "branches": {}}
         ours = {}
         if code == 0:
-            stop = min(MAX_ENTRIES, tree.num_entries)
+            stop = min(MAX_ENTRIES, int(tree.num_entries))  # a double in ROOT 4 trees
             if stop == 0:
                 c2, out2, err2 = 0, "", ""
             else:
