@@ -411,17 +411,38 @@ async fn trend_page_draws_one_chart_per_benchmark() {
     // The annotation of run 3 is marked on the charts and listed, escaped.
     assert_eq!(b.matches("class=\"annotation\"").count(), 2);
     assert!(b.contains("Note on run #3: kernel upgraded &#60;b&#62;between&#60;/b&#62; runs"));
-    // Hover titles: run, commit, date, scaled value.
+    // Hover titles: run, commit and its date, when the run was recorded, scaled value.
+    let hovers: Vec<&str> = b
+        .split("<title>run #1 · ")
+        .skip(1)
+        .filter_map(|t| t.split("</title>").next())
+        .collect();
     assert!(
-        b.contains("<title>run #1 · 00000001ab · 2026-01-02 · 1.000 µs</title>"),
-        "{b}"
+        hovers
+            .iter()
+            .all(|h| h.starts_with("00000001ab committed 2026-01-02 · recorded 20")),
+        "{hovers:?}"
     );
-    // Units scaled on the axis.
+    assert!(
+        hovers.iter().any(|h| h.ends_with(" · 1.000 µs")),
+        "{hovers:?}"
+    );
+    // The x axis names runs and says so; units scaled on the y axis.
+    assert!(b.contains("\n#1 · "), "{b}");
+    assert!(b.contains(&format!("\n{}\n</text>", web::chart::X_AXIS_TITLE)));
     assert!(b.contains("µs\n</text>"));
 
     let log = get(&app, "/suites/demo?machine=m1&scale=log").await;
     assert_eq!(log.status, StatusCode::OK);
     assert!(log.body.contains("Linear scale</a>"));
+    // parse/small spans 1 µs to 1.3 µs: a fifth of a decade, labelled every 0.1 µs.
+    for tick in ["1 µs", "1.1 µs", "1.2 µs", "1.3 µs"] {
+        assert!(
+            log.body.contains(&format!("\n{tick}\n</text>")),
+            "{tick}: {}",
+            log.body
+        );
+    }
     let all = get(&app, "/suites/demo?machine=all").await;
     assert_eq!(all.body.matches("<svg id=\"chart-").count(), 2);
     assert!(all.body.contains("Machine: all machines"));
