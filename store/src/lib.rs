@@ -233,6 +233,22 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
         machine_id: Option<i64>,
     ) -> Result<Vec<RunAnnotation>, LedgerError>;
 
+    /// Annotations on the runs of `suite` on machine `machine_id` from run `from` to run `to`
+    /// in commit order (the order of [`LedgerStore::trend`]), both ends included, whichever of
+    /// the two comes first: what was noted about the history a comparison spans. Ordered by
+    /// run in commit order, then oldest note first. A missing end counts as the other end;
+    /// none when both are missing.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn annotations_between(
+        &self,
+        suite: &str,
+        machine_id: i64,
+        from: RunId,
+        to: RunId,
+    ) -> Result<Vec<RunAnnotation>, LedgerError>;
+
     /// Every tag row of the ledger, oldest first, with the run it named: what a copy of the
     /// ledger must replay in order so that the same names end on the same runs.
     ///

@@ -14,6 +14,7 @@ on_both_engines!(
     baselines_leave_out_quick_confirmation_and_ab_runs_and_history_quick_and_ab,
     a_pair_round_trips_and_a_bad_pair_stores_nothing,
     machines_trend_and_annotations_for_the_web,
+    annotations_between_runs_follow_commit_order,
     every_table_refuses_update_and_delete,
     concurrent_writers_lose_nothing,
     pushes_are_recorded_once_per_key,

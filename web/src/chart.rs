@@ -7,16 +7,22 @@
 //!        │   ░░░░░┊░░░░░░░░░░░░░░░░░░░░░░░░░░░┆░░░░  confidence band (lower..upper)
 //!        │ ●─●─●──┊─●──●─●─●──●─●─●─●─●─●──●──●─●  headline estimate (median), one dot per run
 //!        └────────┴───────────────────────────────▶ runs in commit order
+//!          #12 · 01-02 03:04    #14 · 01-02 09:30     run and when it was recorded
 //! ```
 //!
-//! Values are scaled for reading by [`harness::report::format::value`] (ns/µs/ms/s, B/KiB/MiB,
-//! K/M ops/s). Every piece of text that comes from the ledger is escaped here, because the
-//! SVG is inserted into pages unescaped.
+//! The x axis names each run by its id and the time it was recorded (UTC), and its title says
+//! so: several runs of one commit share a commit date but not a recording time. Values are
+//! scaled for reading by [`harness::report::format::value`] (ns/µs/ms/s, B/KiB/MiB, K/M
+//! ops/s); a log-scale y axis is labelled at the ticks [`crate::ticks`] picks. Every piece of
+//! text that comes from the ledger is escaped here, because the SVG is inserted into pages
+//! unescaped.
 
+use crate::ticks::{self, Base};
 use crate::trend::Series;
 use crate::view;
 use harness::ledger::TrendRun;
 use harness::report::format;
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -30,6 +36,9 @@ pub const HEIGHT: u32 = 300;
 const LINE: RGBColor = RGBColor(0x1f, 0x5f, 0xa8);
 const CHANGE: &str = "#b03a2e";
 const NOTE: &str = "#7d3c98";
+
+/// The title of the x axis: what its labels name.
+pub const X_AXIS_TITLE: &str = "run # · recorded (UTC); runs in commit order";
 
 /// Drawing failed (plotters' errors, flattened to text).
 #[derive(Debug, thiserror::Error)]
@@ -81,9 +90,11 @@ pub fn escape(text: &str) -> String {
 /// point.
 #[derive(Debug, Clone, Default)]
 pub struct RunLabels {
-    /// Hover prefix, escaped: `run #12 · abc1234567 · 2026-01-02`.
+    /// Hover prefix, escaped:
+    /// `run #12 · abc1234567 committed 2026-01-02 · recorded 2026-01-03 04:05`.
     hover: Vec<String>,
-    /// Axis label: the commit date, or `#12` outside git.
+    /// Axis label: the run and when it was recorded, `#12 · 01-03 04:05` (`#12 · 2026-01-03`
+    /// when the runs were recorded over more than one year).
     axis: Vec<String>,
 }
 
@@ -91,23 +102,31 @@ impl RunLabels {
     /// Labels of `runs` (in the order the series' `run` indices refer to).
     #[must_use]
     pub fn new(runs: &[TrendRun]) -> Self {
+        let year = |r: &TrendRun| r.created_at.get(..4).map(str::to_owned);
+        let one_year = runs.first().is_none_or(|first| {
+            let first = year(first);
+            runs.iter().all(|r| year(r) == first)
+        });
         let mut hover = Vec::with_capacity(runs.len());
         let mut axis = Vec::with_capacity(runs.len());
         for r in runs {
-            let when = r
-                .git_commit_time
-                .map_or_else(|| view::datetime(&r.created_at), view::date);
+            let recorded = view::datetime(&r.created_at);
             let commit = view::short_commit(r.git_commit.as_deref(), false);
-            let text = if commit.is_empty() {
-                format!("run #{} · {when}", r.id)
-            } else {
-                format!("run #{} · {commit} · {when}", r.id)
+            let text = match (commit.is_empty(), r.git_commit_time) {
+                (true, _) => format!("run #{} · recorded {recorded}", r.id),
+                (false, None) => format!("run #{} · {commit} · recorded {recorded}", r.id),
+                (false, Some(t)) => format!(
+                    "run #{} · {commit} committed {} · recorded {recorded}",
+                    r.id,
+                    view::date(t)
+                ),
             };
             hover.push(escape(&text));
-            axis.push(
-                r.git_commit_time
-                    .map_or_else(|| format!("#{}", r.id), view::date),
-            );
+            axis.push(format!(
+                "#{} · {}",
+                r.id,
+                recorded_label(&r.created_at, !one_year)
+            ));
         }
         Self { hover, axis }
     }
@@ -115,6 +134,17 @@ impl RunLabels {
     fn hover(&self, run: usize) -> &str {
         self.hover.get(run).map_or("", String::as_str)
     }
+}
+
+/// `2026-01-02T03:04:05.000Z` as `01-02 03:04`, or as `2026-01-02` `with_year` (as it is, if
+/// it is not that shape).
+fn recorded_label(created_at: &str, with_year: bool) -> String {
+    let short = if with_year {
+        created_at.get(..10)
+    } else {
+        created_at.get(5..16)
+    };
+    short.map_or_else(|| created_at.to_owned(), |s| s.replace('T', " "))
 }
 
 /// The x label of the point at `x` (a point index): its run's axis label.
@@ -204,12 +234,12 @@ where
         .margin_right(18)
         .margin_bottom(4)
         .margin_left(4)
-        .x_label_area_size(28)
+        .x_label_area_size(50)
         .y_label_area_size(82)
         .build_cartesian_2d(-0.5..(n - 0.5).max(0.5), y_spec)
         .map_err(chart_error)?;
     let unit = series.unit.as_str();
-    let y_fmt = |v: &f64| format::value(*v, unit);
+    let y_fmt = |v: &f64| ticks::label(*v, unit);
     let x_fmt = |x: &f64| x_label(series, labels, *x);
     chart
         .configure_mesh()
@@ -227,6 +257,12 @@ where
         )
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
+        .x_desc(X_AXIS_TITLE)
+        .axis_desc_style(
+            ("sans-serif", 15)
+                .into_font()
+                .color(&RGBColor(0x5b, 0x65, 0x76)),
+        )
         .draw()
         .map_err(chart_error)?;
 
@@ -306,7 +342,13 @@ pub fn render(
     let log_scale = log_scale && lo > 0.0;
     let geometry = if log_scale {
         let r = log_range(lo, hi);
-        draw(&mut body, series, labels, r.log_scale())?
+        let ticks = ticks::log_ticks(r.start, r.end, Base::of_unit(&series.unit));
+        draw(
+            &mut body,
+            series,
+            labels,
+            r.log_scale().with_key_points(ticks),
+        )?
     } else {
         draw(&mut body, series, labels, linear_range(lo, hi))?
     };
@@ -474,15 +516,91 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("class=\"change-point\"").count(), 1);
         assert!(
-            svg.contains("Change point at run #3 · 02abababab · 2026-01-02: +100.00%"),
+            svg.contains(
+                "Change point at run #3 · 02abababab committed 2026-01-02 · recorded 2026-01-02 \
+                 03:04: +100.00%"
+            ),
             "{svg}"
         );
         assert!(svg.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("Trend of &#60;b&#62;&#38;&#34;name&#34;"));
-        assert!(svg.contains("<title>run #1 · 00abababab · 2026-01-02 · 1.000 µs</title>"));
+        assert!(svg.contains(
+            "<title>run #1 · 00abababab committed 2026-01-02 · recorded 2026-01-02 03:04 · \
+             1.000 µs</title>"
+        ));
         assert!(svg.contains("µs"), "y labels are scaled");
         assert!(!chart.log_scale);
+        Ok(())
+    }
+
+    /// The text of every `<text>` element plotters drew (axis labels and titles).
+    fn svg_texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_owned())
+            })
+            .collect()
+    }
+
+    /// Issue 24: the x axis labelled commit dates, so the runs of one commit all read the same
+    /// day. It names each run and when it was recorded, and its title says so.
+    #[test]
+    fn x_axis_names_runs_of_one_commit_apart() -> Result<(), ChartError> {
+        let mut same_commit = runs(3);
+        for (r, at) in same_commit.iter_mut().zip(["03:04", "09:30", "17:45"]) {
+            r.git_commit = Some("ab".repeat(20));
+            r.git_commit_time = Some(1_767_323_045);
+            r.created_at = format!("2026-01-02T{at}:00.000Z");
+        }
+        let mut one = series(&[1000.0, 1010.0, 1005.0]);
+        one.change_points.clear();
+        let svg = render(&one, &RunLabels::new(&same_commit), &[], "c", false)?.svg;
+        let texts = svg_texts(&svg);
+        for label in ["#1 · 01-02 03:04", "#2 · 01-02 09:30", "#3 · 01-02 17:45"] {
+            assert_eq!(
+                texts.iter().filter(|t| *t == label).count(),
+                1,
+                "{label} in {texts:?}"
+            );
+        }
+        assert!(texts.iter().any(|t| t == X_AXIS_TITLE), "{texts:?}");
+        assert!(svg.contains("recorded 2026-01-02 09:30 · 1.010 µs</title>"));
+
+        // Recorded over two years: the date with the year.
+        same_commit[0].created_at = "2025-12-31T23:59:00.000Z".to_owned();
+        let svg = render(&one, &RunLabels::new(&same_commit), &[], "c", false)?.svg;
+        let texts = svg_texts(&svg);
+        assert!(texts.iter().any(|t| t == "#1 · 2025-12-31"), "{texts:?}");
+        assert!(texts.iter().any(|t| t == "#3 · 2026-01-02"), "{texts:?}");
+        Ok(())
+    }
+
+    /// Issue 24: log-scale charts had almost no y labels. They are labelled at the ticks
+    /// `ticks::log_ticks` picks, in human units.
+    #[test]
+    fn log_axis_is_labelled_at_readable_ticks() -> Result<(), ChartError> {
+        let labels = RunLabels::new(&runs(4));
+        let mut narrow = series(&[1000.0, 1200.0, 1800.0, 2000.0]);
+        narrow.change_points.clear();
+        let chart = render(&narrow, &labels, &[], "c", true)?;
+        assert!(chart.log_scale);
+        let texts = svg_texts(&chart.svg);
+        for label in ["1 µs", "1.4 µs", "2 µs"] {
+            assert!(texts.iter().any(|t| t == label), "{label} in {texts:?}");
+        }
+
+        let mut wide = series(&[10.0, 1e3, 1e5, 1e7]);
+        wide.change_points.clear();
+        let texts = svg_texts(&render(&wide, &labels, &[], "c", true)?.svg);
+        let y: Vec<&String> = texts.iter().filter(|t| !t.starts_with('#')).collect();
+        for label in [
+            "10 ns", "100 ns", "1 µs", "10 µs", "100 µs", "1 ms", "10 ms",
+        ] {
+            assert!(y.iter().any(|t| *t == label), "{label} in {y:?}");
+        }
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 //! | `/` | dashboard: suites, the newest run per suite and machine, its regressions against its baseline |
 //! | `/runs` | runs, filtered by suite, machine, branch and commit, paginated |
 //! | `/runs/{ref}` | one run: provenance, results, tags, annotations |
-//! | `/compare?base=&head=` | the before/after table with confidence intervals, noise floors, verdicts, geomean, markdown to copy |
+//! | `/compare?base=&head=` | the before/after table with confidence intervals, noise floors, verdicts, geomean, the annotations of the span compared, markdown to copy |
 //! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
 //! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
 //!
@@ -17,7 +17,7 @@
 //! Layers: the `harness` library reads the ledger and does every statistic
 //! ([`harness::compare`], and [`harness::noise`] with its change points from
 //! [`harness::changepoint`], the same ones `bench-run gate` uses), [`trend`] shapes
-//! histories, [`chart`] draws them, and the page modules only turn results into templates. [`app`] builds the whole router; `main` and the tests
+//! histories, [`chart`] draws them (log axes labelled at [`ticks`]), and the page modules only turn results into templates. [`app`] builds the whole router; `main` and the tests
 //! share it.
 //!
 //! ```no_run
@@ -51,6 +51,7 @@ mod extract;
 pub mod ingest;
 pub(crate) mod pages;
 pub mod synthetic;
+pub mod ticks;
 pub mod trend;
 mod view;
 

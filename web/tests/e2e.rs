@@ -1,7 +1,8 @@
 //! End to end: a ledger seeded by the real `bench-run`, the real `bench-web` on an ephemeral
 //! port, and real headless Chromium (Debian's `chromium`) loading the dashboard, a compare page
-//! and a trend page. Checks table content and chart sizes in the DOM Chromium built, and saves
-//! screenshots to `target/web-artifacts/`. Also pushes a run with `bench-run --push` to a
+//! and a trend page. Checks table content and chart sizes in the DOM Chromium built, that no
+//! page logs a console message (a script error or a content-security-policy violation), and
+//! saves screenshots to `target/web-artifacts/`. Also pushes a run with `bench-run --push` to a
 //! second `bench-web` that accepts ingest.
 //!
 //! Without `/usr/bin/chromium` (or `$CHROMIUM`) the browser test is skipped locally and fails
@@ -152,7 +153,8 @@ impl Drop for Server {
 }
 
 /// Runs Chromium headless on `url` with `mode` (`--dump-dom` or `--screenshot=...`) and returns
-/// its standard output.
+/// its standard output. Fails if the page logged anything to the console: the pages have no
+/// scripts, so a message there is a script error or a content-security-policy violation.
 fn chromium_run(chromium: &Path, url: &str, mode: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(chromium)
@@ -168,6 +170,9 @@ fn chromium_run(chromium: &Path, url: &str, mode: &str) -> String {
             "--disable-dev-shm-usage",
             "--hide-scrollbars",
             "--window-size=1280,2000",
+            // Console messages go to standard error as `...:INFO:CONSOLE:...`.
+            "--enable-logging=stderr",
+            "--v=0",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(mode)
@@ -205,6 +210,12 @@ fn chromium_run(chromium: &Path, url: &str, mode: &str) -> String {
     assert!(
         status.success(),
         "chromium {mode} {url} failed: {status}\n{err}"
+    );
+    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(
+        console.is_empty(),
+        "chromium {mode} {url}: the page logged to the console:\n{}",
+        console.join("\n")
     );
     out
 }
@@ -297,6 +308,10 @@ fn browser_dashboard_compare_and_trend() {
         ],
         &[],
     );
+    bench_run.run(
+        &["annotate", &bmf_runs[1].to_string(), "noisy neighbour"],
+        &[],
+    );
     // Hyperfine: the capture twice, then 3x slower (a regression on raw samples).
     let hyperfine = testdata("hyperfine/basic.json");
     let mut slower: serde_json::Value =
@@ -356,6 +371,13 @@ fn browser_dashboard_compare_and_trend() {
     assert!(dom.contains("Geometric mean"));
     assert!(dom.contains("<textarea id=\"markdown\""));
     assert!(dom.contains("regression"));
+    // Issue 24: the notes of the span compared, on the head and on a run in between.
+    assert!(
+        dom.contains("<h2 id=\"annotations-heading\">Annotations</h2>"),
+        "{dom}"
+    );
+    assert!(dom.contains("switched allocator &lt;jemalloc&gt;"), "{dom}");
+    assert!(dom.contains("noisy neighbour"), "{dom}");
     screenshot(&chromium, &server, &compare, "compare");
 
     // Trend: one chart per benchmark and metric, each with a size; the change point marked.
@@ -376,7 +398,24 @@ fn browser_dashboard_compare_and_trend() {
         "the +40% step is marked"
     );
     assert!(dom.contains("switched allocator &lt;jemalloc&gt;"));
+    // Issue 24: the x axis names each run (all six imports are of one commit, or none) and
+    // says what its labels are.
+    for run in &bmf_runs {
+        assert!(dom.contains(&format!("\n#{run} · ")), "run {run}: {dom}");
+    }
+    assert!(dom.contains(web::chart::X_AXIS_TITLE), "{dom}");
     screenshot(&chromium, &server, "/suites/demo", "trend");
+
+    // Log scale: the latency of bench_fib_10 (88 ns to 123 ns) labelled every 10 ns.
+    let dom = chromium_run(
+        &chromium,
+        &server.url("/suites/demo?scale=log"),
+        "--dump-dom",
+    );
+    for tick in ["90 ns", "100 ns", "110 ns", "120 ns"] {
+        assert!(dom.contains(&format!("\n{tick}\n</text>")), "{tick}: {dom}");
+    }
+    screenshot(&chromium, &server, "/suites/demo?scale=log", "trend-log");
 
     // The run page and the hyperfine trend (raw samples, seconds scaled).
     let dom = chromium_run(

@@ -304,6 +304,85 @@ async fn compare_page_has_the_before_after_table() {
     }
 }
 
+/// Issue 24: an annotation did not appear on the compare page. The page lists the notes on
+/// both runs and on the runs between them (same suite, the after run's machine, commit
+/// order), escaped, and the JSON carries them too.
+#[tokio::test]
+async fn compare_page_shows_the_annotations_it_spans() {
+    let (ledger, ids) = seeded().await;
+    ledger
+        .annotate(ids[0], "base: laptop on battery")
+        .await
+        .unwrap();
+    ledger
+        .annotate(ids[7], "head: new allocator")
+        .await
+        .unwrap();
+    ledger.annotate(ids[8], "m2 only").await.unwrap();
+    let app = app(AppState::new(ledger));
+
+    let r = get(&app, "/compare?base=baseline&head=8").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let b = &r.body;
+    assert!(
+        b.contains("<h2 id=\"annotations-heading\">Annotations</h2>"),
+        "{b}"
+    );
+    let listed: Vec<&str> = b
+        .split("<li><a href=\"/runs/")
+        .skip(1)
+        .filter_map(|item| item.split("</li>").next())
+        .collect();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(listed[0].starts_with("1\">run #1</a> <span class=\"tag\">before</span> <time>"));
+    assert!(
+        listed[0].ends_with(" base: laptop on battery"),
+        "{listed:?}"
+    );
+    assert!(listed[1].starts_with("3\">run #3</a> <span class=\"tag\">between</span>"));
+    assert!(
+        listed[1].ends_with(" kernel upgraded &#60;b&#62;between&#60;/b&#62; runs"),
+        "escaped: {listed:?}"
+    );
+    assert!(listed[2].starts_with("8\">run #8</a> <span class=\"tag\">after</span>"));
+    assert!(!b.contains("m2 only"), "another machine's note");
+    // Reversed, the same span.
+    let reversed = get(&app, "/compare?base=8&head=1").await;
+    assert_eq!(
+        reversed
+            .body
+            .matches("<span class=\"tag\">between</span>")
+            .count(),
+        1
+    );
+
+    // A span without notes has no section.
+    let quiet = get(&app, "/compare?base=4&head=5").await;
+    assert_eq!(quiet.status, StatusCode::OK);
+    assert!(
+        !quiet.body.contains("annotations-heading"),
+        "{}",
+        quiet.body
+    );
+
+    // Across machines: the base's own notes and the head machine's notes.
+    let cross = get(&app, "/compare?base=1&head=9").await;
+    assert!(cross.body.contains("base: laptop on battery"));
+    assert!(cross.body.contains("m2 only"));
+    assert!(!cross.body.contains("kernel upgraded"));
+
+    let json = get(&app, "/api/compare?base=baseline&head=8").await.json();
+    let notes = json["annotations"].as_array().unwrap();
+    assert_eq!(
+        notes
+            .iter()
+            .map(|n| n["run_id"].as_i64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 3, 8]
+    );
+    assert_eq!(notes[1]["text"], "kernel upgraded <b>between</b> runs");
+}
+
 #[tokio::test]
 async fn trend_page_draws_one_chart_per_benchmark() {
     let (app, _) = seeded_app().await;
@@ -332,17 +411,38 @@ async fn trend_page_draws_one_chart_per_benchmark() {
     // The annotation of run 3 is marked on the charts and listed, escaped.
     assert_eq!(b.matches("class=\"annotation\"").count(), 2);
     assert!(b.contains("Note on run #3: kernel upgraded &#60;b&#62;between&#60;/b&#62; runs"));
-    // Hover titles: run, commit, date, scaled value.
+    // Hover titles: run, commit and its date, when the run was recorded, scaled value.
+    let hovers: Vec<&str> = b
+        .split("<title>run #1 · ")
+        .skip(1)
+        .filter_map(|t| t.split("</title>").next())
+        .collect();
     assert!(
-        b.contains("<title>run #1 · 00000001ab · 2026-01-02 · 1.000 µs</title>"),
-        "{b}"
+        hovers
+            .iter()
+            .all(|h| h.starts_with("00000001ab committed 2026-01-02 · recorded 20")),
+        "{hovers:?}"
     );
-    // Units scaled on the axis.
+    assert!(
+        hovers.iter().any(|h| h.ends_with(" · 1.000 µs")),
+        "{hovers:?}"
+    );
+    // The x axis names runs and says so; units scaled on the y axis.
+    assert!(b.contains("\n#1 · "), "{b}");
+    assert!(b.contains(&format!("\n{}\n</text>", web::chart::X_AXIS_TITLE)));
     assert!(b.contains("µs\n</text>"));
 
     let log = get(&app, "/suites/demo?machine=m1&scale=log").await;
     assert_eq!(log.status, StatusCode::OK);
     assert!(log.body.contains("Linear scale</a>"));
+    // parse/small spans 1 µs to 1.3 µs: a fifth of a decade, labelled every 0.1 µs.
+    for tick in ["1 µs", "1.1 µs", "1.2 µs", "1.3 µs"] {
+        assert!(
+            log.body.contains(&format!("\n{tick}\n</text>")),
+            "{tick}: {}",
+            log.body
+        );
+    }
     let all = get(&app, "/suites/demo?machine=all").await;
     assert_eq!(all.body.matches("<svg id=\"chart-").count(), 2);
     assert!(all.body.contains("Machine: all machines"));

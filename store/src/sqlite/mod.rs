@@ -627,6 +627,40 @@ impl LedgerStore for SqliteStore {
         rows.iter().map(rows::run_annotation_from_row).collect()
     }
 
+    async fn annotations_between(
+        &self,
+        suite: &str,
+        machine_id: i64,
+        from: RunId,
+        to: RunId,
+    ) -> Result<Vec<RunAnnotation>, LedgerError> {
+        // Runs are ordered as in `trend`: commit time (recording time outside git), then id.
+        let rows = sqlx::query(
+            "WITH ends AS (
+                 SELECT COALESCE(git_commit_time, CAST(strftime('%s', created_at) AS INTEGER)) AS k, id
+                 FROM runs WHERE id IN (?3, ?4)
+             ),
+             lo AS (SELECT k, id FROM ends ORDER BY k, id LIMIT 1),
+             hi AS (SELECT k, id FROM ends ORDER BY k DESC, id DESC LIMIT 1),
+             noted AS (
+                 SELECT a.id AS note_id, a.run_id, a.created_at, a.text,
+                        COALESCE(r.git_commit_time, CAST(strftime('%s', r.created_at) AS INTEGER)) AS k
+                 FROM annotations a JOIN runs r ON r.id = a.run_id
+                 WHERE r.suite = ?1 AND r.machine_id = ?2
+             )
+             SELECT n.run_id, n.created_at, n.text FROM noted n, lo, hi
+             WHERE (n.k, n.run_id) >= (lo.k, lo.id) AND (n.k, n.run_id) <= (hi.k, hi.id)
+             ORDER BY n.k, n.run_id, n.note_id",
+        )
+        .bind(suite)
+        .bind(machine_id)
+        .bind(from)
+        .bind(to)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(rows::run_annotation_from_row).collect()
+    }
+
     async fn tag_history(&self) -> Result<Vec<(RunId, String)>, LedgerError> {
         Ok(sqlx::query_as("SELECT run_id, name FROM tags ORDER BY id")
             .fetch_all(&self.pool)

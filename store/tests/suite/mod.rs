@@ -626,6 +626,90 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
     assert!(l.suite_annotations("t", None).await.expect("t").is_empty());
 }
 
+/// The notes a comparison spans: annotations on the runs of one suite and machine from one run
+/// to another in commit order (the trend's order: commit time, recording time outside git,
+/// then id), whichever end comes first, and nothing from other suites or machines.
+pub async fn annotations_between_runs_follow_commit_order(f: &Fixture) {
+    let l = &f.ledger;
+    let record = |suite: &'static str, machine: &'static str, time: Option<i64>| {
+        let mut run = small_run(suite, machine, 1.0);
+        run.provenance.git.commit_time = time;
+        async move { l.record_run(&run).await.expect("record") }
+    };
+    let r1 = record("s", "m1", Some(100)).await;
+    let r2 = record("s", "m1", Some(200)).await;
+    let r3 = record("s", "m1", Some(300)).await;
+    // Recorded later, committed between r1 and r2.
+    let backfill = record("s", "m1", Some(150)).await;
+    // The same commit time as r2, recorded after it: after r2 in commit order.
+    let tie = record("s", "m1", Some(200)).await;
+    let other_machine = record("s", "m2", Some(250)).await;
+    let other_suite = record("t", "m1", Some(200)).await;
+    // Outside git: ordered by when it was recorded (now), after every commit above.
+    let no_git = record("s", "m1", None).await;
+    for (run, text) in [
+        (r2, "two a"),
+        (r1, "one"),
+        (r3, "three"),
+        (backfill, "backfill"),
+        (tie, "tie"),
+        (other_machine, "other machine"),
+        (other_suite, "other suite"),
+        (no_git, "no git"),
+        (r2, "two b"),
+    ] {
+        l.annotate(run, text).await.expect("annotate");
+    }
+    let machines = l.machines(Some("s")).await.expect("machines");
+    let (m1, m2) = (machines[0].id, machines[1].id);
+    let between = |suite: &'static str, machine: i64, from: RunId, to: RunId| async move {
+        l.annotations_between(suite, machine, from, to)
+            .await
+            .expect("annotations between")
+            .into_iter()
+            .map(|a| (a.run_id, a.text))
+            .collect::<Vec<_>>()
+    };
+    let notes = |pairs: &[(RunId, &str)]| {
+        pairs
+            .iter()
+            .map(|&(run, text)| (run, text.to_owned()))
+            .collect::<Vec<_>>()
+    };
+    let r1_to_r2 = notes(&[
+        (r1, "one"),
+        (backfill, "backfill"),
+        (r2, "two a"),
+        (r2, "two b"),
+    ]);
+    assert_eq!(between("s", m1, r1, r2).await, r1_to_r2);
+    assert_eq!(between("s", m1, r2, r1).await, r1_to_r2, "either order");
+    assert_eq!(
+        between("s", m1, r2, r3).await,
+        notes(&[(r2, "two a"), (r2, "two b"), (tie, "tie"), (r3, "three")])
+    );
+    assert_eq!(
+        between("s", m1, r3, no_git).await,
+        notes(&[(r3, "three"), (no_git, "no git")])
+    );
+    assert_eq!(
+        between("s", m1, r2, 9_999).await,
+        notes(&[(r2, "two a"), (r2, "two b")]),
+        "a missing end counts as the other"
+    );
+    assert!(between("s", m1, 9_998, 9_999).await.is_empty());
+    // The ends place the span; the notes come from the machine and suite asked for.
+    assert_eq!(
+        between("s", m2, r1, r3).await,
+        notes(&[(other_machine, "other machine")])
+    );
+    assert_eq!(
+        between("t", m1, r1, r3).await,
+        notes(&[(other_suite, "other suite")])
+    );
+    assert!(between("s", m2, r1, r2).await.is_empty());
+}
+
 /// Every table holds a row; every way of changing or removing one is refused by the database
 /// itself, and the stored run reads back unchanged.
 pub async fn every_table_refuses_update_and_delete(f: &Fixture) {

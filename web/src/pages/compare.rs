@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
 use harness::compare::{self, CompareConfig, Comparison, Mismatch, Row, Verdict};
-use harness::ledger::{RunFilter, StoredRun};
+use harness::ledger::{RunAnnotation, RunFilter, StoredRun};
 use harness::model::metric;
 use harness::report::{self, format};
 use serde::Deserialize;
@@ -38,6 +38,8 @@ pub struct Loaded {
     /// Set when one run is a `--quick` run and the other is not.
     pub quick_warning: Option<String>,
     pub config: CompareConfig,
+    /// What was noted on the two runs and on the runs between them ([`annotations`]).
+    pub annotations: Vec<RunAnnotation>,
 }
 
 /// Resolves `base` and `head` (head first; base narrowed to head's suite, as `bench-run
@@ -63,6 +65,7 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     let comparison = harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
     let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
     let quick_warning = harness::quick::mixing_warning(&base, &head);
+    let annotations = annotations(state, &base, &head).await?;
     Ok(Loaded {
         base,
         head,
@@ -70,7 +73,34 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
         mismatches,
         quick_warning,
         config,
+        annotations,
     })
+}
+
+/// The notes a comparison spans: those on the runs of the head's suite on the head's machine
+/// from `base` to `head` in commit order (an annotation such as "kernel upgraded" on a run in
+/// between explains a step as well as one on either end), and the base's own notes when the
+/// base is not among those runs (another machine or suite).
+async fn annotations(
+    state: &AppState,
+    base: &StoredRun,
+    head: &StoredRun,
+) -> Result<Vec<RunAnnotation>, AppError> {
+    let mut notes = state
+        .ledger()
+        .annotations_between(&head.provenance.suite, head.machine_id, base.id, head.id)
+        .await?;
+    let base_in_span =
+        base.provenance.suite == head.provenance.suite && base.machine_id == head.machine_id;
+    if !base_in_span {
+        let own = base.annotations.iter().map(|a| RunAnnotation {
+            run_id: base.id,
+            created_at: a.created_at.clone(),
+            text: a.text.clone(),
+        });
+        notes.splice(0..0, own);
+    }
+    Ok(notes)
 }
 
 /// `/api/compare`: `bench-run compare --format json`, plus the ways the runs differ.
@@ -95,6 +125,11 @@ pub async fn compare_view_json(
         obj.insert(
             "threshold_pct".to_owned(),
             serde_json::json!(loaded.config.threshold_pct),
+        );
+        obj.insert(
+            "annotations".to_owned(),
+            serde_json::to_value(&loaded.annotations)
+                .map_err(|e| AppError::Internal(e.to_string()))?,
         );
     }
     Ok(doc)
@@ -162,6 +197,34 @@ pub const fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
+/// An annotation as listed on the compare page.
+pub struct NoteView {
+    pub run_id: i64,
+    pub run_href: String,
+    /// `before`, `after`, or `between` for a run in between.
+    pub role: &'static str,
+    pub text: String,
+    pub written: String,
+}
+
+impl NoteView {
+    fn new(note: &RunAnnotation, base: &StoredRun, head: &StoredRun) -> Self {
+        Self {
+            run_id: note.run_id,
+            run_href: view::run_href(note.run_id),
+            role: if note.run_id == base.id {
+                "before"
+            } else if note.run_id == head.id {
+                "after"
+            } else {
+                "between"
+            },
+            text: note.text.clone(),
+            written: view::datetime(&note.created_at),
+        }
+    }
+}
+
 /// A run as named in the compare header.
 pub struct RunLabel {
     pub id: i64,
@@ -207,6 +270,7 @@ struct ComparePage {
     /// Same executable, busy machine: what to know before reading the table.
     notes: Vec<String>,
     quick_warning: Option<String>,
+    annotations: Vec<NoteView>,
     markdown: String,
 }
 
@@ -293,6 +357,11 @@ async fn compare_page(
         mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
         notes: report::comparison_notes(c, &loaded.base, &loaded.head),
         quick_warning: loaded.quick_warning.clone(),
+        annotations: loaded
+            .annotations
+            .iter()
+            .map(|n| NoteView::new(n, &loaded.base, &loaded.head))
+            .collect(),
         markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
         threshold: format!("{}", loaded.config.threshold_pct),
         base_ref,
