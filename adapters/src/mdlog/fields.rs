@@ -123,8 +123,8 @@ impl MachineLines {
 ///
 /// `CPU: Intel(R) Xeon(R) W-2295 CPU @ 3.00GHz (18c/36t)` gives the model and the core counts
 /// (logical cores are 0 when the line does not say); `OS: Linux 5.15.0-156-generic x86_64
-/// GNU/Linux` (`uname -srmo`) gives the kernel release and architecture, and is kept whole as
-/// the OS. A log names its machine loosely (the core counts and the OS line's last word come
+/// GNU/Linux` (`uname -srmo`) gives the kernel release, the architecture and the OS (`GNU/Linux`,
+/// else the kernel's name); an OS line of another shape is kept whole as the OS. A log names its machine loosely (the core counts and the OS line's last word come
 /// and go between entries of one machine), so the fingerprint hashes only the CPU model, the
 /// architecture and the kernel's name, under a prefix that no machine bench-run measured
 /// hashes.
@@ -137,9 +137,17 @@ pub(super) fn machine(cpu: &str, os: &str) -> Machine {
         None => (cpu.trim(), None),
     };
     let words: Vec<&str> = os.split_whitespace().collect();
-    let (kernel, arch) = match words.as_slice() {
-        [_, release, arch, ..] if ARCHES.contains(arch) => ((*release).to_owned(), *arch),
-        _ => (String::new(), ""),
+    let (os_name, kernel, arch) = match words.as_slice() {
+        [name, release, arch, rest @ ..] if ARCHES.contains(arch) => (
+            if rest.is_empty() {
+                (*name).to_owned()
+            } else {
+                rest.join(" ")
+            },
+            (*release).to_owned(),
+            *arch,
+        ),
+        _ => (os.trim().to_owned(), String::new(), ""),
     };
     let kernel_name = words.first().copied().unwrap_or_default();
     let mut hasher = Sha256::new();
@@ -151,7 +159,7 @@ pub(super) fn machine(cpu: &str, os: &str) -> Machine {
         physical_cores: cores.map(|(physical, _)| physical),
         logical_cores: cores.map_or(0, |(_, logical)| logical),
         memory_bytes: None,
-        os: os.trim().to_owned(),
+        os: os_name,
         kernel,
         arch: arch.to_owned(),
         testbed: None,
@@ -169,10 +177,10 @@ fn core_counts(text: &str) -> Option<(u32, u32)> {
 /// The toolchain of a `- Rust:` line such as `rustc 1.90.0, cargo 1.90.0` or `rustc 1.90.0
 /// (1159e78c4 2025-09-14)`.
 ///
-/// The line is kept whole as `rustc_verbose`; the fingerprint hashes it with the cargo part as
-/// bench-run hashes `rustc -vV` and `cargo -V`, so two entries that name their toolchain alike
-/// share it (and never match a toolchain bench-run read, whose `rustc -vV` is longer). The host
-/// is not known.
+/// The line without its cargo part is kept as `rustc_verbose`; the fingerprint hashes it with
+/// the cargo part as bench-run hashes `rustc -vV` and `cargo -V`, so two entries that name their
+/// toolchain alike share it (and never match a toolchain bench-run read, whose `rustc -vV` is
+/// several lines). The host is not known.
 pub(super) fn toolchain(text: &str) -> Result<Toolchain, String> {
     let text = text.trim();
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
@@ -201,15 +209,21 @@ pub(super) fn toolchain(text: &str) -> Result<Toolchain, String> {
         .find(|p| p.starts_with("cargo"))
         .map(|p| (*p).to_owned())
         .unwrap_or_default();
+    let rustc_verbose = parts
+        .iter()
+        .filter(|p| !p.starts_with("cargo"))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut hasher = Sha256::new();
-    hasher.update(format!("{text}\0{cargo_version}"));
+    hasher.update(format!("{rustc_verbose}\0{cargo_version}"));
     Ok(Toolchain {
         fingerprint: hex(&hasher.finalize()[..8]),
         rustc_version: version.to_owned(),
         rustc_commit,
         host: String::new(),
         llvm_version: None,
-        rustc_verbose: text.to_owned(),
+        rustc_verbose,
         cargo_version,
     })
 }
@@ -407,13 +421,14 @@ mod tests {
             (a.kernel.as_str(), a.arch.as_str()),
             ("5.15.0-156-generic", "x86_64")
         );
-        assert_eq!(a.os, "Linux 5.15.0-156-generic x86_64 GNU/Linux");
+        assert_eq!(a.os, "GNU/Linux");
         // The same machine described without core counts and `GNU/Linux`: the same fingerprint.
         let b = machine(
             "Intel(R) Xeon(R) W-2295 CPU @ 3.00GHz",
             "Linux 5.15.0-156-generic x86_64",
         );
         assert_eq!((b.physical_cores, b.logical_cores), (None, 0));
+        assert_eq!(b.os, "Linux");
         assert_eq!(a.fingerprint, b.fingerprint);
         assert_eq!(a.fingerprint.len(), 16);
         let other = machine("AMD EPYC 7763 (64c/128t)", "Linux 6.1 x86_64");
@@ -421,11 +436,12 @@ mod tests {
         let odd = machine("Apple M2 (fast)", "macOS 14");
         assert_eq!(odd.cpu_model, "Apple M2 (fast)");
         assert_eq!((odd.kernel.as_str(), odd.arch.as_str()), ("", ""));
+        assert_eq!(odd.os, "macOS 14");
 
         let t = toolchain("rustc 1.90.0, cargo 1.90.0").unwrap();
         assert_eq!(t.rustc_version, "1.90.0");
         assert_eq!(t.cargo_version, "cargo 1.90.0");
-        assert_eq!(t.rustc_verbose, "rustc 1.90.0, cargo 1.90.0");
+        assert_eq!(t.rustc_verbose, "rustc 1.90.0");
         assert_eq!(t.rustc_commit, None);
         let c = toolchain("rustc 1.91.0-nightly (1159e78c4 2025-09-14)").unwrap();
         assert_eq!(c.rustc_version, "1.91.0-nightly");

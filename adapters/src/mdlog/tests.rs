@@ -117,7 +117,7 @@ fn the_first_entry_in_detail() {
         (p.machine.physical_cores, p.machine.logical_cores),
         (Some(18), 36)
     );
-    assert_eq!(p.machine.os, "Linux 5.15.0-156-generic x86_64 GNU/Linux");
+    assert_eq!(p.machine.os, "GNU/Linux");
     assert_eq!(
         (p.machine.kernel.as_str(), p.machine.arch.as_str()),
         ("5.15.0-156-generic", "x86_64")
