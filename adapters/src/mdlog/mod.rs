@@ -4,7 +4,7 @@
 //! ```text
 //! # MBT — Benchmark Results (APPEND-ONLY)          <- preamble: skipped
 //! ---
-//! ## TEMPLATE ENTRY                                <- a heading with "template": skipped, reported
+//! ## TEMPLATE ENTRY                                <- "template", no date, no result: skipped
 //! ---
 //! ## 2026-02-14 — `mathldbt_transport` (criterion, local)   <- an entry: a level-2 heading
 //! Date (UTC): 2026-02-14T17:26:18Z                 <- the run's recording time

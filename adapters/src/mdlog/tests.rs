@@ -646,6 +646,20 @@ fn tolerated_variations() {
     );
 }
 
+/// Only the log's own template is skipped: an entry about a template benchmark is read, and a
+/// template someone filled in halfway is an entry that cannot be read.
+#[test]
+fn templates_are_told_from_entries() {
+    let text =
+        entry_with("Results (median):\n\n- `render`: 3 ms").replace("(local)", "template_render");
+    let log = parse(text.as_bytes()).unwrap();
+    assert_eq!((log.runs.len(), log.skipped.len()), (1, 0));
+    let filled = "## TEMPLATE ENTRY\n\nDate (UTC): 2026-02-14T00:00:00Z\n";
+    let log = parse_lenient(filled.as_bytes()).unwrap();
+    assert!(log.skipped.is_empty());
+    assert_eq!(log.unreadable[0].title, "TEMPLATE ENTRY");
+}
+
 #[test]
 fn many_results_are_bounded_by_the_input() {
     let lines: String = (0..50_000).map(|i| format!("- `b{i}`: {i} ns\n")).collect();
