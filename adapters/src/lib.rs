@@ -2,7 +2,7 @@
 //!
 //! Tool output -> the result model.
 //!
-//! Each adapter is a pure parser from the bytes a benchmarking tool wrote to
+//! Each adapter is a pure parser from the bytes a benchmarking tool (or a person) wrote to
 //! [`Measurement`](crate::model::Measurement)s. Only [`criterion::read_dir`] and [`read_input`]
 //! touch the file system, and both bound the work they do.
 //!
@@ -14,6 +14,7 @@
 //! | [`hyperfine`] | `hyperfine --export-json` | `time`, ns | yes (one run each) |
 //! | [`gungraun`] | gungraun 0.20 `summary.json` (`--save-summary=json`) or `--output-format=json` | `instructions`, `estimated_cycles`, `l1_hits`, ... counts | no (exact values) |
 //! | [`libtest`] | `cargo +nightly bench` stdout of `#[bench]` functions (`ns/iter (+/- ...)` lines) | `time`, ns (median; `+/-` kept as the range) | no |
+//! | [`mdlog`] | a hand-kept markdown log (`BENCHMARKS.md`, seed 002's layout): one run per entry and suite, with its date, machine, toolchain and commands | `time`, ns (median; `~` kept as `approximate_median`); `bytes`; other columns by name | no |
 //!
 //! Every adapter is tested on real captured output under `adapters/testdata/<format>/` (each folder
 //! has a `make.sh` that regenerates its capture) and on hostile input: truncation at every byte,
@@ -54,6 +55,7 @@ pub mod criterion;
 pub mod gungraun;
 pub mod hyperfine;
 pub mod libtest;
+pub mod mdlog;
 
 /// Largest file an adapter reads (64 MiB). Real tool output is orders of magnitude smaller.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -121,6 +123,48 @@ pub enum AdapterError {
         /// Which input.
         what: String,
     },
+    /// Lines of a hand-written input (a markdown log) that cannot be read, each with its line
+    /// number. The input is refused whole: nothing of it is taken.
+    #[error("{what}: {}", list_problems(problems, *not_listed))]
+    Unreadable {
+        /// Which input.
+        what: String,
+        /// The problems, by line.
+        problems: Vec<LineProblem>,
+        /// How many more problems were found but not kept (a garbage file has one per line).
+        not_listed: usize,
+    },
+}
+
+/// A line of hand-written input that cannot be read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineProblem {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong, as a sentence.
+    pub problem: String,
+}
+
+impl std::fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.problem)
+    }
+}
+
+/// The message of [`AdapterError::Unreadable`]: one problem per line.
+fn list_problems(problems: &[LineProblem], not_listed: usize) -> String {
+    let count = problems.len() + not_listed;
+    let mut out = format!(
+        "refused whole, nothing imported: {count} problem{}",
+        if count == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        out.push_str(&format!("\n  {p}"));
+    }
+    if not_listed > 0 {
+        out.push_str(&format!("\n  ... and {not_listed} more"));
+    }
+    out
 }
 
 impl AdapterError {

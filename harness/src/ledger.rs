@@ -3,9 +3,9 @@
 
 pub use bench_store::copy::{CopyProgress, CopyReport, copy_ledger};
 pub use bench_store::{
-    Annotation, BUSY_TIMEOUT, IngestKey, Ingested, Ledger, LedgerError, LedgerStore, Location,
-    MachineSummary, Pairing, PairingPlan, RunAnnotation, RunFilter, RunId, RunSummary, StoredRun,
-    SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
+    Annotation, BUSY_TIMEOUT, DatedRun, IngestKey, Ingested, Ledger, LedgerError, LedgerStore,
+    Location, MachineSummary, Pairing, PairingPlan, RunAnnotation, RunFilter, RunId, RunSummary,
+    StoredRun, SuiteSummary, TrendData, TrendRun, TrendSeries, TrendValue,
 };
 use std::path::{Path, PathBuf};
 

@@ -12,7 +12,7 @@
 //! - [`conditions`] reads how busy the machine was while a suite ran (`/proc`; pure parsers and a
 //!   small sampler).
 //! - [`adapter`] parses tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun,
-//!   libtest) into the [`model`] (pure; the `bench-adapters` crate).
+//!   libtest) and hand-kept markdown logs into the [`model`] (pure; the `bench-adapters` crate).
 //! - [`ledger`] is the append-only store ([`bench_store`]: SQLite or PostgreSQL behind one
 //!   trait) and where it lives by default (I/O); [`judge`] reads two stored runs and their
 //!   history and hands them to [`compare`].

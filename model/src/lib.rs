@@ -1,7 +1,8 @@
 //! The result model: what one benchmark run produced, independent of the tool that produced it.
 //!
-//! Adapters turn tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun, libtest) into
-//! [`Measurement`]s; the ledger stores them with a [`RunProvenance`]; comparisons read them back.
+//! Adapters turn tool output (criterion, cargo-criterion, BMF, hyperfine, gungraun, libtest, a
+//! hand-kept markdown log) into [`Measurement`]s; the ledger stores them with a
+//! [`RunProvenance`]; comparisons read them back.
 //!
 //! Every enum that is persisted carries an explicit, permanent integer code (`code()` /
 //! `from_code()`); the codes are pinned by a test so a refactor cannot silently change what is
@@ -45,7 +46,8 @@ impl Direction {
     }
 }
 
-/// A summary statistic of a benchmark's measured times, as criterion (or libtest) reports them.
+/// A summary statistic of a benchmark's measured times, as criterion (or libtest, or a log) reports
+/// them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Statistic {
@@ -63,17 +65,22 @@ pub enum Statistic {
     /// taken after it winsorizes its samples at the 5th and 95th percentiles). A spread of the
     /// samples, not an interval around an estimate: its [`Estimate`] is a point.
     Range,
+    /// A median known only approximately: a hand-kept log wrote it with `~` (`~14.99 µs`).
+    /// The value as written (converted to the result's unit); how far off it may be is not
+    /// known, so its [`Estimate`] is a point.
+    ApproximateMedian,
 }
 
 impl Statistic {
     /// All statistics, in display order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Mean,
         Self::Median,
         Self::Slope,
         Self::StdDev,
         Self::MedianAbsDev,
         Self::Range,
+        Self::ApproximateMedian,
     ];
 
     /// Permanent storage code.
@@ -86,6 +93,7 @@ impl Statistic {
             Self::StdDev => 4,
             Self::MedianAbsDev => 5,
             Self::Range => 6,
+            Self::ApproximateMedian => 7,
         }
     }
 
@@ -99,6 +107,7 @@ impl Statistic {
             4 => Some(Self::StdDev),
             5 => Some(Self::MedianAbsDev),
             6 => Some(Self::Range),
+            7 => Some(Self::ApproximateMedian),
             _ => None,
         }
     }
@@ -113,6 +122,7 @@ impl Statistic {
             Self::StdDev => "std_dev",
             Self::MedianAbsDev => "median_abs_dev",
             Self::Range => "range",
+            Self::ApproximateMedian => "approximate_median",
         }
     }
 }
@@ -459,6 +469,9 @@ pub enum RunSource {
     AbHead,
     /// `import libtest FILE`: `cargo +nightly bench` output of `#[bench]` functions.
     ImportLibtest,
+    /// `import markdown-log FILE`: an entry of a hand-kept markdown log (BENCHMARKS.md); the
+    /// run's recording time is the entry's date.
+    ImportMarkdownLog,
 }
 
 impl RunSource {
@@ -477,6 +490,7 @@ impl RunSource {
             Self::AbBase => 9,
             Self::AbHead => 10,
             Self::ImportLibtest => 11,
+            Self::ImportMarkdownLog => 12,
         }
     }
 
@@ -495,6 +509,7 @@ impl RunSource {
             9 => Some(Self::AbBase),
             10 => Some(Self::AbHead),
             11 => Some(Self::ImportLibtest),
+            12 => Some(Self::ImportMarkdownLog),
             _ => None,
         }
     }
@@ -514,6 +529,7 @@ impl RunSource {
             Self::AbBase => "ab-base",
             Self::AbHead => "ab-head",
             Self::ImportLibtest => "import-libtest",
+            Self::ImportMarkdownLog => "import-markdown-log",
         }
     }
 }
@@ -865,6 +881,7 @@ mod tests {
             (Statistic::StdDev, 4),
             (Statistic::MedianAbsDev, 5),
             (Statistic::Range, 6),
+            (Statistic::ApproximateMedian, 7),
         ];
         for (value, code) in stats {
             assert_eq!(value.code(), code);
@@ -902,14 +919,15 @@ mod tests {
             (RunSource::AbBase, 9),
             (RunSource::AbHead, 10),
             (RunSource::ImportLibtest, 11),
+            (RunSource::ImportMarkdownLog, 12),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
             assert_eq!(RunSource::from_code(code), Some(value));
         }
         assert_eq!(Direction::from_code(0), None);
-        assert_eq!(Statistic::from_code(7), None);
-        assert_eq!(RunSource::from_code(12), None);
+        assert_eq!(Statistic::from_code(8), None);
+        assert_eq!(RunSource::from_code(13), None);
     }
 
     #[test]

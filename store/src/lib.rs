@@ -49,7 +49,7 @@ pub use bench_model::{History, HistoryPoint, MetricKey, RunId};
 pub use error::LedgerError;
 pub use location::Location;
 pub use types::{
-    Annotation, IngestKey, Ingested, MachineSummary, PairIngested, Pairing, PairingPlan,
+    Annotation, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested, Pairing, PairingPlan,
     RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun,
     TrendSeries, TrendValue,
 };
@@ -87,6 +87,20 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// [`LedgerStore::record_run`]. Nothing is stored on error.
     async fn record_run_once(&self, run: &NewRun, key: &IngestKey)
     -> Result<Ingested, LedgerError>;
+
+    /// Records a run measured before it is recorded (an entry of a hand-kept log) with
+    /// [`DatedRun::recorded_at`] as its recording time and its notes as annotations of that
+    /// time, once per idempotency key, in one transaction, as [`LedgerStore::record_run_once`]
+    /// records a pushed run.
+    ///
+    /// # Errors
+    /// [`LedgerError::Invalid`] when `recorded_at` is not a time in the ledger's form or a note
+    /// is empty; otherwise as [`LedgerStore::record_run_once`]. Nothing is stored on error.
+    async fn record_dated_run_once(
+        &self,
+        run: &DatedRun,
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError>;
 
     /// Records the pushed sides of a paired A/B run and their pairing once per idempotency key,
     /// in one transaction, as [`LedgerStore::record_run_once`] records one run (the key is kept
@@ -405,12 +419,31 @@ impl Ledger {
     }
 }
 
+/// How the ledger writes times: RFC 3339, UTC, milliseconds (`2026-02-14T17:26:18.000Z`).
+const TIME_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
+    "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+);
+
 /// The current time as the ledger writes it: RFC 3339, UTC, milliseconds.
 pub(crate) fn now_rfc3339() -> String {
     let now = time::OffsetDateTime::now_utc();
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    now.format(&format)
+    now.format(TIME_FORMAT)
         .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}
+
+/// Checks a [`DatedRun`]: a time in the ledger's own form (what both engines sort and the trend
+/// query parses), notes with text, and the run itself.
+pub(crate) fn check_dated_run(dated: &DatedRun) -> Result<(), LedgerError> {
+    rows::check_new_run(&dated.run)?;
+    if time::PrimitiveDateTime::parse(&dated.recorded_at, TIME_FORMAT).is_err() {
+        return Err(LedgerError::Invalid(format!(
+            "a run's recording time is written like 2026-02-14T17:26:18.000Z (UTC, \
+             milliseconds), got {:?}",
+            dated.recorded_at.chars().take(40).collect::<String>()
+        )));
+    }
+    for note in &dated.notes {
+        rows::check_annotation(note)?;
+    }
+    Ok(())
 }

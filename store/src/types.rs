@@ -1,6 +1,6 @@
 //! What the store's operations take and return: plain data, no database types.
 
-use bench_model::{Direction, Measurement, RunId, RunProvenance, RunSource};
+use bench_model::{Direction, Measurement, NewRun, RunId, RunProvenance, RunSource};
 use serde::Serialize;
 
 pub use bench_model::{Annotation, RunSummary, StoredRun};
@@ -238,4 +238,17 @@ pub struct Ingested {
     pub id: RunId,
     /// Whether it was recorded now (`false`: an earlier push with the same key recorded it).
     pub created: bool,
+}
+
+/// A run measured before it is recorded, such as an entry of a hand-kept log: recorded with the
+/// time it was measured instead of the time of recording, and with its notes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatedRun {
+    /// The run.
+    pub run: NewRun,
+    /// When it was measured, in the form the ledger writes times (RFC 3339, UTC, milliseconds:
+    /// `2026-02-14T17:26:18.000Z`); stored as the run's `created_at`.
+    pub recorded_at: String,
+    /// Notes kept with the run as annotations written at `recorded_at`, in this order.
+    pub notes: Vec<String>,
 }

@@ -18,6 +18,7 @@ on_both_engines!(
     every_table_refuses_update_and_delete,
     concurrent_writers_lose_nothing,
     pushes_are_recorded_once_per_key,
+    dated_runs_keep_their_time_and_notes_once_per_key,
     concurrent_pushes_with_one_key_record_one_run,
     pair_pushes_are_recorded_once_per_key,
     a_newer_schema_is_refused,

@@ -9,9 +9,9 @@
 
 use crate::rows::{self, Cols, check_new_run};
 use crate::{
-    Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
-    MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId,
-    RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    Annotation, BUSY_TIMEOUT, DatedRun, History, IngestKey, Ingested, LedgerError, LedgerStore,
+    Location, MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy,
+    RunFilter, RunId, RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Measurement, NewRun, RunSource};
@@ -47,6 +47,45 @@ fn newest_known_migration() -> i64 {
 }
 
 impl PostgresStore {
+    /// Records a checked run with its recording time and notes under `key`, unless the key
+    /// recorded it already (see [`LedgerStore::record_run_once`]).
+    async fn record_once(
+        &self,
+        run: &NewRun,
+        created_at: &str,
+        notes: &[String],
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        key.check()?;
+        let mut tx = self.pool.begin().await?;
+        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut *tx, key).await?)? {
+            return Ok(earlier);
+        }
+        let id = insert_run(
+            &mut tx,
+            run.source,
+            &run.provenance,
+            &run.measurements,
+            created_at,
+        )
+        .await?;
+        for text in notes {
+            let note = Annotation {
+                created_at: created_at.to_owned(),
+                text: text.clone(),
+            };
+            insert_annotation(&mut tx, id, &note).await?;
+        }
+        // A concurrent push with this key may have claimed it since the lookup: its run wins.
+        if !claim_key(&mut tx, key, id).await? {
+            tx.rollback().await?;
+            return rows::earlier_push(key, stored_key(&self.pool, key).await?)?
+                .ok_or_else(|| vanished(key));
+        }
+        tx.commit().await?;
+        Ok(Ingested { id, created: true })
+    }
+
     /// Connects to the database at `url`, migrating it if needed. The database must exist (a
     /// server's administrator creates it); its tables are created here.
     ///
@@ -232,19 +271,17 @@ impl LedgerStore for PostgresStore {
         key: &IngestKey,
     ) -> Result<Ingested, LedgerError> {
         check_new_run(run)?;
-        key.check()?;
-        let mut tx = self.pool.begin().await?;
-        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut *tx, key).await?)? {
-            return Ok(earlier);
-        }
-        let id = insert_new_run(&mut tx, run).await?;
-        if !claim_key(&mut tx, key, id).await? {
-            tx.rollback().await?;
-            return rows::earlier_push(key, stored_key(&self.pool, key).await?)?
-                .ok_or_else(|| vanished(key));
-        }
-        tx.commit().await?;
-        Ok(Ingested { id, created: true })
+        self.record_once(run, &now_rfc3339(), &[], key).await
+    }
+
+    async fn record_dated_run_once(
+        &self,
+        dated: &DatedRun,
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        crate::check_dated_run(dated)?;
+        self.record_once(&dated.run, &dated.recorded_at, &dated.notes, key)
+            .await
     }
 
     async fn record_pair_once(

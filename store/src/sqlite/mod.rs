@@ -6,9 +6,9 @@
 
 use crate::rows::{self, Cols, check_new_run, json_text};
 use crate::{
-    Annotation, BUSY_TIMEOUT, History, IngestKey, Ingested, LedgerError, LedgerStore, Location,
-    MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId,
-    RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    Annotation, BUSY_TIMEOUT, DatedRun, History, IngestKey, Ingested, LedgerError, LedgerStore,
+    Location, MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy,
+    RunFilter, RunId, RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
 use bench_model::{Measurement, NewRun, RunSource};
@@ -42,6 +42,48 @@ fn newest_known_migration() -> i64 {
 }
 
 impl SqliteStore {
+    /// Records a checked run with its recording time and notes under `key`, unless the key
+    /// recorded it already (see [`LedgerStore::record_run_once`]).
+    async fn record_once(
+        &self,
+        run: &NewRun,
+        created_at: &str,
+        notes: &[String],
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        key.check()?;
+        // The write lock is taken first, so a concurrent push with this key waits and then
+        // finds it.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut tx, key).await?)? {
+            return Ok(earlier);
+        }
+        let id = insert_run(
+            &mut tx,
+            run.source,
+            &run.provenance,
+            &run.measurements,
+            created_at,
+        )
+        .await?;
+        for text in notes {
+            let note = Annotation {
+                created_at: created_at.to_owned(),
+                text: text.clone(),
+            };
+            insert_annotation(&mut tx, id, &note).await?;
+        }
+        sqlx::query(
+            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES (?, ?, ?)",
+        )
+        .bind(&key.key)
+        .bind(id)
+        .bind(&key.content_sha256)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Ingested { id, created: true })
+    }
     /// Opens (creating and migrating if needed) the ledger file at `path`.
     ///
     /// # Errors
@@ -273,24 +315,17 @@ impl LedgerStore for SqliteStore {
         key: &IngestKey,
     ) -> Result<Ingested, LedgerError> {
         check_new_run(run)?;
-        key.check()?;
-        // The write lock is taken first, so a concurrent push with this key waits and then
-        // finds it.
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        if let Some(earlier) = rows::earlier_push(key, stored_key(&mut tx, key).await?)? {
-            return Ok(earlier);
-        }
-        let id = insert_new_run(&mut tx, run).await?;
-        sqlx::query(
-            "INSERT INTO ingest_keys (idempotency_key, run_id, content_sha256) VALUES (?, ?, ?)",
-        )
-        .bind(&key.key)
-        .bind(id)
-        .bind(&key.content_sha256)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Ingested { id, created: true })
+        self.record_once(run, &now_rfc3339(), &[], key).await
+    }
+
+    async fn record_dated_run_once(
+        &self,
+        dated: &DatedRun,
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        crate::check_dated_run(dated)?;
+        self.record_once(&dated.run, &dated.recorded_at, &dated.notes, key)
+            .await
     }
 
     async fn record_pair_once(

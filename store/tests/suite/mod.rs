@@ -3,7 +3,9 @@
 
 use crate::engines::Fixture;
 use bench_model::*;
-use bench_store::{IngestKey, Ingested, LedgerError, PairIngested, PairingPlan, RunFilter, RunId};
+use bench_store::{
+    DatedRun, IngestKey, Ingested, LedgerError, PairIngested, PairingPlan, RunFilter, RunId,
+};
 use std::collections::BTreeMap;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,
@@ -879,6 +881,98 @@ pub async fn pushes_are_recorded_once_per_key(f: &Fixture) {
     assert!(second.created && second.id != first.id);
     assert_eq!(f.count("runs").await, 2);
     assert_eq!(f.count("ingest_keys").await, 2);
+}
+
+/// A run measured in the past (an entry of a hand-kept log) keeps its own time, as the
+/// recording time and in the trend's order, and its notes, written at that time; it is recorded
+/// once per key; a time not in the ledger's form or an empty note stores nothing.
+pub async fn dated_runs_keep_their_time_and_notes_once_per_key(f: &Fixture) {
+    let l = &f.ledger;
+    let now = l.record_run(&small_run("s", "m", 2.0)).await.expect("now");
+    let mut run = small_run("s", "m", 1.0);
+    run.source = RunSource::ImportMarkdownLog;
+    run.measurements[0]
+        .statistics
+        .insert(Statistic::ApproximateMedian, Estimate::point(1.0));
+    let dated = DatedRun {
+        run,
+        recorded_at: "2026-02-14T17:26:18.000Z".to_owned(),
+        notes: vec![
+            "Imported from BENCHMARKS.md".to_owned(),
+            "second".to_owned(),
+        ],
+    };
+    let first = l
+        .record_dated_run_once(&dated, &key("markdown-log/1", 'f'))
+        .await
+        .expect("record");
+    assert!(first.created);
+    let stored = l.require_run(first.id).await.expect("read");
+    assert_eq!(stored.created_at, "2026-02-14T17:26:18.000Z");
+    assert_eq!(stored.source, RunSource::ImportMarkdownLog);
+    let notes: Vec<(&str, &str)> = stored
+        .annotations
+        .iter()
+        .map(|a| (a.created_at.as_str(), a.text.as_str()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("2026-02-14T17:26:18.000Z", "Imported from BENCHMARKS.md"),
+            ("2026-02-14T17:26:18.000Z", "second")
+        ]
+    );
+    assert_eq!(
+        l.measurements(first.id).await.expect("results"),
+        dated.run.measurements
+    );
+    // Recorded second, but measured first: the trend (outside git, by time) puts it first.
+    let trend = l.trend("s", None).await.expect("trend");
+    let order: Vec<RunId> = trend.runs.iter().map(|r| r.id).collect();
+    assert_eq!(order, [first.id, now]);
+    assert_eq!(trend.series[0].values[0].estimate, 1.0);
+
+    let retry = l
+        .record_dated_run_once(&dated, &key("markdown-log/1", 'f'))
+        .await
+        .expect("retry");
+    assert_eq!(
+        retry,
+        Ingested {
+            id: first.id,
+            created: false
+        }
+    );
+    for bad in [
+        "2026-02-14T17:26:18Z",
+        "2026-02-14 17:26:18.000Z",
+        "2026-13-01T00:00:00.000Z",
+        "2026-02-30T00:00:00.000Z",
+        "yesterday",
+        "",
+    ] {
+        let wrong = DatedRun {
+            recorded_at: bad.to_owned(),
+            ..dated.clone()
+        };
+        let err = l
+            .record_dated_run_once(&wrong, &key("markdown-log/2", 'f'))
+            .await
+            .expect_err(bad);
+        assert!(matches!(err, LedgerError::Invalid(_)), "{bad:?}: {err}");
+    }
+    let empty_note = DatedRun {
+        notes: vec![" ".to_owned()],
+        ..dated.clone()
+    };
+    let err = l
+        .record_dated_run_once(&empty_note, &key("markdown-log/2", 'f'))
+        .await
+        .expect_err("empty note");
+    assert!(matches!(err, LedgerError::Invalid(_)), "{err}");
+    assert_eq!(f.count("runs").await, 2);
+    assert_eq!(f.count("annotations").await, 2);
+    assert_eq!(f.count("ingest_keys").await, 1);
 }
 
 /// 16 pushes of one run with one key at once (a client retrying while its first push is still

@@ -557,11 +557,12 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Record results produced by another tool.
+    /// Record results produced by another tool, or kept by hand in a markdown log.
     #[command(after_help = "Examples:
   bench-run import criterion target/criterion --suite decode
   bench-run import bmf sizes.json --suite wire --direction ratio=higher
-  bench-run import hyperfine hyperfine.json --suite cli_startup")]
+  bench-run import hyperfine hyperfine.json --suite cli_startup
+  bench-run import markdown-log BENCHMARKS.md")]
     Import {
         #[command(subcommand)]
         source: ImportSource,
@@ -740,6 +741,42 @@ pub enum ImportSource {
         file: PathBuf,
         #[command(flatten)]
         args: ImportArgs,
+    },
+    /// A hand-kept markdown log of results (a `BENCHMARKS.md` written before the ledger, in the
+    /// layout of seed 002), so that a project's existing history shows on the trend pages.
+    ///
+    /// Each `## ` entry becomes one run per suite it measured (the `--bench`/`--bin` of its
+    /// commands, or a heading that names one in backticks), recorded at the entry's `Date
+    /// (UTC)` with its machine, toolchain, commands, profile and features, source
+    /// `import-markdown-log`, and the rest of the entry (notes, operator, corrections) as an
+    /// annotation. Results are read from bullets under a `Results ...:` label and from tables:
+    /// times stated as medians become metric `time` in ns under criterion's ids
+    /// (`suite/name/rows`, so the log's history continues in the live suite's trend); a value
+    /// written `~` is kept as written and marked `approximate_median`; byte counts and other
+    /// columns keep their names; delta columns are left out; templates are skipped.
+    ///
+    /// A log with any line that cannot be read is refused whole, nothing recorded, every such
+    /// line listed with its number; --skip-unreadable records the readable entries and lists
+    /// the others. Importing again records nothing twice: each run is keyed by its entry's own
+    /// text, so a log that grew records only its new entries. Runs are not pushed: a server
+    /// records a push at the time it arrives, not at the entry's date.
+    #[command(
+        alias = "mdlog",
+        after_help = "Examples:
+  bench-run import markdown-log BENCHMARKS.md
+  bench-run import markdown-log old/BENCHMARKS.md --skip-unreadable --format json
+  bench-run list --suite mathldbt_transport    # the imported runs, at their own dates"
+    )]
+    MarkdownLog {
+        /// The log (`-` for standard input).
+        file: PathBuf,
+        /// Record the entries that can be read and list the others, instead of refusing the
+        /// whole log.
+        #[arg(long)]
+        skip_unreadable: bool,
+        /// Output format of the list of runs.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
     },
 }
 

@@ -4,9 +4,12 @@ use super::{external_provenance, invocation, open_ledger, push::push_run, record
 use crate::Outcome;
 use crate::cli::{ImportArgs, ImportSource};
 use anyhow::{Context, Result, anyhow, bail};
-use harness::adapter;
-use harness::ledger::{Ledger, RunId};
-use harness::model::{Direction, RunSource};
+use harness::adapter::{self, mdlog};
+use harness::ledger::{DatedRun, IngestKey, Ledger, RunId};
+use harness::model::{Direction, NewRun, RunProvenance, RunSource};
+use harness::report::OutputFormat;
+use harness::report::table::{Align, Table};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -86,6 +89,11 @@ pub(super) async fn import(source: ImportSource, db: Option<&str>, cwd: &Path) -
                     .with_context(|| format!("cannot import {}", file.display()))?,
             )
         }
+        ImportSource::MarkdownLog {
+            file,
+            skip_unreadable,
+            format,
+        } => return markdown_log(file, *skip_unreadable, *format, db, cwd).await,
         ImportSource::Libtest { file, args } => {
             let bytes = read_input(file)?;
             (
@@ -112,4 +120,215 @@ pub(super) async fn record_import(
 ) -> Result<RunId> {
     let provenance = external_provenance(cwd, args, invocation(), None)?;
     record(ledger, source, provenance, measurements).await
+}
+
+/// One run of a log, as recorded.
+struct Recorded<'a> {
+    run: &'a mdlog::LogRun,
+    id: RunId,
+    created: bool,
+}
+
+/// `import markdown-log`: every readable entry's runs, each recorded once at its entry's date.
+async fn markdown_log(
+    file: &Path,
+    skip_unreadable: bool,
+    format: OutputFormat,
+    db: Option<&str>,
+    cwd: &Path,
+) -> Result<Outcome> {
+    let bytes = read_input(file)?;
+    let log = if skip_unreadable {
+        mdlog::parse_lenient(&bytes)
+    } else {
+        mdlog::parse(&bytes)
+    }
+    .with_context(|| {
+        format!(
+            "cannot import {}{}",
+            file.display(),
+            if skip_unreadable {
+                ""
+            } else {
+                " (--skip-unreadable records the entries that can be read)"
+            }
+        )
+    })?;
+    let source = if file == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    for s in &log.skipped {
+        eprintln!(
+            "bench-run: skipped line {} ({:?}): {}",
+            s.line, s.title, s.reason
+        );
+    }
+    for u in &log.unreadable {
+        eprintln!(
+            "bench-run: NOT imported: line {} ({:?}), which cannot be read:",
+            u.line, u.title
+        );
+        for p in &u.problems {
+            eprintln!("  {p}");
+        }
+    }
+    if log.unreadable_not_listed > 0 {
+        eprintln!(
+            "bench-run: NOT imported: {} more entries that cannot be read",
+            log.unreadable_not_listed
+        );
+    }
+    if log.runs.is_empty() {
+        bail!("{source} holds no entry that can be imported");
+    }
+    let ledger = open_ledger(db, cwd).await?;
+    let mut recorded = Vec::with_capacity(log.runs.len());
+    for run in &log.runs {
+        let dated = DatedRun {
+            run: NewRun {
+                source: RunSource::ImportMarkdownLog,
+                provenance: RunProvenance {
+                    command: invocation(),
+                    cwd: cwd.display().to_string(),
+                    ..run.provenance.clone()
+                },
+                measurements: run.measurements.clone(),
+            },
+            recorded_at: run.recorded_at.clone(),
+            notes: vec![note(&source, run)],
+        };
+        // Keyed by the entry's own text: the same entry imported again is found, not copied.
+        let key = IngestKey {
+            key: format!("markdown-log/{}", run.content_sha256),
+            content_sha256: run.content_sha256.clone(),
+        };
+        let done = ledger
+            .record_dated_run_once(&dated, &key)
+            .await
+            .with_context(|| {
+                format!(
+                    "cannot record the entry on line {} of {source} in {}",
+                    run.line,
+                    ledger.location()
+                )
+            })?;
+        recorded.push(Recorded {
+            run,
+            id: done.id,
+            created: done.created,
+        });
+    }
+    let new = recorded.iter().filter(|r| r.created).count();
+    eprintln!(
+        "bench-run: {} runs of {} entries of {source}: {new} recorded, {} already in {}",
+        recorded.len(),
+        log.entries,
+        recorded.len() - new,
+        ledger.location()
+    );
+    print!("{}", imported_runs(&recorded, &log, format));
+    Ok(Outcome::Ok)
+}
+
+/// The annotation of an imported run: where it came from, then what else its entry says.
+fn note(source: &str, run: &mdlog::LogRun) -> String {
+    let mut text = format!(
+        "Imported from the markdown log {source}, entry on line {}: {}",
+        run.line, run.title
+    );
+    if !run.notes.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(&run.notes);
+    }
+    text
+}
+
+/// The runs an import recorded or found, and what it left out.
+fn imported_runs(recorded: &[Recorded<'_>], log: &mdlog::Log, format: OutputFormat) -> String {
+    let status = |r: &Recorded<'_>| {
+        if r.created {
+            "recorded"
+        } else {
+            "already recorded"
+        }
+    };
+    match format {
+        OutputFormat::Json => {
+            let runs: Vec<_> = recorded
+                .iter()
+                .map(|r| {
+                    json!({
+                        "run": r.id,
+                        "created": r.created,
+                        "recorded_at": r.run.recorded_at,
+                        "suite": r.run.provenance.suite,
+                        "results": r.run.measurements.len(),
+                        "line": r.run.line,
+                        "title": r.run.title,
+                    })
+                })
+                .collect();
+            let skipped: Vec<_> = log
+                .skipped
+                .iter()
+                .map(|s| json!({"line": s.line, "title": s.title, "reason": s.reason}))
+                .collect();
+            let unreadable: Vec<_> = log
+                .unreadable
+                .iter()
+                .map(|u| {
+                    json!({
+                        "line": u.line,
+                        "title": u.title,
+                        "problems": u.problems.iter()
+                            .map(|p| json!({"line": p.line, "problem": p.problem}))
+                            .collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let out = json!({
+                "entries": log.entries,
+                "runs": runs,
+                "skipped": skipped,
+                "unreadable": unreadable,
+                "unreadable_not_listed": log.unreadable_not_listed,
+            });
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&out).unwrap_or_default()
+            )
+        }
+        OutputFormat::Table | OutputFormat::Markdown => {
+            let mut table = Table::new(&[
+                ("run", Align::Right),
+                ("status", Align::Left),
+                ("date (UTC)", Align::Left),
+                ("suite", Align::Left),
+                ("results", Align::Right),
+                ("entry", Align::Left),
+            ]);
+            for r in recorded {
+                table.push(vec![
+                    r.id.to_string(),
+                    status(r).to_owned(),
+                    r.run
+                        .recorded_at
+                        .chars()
+                        .take(19)
+                        .collect::<String>()
+                        .replace('T', " "),
+                    r.run.provenance.suite.clone(),
+                    r.run.measurements.len().to_string(),
+                    format!("line {}: {}", r.run.line, r.run.title),
+                ]);
+            }
+            if format == OutputFormat::Markdown {
+                table.to_markdown()
+            } else {
+                table.to_terminal()
+            }
+        }
+    }
 }
