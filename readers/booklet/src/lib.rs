@@ -53,6 +53,6 @@ mod text;
 pub use error::{Error, Result};
 pub use format::{Header, Kind, hash_key, hash_keys};
 pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
-pub use serial::{Decoded, JsonValue, Serializer};
+pub use serial::{JsonValue, Limits, Serializer, Value};
 pub use storage::ReadMode;
 pub use store::{Booklet, Entry, Flag, Iter, Location, OpenOptions, open};
