@@ -16,8 +16,9 @@ use rmpv::{Integer, Value as Mp};
 use super::{Budget, Value};
 use crate::error::{Error, Result};
 
-/// Deepest nesting decoded or encoded (Python's packer refuses more than 511 levels).
-pub const MAX_DEPTH: usize = 512;
+/// Deepest nesting decoded or encoded (Python's packer allows 511 levels; 256 keeps the
+/// recursive walks over a decoded value within a 2 MiB thread stack, as for pickle).
+pub const MAX_DEPTH: usize = 256;
 
 const NAME: &str = "msgpack";
 
