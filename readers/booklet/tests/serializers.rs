@@ -50,8 +50,16 @@ fn check_against_python(path: &Path, doc: &serde_json::Value, ctx: &str) {
             assert_eq!(*k, util::from_tagged(&w[0]), "{ctx} item {i} key");
             assert_eq!(*v, util::from_tagged(&w[1]), "{ctx} item {i} value");
             let stored = util::b64(w[2].as_str().unwrap());
-            assert_eq!(db.encode_key(k).unwrap(), stored, "{ctx} item {i} key bytes");
-            assert_eq!(db.get_typed(k).unwrap().as_ref(), Some(v), "{ctx} item {i} get");
+            assert_eq!(
+                db.encode_key(k).unwrap(),
+                stored,
+                "{ctx} item {i} key bytes"
+            );
+            assert_eq!(
+                db.get_typed(k).unwrap().as_ref(),
+                Some(v),
+                "{ctx} item {i} get"
+            );
             assert!(db.contains_typed(k).unwrap(), "{ctx} item {i} contains");
         }
     }
@@ -82,7 +90,9 @@ fn as_python_reads(v: &Value, ser: &str) -> Value {
             Value::List(items.iter().map(|x| as_python_reads(x, ser)).collect())
         }
         Value::List(items) => Value::List(items.iter().map(|x| as_python_reads(x, ser)).collect()),
-        Value::Tuple(items) => Value::Tuple(items.iter().map(|x| as_python_reads(x, ser)).collect()),
+        Value::Tuple(items) => {
+            Value::Tuple(items.iter().map(|x| as_python_reads(x, ser)).collect())
+        }
         Value::Dict(entries) => Value::Dict(
             entries
                 .iter()
@@ -105,7 +115,11 @@ fn random_value(rng: &mut fastrand::Rng, ser: &str, depth: u32) -> Value {
     let pickle = ser.starts_with("pickle");
     let msgpack = ser.starts_with("msgpack");
     let json = ser.contains("json");
-    let pick = if depth >= 3 { rng.u32(0..6) } else { rng.u32(0..9) };
+    let pick = if depth >= 3 {
+        rng.u32(0..6)
+    } else {
+        rng.u32(0..9)
+    };
     match pick {
         0 => Value::None,
         1 => Value::Bool(rng.bool()),
@@ -122,7 +136,9 @@ fn random_value(rng: &mut fastrand::Rng, ser: &str, depth: u32) -> Value {
             _ => -rng.f64(),
         }),
         4 => Value::Str(random_text(rng)),
-        5 if pickle || msgpack => Value::Bytes((0..rng.usize(0..300)).map(|_| rng.u8(..)).collect()),
+        5 if pickle || msgpack => {
+            Value::Bytes((0..rng.usize(0..300)).map(|_| rng.u8(..)).collect())
+        }
         5 => Value::Str(random_text(rng)),
         6 => Value::List(
             (0..rng.usize(0..5))
@@ -140,7 +156,9 @@ fn random_value(rng: &mut fastrand::Rng, ser: &str, depth: u32) -> Value {
             for i in 0..n {
                 // Distinct keys (a Python dict keeps one entry per key).
                 let k = match rng.u32(0..3) {
-                    0 if pickle => Value::Tuple(vec![Value::Int(i as i128), Value::Str("t".into())]),
+                    0 if pickle => {
+                        Value::Tuple(vec![Value::Int(i as i128), Value::Str("t".into())])
+                    }
                     1 if !json => Value::Bytes(format!("key{i}").into_bytes()),
                     2 if !msgpack => Value::Int(i as i128 * 1000 - 7),
                     _ => Value::Str(format!("{}{i}", random_text(rng))),
@@ -153,7 +171,19 @@ fn random_value(rng: &mut fastrand::Rng, ser: &str, depth: u32) -> Value {
 }
 
 fn random_text(rng: &mut fastrand::Rng) -> String {
-    let alphabet = ['a', 'b', 'é', '✓', '\u{1f600}', '"', '\\', '\n', '\u{1}', ' ', '\u{7f}'];
+    let alphabet = [
+        'a',
+        'b',
+        'é',
+        '✓',
+        '\u{1f600}',
+        '"',
+        '\\',
+        '\n',
+        '\u{1}',
+        ' ',
+        '\u{7f}',
+    ];
     (0..rng.usize(0..12))
         .map(|_| alphabet[rng.usize(..alphabet.len())])
         .collect()
@@ -274,7 +304,11 @@ fn python_written_files_decode_here() {
         let path = dir.path().join(format!("{ser}.blt"));
         let out = util::interop(
             &py,
-            &["typed-write", spec_path.to_str().unwrap(), path.to_str().unwrap()],
+            &[
+                "typed-write",
+                spec_path.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ],
         );
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(doc["items"].as_array().unwrap().len(), 50 - 8, "{ser}");
@@ -333,7 +367,10 @@ fn unsupported_serializer_is_named() {
         ),
         "{msg}"
     );
-    assert!(msg.contains("value serializer numpy_int4 (code 20)"), "{msg}");
+    assert!(
+        msg.contains("value serializer numpy_int4 (code 20)"),
+        "{msg}"
+    );
     assert!(db.items_typed().is_err());
     assert_eq!(db.key_codec().unwrap(), Serializer::Str);
     // booklet-tool shows the stored bytes and names the serializer.
@@ -354,7 +391,11 @@ fn tool_shows_decoded_values() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let pickle = util::fixtures().join("typed_pickle.blt");
@@ -363,13 +404,37 @@ fn tool_shows_decoded_values() {
         tool(&["get", p, "nested"]),
         "{'a': {'b': {'c': [[], [[]], {'d': 'deep'}]}}}\n"
     );
-    let j: serde_json::Value =
-        serde_json::from_str(&tool(&["get", p, "[\"tuple\", 1]", "--format", "json"])).unwrap();
+    // A tuple key goes by its stored bytes.
+    let doc = read_doc(&pickle.with_extension("json"));
+    let tuple_key = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|it| it[0].get("$tuple").is_some())
+        .unwrap()[2]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let j: serde_json::Value = serde_json::from_str(&tool(&[
+        "get",
+        p,
+        "--key-b64",
+        &tuple_key,
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     assert_eq!(j["value_repr"], "('a', b'\\x00\\xff', (1, 2.5))");
     let msgpack = util::fixtures().join("typed_msgpack_zstd.blt");
     let lines = tool(&["dump", msgpack.to_str().unwrap()]);
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
-    assert!(first.get("key").is_some() && first.get("value").is_some(), "{first}");
+    assert!(
+        first.get("key").is_some() && first.get("value").is_some(),
+        "{first}"
+    );
     let doc = read_doc(&msgpack.with_extension("json"));
-    assert_eq!(lines.lines().count(), doc["items"].as_array().unwrap().len());
+    assert_eq!(
+        lines.lines().count(),
+        doc["items"].as_array().unwrap().len()
+    );
 }

@@ -47,8 +47,9 @@ enum Cmd {
     Get {
         /// The booklet file.
         file: PathBuf,
-        /// The key as text: str/bytes/zstd keys as UTF-8, integer keys as a number, json, orjson,
-        /// pickle and msgpack keys as JSON (e.g. `["a", 1]`; use --key-b64 for tuples or bytes).
+        /// The key as text: str/bytes/zstd keys as UTF-8, integer keys as a number; json, orjson,
+        /// pickle and msgpack keys as JSON when the text parses as JSON (`7`, `["a", 1]`,
+        /// `"7"` for the string), else as a str. Tuples and bytes need --key-b64.
         #[arg(required_unless_present = "key_b64")]
         key: Option<String>,
         /// The stored key bytes in base64 instead.
@@ -176,6 +177,7 @@ fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
     let key = match ser {
         S::None | S::Bytes | S::Zstd => Value::Bytes(text.as_bytes().to_vec()),
         S::Str => Value::Str(text.to_owned()),
+        // JSON when the text parses as JSON (`7`, `["a", 1]`, `"7"`), else the text as a str.
         S::Json
         | S::Orjson
         | S::OrjsonZstd
@@ -183,9 +185,7 @@ fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
         | S::PickleZstd
         | S::Msgpack
         | S::MsgpackZstd => JsonValue::parse(text.as_bytes())
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("key {text:?} is not JSON (use --key-b64 for stored bytes)"))?
-            .into_value(),
+            .map_or_else(|_| Value::Str(text.to_owned()), JsonValue::into_value),
         other if other.is_supported() => Value::Int(
             text.trim()
                 .parse()

@@ -12,13 +12,10 @@
 //! Both reproduce the Python bytes exactly for the values they can hold, which matters for
 //! keys: a key is found by the hash of its stored bytes.
 //!
-//! Parsing goes through `serde_json` (recursion limit 128). Integers beyond the 64-bit range
-//! parse as floats there, and the non-JSON `NaN` / `Infinity` that Python's `json` writes for
-//! non-finite floats do not parse.
+//! Parsing ([`JsonValue::parse`]) reads what Python's `json.loads` reads from Python's output:
+//! integers up to 128 bits and `NaN` / `Infinity` (module `json_parse`).
 
 use std::fmt::Write as _;
-
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::Value;
 
@@ -81,9 +78,10 @@ const ORJSON: Style = Style {
 };
 
 impl JsonValue {
-    /// Parse JSON text.
+    /// Parse JSON text (integers up to 128 bits, Python's `NaN` and `Infinity`, nesting up to
+    /// 128 levels).
     pub fn parse(bytes: &[u8]) -> std::result::Result<Self, String> {
-        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+        super::json_parse::parse(bytes)
     }
 
     /// Encode as Python's `json.dumps(obj)` (default arguments) does.
@@ -324,60 +322,6 @@ fn shortest_float(f: f64, min_exp: i32, pad_exp: bool, out: &mut String) {
         } else {
             let _ = write!(out, "e{sign}{}", exp.abs());
         }
-    }
-}
-
-impl<'de> Deserialize<'de> for JsonValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = JsonValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_unit<E>(self) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Null)
-            }
-            fn visit_bool<E>(self, v: bool) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Int(i128::from(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Int(i128::from(v)))
-            }
-            fn visit_f64<E>(self, v: f64) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Float(v))
-            }
-            fn visit_str<E>(self, v: &str) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Str(v.to_owned()))
-            }
-            fn visit_string<E>(self, v: String) -> std::result::Result<JsonValue, E> {
-                Ok(JsonValue::Str(v))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> std::result::Result<JsonValue, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(JsonValue::Array(v))
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> std::result::Result<JsonValue, A::Error> {
-                let mut v = Vec::new();
-                while let Some((k, x)) = a.next_entry::<String, JsonValue>()? {
-                    v.push((k, x));
-                }
-                Ok(JsonValue::Object(v))
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 

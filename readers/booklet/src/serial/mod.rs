@@ -25,6 +25,7 @@
 //! capped per format; lengths are checked before anything is copied.
 
 mod json;
+mod json_parse;
 mod msgpack;
 mod pickle;
 mod value;
@@ -410,7 +411,7 @@ impl Budget {
 }
 
 fn decode_json(name: &'static str, bytes: &[u8], budget: &mut Budget) -> Result<Value> {
-    // serde_json's tree is linear in its input (and nests at most 128 deep).
+    // The parsed tree is linear in its input (and nests at most 128 deep).
     budget.charge(name, bytes.len().saturating_mul(2))?;
     JsonValue::parse(bytes)
         .map(JsonValue::into_value)

@@ -76,8 +76,14 @@ fn sample() -> Value {
         (s("big"), Value::Int(1 << 40)),
         (s("float"), Value::Float(0.1)),
         (s("text"), s("é ✓ \u{1f600}")),
-        (s("list"), Value::List(vec![Value::None, Value::Bool(true), s("")])),
-        (s("nested"), Value::Dict(vec![(s("x"), Value::List(vec![]))])),
+        (
+            s("list"),
+            Value::List(vec![Value::None, Value::Bool(true), s("")]),
+        ),
+        (
+            s("nested"),
+            Value::Dict(vec![(s("x"), Value::List(vec![]))]),
+        ),
     ])
 }
 
@@ -88,7 +94,15 @@ fn typed_round_trips() {
     let v = sample();
     let with_bytes = Value::List(vec![Value::Bytes(vec![0, 255]), Value::Tuple(vec![s("t")])]);
     use Serializer as S;
-    for ser in [S::Json, S::Orjson, S::OrjsonZstd, S::Pickle, S::PickleZstd, S::Msgpack, S::MsgpackZstd] {
+    for ser in [
+        S::Json,
+        S::Orjson,
+        S::OrjsonZstd,
+        S::Pickle,
+        S::PickleZstd,
+        S::Msgpack,
+        S::MsgpackZstd,
+    ] {
         let b = ser.encode(&v).unwrap();
         assert_eq!(ser.decode(&b).unwrap(), v, "{}", ser.name());
     }
@@ -198,7 +212,11 @@ fn zstd_hostile_input() {
     let zeros = vec![0u8; 64 << 20];
     let bomb = zstd::bulk::compress(&zeros, 1).unwrap();
     assert!(bomb.len() < 64 << 10);
-    for ser in [Serializer::Zstd, Serializer::PickleZstd, Serializer::MsgpackZstd] {
+    for ser in [
+        Serializer::Zstd,
+        Serializer::PickleZstd,
+        Serializer::MsgpackZstd,
+    ] {
         assert!(
             matches!(
                 ser.decode_with(&bomb, &tight),
@@ -228,7 +246,10 @@ fn zstd_hostile_input() {
     // Corruption and truncation are decode errors.
     let good = Serializer::PickleZstd.encode(&sample()).unwrap();
     for cut in 0..good.len() {
-        assert!(Serializer::PickleZstd.decode(&good[..cut]).is_err(), "cut at {cut}");
+        assert!(
+            Serializer::PickleZstd.decode(&good[..cut]).is_err(),
+            "cut at {cut}"
+        );
     }
     let _ = decode_err(Serializer::Zstd, b"not a zstd frame");
 }

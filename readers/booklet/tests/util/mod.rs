@@ -117,7 +117,9 @@ pub fn to_tagged(v: &booklet::Value) -> serde_json::Value {
         V::Bytes(b) => json!({"$bytes": b64e(b)}),
         V::List(a) => J::Array(a.iter().map(to_tagged).collect()),
         V::Tuple(a) => json!({"$tuple": a.iter().map(to_tagged).collect::<Vec<_>>()}),
-        V::Dict(d) => json!({"$dict": d.iter().map(|(k, x)| json!([to_tagged(k), to_tagged(x)])).collect::<Vec<_>>()}),
+        V::Dict(d) => {
+            json!({"$dict": d.iter().map(|(k, x)| json!([to_tagged(k), to_tagged(x)])).collect::<Vec<_>>()})
+        }
     }
 }
 
@@ -137,6 +139,9 @@ pub fn python_with_serializers() -> Option<PathBuf> {
         "{}: no msgpack/zstandard; rerun tools/venv.sh (tools/requirements.txt pins them)",
         py.display()
     );
-    eprintln!("SKIPPED: {} lacks msgpack/zstandard (rerun tools/venv.sh)", py.display());
+    eprintln!(
+        "SKIPPED: {} lacks msgpack/zstandard (rerun tools/venv.sh)",
+        py.display()
+    );
     None
 }
