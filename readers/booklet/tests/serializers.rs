@@ -199,7 +199,10 @@ fn random_key(rng: &mut fastrand::Rng, ser: &str, i: usize) -> Value {
         2 if ser.starts_with("pickle") => {
             Value::Tuple(vec![Value::Str(format!("t{i}")), Value::Int(i as i128)])
         }
-        _ => Value::List(vec![Value::Str(format!("l{i}")), Value::Bool(i.is_multiple_of(3))]),
+        _ => Value::List(vec![
+            Value::Str(format!("l{i}")),
+            Value::Bool(i.is_multiple_of(3)),
+        ]),
     }
 }
 
