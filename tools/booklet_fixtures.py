@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Write the booklet interop fixtures with the real Python booklet (PyPI booklet==0.12.10).
 
-Usage: tools/.venv/bin/python tools/booklet_fixtures.py [OUT_DIR]
-(default OUT_DIR: readers/booklet/tests/fixtures)
+Usage: tools/.venv/bin/python tools/booklet_fixtures.py [OUT_DIR [NAME...]]
+(default OUT_DIR: readers/booklet/tests/fixtures; NAMEs: only these fixture functions, e.g.
+`typed_values unsupported_numpy`; the typed fixtures need msgpack and zstandard in the venv)
 
 Every fixture FILE.blt comes with FILE.json: what Python booklet reads back from the file
 after it was closed (header facts, every item in iteration order with the stored key and
@@ -271,12 +272,103 @@ def version4(out_dir):
     write_doc(out_dir, name, describe(path), missing=[b"old3"])
 
 
+def typed_items(ints_64_bit=False, text_len=300):
+    """Plain values for the typed fixtures: nested containers, unicode, big ints (within 64 bits
+    for msgpack and orjson), a list past pickle's batch of 1000, a long string (past 64 KiB for
+    plain pickle, where CPython then writes several frames)."""
+    big = [2**64 - 1, -(2**63), 0, -1, 255, 65536] if ints_64_bit else [2**70, -(2**70), 2**63, -(2**63), 0, -1]
+    return [
+        ("alpha", {"name": "caf\u00e9 \u2713", "n": [1, 2.5, None, True, False], "empty": [], "d": {}}),
+        ("big", big),
+        ("floats", [0.1, 1e-07, 1.5e16, -0.0, 1 / 3]),
+        ("long list", list(range(1001))),
+        ("long text", "x" * text_len + "\U0001F600"),
+        ("nested", {"a": {"b": {"c": [[], [[]], {"d": "deep"}]}}}),
+        ("", "empty key"),
+    ]
+
+
+def typed_values(out_dir):
+    """One small file per serializer with a typed codec in the Rust crate: pickle, msgpack,
+    json, orjson and their zstd variants (zstd: raw bytes). The .json holds Python's decoded
+    items as tagged JSON (booklet_interop.to_tagged) with the stored key and value bytes."""
+    import booklet_interop as bi
+    pickle_only = [
+        (("tuple", 1), ("a", b"\x00\xff", (1, 2.5))),
+        (7, "int key"),
+        (b"raw key", {"bytes": b"\x00\x01", "tuple": (1,), 3: "int dict key"}),
+        (-(2**70), "big int key"),
+        (1.5, None),
+    ]
+    msgpack_extra = [
+        (7, "int key"),
+        (b"raw key", {"bytes": b"\x00\x01", "list": [1]}),
+        (["list", "key"], [True, None]),
+        (-5, 2**64 - 1),
+    ]
+    json_extra = [(7, "int key"), (["list", "key"], {"1": [True, None]}), ({"k": 1}, -2)]
+    cases = {
+        "pickle": typed_items(text_len=70000) + pickle_only,
+        "pickle_zstd": typed_items() + pickle_only,
+        "msgpack": typed_items(True) + msgpack_extra,
+        "msgpack_zstd": typed_items(True) + msgpack_extra,
+        "json": typed_items() + json_extra,
+        "orjson": typed_items(True) + json_extra,
+        "orjson_zstd": typed_items(True) + json_extra,
+    }
+    for ser, items in cases.items():
+        name = "typed_" + ser
+        path = fresh(out_dir, name)
+        with booklet.open(path, "n", key_serializer=ser, value_serializer=ser, n_buckets=31) as db:
+            for k, v in items:
+                db[k] = v
+            # An overwrite and a delete, so iteration skips stale blocks.
+            db[items[0][0]] = items[0][1]
+            del db[items[1][0]]
+        doc = bi.typed_read(path)
+        doc["serializer"] = ser
+        with open(os.path.join(out_dir, name + ".json"), "w") as f:
+            json.dump(doc, f)
+            f.write("\n")
+    name = "typed_zstd"
+    path = fresh(out_dir, name)
+    with booklet.open(path, "n", key_serializer="zstd", value_serializer="zstd", n_buckets=11) as db:
+        db[b"k1"] = b"hello " * 100
+        db[b""] = b""
+        db[bytes(range(256))] = bytes(range(256)) * 50
+    doc = bi.typed_read(path)
+    doc["serializer"] = "zstd"
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump(doc, f)
+        f.write("\n")
+
+
+def unsupported_numpy(out_dir):
+    """A value serializer without a Rust codec (numpy_int4): raw int32 bytes stored with
+    encode_value=False, so numpy is not needed to write it."""
+    name = "unsupported_numpy"
+    path = fresh(out_dir, name)
+    with booklet.open(path, "n", key_serializer="str", value_serializer="numpy_int4", n_buckets=7) as db:
+        for i in range(3):
+            db.set(f"row{i}", b"".join(x.to_bytes(4, "little", signed=True) for x in (i, -i, 1000 * i)),
+                   timestamp=T0 + i, encode_value=False)
+    with open(path, "rb") as f:
+        head = f.read(200)
+    assert int.from_bytes(head[29:31], "little") == 20
+
+
+FIXTURES = (str_edits, json_values, bytes_no_ts, pruned, pruned_by_timestamp, fixed, fixed_pruned,
+            unclean, version4, typed_values, unsupported_numpy)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "readers", "booklet", "tests", "fixtures")
     os.makedirs(out_dir, exist_ok=True)
-    for fn in (str_edits, json_values, bytes_no_ts, pruned, pruned_by_timestamp, fixed, fixed_pruned,
-               unclean, version4):
+    only = set(sys.argv[2:])
+    for fn in FIXTURES:
+        if only and fn.__name__ not in only:
+            continue
         fn(out_dir)
         print("wrote", fn.__name__)
 

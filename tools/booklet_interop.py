@@ -4,6 +4,10 @@
   booklet_interop.py run-ops SPEC.json OUT.blt   apply an operation list with Python booklet
   booklet_interop.py dump FILE.blt               print what Python booklet reads (JSON)
   booklet_interop.py hold-lock FILE.blt SECONDS  open 'w' (exclusive lock), print "locked", sleep
+  booklet_interop.py typed-write SPEC.json OUT.blt  write typed items with Python's serializers,
+                                                 then print what typed-read prints
+  booklet_interop.py typed-read FILE.blt         print every item decoded by Python (tagged JSON)
+  booklet_interop.py typed-dumps SERIALIZER VALUES.json  print base64 of serializer.dumps(v)
 
 SPEC.json: {"key_serializer": "str"|"bytes"|null, "value_serializer": ..., "n_buckets": int,
 "buffer_size": int, "timestamps": bool, "value_len": int|null (fixed-length file),
@@ -12,6 +16,12 @@ SPEC.json: {"key_serializer": "str"|"bytes"|null, "value_serializer": ..., "n_bu
 ["set_timestamp", key_b64, ts]]}
 Keys and values are the stored bytes; keys are decoded with the key serializer first so the
 stored bytes are exactly the given ones.
+
+Typed commands carry Python values as *tagged JSON* (also read by the Rust tests): null, bools,
+strings and lists as themselves; {"$int": "digits"} for every int, {"$float": repr} for every
+float, {"$bytes": base64}, {"$tuple": [...]}, {"$dict": [[key, value], ...]} (ordered, any key).
+Typed SPEC.json: {"key_serializer": name, "value_serializer": name, "n_buckets": int,
+"set": [[key, value], ...], "delete": [key, ...], "prune": bool}.
 """
 
 import base64
@@ -28,6 +38,93 @@ def d(s):
 
 def e(b):
     return base64.b64encode(b).decode()
+
+
+def to_tagged(v):
+    """A Python value as tagged JSON (see the module docs)."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"$int": str(v)}
+    if isinstance(v, float):
+        return {"$float": repr(v)}
+    if isinstance(v, (bytes, bytearray)):
+        return {"$bytes": e(bytes(v))}
+    if isinstance(v, list):
+        return [to_tagged(x) for x in v]
+    if isinstance(v, tuple):
+        return {"$tuple": [to_tagged(x) for x in v]}
+    if isinstance(v, dict):
+        return {"$dict": [[to_tagged(k), to_tagged(x)] for k, x in v.items()]}
+    raise TypeError(f"not a plain value: {type(v).__name__}")
+
+
+def from_tagged(j):
+    """Tagged JSON back to a Python value. Strings are built afresh (never shared objects), so
+    pickle writes them as separate objects, as a program building them at run time does."""
+    if j is None or isinstance(j, bool):
+        return j
+    if isinstance(j, str):
+        return "".join(list(j))
+    if isinstance(j, list):
+        return [from_tagged(x) for x in j]
+    (tag, val), = j.items()
+    if tag == "$int":
+        return int(val)
+    if tag == "$float":
+        return float(val)
+    if tag == "$bytes":
+        return d(val)
+    if tag == "$tuple":
+        return tuple(from_tagged(x) for x in val)
+    if tag == "$dict":
+        return {from_tagged(k): from_tagged(x) for k, x in val}
+    raise ValueError(tag)
+
+
+def hashable(k):
+    """Decoded keys may be lists or dicts (msgpack, json); booklet hashes their bytes, so they
+    are valid keys, but a Python dict of them needs a hashable stand-in."""
+    return json.dumps(to_tagged(k), sort_keys=True)
+
+
+def typed_read(path):
+    db = booklet.open(path, "r", timeout=10)
+    ks, vs = db._key_serializer, db._value_serializer
+    items = []
+    lookups_ok = True
+    for k, v in db.items():
+        kb = ks.dumps(k)
+        items.append([to_tagged(k), to_tagged(v), e(kb)])
+        # The key Python re-encodes from the decoded key must find the item: its stored bytes
+        # are exactly what Python's serializer writes.
+        if db.get(k) != v:
+            lookups_ok = False
+    doc = {"len": len(db), "items": items, "lookups_ok": lookups_ok}
+    db.close()
+    return doc
+
+
+def typed_write(spec_path, out):
+    with open(spec_path) as f:
+        spec = json.load(f)
+    with booklet.open(out, "n", key_serializer=spec["key_serializer"], value_serializer=spec["value_serializer"],
+                      n_buckets=spec.get("n_buckets", 12007)) as db:
+        for k, v in spec["set"]:
+            db[from_tagged(k)] = from_tagged(v)
+        for k in spec.get("delete", []):
+            del db[from_tagged(k)]
+        if spec.get("prune"):
+            db.prune()
+    print(json.dumps(typed_read(out)))
+
+
+def typed_dumps(name, values_path):
+    from booklet import serializers
+    ser = serializers.serial_dict[name]
+    with open(values_path) as f:
+        values = json.load(f)
+    print(json.dumps([e(ser.dumps(from_tagged(v))) for v in values]))
 
 
 def run_ops(spec_path, out):
@@ -119,6 +216,12 @@ def main():
         dump(sys.argv[2])
     elif cmd == "hold-lock":
         hold_lock(sys.argv[2], sys.argv[3])
+    elif cmd == "typed-write":
+        typed_write(sys.argv[2], sys.argv[3])
+    elif cmd == "typed-read":
+        print(json.dumps(typed_read(sys.argv[2])))
+    elif cmd == "typed-dumps":
+        typed_dumps(sys.argv[2], sys.argv[3])
     else:
         raise SystemExit(f"unknown command {cmd}")
 

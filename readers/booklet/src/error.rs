@@ -86,6 +86,43 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// A value the serializer cannot hold (bytes in JSON, an int beyond msgpack's range, ...).
+    #[error("cannot encode with serializer {serializer}: {reason}")]
+    Encode {
+        /// Serializer name.
+        serializer: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Decoding would take more memory than the value's budget ([`crate::serial::Limits`]):
+    /// a zstd frame that expands too far, or a pickle that repeats memoized objects too often.
+    #[error(
+        "decoding with serializer {serializer} would take more than {limit} bytes \
+         (the decode budget; raise Limits::max_bytes if the value is genuine)"
+    )]
+    DecodeLimit {
+        /// Serializer name.
+        serializer: &'static str,
+        /// The budget of this value, in bytes.
+        limit: usize,
+    },
+    /// The file's key or value serializer has no typed codec here (numpy, pandas, geopandas,
+    /// shapely, a custom class, or a code this crate does not know). The stored bytes are still
+    /// readable through the byte API (`get`, `iter`).
+    #[error(
+        "{}serializer {name} (code {code}) is not supported for typed values; supported: None, \
+         bytes, str, json, orjson, pickle (plain values), msgpack, zstd, pickle_zstd, orjson_zstd, \
+         msgpack_zstd and the integer codes (read the stored bytes with get/iter instead)",
+        if role.is_empty() { String::new() } else { format!("the file's {role} ") }
+    )]
+    UnsupportedSerializer {
+        /// "key", "value", or "" when not known.
+        role: &'static str,
+        /// The header code.
+        code: u16,
+        /// Python booklet's name for it, or "unknown".
+        name: String,
+    },
 }
 
 /// Shorthand for results of this crate.

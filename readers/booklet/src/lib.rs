@@ -24,9 +24,28 @@
 //! # }
 //! ```
 //!
-//! The API works on stored bytes; [`Serializer`] decodes them (`str`, `json` with Python's exact
-//! `json.dumps` layout, integers) and [`JsonValue::to_python_json`] produces JSON bytes identical
-//! to Python's `json` serializer.
+//! The API works on stored bytes, and on typed [`Value`]s through the serializers the header
+//! names ([`Booklet::get_typed`], [`Booklet::set_typed`], [`Booklet::items_typed`]): `str`,
+//! bytes, the integer codes, `json` and `orjson`, pickle of plain values, msgpack, and their
+//! zstd variants, each writing the bytes Python booklet writes (see [`serial`]). Other
+//! serializers (numpy, pandas, shapely, custom classes) give
+//! [`Error::UnsupportedSerializer`] naming them.
+//!
+//! ```no_run
+//! use booklet::{Flag, OpenOptions, Serializer, Value};
+//! # fn main() -> booklet::Result<()> {
+//! let mut db = OpenOptions::new()
+//!     .key_serializer(Serializer::Str)
+//!     .value_serializer(Serializer::Pickle)
+//!     .open("typed.blt", Flag::New)?;
+//! let v = Value::Dict(vec![("n".into(), Value::Tuple(vec![1i64.into(), 2.5.into()]))]);
+//! db.set_typed(&"apple".into(), &v)?;
+//! let db = db.reopen(Flag::Read)?; // Python's reopen('r')
+//! # let mut db = db;
+//! assert_eq!(db.get_typed(&"apple".into())?, Some(v));
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! Lookups go through a per-handle in-memory *key table* (a fast hash of the key bytes to the
 //! block offset, built lazily and kept coherent with every write; see
@@ -53,6 +72,6 @@ mod text;
 pub use error::{Error, Result};
 pub use format::{Header, Kind, hash_key, hash_keys};
 pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
-pub use serial::{Decoded, JsonValue, Serializer};
+pub use serial::{JsonValue, Limits, Serializer, Value};
 pub use storage::ReadMode;
 pub use store::{Booklet, Entry, Flag, Iter, Location, OpenOptions, open};

@@ -1,4 +1,4 @@
-//! Unsafe code for memory maps: creating the maps of a booklet file.
+//! Unsafe code for memory maps: creating the maps of a booklet file, and releasing their pages.
 //!
 //! # Safety argument
 //!
@@ -10,6 +10,13 @@
 //! remaps after every change of the file length. A process that ignores the locks can still
 //! break that promise; this is the same trust Python booklet's own mmap read path places in
 //! its lock.
+//!
+//! [`Mapping::release`] gives a range's pages back with `madvise(MADV_DONTNEED)`. That is
+//! sound here because every mapping is a *shared file* mapping (`MAP_SHARED`, never private or
+//! anonymous): the kernel drops the page-table entries, keeps the page cache (dirty pages of a
+//! writable mapping stay dirty there and are written back as usual), and the next access maps
+//! the same file bytes again. A slice borrowed from the mapping therefore reads the same bytes
+//! before and after, and the lock above keeps the file itself from changing.
 
 #![allow(
     unsafe_code,
@@ -19,7 +26,7 @@
 use std::fs::File;
 use std::io;
 
-use memmap2::{Advice, Mmap, MmapMut, MmapOptions, RemapOptions};
+use memmap2::{Advice, Mmap, MmapMut, MmapOptions, RemapOptions, UncheckedAdvice};
 
 /// A read-only or read-write shared mapping of a whole file.
 pub(crate) enum Mapping {
@@ -117,6 +124,27 @@ impl Mapping {
             Advice::Sequential
         };
         self.advise_with(advice, offset, len);
+    }
+
+    /// Give the pages of a byte range back to the OS (`MADV_DONTNEED`): the process's resident
+    /// set shrinks, the file's pages stay in the page cache. Errors are ignored (a hint).
+    pub(crate) fn release(&self, offset: usize, len: usize) {
+        let len = len.min(self.bytes().len().saturating_sub(offset));
+        if len == 0 {
+            return;
+        }
+        // SAFETY: a shared file mapping (see the module docs): after MADV_DONTNEED the range
+        // reads the same file bytes again, so no borrowed slice sees its contents change.
+        let _ignored = unsafe {
+            match self {
+                Mapping::ReadOnly(m) => {
+                    m.unchecked_advise_range(UncheckedAdvice::DontNeed, offset, len)
+                }
+                Mapping::ReadWrite(m) => {
+                    m.unchecked_advise_range(UncheckedAdvice::DontNeed, offset, len)
+                }
+            }
+        };
     }
 
     fn advise_with(&self, advice: Advice, offset: usize, len: usize) {

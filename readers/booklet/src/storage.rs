@@ -251,6 +251,15 @@ impl Storage {
         self.file.sync_all().map_err(|e| io_err(&self.path, e))
     }
 
+    /// Give the mapped pages of a byte range back to the OS (`MADV_DONTNEED`; no-op without a
+    /// mapping). The file's bytes are unchanged; later reads map them again.
+    pub(crate) fn release(&self, off: u64, len: u64) {
+        if let (Some(m), Ok(off), Ok(len)) = (&self.map, usize::try_from(off), usize::try_from(len))
+        {
+            m.release(off, len);
+        }
+    }
+
     /// Memory advice for a byte range (no-op without a mapping).
     pub(crate) fn advise(&self, random: bool, off: u64, len: u64) {
         if let Some(m) = &self.map {

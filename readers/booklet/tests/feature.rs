@@ -264,3 +264,135 @@ fn get_str_decodes_like_the_str_serializer_in_both_read_modes() {
         );
     }
 }
+
+/// Python's `reopen(flag)`: sync and close, then open again in `r` or `w` with the handle's
+/// options, taking the new mode's lock.
+#[test]
+fn reopen_switches_modes_and_locks() {
+    use booklet::Value;
+    use std::time::Duration;
+    let dir = util::tempdir();
+    let path = dir.path().join("r.blt");
+    let opts = OpenOptions::new()
+        .key_serializer(Serializer::Str)
+        .value_serializer(Serializer::Msgpack)
+        .read_mode(ReadMode::Buffered)
+        .lock_timeout(Duration::from_millis(200));
+    let mut db = opts.open(&path, Flag::New).unwrap();
+    let k = Value::Str("k".into());
+    db.set_typed(&k, &Value::List(vec![Value::Int(1)])).unwrap();
+    // Buffered items are synced by the reopen.
+    let db = db.reopen(Flag::Read).unwrap();
+    assert!(!db.is_writable() && !db.is_mapped(), "options kept");
+    assert_eq!(db.len(), 1);
+    // A reader holds a shared lock: another reader gets in, a writer times out.
+    let other = opts.open(&path, Flag::Read).unwrap();
+    drop(other);
+    assert!(matches!(
+        opts.open(&path, Flag::Write),
+        Err(Error::LockTimeout { .. })
+    ));
+    let mut db = db;
+    assert!(matches!(db.set(b"x", b"y"), Err(Error::ReadOnly)));
+    assert_eq!(
+        db.get_typed(&k).unwrap(),
+        Some(Value::List(vec![Value::Int(1)]))
+    );
+    let mut db = db.reopen(Flag::Write).unwrap();
+    assert!(db.is_writable());
+    assert!(matches!(
+        opts.open(&path, Flag::Read),
+        Err(Error::LockTimeout { .. })
+    ));
+    db.set_typed(&Value::Str("k2".into()), &Value::None)
+        .unwrap();
+    let db = db.reopen(Flag::Read).unwrap();
+    assert_eq!(db.len(), 2);
+    assert!(matches!(db.reopen(Flag::New), Err(Error::InvalidOption(_))));
+    // The failed reopen closed the handle: the file is free.
+    drop(opts.open(&path, Flag::Write).unwrap());
+}
+
+/// Resident bytes of this process's mappings of `path` (sum of `Rss` in /proc/self/smaps).
+fn mapped_rss(path: &std::path::Path) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let name = path.to_str().unwrap();
+    let mut total = 0;
+    let mut ours = false;
+    for line in smaps.lines() {
+        if let Some(kb) = line.strip_prefix("Rss:") {
+            if ours {
+                total += kb
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap()
+                    * 1024;
+            }
+        } else {
+            // A mapping's header line: "start-end perms offset dev inode [path]".
+            let mut fields = line.split_whitespace();
+            if let (Some(range), Some(perms)) = (fields.next(), fields.next())
+                && range.contains('-')
+                && perms.len() == 4
+            {
+                ours = line.ends_with(name);
+            }
+        }
+    }
+    total
+}
+
+/// Seed 003's madvise strategy: a full iteration and a prune give the mapped pages back
+/// (`MADV_DONTNEED`); `release_pages(false)` keeps them.
+#[test]
+fn full_iteration_and_prune_release_mapped_pages() {
+    let dir = util::tempdir();
+    let path = dir.path().join("big.blt");
+    let mut db = OpenOptions::new()
+        .n_buckets(1009)
+        .open(&path, Flag::New)
+        .unwrap();
+    let value = vec![b'v'; 4000];
+    for i in 0..2000u32 {
+        db.set(&i.to_le_bytes(), &value).unwrap();
+    }
+    db.close().unwrap();
+    let eight_mb = 7 << 20;
+    for release in [true, false] {
+        let mut db = OpenOptions::new()
+            .release_pages(release)
+            .open(&path, Flag::Read)
+            .unwrap();
+        assert!(db.is_mapped());
+        let mut it = db.iter().unwrap();
+        for _ in 0..1999 {
+            it.next().unwrap().unwrap();
+        }
+        let during = mapped_rss(&path);
+        assert!(during > eight_mb, "pages mapped while iterating: {during}");
+        assert!(it.next().unwrap().is_ok());
+        assert!(it.next().is_none());
+        drop(it);
+        let after = mapped_rss(&path);
+        if release {
+            assert!(
+                after < 1 << 20,
+                "released after the full iteration: {after}"
+            );
+        } else {
+            assert!(after > eight_mb, "kept with release_pages(false): {after}");
+        }
+    }
+    // Prune reads and rewrites the whole file, then releases it; the file stays readable.
+    let mut db = booklet::open(&path, Flag::Write).unwrap();
+    for i in 0..1000u32 {
+        db.delete(&i.to_le_bytes()).unwrap();
+    }
+    assert_eq!(db.prune(None, &[]).unwrap(), 1000);
+    let after = mapped_rss(&path);
+    assert!(after < 1 << 20, "released after prune: {after}");
+    assert_eq!(db.get(&1500u32.to_le_bytes()).unwrap(), Some(value.clone()));
+    assert_eq!(db.iter().unwrap().count(), 1000);
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use booklet::{Booklet, Decoded, Flag, JsonValue, Kind, OpenOptions, ReadMode, Serializer};
+use booklet::{Booklet, Flag, JsonValue, Kind, OpenOptions, ReadMode, Serializer, Value};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -17,7 +17,12 @@ use clap::{Parser, Subcommand, ValueEnum};
     about = "Inspect booklet key-value files (compatible with Python booklet 0.12)",
     after_help = "Examples:\n  booklet-tool info data.blt\n  booklet-tool info data.blt --format json\n  \
                   booklet-tool get data.blt apple\n  booklet-tool get data.blt --key-b64 AAEC --format json\n  \
+                  booklet-tool get pickled.blt '[\"a\", 1]'\n  \
                   booklet-tool dump data.blt --format jsonl > data.jsonl\n\n\
+                  Values are decoded with the file's serializers: None/bytes (raw), str, json, \
+                  orjson, pickle (plain values), msgpack, zstd, pickle_zstd, orjson_zstd, \
+                  msgpack_zstd and the integer codes. Other serializers (numpy, pandas, shapely, \
+                  custom classes) show the stored bytes and a note naming the serializer.\n\n\
                   Exit codes: 0 success, 1 key not found (get), 2 error."
 )]
 struct Cli {
@@ -42,19 +47,23 @@ enum Cmd {
     Get {
         /// The booklet file.
         file: PathBuf,
-        /// The key as text: str/bytes keys as UTF-8, json keys as JSON, integer keys as a number.
+        /// The key as text: str/bytes/zstd keys as UTF-8, integer keys as a number; json, orjson,
+        /// pickle and msgpack keys as JSON when the text parses as JSON (`7`, `["a", 1]`,
+        /// `"7"` for the string), else as a str. Tuples and bytes need --key-b64.
         #[arg(required_unless_present = "key_b64")]
         key: Option<String>,
         /// The stored key bytes in base64 instead.
         #[arg(long, conflicts_with = "key")]
         key_b64: Option<String>,
-        /// `text`: decoded value (raw bytes for byte serializers); `json`: an object with
-        /// `value_b64` and, when decodable, `value`.
+        /// `text`: the decoded value (str as text, json as Python's json.dumps, other typed
+        /// values as a Python repr, raw bytes for byte serializers); `json`: an object with
+        /// `value_b64`, `value` when the value is plain JSON, else `value_repr`.
         #[arg(long, value_enum, default_value_t = GetFormat::Text)]
         format: GetFormat,
     },
     /// Every item, one JSON object per line: `key_b64`, `value_b64` (stored bytes), the decoded
-    /// `key` / `value` for str and json serializers, and `timestamp` (µs) when the file has them.
+    /// `key` / `value` when they are plain JSON (else `key_repr` / `value_repr`, a Python repr,
+    /// for typed serializers), and `timestamp` (µs) when the file has them.
     Dump {
         /// The booklet file.
         file: PathBuf,
@@ -165,51 +174,56 @@ fn info(db: &Booklet, format: InfoFormat) -> Result<()> {
 
 fn encode_key(ser: Serializer, text: &str) -> Result<Vec<u8>> {
     use Serializer as S;
-    let int = |w: usize, signed: bool| -> Result<Vec<u8>> {
-        let v: i128 = text
-            .trim()
-            .parse()
-            .with_context(|| format!("key {text:?} is not an integer"))?;
-        let bits = 8 * w as u32;
-        let (lo, hi) = if signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
-        if v < lo || v > hi {
-            bail!("key {v} does not fit serializer {}", ser.name());
-        }
-        Ok(v.to_le_bytes()[..w].to_vec())
-    };
-    match ser {
-        S::None | S::Bytes | S::Str => Ok(text.as_bytes().to_vec()),
-        S::Json => Ok(JsonValue::parse(text.as_bytes())
-            .map_err(anyhow::Error::msg)?
-            .to_python_json()
-            .into_bytes()),
-        S::Uint1 => int(1, false),
-        S::Int1 => int(1, true),
-        S::Uint2 => int(2, false),
-        S::Int2 => int(2, true),
-        S::Uint4 => int(4, false),
-        S::Int4 => int(4, true),
-        S::Uint5 => int(5, false),
-        S::Int5 => int(5, true),
-        S::Uint8 => int(8, false),
-        S::Int8 => int(8, true),
-        other => bail!(
-            "cannot encode a key for serializer {}; pass the stored bytes with --key-b64",
-            other.name()
+    let key = match ser {
+        S::None | S::Bytes | S::Zstd => Value::Bytes(text.as_bytes().to_vec()),
+        S::Str => Value::Str(text.to_owned()),
+        // JSON when the text parses as JSON (`7`, `["a", 1]`, `"7"`), else the text as a str.
+        S::Json
+        | S::Orjson
+        | S::OrjsonZstd
+        | S::Pickle
+        | S::PickleZstd
+        | S::Msgpack
+        | S::MsgpackZstd => JsonValue::parse(text.as_bytes())
+            .map_or_else(|_| Value::Str(text.to_owned()), JsonValue::into_value),
+        other if other.is_supported() => Value::Int(
+            text.trim()
+                .parse()
+                .with_context(|| format!("key {text:?} is not an integer"))?,
         ),
-    }
+        other => bail!(
+            "cannot encode a key for serializer {} (code {}); pass the stored bytes with --key-b64",
+            other.name(),
+            other.code()
+        ),
+    };
+    Ok(ser.encode(&key)?)
 }
 
-fn decoded_json(d: &Decoded) -> Option<String> {
-    match d {
-        Decoded::Str(s) => serde_json::to_string(s).ok(),
-        Decoded::Json(j) => Some(j.to_compact_json()),
-        Decoded::Int(i) => Some(i.to_string()),
-        Decoded::Bytes(_) | Decoded::Opaque(_) => None,
+/// The file's key and value serializers; a value serializer without a codec is reported once
+/// on stderr (its stored bytes are printed instead).
+fn codecs(db: &Booklet) -> (Option<Serializer>, Option<Serializer>) {
+    let note = |e: booklet::Error| {
+        eprintln!("booklet-tool: note: {e}");
+        None
+    };
+    let k = db.key_codec().map_or_else(note, Some);
+    let v = db.value_codec().map_or_else(note, Some);
+    (k, v)
+}
+
+/// Whether the decoded value is just the stored bytes (raw-bytes serializers).
+fn is_raw(ser: Serializer) -> bool {
+    matches!(ser, Serializer::None | Serializer::Bytes)
+}
+
+/// `"name":<plain JSON>` or `"name_repr":"<repr>"` for a decoded key or value.
+fn push_decoded(line: &mut String, name: &str, ser: Serializer, v: &Value) {
+    if let Some(j) = v.to_plain_json() {
+        line.push_str(&format!(",\"{name}\":{j}"));
+    } else if !is_raw(ser) {
+        let repr = serde_json::to_string(&v.to_repr()).unwrap_or_default();
+        line.push_str(&format!(",\"{name}_repr\":{repr}"));
     }
 }
 
@@ -219,25 +233,28 @@ fn get(
     key_b64: Option<String>,
     format: GetFormat,
 ) -> Result<bool> {
-    let kser = Serializer::from_code(db.header().key_serializer).unwrap_or(Serializer::Custom);
+    let (kser, vser) = codecs(db);
     let key = match (key, key_b64) {
         (_, Some(b)) => B64
             .decode(b.trim())
             .context("--key-b64 is not valid base64")?,
-        (Some(k), None) => encode_key(kser, &k)?,
+        (Some(k), None) => {
+            let code = db.header().key_serializer;
+            let ser = kser
+                .or_else(|| Serializer::from_code(code))
+                .unwrap_or(Serializer::Custom);
+            encode_key(ser, &k)?
+        }
         (None, None) => bail!("give a KEY or --key-b64"),
     };
     let Some(value) = db.get(&key)? else {
         eprintln!("booklet-tool: key not found");
         return Ok(false);
     };
-    let vser = match db.header().kind {
-        Kind::Fixed { .. } => Serializer::None,
-        Kind::Variable => {
-            Serializer::from_code(db.header().value_serializer).unwrap_or(Serializer::Custom)
-        }
+    let decoded = match vser {
+        Some(s) => Some((s, db.decode_value(&value).context("decoding the value")?)),
+        None => None,
     };
-    let decoded = vser.decode(&value).ok();
     let mut out = std::io::stdout().lock();
     match format {
         GetFormat::Json => {
@@ -246,17 +263,19 @@ fn get(
                 B64.encode(&key),
                 B64.encode(&value)
             );
-            if let Some(v) = decoded.as_ref().and_then(decoded_json) {
-                line.push_str(",\"value\":");
-                line.push_str(&v);
+            if let Some((s, v)) = &decoded {
+                push_decoded(&mut line, "value", *s, v);
             }
             line.push('}');
             writeln!(out, "{line}")?;
         }
         GetFormat::Text => match decoded {
-            Some(Decoded::Str(s)) => writeln!(out, "{s}")?,
-            Some(Decoded::Json(j)) => writeln!(out, "{}", j.to_python_json())?,
-            Some(Decoded::Int(i)) => writeln!(out, "{i}")?,
+            Some((_, Value::Str(s))) => writeln!(out, "{s}")?,
+            Some((Serializer::Json, v)) => match JsonValue::parse(&value) {
+                Ok(j) => writeln!(out, "{}", j.to_python_json())?,
+                Err(_) => writeln!(out, "{v}")?,
+            },
+            Some((s, v)) if !is_raw(s) && !matches!(v, Value::Bytes(_)) => writeln!(out, "{v}")?,
             _ => out.write_all(&value)?,
         },
     }
@@ -264,14 +283,7 @@ fn get(
 }
 
 fn dump(db: &mut Booklet) -> Result<()> {
-    let h = db.header().clone();
-    let kser = Serializer::from_code(h.key_serializer).unwrap_or(Serializer::Custom);
-    let vser = match h.kind {
-        Kind::Fixed { .. } => Serializer::None,
-        Kind::Variable => Serializer::from_code(h.value_serializer).unwrap_or(Serializer::Custom),
-    };
-    let textual =
-        |s: Serializer| matches!(s, Serializer::Str | Serializer::Json | Serializer::Orjson);
+    let (kser, vser) = codecs(db);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut line = String::new();
     for e in db.iter()? {
@@ -282,23 +294,17 @@ fn dump(db: &mut Booklet) -> Result<()> {
         line.push_str("\",\"value_b64\":\"");
         line.push_str(&B64.encode(&e.value));
         line.push('"');
-        if textual(kser) {
-            let k = kser
+        if let Some(s) = kser {
+            let k = s
                 .decode(&e.key)
                 .with_context(|| format!("decoding the key at offset {}", e.offset))?;
-            if let Some(j) = decoded_json(&k) {
-                line.push_str(",\"key\":");
-                line.push_str(&j);
-            }
+            push_decoded(&mut line, "key", s, &k);
         }
-        if textual(vser) {
-            let v = vser
+        if let Some(s) = vser {
+            let v = s
                 .decode(&e.value)
                 .with_context(|| format!("decoding the value at offset {}", e.offset))?;
-            if let Some(j) = decoded_json(&v) {
-                line.push_str(",\"value\":");
-                line.push_str(&j);
-            }
+            push_decoded(&mut line, "value", s, &v);
         }
         if let Some(t) = e.timestamp {
             line.push_str(",\"timestamp\":");

@@ -422,6 +422,10 @@ impl Booklet {
         n_keys = n_keys.saturating_sub(reserved_kept);
         self.n_keys = n_keys;
         self.write_n_keys()?;
+        // Prune has read and rewritten the whole file: give its pages back (seed 003).
+        if self.opts.release_pages {
+            self.st.release(0, self.st.len());
+        }
         Ok(removed)
     }
 

@@ -5,7 +5,8 @@
 //! * `table`: the handle's key table (lazy build, reset, coherence with writes);
 //! * `write`: the write buffer, `update_index`, `sync`, item timestamps, metadata, reserved slots;
 //! * `maintenance`: reindex, delete, clear and prune;
-//! * `iter`: the data regions and iteration in file order.
+//! * `iter`: the data regions and iteration in file order;
+//! * `typed`: keys and values as [`crate::Value`]s through the file's serializers.
 //!
 //! The order of every side effect follows Python booklet 0.12.10, so the same sequence of
 //! operations produces the same bytes (apart from the per-file UUID, the file creation time and
@@ -27,6 +28,7 @@ mod iter;
 mod lookup;
 mod maintenance;
 mod table;
+mod typed;
 mod write;
 
 use std::fs::{File, TryLockError};
@@ -44,7 +46,7 @@ use crate::format::{
     SUB_INDEX_INIT_POS, TIMESTAMP_LEN,
 };
 use crate::keytable::{DEFAULT_KEY_TABLE_LIMIT, FastHasher, HashKeyed, KeyTable};
-use crate::serial::Serializer;
+use crate::serial::{Limits, Serializer};
 use crate::storage::{ReadMode, Storage, io_err};
 
 /// How to open a file, as Python's `dbm`-style flags.
@@ -87,6 +89,8 @@ pub struct OpenOptions {
     value_len: Option<u32>,
     lock_timeout: Option<Duration>,
     key_table_limit: u64,
+    decode_limits: Limits,
+    release_pages: bool,
 }
 
 impl Default for OpenOptions {
@@ -110,6 +114,8 @@ impl OpenOptions {
             value_len: None,
             lock_timeout: None,
             key_table_limit: DEFAULT_KEY_TABLE_LIMIT,
+            decode_limits: Limits::default(),
+            release_pages: true,
         }
     }
     /// Memory-mapped or buffered (`pread`) reads.
@@ -171,6 +177,25 @@ impl OpenOptions {
         self
     }
 
+    /// How much memory decoding one typed key or value may take (see [`Limits`]).
+    #[must_use]
+    pub fn decode_limits(mut self, limits: Limits) -> Self {
+        self.decode_limits = limits;
+        self
+    }
+
+    /// Whether a memory-mapped handle gives the pages of the mapping back to the OS
+    /// (`madvise(MADV_DONTNEED)`) after a full iteration (over the data regions it read) and
+    /// after `prune` (the whole mapping), as seed 003's madvise strategy proposes for large
+    /// files. On by default. The file's pages stay in the page cache; the handle's next reads
+    /// of them map them again (minor page faults), which a handle that iterates the same
+    /// small file over and over may want to avoid by turning this off.
+    #[must_use]
+    pub fn release_pages(mut self, on: bool) -> Self {
+        self.release_pages = on;
+        self
+    }
+
     /// Open `path` with `flag`.
     pub fn open(&self, path: impl AsRef<Path>, flag: Flag) -> Result<Booklet> {
         Booklet::open_with(path.as_ref(), flag, self)
@@ -205,6 +230,8 @@ pub struct Booklet {
     /// Lookups answered by hash walks while the table was not built (the build trigger).
     walks: AtomicU64,
     table_limit: u64,
+    /// The options this handle was opened with, for [`Booklet::reopen`].
+    opts: OpenOptions,
     unclean: bool,
     closed: bool,
 }
@@ -335,6 +362,7 @@ impl Booklet {
             table: OnceLock::new(),
             walks: AtomicU64::new(0),
             table_limit: opts.key_table_limit,
+            opts: opts.clone(),
             unclean: false,
             closed: false,
         }
@@ -472,6 +500,39 @@ impl Booklet {
         let r = self.sync();
         self.closed = true;
         r
+    }
+
+    /// Close the handle and open its file again with `flag`, [`Flag::Read`] or
+    /// [`Flag::Write`], keeping the options it was opened with (Python's `reopen(flag)`).
+    ///
+    /// As in Python, the handle syncs, unmaps and releases its lock first, then opens the file
+    /// and takes the lock of the new mode (shared for `r`, exclusive for `w`, waiting up to the
+    /// lock timeout), so switching a writer to a reader lets other readers in and switching a
+    /// reader to a writer waits for them. Unlike Python, which keeps the state it had in memory,
+    /// the header is read again: another process may have written the file in between.
+    ///
+    /// On error the old handle is gone (closed), as Python's object is left closed.
+    pub fn reopen(mut self, flag: Flag) -> Result<Booklet> {
+        if !matches!(flag, Flag::Read | Flag::Write) {
+            return Err(Error::InvalidOption(
+                "reopen takes flag r or w (as Python's reopen)".into(),
+            ));
+        }
+        let path = self.st.path().to_path_buf();
+        let opts = self.opts.clone();
+        let synced = self.sync();
+        self.closed = true;
+        // Dropping the handle unmaps the file and closes it, which releases the flock: a
+        // shared lock of ours would otherwise block our own exclusive one (flock belongs to
+        // the open file description).
+        drop(self);
+        synced?;
+        Booklet::open_with(&path, flag, &opts)
+    }
+
+    /// The limits of typed decoding on this handle.
+    pub(crate) fn decode_limits(&self) -> &Limits {
+        &self.opts.decode_limits
     }
 
     // ------------------------------------------------------------------ shared by the submodules

@@ -62,3 +62,86 @@ pub fn tempdir() -> tempfile::TempDir {
     }
     tempfile::tempdir().expect("tempdir")
 }
+
+/// A value from tagged JSON (`tools/booklet_interop.py`: `{"$int": "digits"}`,
+/// `{"$float": repr}`, `{"$bytes": b64}`, `{"$tuple": [...]}`, `{"$dict": [[k, v], ...]}`).
+pub fn from_tagged(j: &serde_json::Value) -> booklet::Value {
+    use booklet::Value as V;
+    use serde_json::Value as J;
+    match j {
+        J::Null => V::None,
+        J::Bool(b) => V::Bool(*b),
+        J::String(s) => V::Str(s.clone()),
+        J::Array(a) => V::List(a.iter().map(from_tagged).collect()),
+        J::Object(o) => {
+            let (tag, val) = o.iter().next().expect("one tag");
+            match tag.as_str() {
+                "$int" => V::Int(val.as_str().unwrap().parse().unwrap()),
+                "$float" => V::Float(match val.as_str().unwrap() {
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    s => s.parse().unwrap(),
+                }),
+                "$bytes" => V::Bytes(b64(val.as_str().unwrap())),
+                "$tuple" => V::Tuple(val.as_array().unwrap().iter().map(from_tagged).collect()),
+                "$dict" => V::Dict(
+                    val.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|kv| (from_tagged(&kv[0]), from_tagged(&kv[1])))
+                        .collect(),
+                ),
+                other => panic!("unknown tag {other}"),
+            }
+        }
+        J::Number(n) => panic!("untagged number {n}"),
+    }
+}
+
+/// Tagged JSON of a value (the inverse of [`from_tagged`]).
+pub fn to_tagged(v: &booklet::Value) -> serde_json::Value {
+    use booklet::Value as V;
+    use serde_json::{Value as J, json};
+    match v {
+        V::None => J::Null,
+        V::Bool(b) => J::Bool(*b),
+        V::Int(i) => json!({"$int": i.to_string()}),
+        V::Float(f) => {
+            let mut s = format!("{f:?}");
+            if f.is_infinite() {
+                s = if *f > 0.0 { "inf" } else { "-inf" }.into();
+            }
+            json!({"$float": s})
+        }
+        V::Str(s) => J::String(s.clone()),
+        V::Bytes(b) => json!({"$bytes": b64e(b)}),
+        V::List(a) => J::Array(a.iter().map(to_tagged).collect()),
+        V::Tuple(a) => json!({"$tuple": a.iter().map(to_tagged).collect::<Vec<_>>()}),
+        V::Dict(d) => {
+            json!({"$dict": d.iter().map(|(k, x)| json!([to_tagged(k), to_tagged(x)])).collect::<Vec<_>>()})
+        }
+    }
+}
+
+/// The venv's Python, if it also has msgpack and zstandard (booklet's optional serializer
+/// dependencies, pinned in tools/requirements.txt). Under CI a venv without them fails.
+pub fn python_with_serializers() -> Option<PathBuf> {
+    let py = python()?;
+    let ok = Command::new(&py)
+        .args(["-c", "import msgpack, zstandard"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(py);
+    }
+    assert!(
+        !testkit::under_ci(),
+        "{}: no msgpack/zstandard; rerun tools/venv.sh (tools/requirements.txt pins them)",
+        py.display()
+    );
+    eprintln!(
+        "SKIPPED: {} lacks msgpack/zstandard (rerun tools/venv.sh)",
+        py.display()
+    );
+    None
+}

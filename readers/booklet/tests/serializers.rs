@@ -1,0 +1,443 @@
+//! The typed serializers against Python booklet 0.12.10: committed fixtures written by Python
+//! (`tools/booklet_fixtures.py typed_values unsupported_numpy`), and, with the venv, both
+//! directions at test time (`tools/booklet_interop.py typed-*`): files we write decode in
+//! Python to the same values, files Python writes decode here, and our encoders write the same
+//! bytes as Python's for keys.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+mod util;
+
+use std::path::Path;
+
+use booklet::{Error, Flag, OpenOptions, Serializer, Value};
+use serde_json::json;
+
+const TYPED: [&str; 8] = [
+    "pickle",
+    "pickle_zstd",
+    "msgpack",
+    "msgpack_zstd",
+    "json",
+    "orjson",
+    "orjson_zstd",
+    "zstd",
+];
+
+fn read_doc(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Compare every item of `path` (read through the typed API, mapped and buffered) with a
+/// `typed-read` document: same items in the same order, every key found by `get_typed`, and
+/// our encoding of every decoded key equal to the stored bytes Python wrote.
+fn check_against_python(path: &Path, doc: &serde_json::Value, ctx: &str) {
+    for mode in [booklet::ReadMode::Mmap, booklet::ReadMode::Buffered] {
+        let mut db = OpenOptions::new()
+            .read_mode(mode)
+            .open(path, Flag::Read)
+            .unwrap();
+        let want = doc["items"].as_array().unwrap();
+        assert_eq!(db.len(), doc["len"].as_u64().unwrap(), "{ctx}");
+        let got: Vec<(Value, Value)> = db.items_typed().unwrap().map(Result::unwrap).collect();
+        assert_eq!(got.len(), want.len(), "{ctx}");
+        for (i, ((k, v), w)) in got.iter().zip(want).enumerate() {
+            assert_eq!(*k, util::from_tagged(&w[0]), "{ctx} item {i} key");
+            assert_eq!(*v, util::from_tagged(&w[1]), "{ctx} item {i} value");
+            let stored = util::b64(w[2].as_str().unwrap());
+            assert_eq!(
+                db.encode_key(k).unwrap(),
+                stored,
+                "{ctx} item {i} key bytes"
+            );
+            assert_eq!(
+                db.get_typed(k).unwrap().as_ref(),
+                Some(v),
+                "{ctx} item {i} get"
+            );
+            assert!(db.contains_typed(k).unwrap(), "{ctx} item {i} contains");
+        }
+    }
+}
+
+#[test]
+fn python_written_fixtures_decode() {
+    for ser in TYPED {
+        let path = util::fixtures().join(format!("typed_{ser}.blt"));
+        let doc = read_doc(&path.with_extension("json"));
+        assert_eq!(doc["serializer"], ser);
+        assert_eq!(doc["lookups_ok"], true);
+        let db = booklet::open(&path, Flag::Read).unwrap();
+        assert_eq!(db.key_codec().unwrap().name(), ser);
+        assert_eq!(db.value_codec().unwrap().name(), ser);
+        drop(db);
+        check_against_python(&path, &doc, ser);
+    }
+}
+
+/// What Python reads back from a value we write: msgpack and JSON have no tuples, and JSON
+/// keys are strings.
+fn as_python_reads(v: &Value, ser: &str) -> Value {
+    let keep_tuples = ser.starts_with("pickle");
+    let json = ser.contains("json");
+    match v {
+        Value::Tuple(items) if !keep_tuples => {
+            Value::List(items.iter().map(|x| as_python_reads(x, ser)).collect())
+        }
+        Value::List(items) => Value::List(items.iter().map(|x| as_python_reads(x, ser)).collect()),
+        Value::Tuple(items) => {
+            Value::Tuple(items.iter().map(|x| as_python_reads(x, ser)).collect())
+        }
+        Value::Dict(entries) => Value::Dict(
+            entries
+                .iter()
+                .map(|(k, x)| {
+                    let k = match (json, k) {
+                        (true, Value::Int(i)) => Value::Str(i.to_string()),
+                        (true, Value::Str(_)) | (false, _) => as_python_reads(k, ser),
+                        (true, other) => panic!("generator made a JSON key {other:?}"),
+                    };
+                    (k, as_python_reads(x, ser))
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A random plain value the serializer can hold.
+fn random_value(rng: &mut fastrand::Rng, ser: &str, depth: u32) -> Value {
+    let pickle = ser.starts_with("pickle");
+    let msgpack = ser.starts_with("msgpack");
+    let json = ser.contains("json");
+    let pick = if depth >= 3 {
+        rng.u32(0..6)
+    } else {
+        rng.u32(0..9)
+    };
+    match pick {
+        0 => Value::None,
+        1 => Value::Bool(rng.bool()),
+        2 => Value::Int(match rng.u32(0..4) {
+            0 => i128::from(rng.i8(..)),
+            1 => i128::from(rng.i32(..)),
+            2 if pickle => rng.i128(..) >> rng.u32(0..100),
+            2 if json && ser == "json" => rng.i128(..) >> 40,
+            _ => i128::from(rng.i64(..)),
+        }),
+        3 => Value::Float(match rng.u32(0..3) {
+            0 => f64::from(rng.i32(..)) / 8.0,
+            1 => rng.f64() * 10f64.powi(rng.i32(-30..30)),
+            _ => -rng.f64(),
+        }),
+        4 => Value::Str(random_text(rng)),
+        5 if pickle || msgpack => {
+            Value::Bytes((0..rng.usize(0..300)).map(|_| rng.u8(..)).collect())
+        }
+        5 => Value::Str(random_text(rng)),
+        6 => Value::List(
+            (0..rng.usize(0..5))
+                .map(|_| random_value(rng, ser, depth + 1))
+                .collect(),
+        ),
+        7 => Value::Tuple(
+            (0..rng.usize(0..5))
+                .map(|_| random_value(rng, ser, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            let n = rng.usize(0..5);
+            let mut entries: Vec<(Value, Value)> = Vec::new();
+            for i in 0..n {
+                // Distinct keys (a Python dict keeps one entry per key).
+                let k = match rng.u32(0..3) {
+                    0 if pickle => {
+                        Value::Tuple(vec![Value::Int(i as i128), Value::Str("t".into())])
+                    }
+                    1 if !json => Value::Bytes(format!("key{i}").into_bytes()),
+                    2 if !msgpack => Value::Int(i as i128 * 1000 - 7),
+                    _ => Value::Str(format!("{}{i}", random_text(rng))),
+                };
+                entries.push((k, random_value(rng, ser, depth + 1)));
+            }
+            Value::Dict(entries)
+        }
+    }
+}
+
+fn random_text(rng: &mut fastrand::Rng) -> String {
+    let alphabet = [
+        'a',
+        'b',
+        'é',
+        '✓',
+        '\u{1f600}',
+        '"',
+        '\\',
+        '\n',
+        '\u{1}',
+        ' ',
+        '\u{7f}',
+    ];
+    (0..rng.usize(0..12))
+        .map(|_| alphabet[rng.usize(..alphabet.len())])
+        .collect()
+}
+
+fn random_key(rng: &mut fastrand::Rng, ser: &str, i: usize) -> Value {
+    if ser == "zstd" {
+        return Value::Bytes(format!("key {i}").into_bytes());
+    }
+    match i % 4 {
+        0 => Value::Str(format!("k{i}-{}", random_text(rng))),
+        1 => Value::Int(i as i128 - 40),
+        2 if ser.starts_with("pickle") => {
+            Value::Tuple(vec![Value::Str(format!("t{i}")), Value::Int(i as i128)])
+        }
+        _ => Value::List(vec![
+            Value::Str(format!("l{i}")),
+            Value::Bool(i.is_multiple_of(3)),
+        ]),
+    }
+}
+
+/// We write random typed items (with overwrites, deletes and a prune, whose pages are then
+/// released), Python reads them back: same values, every key found by Python's own encoding of
+/// it.
+#[test]
+fn rust_written_files_decode_in_python() {
+    let Some(py) = util::python_with_serializers() else {
+        return;
+    };
+    let dir = util::tempdir();
+    for (n, ser) in TYPED.into_iter().enumerate() {
+        let s = Serializer::from_name(ser).unwrap();
+        let path = dir.path().join(format!("{ser}.blt"));
+        let mut rng = fastrand::Rng::with_seed(n as u64 + 100);
+        let mut db = OpenOptions::new()
+            .key_serializer(s)
+            .value_serializer(s)
+            .n_buckets(13)
+            .open(&path, Flag::New)
+            .unwrap();
+        let mut expect: Vec<(Value, Value)> = Vec::new();
+        for i in 0..60 {
+            let k = random_key(&mut rng, ser, i);
+            let v = if ser == "zstd" {
+                Value::Bytes(random_text(&mut rng).repeat(rng.usize(0..50)).into_bytes())
+            } else {
+                random_value(&mut rng, ser, 0)
+            };
+            db.set_typed(&k, &v).unwrap();
+            expect.push((k, v));
+        }
+        db.sync().unwrap();
+        // Overwrite a few (they move to the end, in file order) and delete a few.
+        for i in [3usize, 17, 40] {
+            let (k, _) = expect.remove(i);
+            let v = if ser == "zstd" {
+                Value::Bytes(b"overwritten".to_vec())
+            } else {
+                Value::Str("overwritten".into())
+            };
+            db.set_typed(&k, &v).unwrap();
+            expect.push((k, v));
+        }
+        for i in [0usize, 25] {
+            let (k, _) = expect.remove(i);
+            db.delete_typed(&k).unwrap();
+            assert!(!db.contains_typed(&k).unwrap());
+        }
+        assert_eq!(db.prune(None, &[]).unwrap(), 5, "{ser}");
+        db.close().unwrap();
+        let out = util::interop(&py, &["typed-read", path.to_str().unwrap()]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["lookups_ok"], true, "{ser}: Python finds every key");
+        let items = doc["items"].as_array().unwrap();
+        assert_eq!(items.len(), expect.len(), "{ser}");
+        for (i, ((k, v), w)) in expect.iter().zip(items).enumerate() {
+            assert_eq!(
+                util::from_tagged(&w[0]),
+                as_python_reads(k, ser),
+                "{ser} item {i} key"
+            );
+            assert_eq!(
+                util::from_tagged(&w[1]),
+                as_python_reads(v, ser),
+                "{ser} item {i} value"
+            );
+        }
+        // And we read back what Python read.
+        check_against_python(&path, &doc, ser);
+    }
+}
+
+/// Python writes random typed items (with deletes and a prune); we read them.
+#[test]
+fn python_written_files_decode_here() {
+    let Some(py) = util::python_with_serializers() else {
+        return;
+    };
+    let dir = util::tempdir();
+    for (n, ser) in TYPED.into_iter().enumerate() {
+        let mut rng = fastrand::Rng::with_seed(n as u64 + 200);
+        let items: Vec<serde_json::Value> = (0..50)
+            .map(|i| {
+                let k = random_key(&mut rng, ser, i);
+                let v = if ser == "zstd" {
+                    Value::Bytes(random_text(&mut rng).into_bytes())
+                } else {
+                    random_value(&mut rng, ser, 0)
+                };
+                json!([util::to_tagged(&k), util::to_tagged(&v)])
+            })
+            .collect();
+        let deletes: Vec<&serde_json::Value> = items.iter().step_by(7).map(|kv| &kv[0]).collect();
+        let spec = json!({
+            "key_serializer": ser, "value_serializer": ser, "n_buckets": 7,
+            "set": items, "delete": deletes, "prune": n % 2 == 0,
+        });
+        let spec_path = dir.path().join(format!("{ser}.json"));
+        std::fs::write(&spec_path, spec.to_string()).unwrap();
+        let path = dir.path().join(format!("{ser}.blt"));
+        let out = util::interop(
+            &py,
+            &[
+                "typed-write",
+                spec_path.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ],
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["items"].as_array().unwrap().len(), 50 - 8, "{ser}");
+        check_against_python(&path, &doc, ser);
+    }
+}
+
+/// Our encoders write Python's bytes for keys: for each serializer, many random values,
+/// encoded here and by Python's `serializers.serial_dict[name].dumps`.
+#[test]
+fn encoders_write_pythons_bytes() {
+    let Some(py) = util::python_with_serializers() else {
+        return;
+    };
+    let dir = util::tempdir();
+    for (n, ser) in TYPED.into_iter().enumerate() {
+        let s = Serializer::from_name(ser).unwrap();
+        let mut rng = fastrand::Rng::with_seed(n as u64 + 300);
+        let values: Vec<Value> = (0..300)
+            .map(|i| {
+                if ser == "zstd" {
+                    Value::Bytes(random_text(&mut rng).repeat(i % 40).into_bytes())
+                } else {
+                    random_value(&mut rng, ser, 0)
+                }
+            })
+            .collect();
+        let tagged: Vec<serde_json::Value> = values.iter().map(util::to_tagged).collect();
+        let values_path = dir.path().join(format!("{ser}.json"));
+        std::fs::write(&values_path, serde_json::to_string(&tagged).unwrap()).unwrap();
+        let out = util::interop(&py, &["typed-dumps", ser, values_path.to_str().unwrap()]);
+        let python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        for (i, (v, want)) in values.iter().zip(&python).enumerate() {
+            assert_eq!(
+                s.encode(v).unwrap(),
+                util::b64(want),
+                "{ser} value {i}: {v}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unsupported_serializer_is_named() {
+    let path = util::fixtures().join("unsupported_numpy.blt");
+    let mut db = booklet::open(&path, Flag::Read).unwrap();
+    // The byte API still works.
+    let raw = db.get(b"row2").unwrap().unwrap();
+    assert_eq!(raw.len(), 12);
+    let err = db.get_typed(&Value::Str("row2".into())).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(
+            err,
+            Error::UnsupportedSerializer { role: "value", code: 20, ref name } if name == "numpy_int4"
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("value serializer numpy_int4 (code 20)"),
+        "{msg}"
+    );
+    assert!(db.items_typed().is_err());
+    assert_eq!(db.key_codec().unwrap(), Serializer::Str);
+    // booklet-tool shows the stored bytes and names the serializer.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_booklet-tool"))
+        .args(["dump", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("numpy_int4"));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3);
+}
+
+/// booklet-tool decodes the typed serializers: plain JSON as `value`, the rest as a repr.
+#[test]
+fn tool_shows_decoded_values() {
+    let tool = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_booklet-tool"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let pickle = util::fixtures().join("typed_pickle.blt");
+    let p = pickle.to_str().unwrap();
+    assert_eq!(
+        tool(&["get", p, "nested"]),
+        "{'a': {'b': {'c': [[], [[]], {'d': 'deep'}]}}}\n"
+    );
+    // A tuple key goes by its stored bytes.
+    let doc = read_doc(&pickle.with_extension("json"));
+    let tuple_key = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|it| it[0].get("$tuple").is_some())
+        .unwrap()[2]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let j: serde_json::Value = serde_json::from_str(&tool(&[
+        "get",
+        p,
+        "--key-b64",
+        &tuple_key,
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(j["value_repr"], "('a', b'\\x00\\xff', (1, 2.5))");
+    let msgpack = util::fixtures().join("typed_msgpack_zstd.blt");
+    let lines = tool(&["dump", msgpack.to_str().unwrap()]);
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert!(
+        first.get("key").is_some() && first.get("value").is_some(),
+        "{first}"
+    );
+    let doc = read_doc(&msgpack.with_extension("json"));
+    assert_eq!(
+        lines.lines().count(),
+        doc["items"].as_array().unwrap().len()
+    );
+}
