@@ -89,3 +89,7 @@ export BENCH_RUN_BIN="$target_dir/debug/bench-run"
 
 log "cargo test (workspace)"
 cargo test --workspace --locked
+
+# The seeds' own commands, as printed (cargo bench ones once each, in criterion's test mode).
+log "seed commands as printed (tools/seed_commands.sh)"
+tools/seed_commands.sh
