@@ -24,7 +24,7 @@
 
 use crate::adapter::{self, AdapterError};
 use crate::conditions::{self, Finding};
-use crate::criterion_cli::{self, AddedArg, CriterionVersion, TimeFlags};
+use crate::criterion_cli::{self, AddedArg, CriterionVersion};
 use crate::ledger::{Ledger, LedgerError, RunId};
 use crate::locate::Located;
 use crate::model::{Measurement, NewRun, RunProvenance, RunSource};
@@ -196,12 +196,10 @@ pub async fn record_located(
     let build = &request.build;
     if let (Some(dir), None) = (&located.nested, prebuilt) {
         progress.note(&format!(
-            "suite {} is in the separate cargo workspace {}/ (package {}); building it there \
-             (as `bench-run -C {}` would)",
+            "suite {} is in the separate cargo workspace {}/ (package {}); building it there",
             target.name,
             dir.display(),
             target.package,
-            dir.display()
         ));
     }
 
@@ -247,6 +245,8 @@ pub async fn record_located(
     } else {
         criterion_cli::detect(&workspace.root, &target.package, &target.package_version)
     };
+    // Criterion before 0.3.3 (which includes every version that takes no settings) writes
+    // where bench-run cannot read: say so before it runs for nothing.
     if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
         return Err(RecordError::CriterionTooOld {
             suite: target.name.clone(),
@@ -325,17 +325,8 @@ pub async fn record_located(
             source,
         })?
     };
-    let takes_settings = criterion.is_none_or(|v| v.time_flags() != TimeFlags::NotAccepted);
-    if request.quick && !is_gungraun && !takes_settings {
-        progress.warning(&format!(
-            "--quick had no effect: criterion {} takes no measurement settings on its command \
-             line; the run is recorded as a full run",
-            criterion.map(|v| v.to_string()).unwrap_or_default()
-        ));
-    }
     let quick = request.quick
         && !is_gungraun
-        && takes_settings
         && quick_took_effect(&criterion_args, &measurements, progress);
 
     let provenance = RunProvenance {

@@ -70,10 +70,7 @@ fn a_suite_in_a_separate_workspace_below_the_root_runs_from_the_root() {
     };
     assert_exit(&output, 0);
     let err = stderr(&output);
-    assert!(
-        err.contains("separate cargo workspace benches/") && err.contains("-C benches"),
-        "{err}"
-    );
+    assert!(err.contains("separate cargo workspace benches/"), "{err}");
     let run = &show_latest(&sandbox, &root)["run"];
     let cargo = words(&run["cargo_command"]);
     assert!(

@@ -156,6 +156,13 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             &head.target.package,
             &head.target.package_version,
         );
+        if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
+            return Err(harness::record::RecordError::CriterionTooOld {
+                suite: args.suite.clone(),
+                version,
+            }
+            .into());
+        }
         (criterion, process_args(&args.criterion_args, criterion))
     };
     let criterion_args = criterion_cli::command_line(&added, &args.criterion_args);
