@@ -210,11 +210,17 @@ pub fn check_comparable(base: &RunProvenance, head: &RunProvenance) -> Vec<Misma
         set(&base.build.features),
         set(&head.build.features),
     );
-    check(
-        MismatchField::FeatureFlags,
-        set(&base.build.feature_flags),
-        set(&head.build.feature_flags),
-    );
+    // The named features are compared above; of the flags, only the switches add anything
+    // (and runs recorded before `--features` went into the flags would differ otherwise).
+    let switches = |p: &RunProvenance| {
+        let switches = p.build.feature_switches();
+        if switches.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("[{}]", switches.join(", "))
+        }
+    };
+    check(MismatchField::FeatureFlags, switches(base), switches(head));
 
     let flags = |p: &RunProvenance| {
         let joined = p
@@ -320,9 +326,11 @@ mod tests {
     fn mismatch_detection() {
         let base = provenance();
         assert!(check_comparable(&base, &base).is_empty());
-        // Feature order and RUSTFLAGS whitespace do not matter; the rest does.
+        // Feature order, RUSTFLAGS whitespace and the `--features` words among the flags
+        // (recorded since issue 24, absent from older runs) do not matter; the rest does.
         let mut head = provenance();
         head.build.features = vec!["lz4".to_owned(), "zstd".to_owned()];
+        head.build.feature_flags = vec!["--features".to_owned(), "lz4,zstd".to_owned()];
         head.build.rustflags = Some("  -C   target-cpu=native ".to_owned());
         head.cwd = "/elsewhere".to_owned();
         assert!(check_comparable(&base, &head).is_empty());

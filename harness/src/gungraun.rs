@@ -365,6 +365,7 @@ pub fn run_bench(
             suite: suite.name.clone(),
             status: status.to_string(),
             tail: tail.into_iter().collect::<Vec<_>>().join("\n"),
+            hint: None,
         });
     }
     Ok(RunOutput {

@@ -6,7 +6,9 @@
 //!
 //! Layers, from the outside in:
 //!
-//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O); [`gungraun`]
+//! - [`suite`] finds bench targets through `cargo metadata` and runs them (I/O); [`locate`]
+//!   looks for a suite in separate workspaces nested below the root too (I/O);
+//!   [`criterion_cli`] says what a bench's criterion version accepts (pure); [`gungraun`]
 //!   runs the instruction-count suites among them under valgrind (I/O).
 //! - [`provenance`] reads the machine, toolchain and git state and hashes bench executables (I/O).
 //! - [`conditions`] reads how busy the machine was while a suite ran (`/proc`; pure parsers and a
@@ -30,11 +32,13 @@ pub mod ab;
 pub mod baseline;
 pub mod conditions;
 pub mod confirm;
+pub mod criterion_cli;
 pub mod gate;
 pub mod gungraun;
 pub mod interleave;
 pub mod judge;
 pub mod ledger;
+pub mod locate;
 pub mod provenance;
 pub mod push;
 pub mod quick;

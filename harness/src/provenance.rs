@@ -363,15 +363,15 @@ pub fn git(dir: &Path) -> Result<GitInfo, git2::Error> {
     let branch = head
         .is_branch()
         .then(|| String::from_utf8_lossy(head.shorthand_bytes()).into_owned());
-    let mut options = git2::StatusOptions::new();
-    options
-        .include_untracked(false)
-        .include_ignored(false)
-        .exclude_submodules(true);
-    let dirty = repo
-        .statuses(Some(&mut options))?
-        .iter()
-        .any(|entry| entry.status() != git2::Status::CURRENT);
+    let dirty = match tracked_changes(&repo) {
+        Ok(dirty) => dirty,
+        // libgit2 cannot read a sparse index (`git sparse-checkout --sparse-index`, index
+        // extension `sdir`); git itself, which wrote it, can.
+        Err(e) => match repo.workdir().and_then(tracked_changes_by_git_cli) {
+            Some(dirty) => dirty,
+            None => return Err(e),
+        },
+    };
     Ok(GitInfo {
         commit: Some(commit.id().to_string()),
         branch,
@@ -379,6 +379,59 @@ pub fn git(dir: &Path) -> Result<GitInfo, git2::Error> {
         commit_time: Some(commit.time().seconds()),
         summary: commit.summary().ok().flatten().map(str::to_owned),
     })
+}
+
+/// Whether tracked files differ from HEAD (untracked and ignored files, submodules aside).
+fn tracked_changes(repo: &git2::Repository) -> Result<bool, git2::Error> {
+    let mut options = git2::StatusOptions::new();
+    options
+        .include_untracked(false)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    // libgit2 knows nothing of sparse checkouts: a file that `git sparse-checkout` left out
+    // of the working tree (skip-worktree in the index) shows as deleted. Git counts it as
+    // unchanged, and so does this.
+    let skipped = skip_worktree_paths(repo)?;
+    Ok(repo.statuses(Some(&mut options))?.iter().any(|entry| {
+        let status = entry.status();
+        let left_out = status == git2::Status::WT_DELETED && skipped.contains(entry.path_bytes());
+        status != git2::Status::CURRENT && !left_out
+    }))
+}
+
+/// [`tracked_changes`] asked of the git command line; `None` when git is missing or fails.
+fn tracked_changes_by_git_cli(workdir: &Path) -> Option<bool> {
+    let output = std::process::Command::new("git")
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--ignore-submodules",
+        ])
+        .current_dir(workdir)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| !output.stdout.iter().all(u8::is_ascii_whitespace))
+}
+
+/// Paths of the index entries marked skip-worktree (the files a sparse checkout left out).
+fn skip_worktree_paths(
+    repo: &git2::Repository,
+) -> Result<std::collections::HashSet<Vec<u8>>, git2::Error> {
+    Ok(repo
+        .index()?
+        .iter()
+        .filter(|entry| {
+            git2::IndexEntryExtendedFlag::from_bits_truncate(entry.flags_extended)
+                .is_skip_worktree()
+        })
+        .map(|entry| entry.path)
+        .collect())
 }
 
 /// Resolves a git revision (`HEAD~1`, a branch, a tag, a hash prefix) in the repository
@@ -665,5 +718,57 @@ mod tests {
         assert!(git(dir.path()).unwrap().dirty);
         assert_eq!(resolve_git_ref(dir.path(), "HEAD"), Some(oid.to_string()));
         assert_eq!(resolve_git_ref(dir.path(), "no-such-ref"), None);
+    }
+
+    /// Runs the git CLI in `dir` (sparse checkout has no libgit2 API to set it up).
+    fn git_cli(dir: &Path, args: &[&str]) {
+        let output = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// A committed repository of three files in two directories, then checked out sparsely
+    /// (only `kept/`) with `sparse_args` given to `git sparse-checkout init`.
+    fn sparse_repo(sparse_args: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git_cli(root, &["init", "-q", "-b", "main"]);
+        for file in ["kept/a.txt", "left-out/b.txt", "top.txt"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, file).unwrap();
+        }
+        git_cli(root, &["add", "."]);
+        git_cli(root, &["commit", "-q", "-m", "first"]);
+        git_cli(root, &[&["sparse-checkout", "init"], sparse_args].concat());
+        git_cli(root, &["sparse-checkout", "set", "kept"]);
+        assert!(!root.join("left-out/b.txt").exists(), "git left the file");
+        dir
+    }
+
+    #[test]
+    fn git_sparse_checkout_is_clean_until_a_checked_out_file_changes() {
+        for sparse_args in [&[][..], &["--no-cone"], &["--cone", "--sparse-index"]] {
+            let dir = sparse_repo(sparse_args);
+            let info = git(dir.path()).unwrap();
+            assert!(info.commit.is_some(), "{sparse_args:?}");
+            assert!(
+                !info.dirty,
+                "{sparse_args:?}: a sparse checkout is not a change"
+            );
+            std::fs::write(dir.path().join("kept/a.txt"), "changed").unwrap();
+            assert!(
+                git(dir.path()).unwrap().dirty,
+                "{sparse_args:?}: a change inside the checkout is"
+            );
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! full one.
 //!
 //! `bench-run --suite S --quick` asks criterion for a short measurement
-//! ([`crate::suite::quick_args`]: `--warm-up-time 0.3 --measurement-time 1 --sample-size 20`).
+//! ([`crate::criterion_cli::QUICK`]: `--warm-up-time 0.3 --measurement-time 1 --sample-size 20`,
+//! the warm-up rounded up to 1 s for criterion 0.3, which takes whole seconds).
 //! A suite may ignore the command line: a benchmark group with its own `sample_size(1000)` or
 //! `measurement_time(..)`, or a `Criterion` configured after `configure_from_args`. A run is
 //! therefore labelled quick only when criterion measured with the quick settings, judged from
@@ -300,7 +301,11 @@ mod tests {
 
     #[test]
     fn requested_settings_come_from_the_criterion_arguments() {
-        let quick = crate::suite::quick_args(&[]);
+        let quick: Vec<String> =
+            crate::criterion_cli::budget_args(&crate::criterion_cli::QUICK, None, &[])
+                .into_iter()
+                .flat_map(|a| a.words)
+                .collect();
         assert_eq!(RequestedSettings::from_criterion_args(&quick), Some(QUICK));
         assert_eq!(
             RequestedSettings::from_criterion_args(&args(

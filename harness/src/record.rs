@@ -2,10 +2,14 @@
 //! layers.
 //!
 //! ```text
-//! record_suite
-//!   suite::Workspace::discover / find        which bench target (cargo metadata)
+//! locate                                   which bench target (cargo metadata), also in a
+//!                                            separate workspace below the root; callers
+//!                                            open the ledger only after it succeeded
+//! record_located
 //!   gungraun::detect                         criterion or instruction counts
 //!   suite::build_in                          its executable (cargo bench --no-run)
+//!   criterion_cli::detect                    the criterion version it links (Cargo.lock),
+//!                                            which decides the arguments it takes
 //!   provenance::hash_executable              what code was measured
 //!   suite::list_benchmarks                   what it will run
 //!   suite::run_bench | gungraun::run_bench   run it, sampling machine conditions
@@ -20,7 +24,9 @@
 
 use crate::adapter::{self, AdapterError};
 use crate::conditions::{self, Finding};
+use crate::criterion_cli::{self, AddedArg, CriterionVersion};
 use crate::ledger::{Ledger, LedgerError, RunId};
+use crate::locate::Located;
 use crate::model::{Measurement, NewRun, RunProvenance, RunSource};
 use crate::suite::{self, BuildOptions, ProgressTracker, SuiteError, Workspace};
 use crate::{gungraun, provenance, quick};
@@ -123,6 +129,18 @@ pub enum RecordError {
         #[source]
         source: AdapterError,
     },
+    /// The suite links a criterion that writes its output where bench-run cannot read it.
+    #[error(
+        "suite {suite} links criterion {version}, which writes its results to target/criterion \
+         whatever CRITERION_HOME says; bench-run reads those of criterion 0.3.3 and later \
+         (`cargo update -p criterion` within 0.3 is enough)"
+    )]
+    CriterionTooOld {
+        /// The suite.
+        suite: String,
+        /// The criterion it links.
+        version: CriterionVersion,
+    },
     /// The ledger refused the run.
     #[error("cannot record the run in {location}")]
     Record {
@@ -132,6 +150,19 @@ pub enum RecordError {
         #[source]
         source: LedgerError,
     },
+}
+
+/// Finds `request`'s suite ([`crate::locate::locate`]). It only reads `cargo metadata`, so a
+/// caller does it before opening (and so creating) a ledger: a misspelt suite leaves no files.
+///
+/// # Errors
+/// When there is no such suite, or several.
+pub fn locate(request: &SuiteRequest) -> Result<Located, RecordError> {
+    Ok(crate::locate::locate(
+        &request.start_dir,
+        &request.suite,
+        request.package.as_deref(),
+    )?)
 }
 
 /// Builds (unless `prebuilt` names the executable), runs and records `request`'s suite.
@@ -144,12 +175,33 @@ pub async fn record_suite(
     prebuilt: Option<&Path>,
     progress: &mut dyn Progress,
 ) -> Result<Recorded, RecordError> {
-    let workspace = Workspace::discover(&request.start_dir)?;
-    let target = workspace
-        .find(&request.suite, request.package.as_deref())?
-        .clone();
+    let located = locate(request)?;
+    record_located(ledger, request, &located, prebuilt, progress).await
+}
+
+/// [`record_suite`] of a suite [`locate`] found.
+///
+/// # Errors
+/// See [`RecordError`].
+pub async fn record_located(
+    ledger: &Ledger,
+    request: &SuiteRequest,
+    located: &Located,
+    prebuilt: Option<&Path>,
+    progress: &mut dyn Progress,
+) -> Result<Recorded, RecordError> {
+    let workspace = located.workspace.clone();
+    let target = located.target.clone();
     let is_gungraun = gungraun::detect(&target)?;
     let build = &request.build;
+    if let (Some(dir), None) = (&located.nested, prebuilt) {
+        progress.note(&format!(
+            "suite {} is in the separate cargo workspace {}/ (package {}); building it there",
+            target.name,
+            dir.display(),
+            target.package,
+        ));
+    }
 
     let exe = match prebuilt {
         Some(exe) => exe.to_owned(),
@@ -188,7 +240,24 @@ pub async fn record_suite(
         })
         .ok();
 
-    let criterion_args = bench_args(request, is_gungraun);
+    let criterion = if is_gungraun {
+        None
+    } else {
+        criterion_cli::detect(&workspace.root, &target.package, &target.package_version)
+    };
+    // Criterion before 0.3.3 (which includes every version that takes no settings) writes
+    // where bench-run cannot read: say so before it runs for nothing.
+    if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
+        return Err(RecordError::CriterionTooOld {
+            suite: target.name.clone(),
+            version,
+        });
+    }
+    let added = added_args(request, is_gungraun, criterion);
+    let criterion_args = criterion_cli::command_line(&added, &request.criterion_args);
+    let explain = |e: SuiteError| {
+        criterion_cli::explain_failure(e, &added, &request.criterion_args, criterion)
+    };
     let scratch_parent = request
         .target_dir
         .as_deref()
@@ -205,7 +274,8 @@ pub async fn record_suite(
             source,
         })?;
 
-    let listed = suite::list_benchmarks(&exe, &target, &criterion_args, scratch.path())?;
+    let listed =
+        suite::list_benchmarks(&exe, &target, &criterion_args, scratch.path()).map_err(explain)?;
     if listed.is_empty() {
         return Err(RecordError::NoBenchmarks {
             suite: target.name.clone(),
@@ -240,7 +310,7 @@ pub async fn record_suite(
         )
     };
     progress.finished();
-    let output = output?;
+    let output = output.map_err(explain)?;
 
     let measurements = if is_gungraun {
         adapter::gungraun::read_dir(scratch.path()).map_err(|source| RecordError::Output {
@@ -263,7 +333,15 @@ pub async fn record_suite(
         suite: target.name.clone(),
         package: Some(target.package.clone()),
         command: request.command.clone(),
-        cargo_command: Some(suite::cargo_bench_command(&target, build, &criterion_args)),
+        cargo_command: Some(suite::cargo_bench_command(
+            &target,
+            build,
+            &criterion_args,
+            located
+                .nested
+                .as_ref()
+                .map(|_| manifest_from(&request.cwd, &workspace.root)),
+        )),
         cwd: request.cwd.display().to_string(),
         machine: provenance::machine(),
         toolchain: provenance::toolchain(&workspace.root)
@@ -313,20 +391,33 @@ pub async fn record_suite(
     })
 }
 
-/// The bench executable's arguments: `--quick`'s settings unless the user gave their own, the
-/// user's, and `--noplot` (criterion's plots would land in the scratch directory and be thrown
-/// away). Criterion's settings mean nothing to gungraun, which rejects unknown arguments.
-fn bench_args(request: &SuiteRequest, is_gungraun: bool) -> Vec<String> {
-    let mut args = if request.quick && !is_gungraun {
-        suite::quick_args(&request.criterion_args)
+/// The arguments bench-run gives the bench executable of its own accord: `--quick`'s
+/// settings as the suite's criterion takes them, unless the user gave their own, and
+/// `--noplot` (criterion's plots would land in the scratch directory and be thrown away).
+/// Criterion's settings mean nothing to gungraun, which rejects unknown arguments.
+fn added_args(
+    request: &SuiteRequest,
+    is_gungraun: bool,
+    criterion: Option<CriterionVersion>,
+) -> Vec<AddedArg> {
+    if is_gungraun {
+        return Vec::new();
+    }
+    let mut added = if request.quick {
+        criterion_cli::budget_args(&criterion_cli::QUICK, criterion, &request.criterion_args)
     } else {
         Vec::new()
     };
-    args.extend(request.criterion_args.iter().cloned());
-    if !is_gungraun && !args.iter().any(|a| a == "--noplot" || a == "-n") {
-        args.push("--noplot".to_owned());
-    }
-    args
+    added.extend(criterion_cli::noplot_arg(&request.criterion_args));
+    added
+}
+
+/// The manifest of the workspace at `root` as seen from `cwd`: relative when below it.
+fn manifest_from(cwd: &Path, root: &Path) -> PathBuf {
+    let manifest = root.join("Cargo.toml");
+    manifest
+        .strip_prefix(cwd)
+        .map_or_else(|_| manifest.clone(), Path::to_owned)
 }
 
 /// Whether `--quick` took effect (see [`quick`]); says so when it did not, or only in part.

@@ -41,14 +41,34 @@ pub enum SuiteError {
     #[error("cannot read `cargo metadata` output: {0}")]
     Metadata(String),
     /// No bench target of that name.
-    #[error("no bench target named `{name}` in workspace {root}\n{}", list_suites(.available))]
+    #[error(
+        "no bench target named `{name}` in workspace {root}\n{}{}",
+        list_suites(.available),
+        list_elsewhere(.nested, .unreadable)
+    )]
     Unknown {
         /// The name asked for.
         name: String,
-        /// The workspace root.
+        /// The workspace root (or the directory searched, when it is in no workspace).
         root: PathBuf,
-        /// Every bench target, as `package/suite`.
+        /// Every bench target, as `suite (package p)`.
         available: Vec<String>,
+        /// The suites of each separate workspace found below the root ([`crate::locate`]):
+        /// `benches/ (`bench-run -C benches`): a (package p), ...`.
+        nested: Vec<String>,
+        /// Manifests below the root that cargo could not read, with its error.
+        unreadable: Vec<String>,
+    },
+    /// Separate workspaces below the root each have a bench target of that name.
+    #[error(
+        "bench target `{name}` exists in several workspaces: {}; choose one with -C DIR",
+        .dirs.join(", ")
+    )]
+    InSeveralWorkspaces {
+        /// The name asked for.
+        name: String,
+        /// Their directories, relative to the root.
+        dirs: Vec<String>,
     },
     /// More than one package has a bench target of that name.
     #[error(
@@ -64,15 +84,28 @@ pub enum SuiteError {
     /// The build succeeded but named no executable for the suite.
     #[error("cargo built no executable for bench target `{0}`")]
     NoExecutable(String),
+    /// `cargo bench --no-run` failed; cargo printed why on stderr.
+    #[error("`{command}` failed ({status}); cargo's messages are above{}", hint_lines(.hint))]
+    BuildFailed {
+        /// The command line.
+        command: String,
+        /// Its exit status (`exit status: 101`).
+        status: String,
+        /// What to try, when bench-run has an idea.
+        hint: Option<String>,
+    },
     /// The benchmark executable failed.
-    #[error("benchmark `{suite}` exited with {status}; last output:\n{tail}")]
+    #[error("benchmark `{suite}` failed ({status}); last output:\n{tail}{}", hint_lines(.hint))]
     BenchFailed {
         /// Suite name.
         suite: String,
-        /// Exit status.
+        /// Exit status (`exit status: 1`).
         status: String,
         /// The last lines it printed.
         tail: String,
+        /// What went wrong as far as bench-run can tell (e.g. which argument it passed was
+        /// rejected, and why it passed it).
+        hint: Option<String>,
     },
     /// An I/O error around a child process.
     #[error("{what}: {source}")]
@@ -84,12 +117,35 @@ pub enum SuiteError {
     },
 }
 
+fn hint_lines(hint: &Option<String>) -> String {
+    hint.as_deref()
+        .map(|h| format!("\n{h}"))
+        .unwrap_or_default()
+}
+
 fn list_suites(available: &[String]) -> String {
     if available.is_empty() {
         "the workspace has no bench targets".to_owned()
     } else {
         format!("available suites:\n  {}", available.join("\n  "))
     }
+}
+
+fn list_elsewhere(nested: &[String], unreadable: &[String]) -> String {
+    let mut out = String::new();
+    if !nested.is_empty() {
+        out.push_str(&format!(
+            "\nsuites of separate cargo workspaces below it:\n  {}",
+            nested.join("\n  ")
+        ));
+    }
+    if !unreadable.is_empty() {
+        out.push_str(&format!(
+            "\nnot searched (`cargo metadata` failed there):\n  {}",
+            unreadable.join("\n  ")
+        ));
+    }
+    out
 }
 
 /// A bench target of a workspace member.
@@ -133,6 +189,8 @@ pub struct Workspace {
     pub target_dir: PathBuf,
     /// Every bench target of every member, sorted by package then name.
     pub suites: Vec<SuiteTarget>,
+    /// The `Cargo.toml` of every member, with or without bench targets.
+    pub manifests: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -202,10 +260,17 @@ pub fn parse_metadata(json: &[u8]) -> Result<Workspace, SuiteError> {
         })
         .collect();
     suites.sort_by(|a, b| (&a.package, &a.name).cmp(&(&b.package, &b.name)));
+    let manifests = raw
+        .packages
+        .iter()
+        .filter(|p| raw.workspace_members.is_empty() || raw.workspace_members.contains(&p.id))
+        .map(|p| p.manifest_path.clone())
+        .collect();
     Ok(Workspace {
         root: raw.workspace_root,
         target_dir: raw.target_directory,
         suites,
+        manifests,
     })
 }
 
@@ -258,6 +323,8 @@ impl Workspace {
                     .iter()
                     .map(|s| format!("{} (package {})", s.name, s.package))
                     .collect(),
+                nested: Vec::new(),
+                unreadable: Vec::new(),
             }),
             many => Err(SuiteError::Ambiguous {
                 name: name.to_owned(),
@@ -315,7 +382,8 @@ impl BuildOptions {
     }
 
     /// How a run built with these options is recorded: the profile, the features sorted and
-    /// split as cargo splits them (`-F a,b` and `-F "a b"`), the feature flags, and `RUSTFLAGS`
+    /// split as cargo splits them (`-F a,b` and `-F "a b"`), the cargo arguments that chose
+    /// features (`--features a,b`, `--all-features`, `--no-default-features`), and `RUSTFLAGS`
     /// from the environment.
     #[must_use]
     pub fn build_config(&self) -> crate::model::BuildConfig {
@@ -329,6 +397,10 @@ impl BuildOptions {
         features.sort();
         features.dedup();
         let mut feature_flags = Vec::new();
+        if !features.is_empty() {
+            feature_flags.push("--features".to_owned());
+            feature_flags.push(features.join(","));
+        }
         if self.all_features {
             feature_flags.push("--all-features".to_owned());
         }
@@ -344,21 +416,27 @@ impl BuildOptions {
     }
 }
 
-/// The `cargo bench` command equivalent to running `suite` with `criterion_args`.
+/// The `cargo bench` command equivalent to running `suite` with `criterion_args`;
+/// `manifest_path`, when given, names the workspace (a separate one below the directory the
+/// command is run from).
 #[must_use]
 pub fn cargo_bench_command(
     suite: &SuiteTarget,
     build: &BuildOptions,
     criterion_args: &[String],
+    manifest_path: Option<PathBuf>,
 ) -> Vec<String> {
-    let mut command = vec![
-        "cargo".to_owned(),
-        "bench".to_owned(),
+    let mut command = vec!["cargo".to_owned(), "bench".to_owned()];
+    if let Some(manifest) = manifest_path {
+        command.push("--manifest-path".to_owned());
+        command.push(manifest.display().to_string());
+    }
+    command.extend([
         "-p".to_owned(),
         suite.package.clone(),
         "--bench".to_owned(),
         suite.name.clone(),
-    ];
+    ]);
     command.extend(build.cargo_args());
     if !criterion_args.is_empty() {
         command.push("--".to_owned());
@@ -463,14 +541,48 @@ pub fn build_in(
             source,
         })?;
     if !output.status.success() {
-        return Err(SuiteError::Cargo {
+        return Err(SuiteError::BuildFailed {
             command: format!("cargo {}", args.join(" ")),
-            reason: format!("exit status {} (cargo's messages are above)", output.status),
+            status: output.status.to_string(),
+            hint: Some(feature_hint(suite, options)),
         });
     }
     let text = String::from_utf8_lossy(&output.stdout);
     parse_built(&text, &suite.package_id, &suite.name)
         .ok_or_else(|| SuiteError::NoExecutable(suite.name.clone()))
+}
+
+/// What to try when a suite's build failed: the features its `[[bench]]` requires that the
+/// build did not name, or else how features are passed.
+#[must_use]
+pub fn feature_hint(suite: &SuiteTarget, options: &BuildOptions) -> String {
+    let named = options.build_config().features;
+    let missing: Vec<&str> = suite
+        .required_features
+        .iter()
+        .filter(|f| !options.all_features && !named.contains(f))
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        format!(
+            "if the bench needs a cargo feature of package {}, enable it: `bench-run --suite {} \
+             -F FEATURE` (or --all-features)",
+            suite.package, suite.name
+        )
+    } else {
+        let mut features = named.clone();
+        features.extend(missing.iter().map(|f| (*f).to_owned()));
+        format!(
+            "bench target `{}` requires the feature{} {} (`required-features` in {}): try \
+             `bench-run --suite {} -F {}`",
+            suite.name,
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            suite.manifest_path.display(),
+            suite.name,
+            features.join(",")
+        )
+    }
 }
 
 /// Parses the output of `<criterion bench> --list`: one `name: benchmark` line per benchmark.
@@ -482,50 +594,6 @@ pub fn parse_list(text: &str) -> Vec<String> {
                 .or_else(|| line.strip_suffix(": bench"))
         })
         .map(str::to_owned)
-        .collect()
-}
-
-/// Criterion arguments for `--quick` smoke runs: short warm-up and measurement, few samples.
-/// An argument the user gave explicitly is not repeated (criterion rejects duplicates).
-#[must_use]
-pub fn quick_args(user_args: &[String]) -> Vec<String> {
-    defaults_unless_given(
-        &[
-            ("--warm-up-time", "0.3"),
-            ("--measurement-time", "1"),
-            ("--sample-size", "20"),
-        ],
-        user_args,
-    )
-}
-
-/// Criterion's budget for one process of `bench-run ab` (per benchmark: 0.2 s warm-up, 0.5 s of
-/// 100 short samples, whose fast tail is the process's value; a light bootstrap). Many short processes replace one long one: a round of two
-/// processes costs about a sixth of a default criterion run (3 s + 5 s), so the default 12 to
-/// 14 rounds stay within 3 times one plain run. The user's own flags win.
-#[must_use]
-pub fn ab_args(user_args: &[String]) -> Vec<String> {
-    defaults_unless_given(
-        &[
-            ("--warm-up-time", "0.2"),
-            ("--measurement-time", "0.5"),
-            ("--sample-size", "100"),
-            // Only the raw samples are used: criterion's own bootstrap would just cost time.
-            ("--nresamples", "1000"),
-        ],
-        user_args,
-    )
-}
-
-fn defaults_unless_given(defaults: &[(&str, &str)], user_args: &[String]) -> Vec<String> {
-    defaults
-        .iter()
-        .filter(|(flag, _)| {
-            !user_args
-                .iter()
-                .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
-        })
-        .flat_map(|(flag, value)| [(*flag).to_owned(), (*value).to_owned()])
         .collect()
 }
 
@@ -649,6 +717,7 @@ pub fn run_bench(
             suite: suite.name.clone(),
             status: status.to_string(),
             tail: tail.into_iter().collect::<Vec<_>>().join("\n"),
+            hint: None,
         });
     }
     Ok(RunOutput {
@@ -713,10 +782,23 @@ pub fn list_benchmarks(
         return Err(SuiteError::BenchFailed {
             suite: suite.name.clone(),
             status: output.status.to_string(),
-            tail: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            tail: list_output_tail(&output),
+            hint: None,
         });
     }
     Ok(parse_list(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// The last lines a failed `--list` printed: criterion 0.3 prints its argument errors on
+/// stdout, later versions on stderr.
+fn list_output_tail(output: &std::process::Output) -> String {
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
 }
 
 /// Criterion flags that take a value (the next argument).
@@ -843,10 +925,7 @@ mod tests {
     }
 
     #[test]
-    fn quick_args_respect_user_choices_and_filters_drop_settings() {
-        let quick = quick_args(&["--sample-size".into(), "50".into()]);
-        assert!(!quick.contains(&"--sample-size".to_owned()));
-        assert!(quick.contains(&"--measurement-time".to_owned()));
+    fn filters_drop_settings() {
         let args: Vec<String> = ["--sample-size", "10", "encode", "--exact", "--noplot"]
             .iter()
             .map(|s| (*s).to_owned())
@@ -863,8 +942,12 @@ mod tests {
             ..BuildOptions::default()
         };
         assert_eq!(
-            cargo_bench_command(suite, &build, &["--quick".into()]).join(" "),
+            cargo_bench_command(suite, &build, &["--quick".into()], None).join(" "),
             "cargo bench -p b --bench other --features x,y -- --quick"
+        );
+        assert_eq!(
+            cargo_bench_command(suite, &build, &[], Some("benches/Cargo.toml".into())).join(" "),
+            "cargo bench --manifest-path benches/Cargo.toml -p b --bench other --features x,y"
         );
     }
 }

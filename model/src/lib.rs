@@ -600,12 +600,32 @@ pub struct GitInfo {
 pub struct BuildConfig {
     /// Cargo profile (`bench` for `cargo bench`).
     pub profile: String,
-    /// Features enabled on the command line, sorted.
+    /// Features enabled on the command line, sorted (`[]`: none named; the package's default
+    /// features apply unless `--no-default-features`).
     pub features: Vec<String>,
-    /// Whether `--all-features` / `--no-default-features` were given.
+    /// The cargo arguments that chose features, as passed: `--features a,b` (two words),
+    /// `--all-features`, `--no-default-features`. Runs recorded before bench-run wrote
+    /// `--features` here hold only the last two.
     pub feature_flags: Vec<String>,
     /// `RUSTFLAGS`, if set.
     pub rustflags: Option<String>,
+}
+
+impl BuildConfig {
+    /// The flags that change which features a build gets beyond those named in
+    /// [`Self::features`]: `--all-features` and `--no-default-features`, sorted.
+    #[must_use]
+    pub fn feature_switches(&self) -> Vec<&str> {
+        let mut switches: Vec<&str> = self
+            .feature_flags
+            .iter()
+            .map(String::as_str)
+            .filter(|f| matches!(*f, "--all-features" | "--no-default-features"))
+            .collect();
+        switches.sort_unstable();
+        switches.dedup();
+        switches
+    }
 }
 
 /// Everything recorded about where a run's numbers came from.

@@ -351,6 +351,33 @@ pub fn machine_line(p: &RunProvenance) -> String {
     format!("{} ({cores}{memory})", m.cpu_model)
 }
 
+/// The features of a build as the JSON records them: the named features, the cargo flags that
+/// chose them, and what that means for the package's default features.
+/// `features: lz4,zstd; cargo flags: --features lz4,zstd (default features on)`.
+#[must_use]
+pub fn features_text(build: &model::BuildConfig) -> String {
+    let or_none = |items: &[String], sep: &str| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join(sep)
+        }
+    };
+    let switches = build.feature_switches();
+    let defaults = if switches.contains(&"--all-features") {
+        "all features on"
+    } else if switches.contains(&"--no-default-features") {
+        "default features off"
+    } else {
+        "default features on"
+    };
+    format!(
+        "features: {}; cargo flags: {} ({defaults})",
+        or_none(&build.features, ","),
+        or_none(&build.feature_flags, " ")
+    )
+}
+
 /// The toolchain in one line.
 #[must_use]
 pub fn toolchain_line(p: &RunProvenance) -> String {
@@ -417,13 +444,9 @@ fn provenance_text(run: &StoredRun, markdown: bool) -> String {
     ));
     lines.push(format!("toolchain: {}", toolchain_line(p)));
     lines.push(format!(
-        "profile: {}; features: {}{}",
+        "profile: {}; {}{}",
         p.build.profile,
-        if p.build.features.is_empty() {
-            "default".to_owned()
-        } else {
-            p.build.features.join(",")
-        },
+        features_text(&p.build),
         p.build
             .rustflags
             .as_ref()
@@ -662,6 +685,35 @@ mod tests {
             )
         );
         assert_eq!(samples_note(7, &[measurement(None)]), None);
+    }
+
+    #[test]
+    fn the_features_line_says_what_the_json_records() {
+        let build = |features: &[&str], flags: &[&str]| model::BuildConfig {
+            features: features.iter().map(|f| (*f).to_owned()).collect(),
+            feature_flags: flags.iter().map(|f| (*f).to_owned()).collect(),
+            ..model::BuildConfig::default()
+        };
+        assert_eq!(
+            features_text(&build(&[], &[])),
+            "features: none; cargo flags: none (default features on)"
+        );
+        assert_eq!(
+            features_text(&build(&["benchmarks"], &["--features", "benchmarks"])),
+            "features: benchmarks; cargo flags: --features benchmarks (default features on)"
+        );
+        assert_eq!(
+            features_text(&build(
+                &["a", "b"],
+                &["--features", "a,b", "--no-default-features"]
+            )),
+            "features: a,b; cargo flags: --features a,b --no-default-features \
+             (default features off)"
+        );
+        assert_eq!(
+            features_text(&build(&[], &["--all-features"])),
+            "features: none; cargo flags: --all-features (all features on)"
+        );
     }
 
     #[test]

@@ -269,12 +269,19 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
         (
             "Features",
             if p.build.features.is_empty() {
-                "default".to_owned()
+                "none".to_owned()
             } else {
                 p.build.features.join(", ")
             },
         ),
-        ("Feature flags", p.build.feature_flags.join(" ")),
+        ("Feature flags", {
+            let flags = p.build.feature_flags.join(" ");
+            if flags.is_empty() {
+                "none".to_owned()
+            } else {
+                flags
+            }
+        }),
         ("RUSTFLAGS", p.build.rustflags.clone().unwrap_or_default()),
         (
             "Quick",

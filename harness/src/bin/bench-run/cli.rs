@@ -23,6 +23,8 @@ Examples:
   bench-run --suite mathldbt_transport            run a suite, record it, print deltas vs the previous run
   bench-run --suite mathldbt_transport --quick    a short smoke run
   bench-run --suite ledger -p harness -- encode   pass a filter (and any criterion flag) after --
+  bench-run --suite generators -C benches         a suite of the separate workspace in benches/
+                                                  (found from the root too)
   bench-run list --suite mathldbt_transport       runs of a suite, newest first
   bench-run show latest --format json             one run with full provenance and results
   bench-run ab --suite mathldbt_transport --base main
@@ -239,7 +241,9 @@ pub struct BuildArgs {
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 
-    /// Run in the workspace containing this directory (default: the current directory).
+    /// Run in the workspace containing this directory (default: the current directory). A suite
+    /// not found there is looked for in separate workspaces below it (e.g. `benches/` with its
+    /// own [workspace]).
     #[arg(short = 'C', long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 

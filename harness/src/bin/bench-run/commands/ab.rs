@@ -4,13 +4,16 @@ use super::{compare_config, git_info, invocation, open_ledger, print_comparison}
 use crate::Outcome;
 use crate::cli::AbArgs;
 use anyhow::{Context, Result, bail};
+use harness::ab::AbError;
 use harness::ab::{self, BuiltSide, Checkout, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
+use harness::criterion_cli::{self, AddedArg, CriterionVersion};
 use harness::ledger::PairingPlan;
 use harness::ledger::StoredRun;
+use harness::locate::locate;
 use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
-use harness::suite::{self, Workspace};
+use harness::suite::{self, SuiteError};
 use harness::{conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
@@ -28,10 +31,12 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         bail!("--rounds must be at least 1");
     }
     let start_dir = args.build.start_dir(cwd);
-    // Open the ledger first: a result that cannot be recorded should not be measured.
+    // Find the suite (also in a separate workspace below the root), then open the ledger
+    // before building: a misspelt suite leaves no ledger file, and a result that cannot be
+    // recorded is not measured.
+    let workspace = locate(&start_dir, &args.suite, args.build.package.as_deref())?.workspace;
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
-    let workspace = Workspace::discover(&start_dir)?;
     let repo = ab::repo_root(&workspace.root).with_context(|| {
         format!(
             "bench-run ab checks out revisions with git: {} is not in a git repository",
@@ -142,13 +147,41 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         return Ok(Outcome::Ok);
     }
 
-    let criterion_args = if head.gungraun {
+    let (criterion, added) = if head.gungraun {
         // gungraun rejects criterion's settings; its counts need no budget.
-        args.criterion_args.clone()
+        (None, Vec::new())
     } else {
-        process_args(&args.criterion_args)
+        let criterion = criterion_cli::detect(
+            &head.workspace_root,
+            &head.target.package,
+            &head.target.package_version,
+        );
+        if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
+            return Err(harness::record::RecordError::CriterionTooOld {
+                suite: args.suite.clone(),
+                version,
+            }
+            .into());
+        }
+        (criterion, process_args(&args.criterion_args, criterion))
     };
-    let benchmarks = common_benchmarks(&base, &head, &criterion_args, scratch.path())?;
+    let criterion_args = criterion_cli::command_line(&added, &args.criterion_args);
+    let explain = |e: AbError| match e {
+        AbError::Suite(e) => AbError::Suite(criterion_cli::explain_failure(
+            e,
+            &added,
+            &args.criterion_args,
+            criterion,
+        )),
+        other => other,
+    };
+    let benchmarks =
+        common_benchmarks(&base, &head, &criterion_args, scratch.path()).map_err(|e| {
+            match e.downcast::<SuiteError>() {
+                Ok(e) => anyhow::Error::new(explain(AbError::Suite(e))),
+                Err(e) => e,
+            }
+        })?;
     let rounds = args.rounds.unwrap_or_else(|| {
         if head.gungraun {
             // Instruction counts repeat exactly for one executable: one round says it all
@@ -178,6 +211,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         &criterion_args,
         &benchmarks,
         scratch.path(),
+        explain,
     )?;
     let measured_ms = i64::try_from(measuring.elapsed().as_millis()).ok();
     let base_conditions = base_rounds.conditions();
@@ -203,6 +237,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             &side.target,
             &build,
             &criterion_args,
+            None,
         )),
         cwd: cwd.display().to_string(),
         machine: provenance::machine(),
@@ -276,15 +311,12 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     Ok(verdict(&comparison, base_id, head_id, started))
 }
 
-/// The criterion arguments of every process: ab's budget unless the user gave their own, no
-/// plots.
-fn process_args(user: &[String]) -> Vec<String> {
-    let mut args = suite::ab_args(user);
-    args.extend(user.iter().cloned());
-    if !args.iter().any(|a| a == "--noplot" || a == "-n") {
-        args.push("--noplot".to_owned());
-    }
-    args
+/// What bench-run adds to the criterion arguments of every process: ab's budget as the
+/// suite's criterion takes it, unless the user gave their own, and no plots.
+fn process_args(user: &[String], criterion: Option<CriterionVersion>) -> Vec<AddedArg> {
+    let mut added = criterion_cli::budget_args(&criterion_cli::AB, criterion, user);
+    added.extend(criterion_cli::noplot_arg(user));
+    added
 }
 
 /// The benchmarks both sides select, in the head's order; the others are named.
@@ -329,6 +361,7 @@ fn run_rounds(
     criterion_args: &[String],
     benchmarks: &[String],
     scratch: &Path,
+    explain: impl Fn(AbError) -> AbError,
 ) -> Result<(SideRounds, SideRounds)> {
     let rounds = plan.base_first.len();
     let started = Instant::now();
@@ -351,6 +384,7 @@ fn run_rounds(
                 scratch,
                 |_, _, _| {},
             )
+            .map_err(&explain)
             .with_context(|| format!("the {label} process of round {round} failed"))?;
             if label == "base" {
                 base_rounds.push_process(&output);

@@ -2,7 +2,7 @@
 //! the gate's rule says about unchanged code.
 
 use super::push::push_run;
-use super::run::measure_and_record;
+use super::run::{locate, measure_and_record};
 use super::{compare_config, open_ledger};
 use crate::Outcome;
 use crate::cli::RunArgs;
@@ -21,14 +21,22 @@ pub(super) async fn calibrate(
         bail!("--runs must be at least 2 to measure run-to-run noise");
     }
     let start_dir = args.build.start_dir(cwd);
+    let located = locate(args, cwd)?;
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
     let mut exe = None;
     let mut ids = Vec::new();
     for i in 1..=runs {
         eprintln!("bench-run: calibration run {i} of {runs}");
-        let (id, _) =
-            measure_and_record(args, &ledger, cwd, RunSource::Calibration, &mut exe).await?;
+        let (id, _) = measure_and_record(
+            args,
+            &ledger,
+            &located,
+            cwd,
+            RunSource::Calibration,
+            &mut exe,
+        )
+        .await?;
         push_run(&ledger, id, args.push.as_deref()).await;
         ids.push(id);
     }

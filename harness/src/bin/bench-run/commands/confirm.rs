@@ -1,7 +1,7 @@
 //! `gate --confirm N`: re-run only the benchmarks the gate flagged, N times, and fail only on
 //! the regressions that hold (the rule is `harness::confirm`).
 
-use super::run::measure_and_record;
+use super::run::{locate, measure_and_record};
 use crate::Outcome;
 use crate::cli::BuildArgs;
 use crate::cli::RunArgs;
@@ -159,12 +159,20 @@ pub(super) async fn confirm(ledger: &Ledger, cwd: &Path, request: &Request<'_>) 
         )
         .await?;
     let base_results = ledger.measurements(request.base.id).await?;
+    let located = locate(&args, cwd)?;
     let mut exe = None;
     let mut confirmations: Vec<(RunId, Comparison)> = Vec::new();
     for i in 1..=request.runs {
         eprintln!("bench-run: confirmation run {i} of {}", request.runs);
-        let (id, _) =
-            measure_and_record(&args, ledger, cwd, RunSource::Confirmation, &mut exe).await?;
+        let (id, _) = measure_and_record(
+            &args,
+            ledger,
+            &located,
+            cwd,
+            RunSource::Confirmation,
+            &mut exe,
+        )
+        .await?;
         let rerun = ledger.require_run(id).await?;
         let mismatches = compare::check_comparable(&head.provenance, &rerun.provenance);
         if !mismatches.is_empty() {

@@ -7,6 +7,7 @@ use crate::Outcome;
 use crate::cli::RunArgs;
 use anyhow::{Result, anyhow};
 use harness::ledger::{Ledger, RunId};
+use harness::locate::Located;
 use harness::model::RunSource;
 use harness::record::{self, Progress, SuiteRequest};
 use harness::report;
@@ -14,20 +15,13 @@ use harness::suite::Workspace;
 use harness::{baseline, compare, quick};
 use std::path::{Path, PathBuf};
 
-/// Runs a suite once and records it ([`harness::record::record_suite`]), drawing its progress on
-/// the terminal; `prebuilt` is the executable to run, set after the first build.
-pub(super) async fn measure_and_record(
-    args: &RunArgs,
-    ledger: &Ledger,
-    cwd: &Path,
-    source: RunSource,
-    prebuilt: &mut Option<PathBuf>,
-) -> Result<(RunId, Workspace)> {
+/// What `args` ask to run, recorded as made for `source`.
+fn suite_request(args: &RunArgs, cwd: &Path, source: RunSource) -> Result<SuiteRequest> {
     let suite = args
         .suite
         .clone()
         .ok_or_else(|| anyhow!("--suite is required"))?;
-    let request = SuiteRequest {
+    Ok(SuiteRequest {
         suite,
         package: args.build.package.clone(),
         start_dir: args.build.start_dir(cwd),
@@ -39,10 +33,40 @@ pub(super) async fn measure_and_record(
         record_env: args.build.record_env.clone(),
         command: invocation(),
         source,
-    };
+    })
+}
+
+/// Finds the suite `args` name ([`harness::record::locate`]): done before the ledger is opened,
+/// so that a suite that is not there leaves no ledger behind.
+pub(super) fn locate(args: &RunArgs, cwd: &Path) -> Result<Located> {
+    Ok(record::locate(&suite_request(
+        args,
+        cwd,
+        RunSource::BenchRun,
+    )?)?)
+}
+
+/// Runs a suite that [`locate`] found once and records it
+/// ([`harness::record::record_located`]), drawing its progress on the terminal; `prebuilt` is
+/// the executable to run, set after the first build.
+pub(super) async fn measure_and_record(
+    args: &RunArgs,
+    ledger: &Ledger,
+    located: &Located,
+    cwd: &Path,
+    source: RunSource,
+    prebuilt: &mut Option<PathBuf>,
+) -> Result<(RunId, Workspace)> {
+    let request = suite_request(args, cwd, source)?;
     let mut progress = TerminalProgress::default();
-    let recorded =
-        record::record_suite(ledger, &request, prebuilt.as_deref(), &mut progress).await?;
+    let recorded = record::record_located(
+        ledger,
+        &request,
+        located,
+        prebuilt.as_deref(),
+        &mut progress,
+    )
+    .await?;
     *prebuilt = Some(recorded.executable.clone());
     eprintln!(
         "bench-run: benchmarks ran for {:.1} s",
@@ -101,12 +125,14 @@ pub(super) async fn run_suite(
     cwd: &Path,
     source: RunSource,
 ) -> Result<Outcome> {
-    // Open the ledger first: an unwritable path or a newer schema should fail before minutes
-    // of benchmarking, not after.
+    // Find the suite, then open the ledger: a misspelt suite leaves no ledger file behind,
+    // and an unwritable path or a newer schema fails before minutes of building and
+    // benchmarking, not after.
     let start_dir = args.build.start_dir(cwd);
+    let located = locate(args, cwd)?;
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
-    let (id, _) = measure_and_record(args, &ledger, cwd, source, &mut None).await?;
+    let (id, _) = measure_and_record(args, &ledger, &located, cwd, source, &mut None).await?;
     push_run(&ledger, id, args.push.as_deref()).await;
     let head = ledger.require_run(id).await?;
     let base =
