@@ -1,15 +1,21 @@
 //! `riegeli-tool`: inspect, dump and write Riegeli/records files.
 
+mod input;
+mod output;
+
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use base64::Engine;
 use clap::{Parser, Subcommand, ValueEnum};
 use riegeli_records::{
     ArrayRecordReader, ChunkInfo, ChunkType, RecordReader, RecordWriter, SkippedRegion,
 };
+
+use input::LenPrefixed;
+use output::OutputFile;
 
 #[derive(Parser)]
 #[command(
@@ -277,52 +283,23 @@ fn cat(path: &Path, format: CatFormat, recover: bool, raw: bool) -> Result<()> {
 }
 
 fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
-    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut writer = RecordWriter::with_options_text(
-        BufWriter::with_capacity(1 << 20, file),
-        options,
-        array_record,
-    )
-    .with_context(|| format!("options {options:?}"))?;
-    // Standard input's own buffer is 8 KiB: a read call for every record or less. 1 MiB
-    // makes it a call per hundred 10 KiB records.
-    let mut input = BufReader::with_capacity(1 << 20, std::io::stdin().lock());
-    let mut record = Vec::new();
+    let file = OutputFile::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut writer = RecordWriter::with_options_text(file, options, array_record)
+        .with_context(|| format!("options {options:?}"))?;
+    // Standard input's own buffer is 8 KiB, a read call per record or less; 1 MiB makes it one
+    // per hundred 10 KiB records from a file (a pipe gives what it holds, 64 KiB by default).
+    let mut input = LenPrefixed::new(std::io::stdin().lock(), 1 << 20);
     let mut count = 0u64;
-    loop {
-        let mut len = [0u8; 8];
-        match read_full(&mut input, &mut len)? {
-            0 => break,
-            8 => {}
-            n => bail!("standard input ends inside the length of record {count} ({n} of 8 bytes)"),
-        }
-        let len = u64::from_le_bytes(len);
-        record.clear();
-        let got = (&mut input).take(len).read_to_end(&mut record)?;
-        if got as u64 != len {
-            bail!("standard input ends inside record {count} ({got} of {len} bytes)");
-        }
-        writer.write_record(&record)?;
+    while let Some(record) = input.next_record()? {
+        writer.write_record(record)?;
         count += 1;
     }
-    let mut out = writer
+    writer
         .close()
+        .and_then(|out| Ok(out.finish()?))
         .with_context(|| format!("writing {}", path.display()))?;
-    out.flush()?;
     eprintln!("riegeli-tool: wrote {count} records to {}", path.display());
     Ok(())
-}
-
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        let k = input.read(&mut buf[n..])?;
-        if k == 0 {
-            break;
-        }
-        n += k;
-    }
-    Ok(n)
 }
 
 fn main() -> std::process::ExitCode {
