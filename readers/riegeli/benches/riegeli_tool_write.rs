@@ -15,12 +15,14 @@
 //! * `riegeli_tool_write_stdin_file`: the same process with its standard input opened on a file of
 //!   that input (in the scratch directory): no pipe, and no producer on the other core.
 //! * `library_write_file`: the tool's writer in this process (`RecordWriter` over the tool's own
-//!   file sink, `riegeli-tool`'s `output_file`) on records already in memory: the writer's cost
-//!   alone, without the process, its input, or parsing it.
+//!   file sink, `src/bin/riegeli-tool/output.rs`) on records already in memory: the writer's
+//!   cost alone, without the process, its input, or parsing it.
 //! * `cpp_array_record_write`: C++ `ArrayRecordWriter` (the pinned `array-record` wheel) on the
-//!   same records, opened, every record written, closed, timed inside
-//!   `tools/riegeli_cpp_worker.py --tool-write` (one long-lived worker: Python's startup is not
-//!   counted; its call per record is, about 3 ms of a cell).
+//!   same records, opened, every record written, closed, timed inside `tools/riegeli_cpp_write.py`
+//!   (Python's startup and loading the records are not counted; its call per record is, about
+//!   3 ms of a cell). One process per sample, after one untimed write: it ends inside the
+//!   benchmark, so bench-run's busy check counts it as the bench's own CPU, not another
+//!   program's.
 //!
 //! Before measuring, every codec's files are checked to be equivalent: the tool's file and C++'s
 //! are read back by our reader and by C++'s (`tools/riegeli_fixtures.py digest`) as exactly the
@@ -43,7 +45,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bench_worker::process::WorkerProcess;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use riegeli_records::{ArrayRecordReader, ChunkType, RecordReader, RecordWriter};
 use sha2::{Digest, Sha256};
@@ -52,12 +53,14 @@ mod common;
 use common::{NUM_RECORDS, json_record, scratch_dir};
 
 /// The tool's output sink, shared with the `library_write_file` cell so that both write alike.
-/// (Benches build with `cfg(test)`: its unit tests' helpers are compiled here, unused.)
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "benches build with cfg(test): the module's unit-test helpers are compiled, unused"
+)]
 #[path = "../src/bin/riegeli-tool/output.rs"]
 mod output;
 
-/// (id, codec option) as in `tools/riegeli_cpp_worker.py`'s `TOOL_WRITE_CODECS`.
+/// (id, codec option): the codecs C++ `ArrayRecordWriter` accepts, at riegeli's default levels.
 const CODECS: [(&str, &str); 4] = [
     ("uncompressed", "uncompressed"),
     ("zstd_3", "zstd:3"),
@@ -65,13 +68,10 @@ const CODECS: [(&str, &str); 4] = [
     ("snappy", "snappy"),
 ];
 
-/// The group size (`group_size:64,<codec>`), as the worker's `TOOL_WRITE_GROUP_SIZE`.
+/// The group size: options `group_size:64,<codec>` for both writers.
 const GROUP_SIZE: u64 = 64;
 
 const RECORD_SIZE: usize = 10 * 1024;
-
-/// The worker reads 100 MB of records and writes and reads back four files before it greets.
-const WORKER_TIMEOUT: Duration = Duration::from_secs(600);
 
 fn len_prefixed(records: &[Vec<u8>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.iter().map(|r| r.len() + 8).sum());
@@ -202,26 +202,6 @@ fn bench(c: &mut Criterion) {
     std::fs::write(&input_path, &input).unwrap();
 
     let python = testkit::venv_python("riegeli_tool_write's C++ side");
-    let mut worker = python.as_ref().map(|python| {
-        let mut cmd = Command::new(python);
-        cmd.arg(tool_script("riegeli_cpp_worker.py"))
-            .arg("--tool-write")
-            .arg(&input_path)
-            .arg(dir);
-        let mut worker = WorkerProcess::start(cmd, "riegeli_cpp_worker.py --tool-write").unwrap();
-        let ids: Vec<String> = worker
-            .hello(WORKER_TIMEOUT)
-            .unwrap()
-            .into_iter()
-            .map(|b| b.id)
-            .collect();
-        let wanted: Vec<String> = CODECS
-            .iter()
-            .map(|(codec, _)| format!("{codec}/cpp_array_record_write"))
-            .collect();
-        assert_eq!(ids, wanted, "the C++ worker's cells");
-        worker
-    });
 
     for (codec, option) in CODECS {
         let options = format!("group_size:{GROUP_SIZE},{option}");
@@ -246,10 +226,14 @@ fn bench(c: &mut Criterion) {
                 expected,
                 "{codec}: C++ on the tool's file"
             );
-            // Written by the worker at its setup.
+            // Written, and read back by C++, with no timed write.
+            cpp_writes(python, &input_path, &cpp_out, &options, 0, true);
             let (cpp_sha, cpp_shapes) = our_digest(&cpp_out);
             assert_eq!(cpp_sha, expected, "{codec}: our reader on C++'s file");
-            assert_eq!(cpp_shapes, tool_shapes, "{codec}: chunks of C++ and the tool");
+            assert_eq!(
+                cpp_shapes, tool_shapes,
+                "{codec}: chunks of C++ and the tool"
+            );
         }
 
         let mut group = c.benchmark_group(codec);
@@ -277,29 +261,55 @@ fn bench(c: &mut Criterion) {
         group.bench_function("library_write_file", |b| {
             b.iter(|| black_box(library_write(&options, &records, &library_out)));
         });
-        if let Some(worker) = worker.as_mut() {
-            let id = format!("{codec}/cpp_array_record_write");
+        if let Some(python) = &python {
             group.bench_function("cpp_array_record_write", |b| {
-                b.iter_custom(|iters| cpp_trials(worker, &id, iters));
+                b.iter_custom(|iters| {
+                    cpp_writes(python, &input_path, &cpp_out, &options, iters, false)
+                });
             });
         }
         group.finish();
     }
-    if let Some(mut worker) = worker {
-        assert!(worker.finish(Duration::from_secs(60)), "the C++ worker exits");
-    }
 }
 
-/// `iters` iterations of the worker's `id`, from as many trials as it takes (a trial may time
-/// several iterations; its time is spread evenly over them).
-fn cpp_trials(worker: &mut WorkerProcess, id: &str, iters: u64) -> Duration {
-    let (mut done, mut ns) = (0.0, 0.0);
-    while done < iters as f64 {
-        let trial = worker.trial(id, WORKER_TIMEOUT).unwrap();
-        done += trial.iters;
-        ns += trial.ns;
+/// `iters` timed writes by C++ in one `tools/riegeli_cpp_write.py` process (after an untimed
+/// one; with `check`, C++ reads that one back first); their total time.
+fn cpp_writes(
+    python: &Path,
+    input: &Path,
+    out: &Path,
+    options: &str,
+    iters: u64,
+    check: bool,
+) -> Duration {
+    let mut cmd = Command::new(python);
+    cmd.arg(tool_script("riegeli_cpp_write.py"))
+        .arg(input)
+        .arg(out)
+        .arg(options)
+        .arg(iters.to_string());
+    if check {
+        cmd.arg("--check");
     }
-    Duration::from_secs_f64(ns / done * iters as f64 / 1e9)
+    let output = cmd.output().unwrap();
+    assert!(
+        output.status.success(),
+        "riegeli_cpp_write.py {options}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let ns: Vec<u64> = doc["ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ns.len() as u64,
+        iters,
+        "riegeli_cpp_write.py's timed writes"
+    );
+    Duration::from_nanos(ns.iter().sum())
 }
 
 criterion_group!(benches, bench);

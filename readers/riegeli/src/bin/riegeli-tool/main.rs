@@ -286,9 +286,9 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     let file = OutputFile::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut writer = RecordWriter::with_options_text(file, options, array_record)
         .with_context(|| format!("options {options:?}"))?;
-    // Standard input's own buffer is 8 KiB, a read call per record or less; 1 MiB makes it one
-    // per hundred 10 KiB records from a file (a pipe gives what it holds, 64 KiB by default).
-    let mut input = LenPrefixed::new(std::io::stdin().lock(), 1 << 20);
+    // Read ahead on a thread of its own, in 1 MiB blocks (standard input's own buffer is 8 KiB:
+    // a read call per record or less).
+    let mut input = LenPrefixed::new(std::io::stdin(), 1 << 20);
     let mut count = 0u64;
     while let Some(record) = input.next_record()? {
         writer.write_record(record)?;

@@ -147,7 +147,10 @@ mod tests {
 
         fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
             if !self.vectored {
-                let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &**b);
+                let first = bufs
+                    .iter()
+                    .find(|b| !b.is_empty())
+                    .map_or(&[][..], |b| &**b);
                 return self.write(first);
             }
             self.calls += 1;
@@ -174,6 +177,8 @@ mod tests {
             out.push((0..65_512u32).map(|k| (k as u8) ^ i).collect());
             out.push(vec![i; 3 + usize::from(i) * 200]);
         }
+        // The postscript's header, gathered when the file ends.
+        out.push(vec![0xee; 40]);
         out
     }
 
@@ -206,7 +211,8 @@ mod tests {
     fn a_block_and_the_headers_before_it_take_one_call() {
         let mut sink = Sink::new(usize::MAX, true);
         write_through(&mut sink);
-        // One call per large piece (each carries the small ones before it), one at the end.
+        // One call per large piece (each carries the small ones before it), one at the end
+        // for the small ones after the last.
         let large = pieces().iter().filter(|p| p.len() >= DIRECT).count();
         assert_eq!(sink.calls, large + 1);
     }
