@@ -132,6 +132,44 @@ fn errors_exit_nonzero() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `write` fails with exit 1 and names the record where its input ends early: inside a length,
+/// inside a record, or inside a record whose length is absurd (which is not allocated).
+#[test]
+fn write_refuses_truncated_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = len_prefixed(&[b"first".to_vec(), vec![7u8; 100_000]]);
+    let mut absurd = len_prefixed(&[b"first".to_vec()]);
+    absurd.extend_from_slice(&(1u64 << 62).to_le_bytes());
+    absurd.extend_from_slice(b"a few bytes");
+    for (input, message) in [
+        (
+            &whole[..13 + 3],
+            "inside the length of record 1 (3 of 8 bytes)",
+        ),
+        (
+            &whole[..whole.len() - 1],
+            "inside record 1 (99999 of 100000 bytes)",
+        ),
+        (
+            &absurd[..],
+            "inside record 1 (11 of 4611686018427387904 bytes)",
+        ),
+    ] {
+        let mut child = tool()
+            .args(["write", "--array-record", "--options", "group_size:1"])
+            .arg(dir.path().join("out"))
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{message}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{message}: {stderr}");
+    }
+}
+
 /// Files written by C++ `ArrayRecordWriter` (the pinned array-record wheel), with the default
 /// and an explicit group size: `cat` prints exactly the user's records and `info` counts them,
 /// as C++ `ArrayRecordReader` does; `--raw` shows the plain Riegeli view with the footer.
@@ -282,6 +320,26 @@ fn tool_write_matches_cpp_array_record_writer() {
             assert!(
                 std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(),
                 "uncompressed: the same bytes"
+            );
+            // The bench's timed C++ writes: one time per write asked for.
+            let out = Command::new(&python)
+                .arg(&script)
+                .arg(&input_path)
+                .arg(&theirs)
+                .arg(&options)
+                .arg("2")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let ns = doc["ns"].as_array().unwrap();
+            assert!(
+                ns.len() == 2 && ns.iter().all(|t| t.as_u64().unwrap() > 0),
+                "{doc}"
             );
         }
     }
