@@ -132,6 +132,33 @@ fn errors_exit_nonzero() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `write` widens the pipe on its standard input to 1 MiB (64 KiB by default: a wake-up on
+/// both sides for each 64 KiB, which dominated the tool's time on an idle machine).
+#[cfg(target_os = "linux")]
+#[test]
+fn write_widens_its_input_pipe() {
+    let limit = std::fs::read_to_string("/proc/sys/fs/pipe-max-size").unwrap();
+    if limit.trim().parse::<usize>().unwrap() < 1 << 20 {
+        eprintln!("SKIPPED: write_widens_its_input_pipe: pipe-max-size {limit}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = tool()
+        .args(["write", "--options", "snappy"])
+        .arg(dir.path().join("out"))
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // More than a default pipe holds: once written, the tool has started reading.
+    let records: Vec<Vec<u8>> = (0..400u32).map(|i| vec![i as u8; 10_240]).collect();
+    stdin.write_all(&len_prefixed(&records)).unwrap();
+    assert_eq!(rustix::pipe::fcntl_getpipe_size(&stdin).unwrap(), 1 << 20);
+    drop(stdin);
+    assert!(child.wait_with_output().unwrap().status.success());
+}
+
 /// `write` fails with exit 1 and names the record where its input ends early: inside a length,
 /// inside a record, or inside a record whose length is absurd (which is not allocated).
 #[test]

@@ -286,6 +286,7 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     let file = OutputFile::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut writer = RecordWriter::with_options_text(file, options, array_record)
         .with_context(|| format!("options {options:?}"))?;
+    widen_stdin_pipe();
     // Read ahead on a thread of its own, in 1 MiB blocks (standard input's own buffer is 8 KiB:
     // a read call per record or less).
     let mut input = LenPrefixed::new(std::io::stdin(), 1 << 20);
@@ -300,6 +301,18 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("riegeli-tool: wrote {count} records to {}", path.display());
     Ok(())
+}
+
+/// A pipe holds 64 KiB by default. With its writer on another core, each 64 KiB then costs a
+/// wake-up on both sides, more than the copying on an idle machine: 100 MB of records from a
+/// producer took 122 ms through 64 KiB and 46 ms through 1 MiB (`riegeli_tool_write`, snappy).
+/// 1 MiB is Linux's default limit for unprivileged processes (`/proc/sys/fs/pipe-max-size`).
+/// Standard input that is not a pipe, or a lower limit, leaves things as they are.
+fn widen_stdin_pipe() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::pipe::fcntl_setpipe_size(std::io::stdin(), 1 << 20);
+    }
 }
 
 fn main() -> std::process::ExitCode {
