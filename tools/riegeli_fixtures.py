@@ -6,6 +6,10 @@ Usage:
     riegeli_fixtures.py read FILE [--indices I,J,...]
                                           read FILE with the C++ ArrayRecordReader and print JSON:
                                           {"num_records", "records_b64", "random_b64", "writer_options"}
+    riegeli_fixtures.py digest FILE       read FILE with the C++ ArrayRecordReader and print JSON:
+                                          {"num_records", "sha256", "writer_options"}, the SHA-256 of
+                                          the records as `riegeli-tool cat` prints them (8-byte
+                                          little-endian length, then the bytes), for large files
 
 The wheel writes the ArrayRecord layout (signature, data chunks, footer chunk, postscript chunk), which is a
 valid Riegeli/records file; plain Riegeli readers see the data records followed by the footer and postscript
@@ -225,6 +229,18 @@ def read(path, indices):
     json.dump(out, sys.stdout)
 
 
+def digest(path):
+    reader = ArrayRecordReader(path)
+    n = reader.num_records()
+    h = hashlib.sha256()
+    for r in reader.read_all() if n else []:
+        h.update(len(r).to_bytes(8, "little"))
+        h.update(r)
+    out = {"num_records": n, "sha256": h.hexdigest(), "writer_options": reader.writer_options_string()}
+    reader.close()
+    json.dump(out, sys.stdout)
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "write":
         write_all(argv[2])
@@ -233,6 +249,8 @@ def main(argv):
         if len(argv) >= 5 and argv[3] == "--indices" and argv[4]:
             indices = [int(x) for x in argv[4].split(",")]
         read(argv[2], indices)
+    elif len(argv) == 3 and argv[1] == "digest":
+        digest(argv[2])
     else:
         sys.stderr.write(__doc__)
         return 2
