@@ -8,7 +8,7 @@ use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
-use crate::types::{Element, LeafType, SHORT_RUN};
+use crate::types::{Element, LeafType};
 
 /// An entry's error: its index and what is wrong.
 pub(crate) type EntryError = (usize, String);
@@ -60,7 +60,7 @@ fn too_short(j: usize) -> EntryError {
 }
 
 /// The body of a streamed object filling entry `j` (the generic walk's own header rules).
-#[inline]
+#[inline(always)]
 fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
     match split_headed(e) {
         Ok((body, [])) => Ok(body),
@@ -216,6 +216,7 @@ fn strings(
     Ok(())
 }
 
+#[inline(always)]
 fn count(j: usize, e: &[u8], min_item: usize) -> Result<(usize, &[u8]), EntryError> {
     let (n, rest) = e.split_first_chunk::<4>().ok_or_else(|| too_short(j))?;
     let n = u32::from_be_bytes(*n) as usize;
@@ -290,35 +291,17 @@ fn nested<T: Element>(
     inner: &mut Vec<u64>,
     values: &mut Vec<T>,
 ) -> Result<(), EntryError> {
-    let data = basket.data();
-    let bounds = entry_bounds(basket, a, b)?;
-    // Room for every value the entries can hold, and a short run of slack: each inner vector
-    // is decoded straight into its place, short ones as one fixed-size run (the excess is
-    // overwritten by the next vector or cut off at the end).
-    let mut at = values.len();
-    values.resize(
-        at + room(bounds) / T::SIZE + SHORT_RUN / T::SIZE,
-        T::default(),
-    );
+    // Every value takes at least its size in the entries: reserved once.
+    values.reserve(room(entry_bounds(basket, a, b)?) / T::SIZE);
+    outer.reserve(b - a);
     for j in a..b {
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 4)?;
-        inner.reserve(n);
         for _ in 0..n {
             let (m, r) = count(j, rest, T::SIZE)?;
             let (vals, r) = r.split_at(m * T::SIZE);
-            let src_at = vals.as_ptr() as usize - data.as_ptr() as usize;
-            let dst = values.get_mut(at..).unwrap_or_default();
-            let short = vals.len() <= SHORT_RUN
-                && T::decode_short_run(data.get(src_at..).unwrap_or_default(), dst);
-            if !short {
-                let dst = dst
-                    .get_mut(..m)
-                    .ok_or_else(|| (j, "more values than the entries hold".to_string()))?;
-                T::decode_into(vals, dst);
-            }
-            at += m;
-            inner.push(at as u64);
+            T::extend_from_be(vals, values);
+            inner.push(values.len() as u64);
             rest = r;
         }
         if !rest.is_empty() {
@@ -326,7 +309,6 @@ fn nested<T: Element>(
         }
         outer.push((inner.len() - 1) as u64);
     }
-    values.truncate(at);
     Ok(())
 }
 
