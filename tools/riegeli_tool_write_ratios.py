@@ -18,8 +18,9 @@ Each interval pairs the extremes of the two intervals. Above 1, ours is faster.
 
 import argparse
 import json
-import subprocess
 import sys
+
+from run_medians import medians, ratio
 
 CPP = "cpp_array_record_write"
 OURS = [
@@ -29,25 +30,12 @@ OURS = [
 ]
 
 
-def speedup(theirs, ours):
-    """theirs / ours for (median, lower, upper) times; the interval pairs the extremes."""
-    return {"value": theirs[0] / ours[0], "lower_value": theirs[1] / ours[2], "upper_value": theirs[2] / ours[1]}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run")
     ap.add_argument("--bench-run", default="target/release/bench-run")
     args = ap.parse_args()
-    shown = subprocess.run(
-        [args.bench_run, "show", args.run, "--format", "json"], check=True, capture_output=True, text=True
-    ).stdout
-    data = json.loads(shown)
-    med = {}
-    for r in data["results"]:
-        m = r["statistics"].get("median") or {}
-        if "estimate" in m:
-            med[r["benchmark"]] = (m["estimate"], m["lower"], m["upper"])
+    med = medians(args.bench_run, args.run)
     codecs = sorted({name.rsplit("/", 1)[0] for name in med})
     out = {}
     for codec in codecs:
@@ -55,7 +43,7 @@ def main():
         for name, side in OURS:
             ours = med.get(f"{codec}/{side}")
             if cpp and ours:
-                out[f"{codec}/{name}"] = {"ratio": speedup(cpp, ours)}
+                out[f"{codec}/{name}"] = {"ratio": ratio(cpp, ours)}
     if not out:
         sys.exit(f"run {args.run} has no riegeli_tool_write medians with a {CPP} beside them")
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

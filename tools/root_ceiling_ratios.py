@@ -18,13 +18,9 @@ From the medians (and their 95% intervals) of run RUN of suite `root_ceiling`:
 
 import argparse
 import json
-import subprocess
 import sys
 
-
-def ratio(fast, slow):
-    """fast / slow for (median, lower, upper) times; the interval pairs the extremes."""
-    return {"value": fast[0] / slow[0], "lower_value": fast[1] / slow[2], "upper_value": fast[2] / slow[1]}
+from run_medians import medians, ratio
 
 
 def main():
@@ -32,15 +28,7 @@ def main():
     ap.add_argument("run")
     ap.add_argument("--bench-run", default="target/release/bench-run")
     args = ap.parse_args()
-    shown = subprocess.run(
-        [args.bench_run, "show", args.run, "--format", "json"], check=True, capture_output=True, text=True
-    ).stdout
-    data = json.loads(shown)
-    med = {}
-    for r in data["results"]:
-        m = r["statistics"].get("median") or {}
-        if "estimate" in m:
-            med[r["benchmark"]] = (m["estimate"], m["lower"], m["upper"])
+    med = medians(args.bench_run, args.run)
     groups = sorted({name.rsplit("/", 1)[0] for name in med})
     out = {}
     for g in groups:
