@@ -9,6 +9,7 @@
 
 use crate::compression::{CompressionType, Compressor, Decompressor};
 use crate::error::{DecodeError, invalid};
+use crate::group::RecordGroup;
 use crate::varint::{read_varint64, write_varint64};
 
 /// Where the decoded records of a chunk live.
@@ -121,6 +122,16 @@ impl SimpleEncoder {
 
     pub(crate) fn num_records(&self) -> u64 {
         self.num_records
+    }
+
+    /// Takes the records of `group` by swapping buffers with it (no copy); the encoder must be
+    /// empty. `group` is left empty, with the encoder's buffers.
+    pub(crate) fn adopt(&mut self, group: &mut RecordGroup) {
+        debug_assert_eq!(self.num_records, 0, "adopt into an encoder holding records");
+        std::mem::swap(&mut self.sizes, &mut group.sizes);
+        std::mem::swap(&mut self.values, &mut group.values);
+        self.num_records = group.num_records;
+        group.clear();
     }
 
     pub(crate) fn decoded_size(&self) -> u64 {

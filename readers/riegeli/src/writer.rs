@@ -16,6 +16,7 @@ use crate::block::{
 use crate::chunk::{CHUNK_HEADER_SIZE, ChunkHeader, ChunkType};
 use crate::compression::{CompressionOptions, CompressionType, Compressor};
 use crate::error::{Error, Result};
+use crate::group::RecordGroup;
 use crate::options::WriterOptions;
 use crate::simple::SimpleEncoder;
 use crate::transpose::encode::TransposeEncoder;
@@ -396,6 +397,51 @@ impl<W: Write> RecordWriter<W> {
             self.guard(Self::write_data_chunk)?;
         }
         Ok(())
+    }
+
+    /// Appends every record of `group`, in order, and empties it: the file is byte for byte the
+    /// one [`Self::write_record`] on each would make. Where the group is exactly the next chunk (the
+    /// ArrayRecord layout with simple chunks, the writer between chunks, at most
+    /// [`Self::records_per_chunk`] records) the writer takes the group's buffers instead of copying
+    /// the records, and leaves its own emptied ones in `group` for the next.
+    ///
+    /// # Errors
+    /// As [`Self::write_record`].
+    pub fn write_group(&mut self, group: &mut RecordGroup) -> Result<()> {
+        if self.failed {
+            return Err(Error::WriterClosed);
+        }
+        let per_chunk = self.records_per_chunk();
+        match &mut self.encoder {
+            Encoder::Simple(e)
+                if e.num_records() == 0
+                    && !group.is_empty()
+                    && per_chunk.is_some_and(|n| group.len() <= n) =>
+            {
+                e.adopt(group);
+                self.num_records += e.num_records();
+                if per_chunk.is_some_and(|n| e.num_records() >= n) {
+                    self.guard(Self::write_data_chunk)?;
+                }
+            }
+            _ => {
+                for record in group.iter() {
+                    self.write_record(record)?;
+                }
+                group.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Records in each chunk, where the options fix it (the ArrayRecord layout's group size, with
+    /// simple chunks): a [`RecordGroup`] of that many is taken whole by [`Self::write_group`].
+    #[must_use]
+    pub fn records_per_chunk(&self) -> Option<u64> {
+        match (&self.options.array_record, self.options.transpose) {
+            (Some(ar), false) => Some(ar.group_size),
+            _ => None,
+        }
     }
 
     fn add(&mut self, record: &[u8]) {

@@ -7,7 +7,7 @@ mod util;
 
 use std::io::Cursor;
 
-use riegeli_records::{ArrayRecordReader, RecordReader, RecordWriter, WriterOptions};
+use riegeli_records::{ArrayRecordReader, RecordGroup, RecordReader, RecordWriter, WriterOptions};
 
 const PLAIN_OPTIONS: &[&str] = &[
     "uncompressed",
@@ -80,6 +80,81 @@ fn roundtrip_every_option() {
             write(&parallel, &records) == file,
             "{text}: parallelism changed the bytes"
         );
+    }
+}
+
+/// Records handed over in groups (`write_group`) make the very file that writing them one by one
+/// makes: groups of exactly a chunk (taken without a copy), smaller, larger and uneven ones, in the
+/// ArrayRecord layout and in plain files.
+#[test]
+fn groups_write_the_same_bytes_as_records() {
+    let records = test_records();
+    let array_record = [
+        "group_size:64,snappy",
+        "group_size:1,uncompressed",
+        "group_size:7,zstd:3",
+        "group_size:64,transpose,brotli:6",
+        "group_size:13,brotli:6,pad_to_block_boundary",
+    ];
+    let cases = PLAIN_OPTIONS
+        .iter()
+        .map(|t| WriterOptions::parse(t).unwrap())
+        .chain(
+            array_record
+                .iter()
+                .map(|t| WriterOptions::parse_array_record(t).unwrap()),
+        )
+        .chain(std::iter::once({
+            // Chunks encoded on background threads: the writer's encoder is swapped for each.
+            let mut o = WriterOptions::parse_array_record("group_size:7,zstd:3").unwrap();
+            o.parallelism = 2;
+            o
+        }));
+    for options in cases {
+        let expected = write(&options, &records);
+        let per_chunk = RecordWriter::new(Vec::new(), options.clone())
+            .unwrap()
+            .records_per_chunk();
+        let mut sizes = vec![1usize, 5, 100, records.len()];
+        if let Some(n) = per_chunk {
+            let n = n as usize;
+            sizes.extend([n, n - 1, n + 1, 2 * n]);
+        }
+        for size in sizes {
+            let mut w = RecordWriter::new(Vec::new(), options.clone()).unwrap();
+            let mut group = RecordGroup::new();
+            // Uneven: every third group is one record short.
+            let mut i = 0;
+            for (k, chunk) in std::iter::from_fn(|| {
+                let take = if i % 3 == 2 {
+                    size.saturating_sub(1).max(1)
+                } else {
+                    size
+                };
+                i += 1;
+                Some(take)
+            })
+            .scan(0usize, |at, take| {
+                let start = *at;
+                *at = (start + take).min(records.len());
+                (start < records.len()).then(|| &records[start..*at])
+            })
+            .enumerate()
+            {
+                for r in chunk {
+                    group.push(r);
+                }
+                w.write_group(&mut group).unwrap();
+                assert!(
+                    group.is_empty(),
+                    "{options:?}: group {k} of {size} not emptied"
+                );
+            }
+            assert!(
+                w.close().unwrap() == expected,
+                "{options:?}: groups of {size} made other bytes"
+            );
+        }
     }
 }
 

@@ -160,7 +160,9 @@ fn write_widens_its_input_pipe() {
 }
 
 /// `write` fails with exit 1 and names the record where its input ends early: inside a length,
-/// inside a record, or inside a record whose length is absurd (which is not allocated).
+/// inside a record, or inside a record whose length is absurd (which is not allocated). Both ways
+/// of taking the input: parsed by the writer (a fast codec) and gathered on the input thread
+/// (Brotli).
 #[test]
 fn write_refuses_truncated_input() {
     let dir = tempfile::tempdir().unwrap();
@@ -182,18 +184,20 @@ fn write_refuses_truncated_input() {
             "inside record 1 (11 of 4611686018427387904 bytes)",
         ),
     ] {
-        let mut child = tool()
-            .args(["write", "--array-record", "--options", "group_size:1"])
-            .arg(dir.path().join("out"))
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{message}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(message), "{message}: {stderr}");
+        for options in ["group_size:1,snappy", "group_size:1,brotli:6"] {
+            let mut child = tool()
+                .args(["write", "--array-record", "--options", options])
+                .arg(dir.path().join("out"))
+                .stdin(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input).unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{options}: {message}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(message), "{options}: {message}: {stderr}");
+        }
     }
 }
 

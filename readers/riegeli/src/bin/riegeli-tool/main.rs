@@ -11,10 +11,11 @@ use anyhow::{Context, Result};
 use base64::Engine;
 use clap::{Parser, Subcommand, ValueEnum};
 use riegeli_records::{
-    ArrayRecordReader, ChunkInfo, ChunkType, RecordReader, RecordWriter, SkippedRegion,
+    ArrayRecordReader, ChunkInfo, ChunkType, CompressionType, RecordReader, RecordWriter,
+    SkippedRegion,
 };
 
-use input::LenPrefixed;
+use input::{GroupShape, Input, NextRecord};
 use output::OutputFile;
 
 #[derive(Parser)]
@@ -287,13 +288,35 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     let mut writer = RecordWriter::with_options_text(file, options, array_record)
         .with_context(|| format!("options {options:?}"))?;
     widen_stdin_pipe();
-    // Read ahead on a thread of its own, in 1 MiB blocks (standard input's own buffer is 8 KiB:
-    // a read call per record or less).
-    let mut input = LenPrefixed::new(std::io::stdin(), 1 << 20);
+    // Groups of exactly a chunk's records where the options fix that number (they become the
+    // chunk without a copy), else of about 1 MiB.
+    let shape = match writer.records_per_chunk() {
+        Some(records) => GroupShape {
+            records,
+            bytes: usize::MAX,
+        },
+        None => GroupShape {
+            records: u64::MAX,
+            bytes: 1 << 20,
+        },
+    };
+    // Brotli costs several times what reading a pipe does (input/mod.rs).
+    let slow_codec = writer.options().compression.kind == CompressionType::Brotli;
     let mut count = 0u64;
-    while let Some(record) = input.next_record()? {
-        writer.write_record(record)?;
-        count += 1;
+    match Input::stdin(shape, slow_codec) {
+        Input::Records(mut records) => {
+            while let Some(record) = records.next_record()? {
+                writer.write_record(record)?;
+                count += 1;
+            }
+        }
+        Input::Groups(mut groups) => {
+            while let Some(mut group) = groups.next_group()? {
+                count += group.len();
+                writer.write_group(&mut group)?;
+                groups.recycle(group);
+            }
+        }
     }
     writer
         .close()

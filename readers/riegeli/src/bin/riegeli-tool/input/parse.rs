@@ -1,20 +1,19 @@
-//! `riegeli-tool write`'s input: records as `cat` writes them, each an 8-byte little-endian
-//! length, then that many bytes.
+//! Records as `cat` writes them, each an 8-byte little-endian length, then that many bytes,
+//! parsed out of blocks of input.
 //!
-//! A thread of its own reads the input into large blocks, ahead of the writer: copying the input
-//! out of the pipe or the page cache (about a quarter of the tool's time on 100 MB of 10 KiB
-//! records) then overlaps with encoding, instead of coming before each group of records. Records
-//! are handed out from the blocks without a copy; one that straddles two blocks (at most one a
-//! block) is copied into a spill buffer first. A record longer than a block takes blocks as they
+//! [`LenPrefixed`] hands records out of its block without a copy; one that straddles two blocks
+//! is copied into a spill buffer first. A record longer than a block takes blocks as they
 //! arrive, so a length that lies makes the spill buffer at most as large as the input given.
-//!
-//! ```text
-//!  reader thread:  read() ... read() -> [full block] --full-->  next_record(): &block[a..b]
-//!                  (fills a block)   <-- [empty block] --empty-- (once it is parsed)
-//! ```
 
-use std::io::{self, Read};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::io;
+
+use super::blocks::BlockSource;
+
+/// Records, one at a time.
+pub trait NextRecord {
+    /// The next record, or `None` where the input ends between records.
+    fn next_record(&mut self) -> Result<Option<&[u8]>, InputError>;
+}
 
 /// What went wrong reading the input.
 #[derive(Debug, thiserror::Error)]
@@ -42,23 +41,15 @@ pub enum InputError {
     Io(#[from] io::Error),
 }
 
-/// Blocks in use at once: one parsed, one read ahead, one being read into.
-const BLOCKS: usize = 3;
-
-/// A block the reader thread filled: the block and how much of it holds input. A block that is
-/// not full is the last one.
-type Filled = io::Result<(Vec<u8>, usize)>;
-
-/// Records read from a source on a thread of its own (see the module docs).
-pub struct LenPrefixed {
+/// Records parsed out of blocks of input without a copy (see the module docs).
+pub struct LenPrefixed<B> {
+    source: B,
     block_size: usize,
-    full: Receiver<Filled>,
-    empty: Sender<Vec<u8>>,
     /// `block[pos..len]` is read and not yet handed out.
     block: Vec<u8>,
     pos: usize,
     len: usize,
-    /// The reader has sent its last block.
+    /// The source has ended (or failed).
     ended: bool,
     /// Bytes gathered from more than one block.
     spill: Vec<u8>,
@@ -71,21 +62,12 @@ enum At {
     Spill,
 }
 
-impl LenPrefixed {
-    /// Reads `src` on a new thread in blocks of `block_size` bytes (at least 16).
-    pub fn new<R: Read + Send + 'static>(src: R, block_size: usize) -> Self {
-        let block_size = block_size.max(16);
-        let (full_tx, full) = channel();
-        let (empty, empty_rx) = channel();
-        for _ in 1..BLOCKS {
-            // Cannot fail: the receiver is alive.
-            let _ = empty.send(vec![0; block_size]);
-        }
-        std::thread::spawn(move || read_blocks(src, block_size, &full_tx, &empty_rx));
+impl<B: BlockSource> LenPrefixed<B> {
+    /// Parses the input of `source`, in blocks of `block_size` bytes (at least 16).
+    pub fn new(source: B, block_size: usize) -> Self {
         Self {
-            block_size,
-            full,
-            empty,
+            source,
+            block_size: block_size.max(16),
             block: Vec::new(),
             pos: 0,
             len: 0,
@@ -95,8 +77,7 @@ impl LenPrefixed {
         }
     }
 
-    /// The next record, or `None` where the input ends between records.
-    pub fn next_record(&mut self) -> Result<Option<&[u8]>, InputError> {
+    fn next(&mut self) -> Result<Option<&[u8]>, InputError> {
         let record = self.records;
         let mut len = [0u8; 8];
         match self.contiguous(8)? {
@@ -164,66 +145,53 @@ impl LenPrefixed {
         Ok(Some(At::Spill))
     }
 
-    /// Moves to the reader's next block, handing the current one back; `false` at the end.
+    /// Refills the block from the source (what was left of it is in the spill buffer); `false`
+    /// at the end. A block short of the block size is the last one.
     fn next_block(&mut self) -> io::Result<bool> {
         if self.ended {
             return Ok(false);
         }
-        let Ok(filled) = self.full.recv() else {
-            self.ended = true;
-            return Err(io::Error::other("the input thread stopped"));
-        };
-        let (block, len) = filled.inspect_err(|_| self.ended = true)?;
+        let len = self
+            .source
+            .next_block(&mut self.block, self.block_size)
+            .inspect_err(|_| self.ended = true)?;
         self.ended = len < self.block_size;
-        let done = std::mem::replace(&mut self.block, block);
-        // The first block replaced is empty; the reader sizes it. A reader gone at the end
-        // needs no more blocks.
-        let _ = self.empty.send(done);
         self.pos = 0;
         self.len = len;
         Ok(len > 0)
     }
 }
 
-/// The reader thread: fills each empty block from `src` and sends it, until the input ends (a
-/// block not full), reading fails, or the parser is gone.
-fn read_blocks(
-    mut src: impl Read,
-    block_size: usize,
-    full: &Sender<Filled>,
-    empty: &Receiver<Vec<u8>>,
-) {
-    while let Ok(mut block) = empty.recv() {
-        block.resize(block_size, 0);
-        let mut len = 0;
-        while len < block_size {
-            match src.read(&mut block[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = full.send(Err(e));
-                    return;
-                }
-            }
-        }
-        if full.send(Ok((block, len))).is_err() || len < block_size {
-            return;
-        }
+impl<B: BlockSource> NextRecord for LenPrefixed<B> {
+    fn next_record(&mut self) -> Result<Option<&[u8]>, InputError> {
+        self.next()
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used, clippy::panic, reason = "tests")]
 
+    use std::io::Read;
+
+    use super::super::blocks::{ReadBlocks, ThreadBlocks};
     use super::*;
 
     /// A source that returns at most `limit` bytes a read (a pipe hands out what it holds).
-    struct Trickle {
+    pub struct Trickle {
         data: Vec<u8>,
         at: usize,
         limit: usize,
+    }
+
+    impl Trickle {
+        pub fn new(data: &[u8], limit: usize) -> Self {
+            Self {
+                data: data.to_vec(),
+                at: 0,
+                limit,
+            }
+        }
     }
 
     impl Read for Trickle {
@@ -235,16 +203,11 @@ mod tests {
         }
     }
 
-    fn reader(input: &[u8], block_size: usize, limit: usize) -> LenPrefixed {
-        let src = Trickle {
-            data: input.to_vec(),
-            at: 0,
-            limit,
-        };
-        LenPrefixed::new(src, block_size)
+    fn reader(input: &[u8], block_size: usize, limit: usize) -> LenPrefixed<ReadBlocks<Trickle>> {
+        LenPrefixed::new(ReadBlocks(Trickle::new(input, limit)), block_size)
     }
 
-    fn encode(records: &[Vec<u8>]) -> Vec<u8> {
+    pub fn encode(records: &[Vec<u8>]) -> Vec<u8> {
         let mut out = Vec::new();
         for r in records {
             out.extend_from_slice(&(r.len() as u64).to_le_bytes());
@@ -253,16 +216,29 @@ mod tests {
         out
     }
 
-    fn read_all(input: &[u8], block_size: usize, limit: usize) -> Result<Vec<Vec<u8>>, InputError> {
-        let mut reader = reader(input, block_size, limit);
+    fn collect(mut source: impl NextRecord) -> Result<Vec<Vec<u8>>, InputError> {
         let mut out = Vec::new();
-        while let Some(r) = reader.next_record()? {
+        while let Some(r) = source.next_record()? {
             out.push(r.to_vec());
         }
         Ok(out)
     }
 
-    fn records() -> Vec<Vec<u8>> {
+    /// The records of `input` read in blocks of `block_size` from a source that gives at most
+    /// `limit` bytes a read; checked to be what blocks read on a thread give.
+    fn read_all(input: &[u8], block_size: usize, limit: usize) -> Result<Vec<Vec<u8>>, InputError> {
+        let read = collect(reader(input, block_size, limit));
+        let threaded = ThreadBlocks::spawn(Trickle::new(input, limit), block_size.max(16));
+        let threaded = collect(LenPrefixed::new(threaded, block_size));
+        assert_eq!(
+            format!("{threaded:?}"),
+            format!("{read:?}"),
+            "blocks from a thread"
+        );
+        read
+    }
+
+    pub fn records() -> Vec<Vec<u8>> {
         // Empty records, records around the block sizes below, and one much longer.
         [
             0, 1, 0, 7, 8, 9, 15, 16, 17, 100, 1000, 4096, 10_240, 70_000, 3,
@@ -368,7 +344,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut reader = LenPrefixed::new(Broken, 64);
+        let mut reader = LenPrefixed::new(ReadBlocks(Broken), 64);
         assert!(matches!(reader.next_record(), Err(InputError::Io(_))));
         // And nothing after.
         assert!(matches!(reader.next_record(), Ok(None)));
