@@ -42,6 +42,14 @@ impl PartialEq for BasketData {
 
 impl Eq for BasketData {}
 
+/// The buffers of a basket, handed back for the next one ([`BasketData::into_buffers`]): reading
+/// many baskets then allocates (and first touches) its payload and entry offsets once.
+#[derive(Debug, Default)]
+pub struct BasketBuffers {
+    payload: Vec<u8>,
+    offsets: Vec<u32>,
+}
+
 /// The TBasket fields after the key header.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BasketHeader {
@@ -75,29 +83,18 @@ impl BasketData {
     /// # Errors
     /// Malformed key or basket header, corrupt compressed data, inconsistent offsets.
     pub fn from_record(raw: &[u8], seek: u64) -> Result<Self> {
-        Self::from_record_with(raw, seek, &mut None, false)
+        Self::from_record_reusing(raw, seek, BasketBuffers::default(), false)
     }
 
-    /// As [`Self::from_record`], reusing the allocation of `reuse` for the payload; `split`:
-    /// the blocks of a multi-block payload are decompressed in parallel on the rayon pool.
+    /// As [`Self::from_record`], in the buffers of an earlier basket; `split`: the blocks of a
+    /// multi-block payload are decompressed in parallel on the rayon pool.
     ///
     /// # Errors
     /// As [`Self::from_record`].
-    pub fn from_record_reusing(raw: &[u8], seek: u64, reuse: Vec<u8>, split: bool) -> Result<Self> {
-        let mut reuse = Some(reuse);
-        Self::from_record_with(raw, seek, &mut reuse, split)
-    }
-
-    /// Gives back the payload buffer (for reuse; it may be longer than this basket's payload).
-    #[must_use]
-    pub fn into_payload(self) -> Vec<u8> {
-        self.payload
-    }
-
-    fn from_record_with(
+    pub fn from_record_reusing(
         raw: &[u8],
         seek: u64,
-        reuse: &mut Option<Vec<u8>>,
+        reuse: BasketBuffers,
         split: bool,
     ) -> Result<Self> {
         let mut cur = Cursor::new(raw, seek, "basket key");
@@ -117,22 +114,34 @@ impl BasketData {
         }
         let stored = raw.get(keylen..).unwrap_or_default();
         let objlen = key.objlen as usize;
-        let mut out = reuse.take().unwrap_or_default();
+        let BasketBuffers {
+            payload: mut out,
+            offsets,
+        } = reuse;
         if key.is_compressed() {
             compression::decompress_reusing(stored, objlen, &mut out, split)?;
-            Self::build(out, objlen, keylen, header, seek, false)
+            Self::build(out, objlen, keylen, header, seek, false, offsets)
         } else {
             out.clear();
             out.extend_from_slice(stored);
             let len = out.len();
-            Self::build(out, len, keylen, header, seek, false)
+            Self::build(out, len, keylen, header, seek, false, offsets)
+        }
+    }
+
+    /// Gives back the buffers (for reuse; they may be longer than this basket's).
+    #[must_use]
+    pub fn into_buffers(self) -> BasketBuffers {
+        BasketBuffers {
+            payload: self.payload,
+            offsets: self.offsets.unwrap_or_default(),
         }
     }
 
     /// Builds from a payload (entry data + optional offset table).
     ///
     /// `embedded`: the table has `fNevBuf` entries and was read separately (see
-    /// [`Self::from_embedded`]).
+    /// [`Self::from_embedded`]). `reuse`: a buffer for the entry offsets.
     fn build(
         payload: Vec<u8>,
         len: usize,
@@ -140,6 +149,7 @@ impl BasketData {
         header: BasketHeader,
         seek: u64,
         embedded: bool,
+        reuse: Vec<u32>,
     ) -> Result<Self> {
         let entries = header.nev_buf as usize;
         let border = (header.last as usize)
@@ -167,7 +177,9 @@ impl BasketData {
                 .0
                 .iter()
                 .map(|c| i32::from_be_bytes(*c));
-            Some(to_payload_offsets(starts, entries, keylen, border, seek)?)
+            Some(to_payload_offsets(
+                starts, entries, keylen, border, seek, reuse,
+            )?)
         };
         Ok(Self {
             payload,
@@ -204,6 +216,7 @@ impl BasketData {
             },
             at,
             true,
+            Vec::new(),
         )?;
         if let Some(starts) = starts {
             let n = header.nev_buf as usize;
@@ -216,6 +229,7 @@ impl BasketData {
                 keylen,
                 basket.border,
                 at,
+                Vec::new(),
             )?);
         }
         Ok(basket)
@@ -368,7 +382,7 @@ impl BasketData {
             flag: 0,
         };
         let len = payload.len();
-        Self::build(payload, len, 0, header, 0, false)
+        Self::build(payload, len, 0, header, 0, false, Vec::new())
     }
 }
 
@@ -380,15 +394,22 @@ fn to_payload_offsets(
     keylen: usize,
     border: usize,
     seek: u64,
+    mut out: Vec<u32>,
 ) -> Result<Vec<u32>> {
     // Converted first and checked after, in two branch-free passes (the tables hold one offset
-    // per entry: tens of thousands per basket). A start before the key becomes a huge value
-    // and fails the bound check.
-    let mut out = Vec::with_capacity(n + 1);
+    // per entry: tens of thousands per basket; `is_sorted` stops at the first disorder, so it
+    // does not vectorise). A start before the key becomes a huge value and fails the bound
+    // check. `out` is a buffer to reuse.
+    out.clear();
+    out.reserve(n + 1);
     out.extend(starts.map(|s| (s as u32).wrapping_sub(keylen as u32)));
     let border32 = u32::try_from(border).unwrap_or(u32::MAX);
     let in_bounds = out.iter().fold(true, |ok, &o| ok & (o <= border32));
-    if !in_bounds || !out.is_sorted() {
+    let sorted = out
+        .iter()
+        .zip(out.iter().skip(1))
+        .fold(true, |ok, (a, b)| ok & (a <= b));
+    if !in_bounds || !sorted {
         let bad = out
             .iter()
             .zip(std::iter::once(&0).chain(&out))
@@ -408,6 +429,24 @@ fn to_payload_offsets(
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_offsets_are_checked_in_a_reused_buffer() {
+        let stale = vec![7; 100];
+        // Starts 10, 12, 15 past a 10-byte key, in a 9-byte payload.
+        let ok = to_payload_offsets([10, 12, 15].into_iter(), 3, 10, 9, 0, stale).unwrap();
+        assert_eq!(ok, [0, 2, 5, 9]);
+        let reused = to_payload_offsets([10, 11].into_iter(), 2, 10, 4, 0, ok).unwrap();
+        assert_eq!(reused, [0, 1, 4]);
+        for (starts, what) in [
+            (vec![10, 15, 12], "out of order"),
+            (vec![10, 12, 20], "past the payload"),
+            (vec![9, 12, 15], "before the key"),
+        ] {
+            let err = to_payload_offsets(starts.into_iter(), 3, 10, 9, 0, Vec::new());
+            assert!(err.is_err(), "{what}");
+        }
+    }
 
     #[test]
     fn entries_without_offsets_are_cut_into_equal_parts() {

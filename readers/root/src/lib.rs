@@ -57,7 +57,7 @@ pub mod streamer_info;
 pub mod tree;
 pub mod types;
 
-pub use basket::BasketData;
+pub use basket::{BasketBuffers, BasketData};
 pub use cache::{BasketCache, BasketKey, CacheStats};
 pub use chain::Chain;
 pub use column::{Column, FieldValues, Jagged, Lists, Strings, Values};

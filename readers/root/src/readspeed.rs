@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::basket::{BasketData, BasketHeader};
+use crate::basket::{BasketBuffers, BasketData, BasketHeader};
 use crate::column::Values;
 use crate::compression;
 use crate::cursor::Cursor;
@@ -151,6 +151,9 @@ struct Unit {
 }
 
 struct Scratch {
+    /// The full read's basket buffers.
+    basket: BasketBuffers,
+    /// The decompress-only modes' payload.
     payload: Vec<u8>,
     /// [`Mode::DecompressCopy`]'s copy of the payload.
     copy: Vec<u8>,
@@ -378,6 +381,7 @@ pub fn run(config: &Config) -> Result<Report> {
     let setup_cpu_time_s = setup_cpu.elapsed().as_secs_f64();
 
     let new_scratch = || Scratch {
+        basket: BasketBuffers::default(),
         payload: Vec::new(),
         copy: Vec::new(),
         typed: TypedScratch::default(),
@@ -397,14 +401,14 @@ pub fn run(config: &Config) -> Result<Report> {
             return Ok((n, u64::from(unit.bytes)));
         }
         let raw = maps[map_of_branch[unit.branch]].get("basket", unit.seek, unit.bytes as usize)?;
-        let payload = std::mem::take(&mut scratch.payload);
+        let buffers = std::mem::take(&mut scratch.basket);
         let basket =
-            BasketData::from_record_reusing(raw, unit.seek, payload, split)?.located_for(layout)?;
+            BasketData::from_record_reusing(raw, unit.seek, buffers, split)?.located_for(layout)?;
         scratch
             .typed
             .decode(&basket, branch.name(), layout, split)?;
         let n = basket.data().len() as u64;
-        scratch.payload = basket.into_payload();
+        scratch.basket = basket.into_buffers();
         Ok((n, u64::from(unit.bytes)))
     };
 
