@@ -329,6 +329,9 @@ pub async fn record_located(
         && !is_gungraun
         && quick_took_effect(&criterion_args, &measurements, progress);
 
+    let toolchain = provenance::toolchain(&workspace.root)
+        .inspect_err(|e| progress.warning(&format!("toolchain not recorded: {e}")))
+        .ok();
     let provenance = RunProvenance {
         suite: target.name.clone(),
         package: Some(target.package.clone()),
@@ -344,10 +347,9 @@ pub async fn record_located(
         )),
         cwd: request.cwd.display().to_string(),
         machine: provenance::machine(),
-        toolchain: provenance::toolchain(&workspace.root)
-            .inspect_err(|e| progress.warning(&format!("toolchain not recorded: {e}")))
-            .ok(),
-        build: build.build_config(),
+        build: build
+            .recorded_build_config(&workspace.root, toolchain.as_ref().map(|t| t.host.as_str())),
+        toolchain,
         env: provenance::environment(&request.record_env),
         git: provenance::git(&workspace.root).unwrap_or_else(|e| {
             progress.warning(&format!("git state not recorded: {e}"));

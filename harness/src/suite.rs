@@ -414,6 +414,21 @@ impl BuildOptions {
             rustflags: std::env::var("RUSTFLAGS").ok().filter(|f| !f.is_empty()),
         }
     }
+
+    /// [`Self::build_config`] as a build in `dir` for `host` gets it: with the rustflags of
+    /// cargo's config files when the environment sets none ([`crate::cargo_config`]).
+    #[must_use]
+    pub fn recorded_build_config(
+        &self,
+        dir: &std::path::Path,
+        host: Option<&str>,
+    ) -> crate::model::BuildConfig {
+        let mut config = self.build_config();
+        if let Some(host) = host {
+            config.rustflags = crate::cargo_config::effective_rustflags(dir, host);
+        }
+        config
+    }
 }
 
 /// The `cargo bench` command equivalent to running `suite` with `criterion_args`;

@@ -197,10 +197,20 @@ fn a_bench_that_requires_a_feature_says_to_pass_it_and_the_features_are_recorded
         "{err}"
     );
 
+    // Rustflags from the workspace's cargo config are recorded as those from RUSTFLAGS are.
+    let config = sandbox.workspace().join(".cargo");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[build]\nrustflags = [\"--cfg\", \"recorded_flag\"]\n",
+    )
+    .unwrap();
     let output = {
         let _guard = util::bench_lock();
         sandbox
             .bench_run()
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .args(["--suite", "needs_extra", "--quick", "-F", "extra"])
             .output()
             .unwrap()
@@ -209,6 +219,7 @@ fn a_bench_that_requires_a_feature_says_to_pass_it_and_the_features_are_recorded
     let build = &show_latest(&sandbox, &sandbox.workspace())["run"]["build"];
     assert_eq!(words(&build["features"]), ["extra"]);
     assert_eq!(words(&build["feature_flags"]), ["--features", "extra"]);
+    assert_eq!(build["rustflags"], "--cfg recorded_flag");
     let show = sandbox
         .bench_run()
         .args(["show", "latest"])

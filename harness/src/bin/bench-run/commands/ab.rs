@@ -229,31 +229,37 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     if args.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
-    let side_provenance = |side: &BuiltSide, checkout: &Path, conditions| RunProvenance {
-        suite: side.target.name.clone(),
-        package: Some(side.target.package.clone()),
-        command: command.clone(),
-        cargo_command: Some(suite::cargo_bench_command(
-            &side.target,
-            &build,
-            &criterion_args,
-            None,
-        )),
-        cwd: cwd.display().to_string(),
-        machine: provenance::machine(),
-        toolchain: provenance::toolchain(&side.workspace_root).ok(),
-        build: build.build_config(),
-        env: provenance::environment(&args.build.record_env),
-        git: git_info(checkout),
-        cpu_governor: provenance::cpu_governor(),
-        turbo: provenance::turbo(),
-        quick: false,
-        duration_ms: measured_ms,
-        bench_exe: Some(BenchExe {
-            sha256: side.sha256.clone(),
-            bytes: side.bytes,
-        }),
-        conditions,
+    let side_provenance = |side: &BuiltSide, checkout: &Path, conditions| {
+        let toolchain = provenance::toolchain(&side.workspace_root).ok();
+        RunProvenance {
+            suite: side.target.name.clone(),
+            package: Some(side.target.package.clone()),
+            command: command.clone(),
+            cargo_command: Some(suite::cargo_bench_command(
+                &side.target,
+                &build,
+                &criterion_args,
+                None,
+            )),
+            cwd: cwd.display().to_string(),
+            machine: provenance::machine(),
+            build: build.recorded_build_config(
+                &side.workspace_root,
+                toolchain.as_ref().map(|t| t.host.as_str()),
+            ),
+            toolchain,
+            env: provenance::environment(&args.build.record_env),
+            git: git_info(checkout),
+            cpu_governor: provenance::cpu_governor(),
+            turbo: provenance::turbo(),
+            quick: false,
+            duration_ms: measured_ms,
+            bench_exe: Some(BenchExe {
+                sha256: side.sha256.clone(),
+                bytes: side.bytes,
+            }),
+            conditions,
+        }
     };
     let base_run = NewRun {
         source: RunSource::AbBase,
