@@ -98,9 +98,8 @@ pub(crate) fn decode(
 /// Collects records and encodes them as a simple chunk.
 #[derive(Debug, Default)]
 pub(crate) struct SimpleEncoder {
-    sizes: Vec<u8>,
-    values: Vec<u8>,
-    num_records: u64,
+    /// The chunk's records: their sizes (the sizes stream, uncompressed) and their bytes.
+    records: RecordGroup,
     compressed_sizes: Vec<u8>,
 }
 
@@ -108,34 +107,35 @@ impl SimpleEncoder {
     /// An encoder whose values buffer is allocated for `capacity` bytes (the expected chunk size) instead
     /// of doubling up to it in the first chunk.
     pub(crate) fn with_capacity_hint(capacity: usize) -> Self {
+        let mut records = RecordGroup::new();
+        records.values.reserve(capacity);
         Self {
-            values: Vec::with_capacity(capacity),
+            records,
             ..Self::default()
         }
     }
 
     pub(crate) fn add_record(&mut self, record: &[u8]) {
-        write_varint64(&mut self.sizes, record.len() as u64);
-        self.values.extend_from_slice(record);
-        self.num_records += 1;
+        self.records.push(record);
     }
 
     pub(crate) fn num_records(&self) -> u64 {
-        self.num_records
+        self.records.len()
     }
 
     /// Takes the records of `group` by swapping buffers with it (no copy); the encoder must be
     /// empty. `group` is left empty, with the encoder's buffers.
     pub(crate) fn adopt(&mut self, group: &mut RecordGroup) {
-        debug_assert_eq!(self.num_records, 0, "adopt into an encoder holding records");
-        std::mem::swap(&mut self.sizes, &mut group.sizes);
-        std::mem::swap(&mut self.values, &mut group.values);
-        self.num_records = group.num_records;
+        debug_assert!(
+            self.records.is_empty(),
+            "adopt into an encoder holding records"
+        );
+        std::mem::swap(&mut self.records, group);
         group.clear();
     }
 
     pub(crate) fn decoded_size(&self) -> u64 {
-        self.values.len() as u64
+        self.records.bytes() as u64
     }
 
     /// Writes the chunk data to `out` (cleared first) and resets the encoder.
@@ -148,10 +148,10 @@ impl SimpleEncoder {
         let kind = compressor.options().kind;
         out.push(kind.to_byte());
         self.compressed_sizes.clear();
-        compressor.compress_into(&self.sizes, &mut self.compressed_sizes)?;
+        compressor.compress_into(&self.records.sizes, &mut self.compressed_sizes)?;
         write_varint64(out, self.compressed_sizes.len() as u64);
         out.extend_from_slice(&self.compressed_sizes);
-        compressor.compress_into(&self.values, out)?;
+        compressor.compress_into(&self.records.values, out)?;
         self.clear();
         Ok(())
     }
@@ -161,17 +161,15 @@ impl SimpleEncoder {
     pub(crate) fn encode_uncompressed_prefix(&mut self, out: &mut Vec<u8>) {
         out.clear();
         out.push(0);
-        write_varint64(out, self.sizes.len() as u64);
-        out.extend_from_slice(&self.sizes);
+        write_varint64(out, self.records.sizes.len() as u64);
+        out.extend_from_slice(&self.records.sizes);
     }
 
     pub(crate) fn values(&self) -> &[u8] {
-        &self.values
+        &self.records.values
     }
 
     pub(crate) fn clear(&mut self) {
-        self.sizes.clear();
-        self.values.clear();
-        self.num_records = 0;
+        self.records.clear();
     }
 }
