@@ -291,9 +291,12 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     // Groups of exactly a chunk's records where the options fix that number (they become the
     // chunk without a copy), else of about 1 MiB.
     let shape = match writer.records_per_chunk() {
+        // A group in flight holds a whole chunk: past 64 MiB (array_record's default group of
+        // 65,536 records of 1 KiB and more) groups end early and the writer copies their
+        // records, so that the two groups in flight never hold more than 128 MiB.
         Some(records) => GroupShape {
             records,
-            bytes: usize::MAX,
+            bytes: 64 << 20,
         },
         None => GroupShape {
             records: u64::MAX,
