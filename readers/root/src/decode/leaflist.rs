@@ -87,6 +87,18 @@ struct Cut {
 fn gather<T: Element>(rows: &[u8], cut: Cut, out: &mut Vec<T>) {
     let Cut { size, at, len } = cut;
     let width = len * T::SIZE;
+    if len == 1 {
+        // The common field (`x/F`): one value per entry, appended as it is decoded, without
+        // zero-filling the room first.
+        out.extend(rows.chunks_exact(size.max(1)).map(|row| {
+            let mut v = [T::default()];
+            if let Some(src) = row.get(at..at + width) {
+                T::decode_into(src, &mut v);
+            }
+            v[0]
+        }));
+        return;
+    }
     let start = out.len();
     out.resize(start + rows.len() / size.max(1) * len, T::default());
     let dst = out.get_mut(start..).unwrap_or_default();
