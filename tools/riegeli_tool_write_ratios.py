@@ -17,10 +17,8 @@ Each interval pairs the extremes of the two intervals. Above 1, ours is faster.
 """
 
 import argparse
-import json
-import sys
 
-from run_medians import medians, ratio
+from run_medians import medians, ratio, write_bmf
 
 CPP = "cpp_array_record_write"
 OURS = [
@@ -44,10 +42,7 @@ def main():
             ours = med.get(f"{codec}/{side}")
             if cpp and ours:
                 out[f"{codec}/{name}"] = {"ratio": ratio(cpp, ours)}
-    if not out:
-        sys.exit(f"run {args.run} has no riegeli_tool_write medians with a {CPP} beside them")
-    json.dump(out, sys.stdout, indent=1, sort_keys=True)
-    sys.stdout.write("\n")
+    write_bmf(out, f"run {args.run} has no riegeli_tool_write medians with a {CPP} beside them")
 
 
 if __name__ == "__main__":

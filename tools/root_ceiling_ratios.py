@@ -19,10 +19,8 @@ And, as issue 23 states its bars ("best of 3"), from the fastest sample of each 
 """
 
 import argparse
-import json
-import sys
 
-from run_medians import bests, medians, ratio
+from run_medians import bests, medians, ratio, write_bmf
 
 
 def main():
@@ -53,10 +51,7 @@ def main():
         ]:
             if fast in best and slow in best:
                 out[f"{g}/{name}"] = {"ratio": {"value": best[fast] / best[slow]}}
-    if not out:
-        sys.exit(f"run {args.run} has no root_ceiling medians")
-    json.dump(out, sys.stdout, indent=1, sort_keys=True)
-    sys.stdout.write("\n")
+    write_bmf(out, f"run {args.run} has no root_ceiling medians")
 
 
 if __name__ == "__main__":

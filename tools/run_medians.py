@@ -4,6 +4,7 @@ medians as `bench-run show RUN --format json` reports them, its best samples fro
 
 import json
 import subprocess
+import sys
 
 
 def medians(bench_run, run):
@@ -37,3 +38,11 @@ def bests(bench_run, run):
 def ratio(fast, slow):
     """fast / slow for (median, lower, upper) times: the interval pairs the extremes."""
     return {"value": fast[0] / slow[0], "lower_value": fast[1] / slow[2], "upper_value": fast[2] / slow[1]}
+
+
+def write_bmf(out, missing):
+    """Prints `out` as Bencher Metric Format JSON, or exits with `missing` when it is empty."""
+    if not out:
+        sys.exit(missing)
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")

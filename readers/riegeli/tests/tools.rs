@@ -11,6 +11,20 @@ fn tool() -> Command {
     Command::new(env!("CARGO_BIN_EXE_riegeli-tool"))
 }
 
+/// `riegeli-tool write ARGS OUT` with `input` on its standard input; its output once it exits.
+fn tool_write(args: &[&str], out: &std::path::Path, input: &[u8]) -> std::process::Output {
+    let mut child = tool()
+        .arg("write")
+        .args(args)
+        .arg(out)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 fn len_prefixed(records: &[Vec<u8>]) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
@@ -30,19 +44,11 @@ fn write_cat_info() {
         ("group_size:16,brotli:5", true),
     ] {
         let path = dir.path().join("out.riegeli");
-        let mut cmd = tool();
-        cmd.args(["write", "--options", options]);
+        let mut args = vec!["--options", options];
         if array_record {
-            cmd.arg("--array-record");
+            args.push("--array-record");
         }
-        let mut child = cmd
-            .arg(&path)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&input).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = tool_write(&args, &path, &input);
         assert!(
             out.status.success(),
             "{}",
@@ -185,15 +191,8 @@ fn write_refuses_truncated_input() {
         ),
     ] {
         for options in ["group_size:1,snappy", "group_size:1,brotli:6"] {
-            let mut child = tool()
-                .args(["write", "--array-record", "--options", options])
-                .arg(dir.path().join("out"))
-                .stdin(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child.stdin.take().unwrap().write_all(input).unwrap();
-            let out = child.wait_with_output().unwrap();
+            let args = ["--array-record", "--options", options];
+            let out = tool_write(&args, &dir.path().join("out"), input);
             assert_eq!(out.status.code(), Some(1), "{options}: {message}");
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(stderr.contains(message), "{options}: {message}: {stderr}");
@@ -292,15 +291,7 @@ fn tool_write_matches_cpp_array_record_writer() {
     for codec in ["uncompressed", "zstd:3", "brotli:6", "snappy"] {
         let options = format!("group_size:64,{codec}");
         let ours = dir.path().join("tool.array_record");
-        let mut child = tool()
-            .args(["write", "--array-record", "--options", &options])
-            .arg(&ours)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&input).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = tool_write(&["--array-record", "--options", &options], &ours, &input);
         assert!(
             out.status.success(),
             "{codec}: {}",

@@ -145,7 +145,7 @@ fn info(path: &Path, format: InfoFormat, recover: bool, raw: bool) -> Result<()>
     }
     // In an ArrayRecord file the footer and postscript chunks hold no user records.
     let user_chunk = |c: &&ChunkInfo| layout.as_ref().is_none_or(|l| c.begin < l.footer_offset);
-    let records: u64 = chunks
+    let (records, decoded) = chunks
         .iter()
         .filter(user_chunk)
         .filter(|c| {
@@ -154,19 +154,9 @@ fn info(path: &Path, format: InfoFormat, recover: bool, raw: bool) -> Result<()>
                 ChunkType::Simple | ChunkType::Transposed
             )
         })
-        .map(|c| c.header.num_records)
-        .sum();
-    let decoded: u64 = chunks
-        .iter()
-        .filter(user_chunk)
-        .filter(|c| {
-            matches!(
-                c.header.chunk_type,
-                ChunkType::Simple | ChunkType::Transposed
-            )
-        })
-        .map(|c| c.header.decoded_data_size)
-        .sum();
+        .fold((0u64, 0u64), |(r, d), c| {
+            (r + c.header.num_records, d + c.header.decoded_data_size)
+        });
     let mut out = std::io::stdout().lock();
     if format == InfoFormat::Json {
         let list: Vec<serde_json::Value> = chunks
