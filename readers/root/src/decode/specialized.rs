@@ -78,61 +78,37 @@ fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
 /// Strings up to this length are copied as one fixed-size move.
 const SHORT: usize = 32;
 
-/// Copies strings out of a basket into a [`Strings`]. The room for all of them is made once
-/// (`room`: the bytes of the entries they come from, which hold them all), and a short string
-/// is copied as one fixed-size move instead of a `memcpy` call per string: the move may copy
-/// a few bytes past the string, into room the next string overwrites or `finish` cuts off.
-struct StringWriter<'a> {
-    data: &'a [u8],
-    bytes: &'a mut Vec<u8>,
-    offsets: &'a mut Vec<u64>,
-    at: usize,
+/// Appends one string to `out`.
+fn push_string(out: &mut Strings, text: &[u8]) {
+    out.bytes.extend_from_slice(text);
+    out.offsets.push(out.bytes.len() as u64);
 }
 
-impl<'a> StringWriter<'a> {
-    fn new(data: &'a [u8], out: &'a mut Strings, room: usize, strings: usize) -> Self {
-        let at = out.bytes.len();
-        out.bytes.resize(at + room + SHORT, 0);
-        out.offsets.reserve(strings);
-        Self {
-            data,
-            bytes: &mut out.bytes,
-            offsets: &mut out.offsets,
-            at,
+/// Appends `len` bytes of `data` from `start` as a string; `false`, with nothing written, when
+/// they are not all in `data`. A short string followed by at least [`SHORT`] bytes of the basket
+/// is copied as one fixed-size move, then cut to its length (the bytes past it are overwritten
+/// by the next string or cut off), instead of a `memcpy` call per string.
+#[inline(always)]
+fn push_at(
+    data: &[u8],
+    start: usize,
+    len: usize,
+    bytes: &mut Vec<u8>,
+    offsets: &mut Vec<u64>,
+) -> bool {
+    let end = bytes.len() + len;
+    match data.get(start..).and_then(<[u8]>::first_chunk::<SHORT>) {
+        Some(src) if len <= SHORT => {
+            bytes.extend_from_slice(src);
+            bytes.truncate(end);
         }
+        _ => match data.get(start..start + len) {
+            Some(src) => bytes.extend_from_slice(src),
+            None => return false,
+        },
     }
-
-    /// Appends `data[start..start + len]`; `false` when it is not inside the basket or the
-    /// room (never for strings inside the entries the room was made for).
-    #[inline(always)]
-    fn push(&mut self, start: usize, len: usize) -> bool {
-        let end = self.at + len;
-        let src = self
-            .data
-            .get(start..)
-            .and_then(<[u8]>::first_chunk::<SHORT>);
-        let dst = self
-            .bytes
-            .get_mut(self.at..)
-            .and_then(<[u8]>::first_chunk_mut::<SHORT>);
-        match (src, dst) {
-            (Some(src), Some(dst)) if len <= SHORT => *dst = *src,
-            _ => match (
-                self.data.get(start..start + len),
-                self.bytes.get_mut(self.at..end),
-            ) {
-                (Some(src), Some(dst)) => dst.copy_from_slice(src),
-                _ => return false,
-            },
-        }
-        self.at = end;
-        self.offsets.push(end as u64);
-        true
-    }
-
-    fn finish(self) {
-        self.bytes.truncate(self.at);
-    }
+    offsets.push(end as u64);
+    true
 }
 
 /// The entry offsets of entries `a..=b` (the basket has an offset table).
@@ -184,8 +160,35 @@ fn strings(
 ) -> Result<(), EntryError> {
     let data = basket.data();
     let bounds = entry_bounds(basket, a, b)?;
-    let mut w = StringWriter::new(data, out, room(bounds), b - a);
-    for (j, pair) in (a..b).zip(bounds.windows(2)) {
+    out.bytes.reserve(room(bounds) + SHORT);
+    out.offsets.reserve(b - a);
+    let mut j = a;
+    loop {
+        j += short_string_entries(data, &bounds[j - a..], headed, out);
+        if j >= b {
+            return Ok(());
+        }
+        // Long strings and anything unusual: the general rules (which say what is wrong, if
+        // anything).
+        let e = entry(basket, j)?;
+        let e = if headed { body(j, e)? } else { e };
+        let (text, rest) = string(j, e)?;
+        if !rest.is_empty() {
+            return Err((j, format!("{} bytes left after the string", rest.len())));
+        }
+        push_string(out, text);
+        j += 1;
+    }
+}
+
+/// The strings filling the entries between `bounds` (entry offsets) while each is the common
+/// case ([`short_string`]). Returns how many entries it appended; the entry it stopped at has
+/// nothing written. Out of line, with the buffers as arguments that cannot alias each other,
+/// so that their lengths stay in registers.
+#[inline(never)]
+fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Strings) -> usize {
+    let Strings { bytes, offsets } = out;
+    for (k, pair) in bounds.windows(2).enumerate() {
         let (s, e) = (pair[0] as usize, pair[1] as usize);
         // A char* leaf writes nothing at all for an empty string.
         let start = if s == e && !headed {
@@ -193,27 +196,14 @@ fn strings(
         } else {
             short_string(data, s, e, headed)
         };
-        let pushed = match start {
-            Some(start) => w.push(start, e - start),
-            None => {
-                // Long strings and anything unusual: the general rules (which say what is
-                // wrong, if anything).
-                let e = entry(basket, j)?;
-                let e = if headed { body(j, e)? } else { e };
-                let (text, rest) = string(j, e)?;
-                if !rest.is_empty() {
-                    return Err((j, format!("{} bytes left after the string", rest.len())));
-                }
-                let start = text.as_ptr() as usize - data.as_ptr() as usize;
-                w.push(start, text.len())
-            }
+        let Some(start) = start else {
+            return k;
         };
-        if !pushed {
-            return Err((j, "a string outside the basket".to_string()));
+        if !push_at(data, start, e - start, bytes, offsets) {
+            return k;
         }
     }
-    w.finish();
-    Ok(())
+    bounds.len().saturating_sub(1)
 }
 
 #[inline(always)]
@@ -238,25 +228,91 @@ fn vector_of_strings(
     let data = basket.data();
     let bounds = entry_bounds(basket, a, b)?;
     lists.offsets.reserve(b - a);
-    let mut w = StringWriter::new(data, out, room(bounds), b - a);
-    for j in a..b {
+    out.bytes.reserve(room(bounds) + SHORT);
+    out.offsets.reserve(b - a);
+    let mut j = a;
+    while j < b {
+        j += short_string_lists(
+            data,
+            &bounds[j - a..],
+            &mut out.bytes,
+            &mut out.offsets,
+            &mut lists.offsets,
+        );
+        if j == b {
+            break;
+        }
+        // Long strings and anything unusual: the general rules (which say what is wrong, if
+        // anything).
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 1)?;
         for _ in 0..n {
-            let (s, r) = string(j, rest)?;
-            let start = s.as_ptr() as usize - data.as_ptr() as usize;
-            if !w.push(start, s.len()) {
-                return Err((j, "a string outside the basket".to_string()));
-            }
+            let (text, r) = string(j, rest)?;
+            push_string(out, text);
             rest = r;
         }
         if !rest.is_empty() {
             return Err((j, format!("{} bytes left after the strings", rest.len())));
         }
-        lists.offsets.push((w.offsets.len() - 1) as u64);
+        lists.offsets.push((out.offsets.len() - 1) as u64);
+        j += 1;
     }
-    w.finish();
     Ok(())
+}
+
+/// The `vector<string>` entries between `bounds` (entry offsets) while they are the common
+/// case: a plain object header (byte count and a class version), the count, then strings of
+/// under 255 bytes that fill the entry exactly. Returns how many entries it appended (their
+/// strings to `bytes` and `offsets`, each list's end to `lists`); the entry it stopped at has
+/// nothing written. Out of line, so that the buffers' lengths stay in registers: the
+/// references it is given cannot alias each other.
+#[inline(never)]
+fn short_string_lists(
+    data: &[u8],
+    bounds: &[u32],
+    bytes: &mut Vec<u8>,
+    offsets: &mut Vec<u64>,
+    lists: &mut Vec<u64>,
+) -> usize {
+    for (k, pair) in bounds.windows(2).enumerate() {
+        let (s, e) = (pair[0] as usize, pair[1] as usize);
+        let Some(head) = data.get(s..).and_then(<[u8]>::first_chunk::<10>) else {
+            return k;
+        };
+        let Some(body) = e.checked_sub(s + 10) else {
+            return k;
+        };
+        let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        let plain_version = head[4] & 0x40 == 0 && (head[4], head[5]) != (0, 0);
+        let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
+        // Each string takes at least its length byte.
+        if body + 6 >= BYTE_COUNT_FLAG as usize
+            || count != (body + 6) as u32 | BYTE_COUNT_FLAG
+            || !plain_version
+            || n > body
+        {
+            return k;
+        }
+        let mark = (offsets.len(), bytes.len());
+        let mut p = s + 10;
+        for _ in 0..n {
+            let len = data.get(p).map_or(255, |&l| usize::from(l));
+            // 255: a long string (its length follows).
+            if len == 255 || p + 1 + len > e || !push_at(data, p + 1, len, bytes, offsets) {
+                offsets.truncate(mark.0);
+                bytes.truncate(mark.1);
+                return k;
+            }
+            p += 1 + len;
+        }
+        if p != e {
+            offsets.truncate(mark.0);
+            bytes.truncate(mark.1);
+            return k;
+        }
+        lists.push((offsets.len() - 1) as u64);
+    }
+    bounds.len().saturating_sub(1)
 }
 
 fn vector_of_vectors(
