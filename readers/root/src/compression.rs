@@ -127,7 +127,7 @@ pub fn blocks(src: &[u8], expected: usize) -> Result<Vec<Block>> {
                 have: (src.len() - pos) as u64,
             })?;
         let tag = [header[0], header[1]];
-        let algorithm = Algorithm::from_tag(tag).ok_or_else(|| Error::UnsupportedCompression {
+        let algorithm = Algorithm::from_tag(tag).ok_or(Error::UnsupportedCompression {
             tag,
             offset: pos as u64,
         })?;
