@@ -8,3 +8,33 @@ pub(crate) mod object;
 pub(crate) mod specialized;
 
 pub use numeric::{PARALLEL_BASKET_BYTES, VECTOR_HEADER};
+
+/// Makes room for `n` more elements in `v`, which decoders reuse basket after basket (emptied,
+/// their memory kept). Growing a vector copies its whole old allocation, used or not: when less
+/// than half of it is in use, a new allocation and a copy of what is used costs less.
+pub(crate) fn reserve<T: Copy>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() - v.len() >= n {
+        return;
+    }
+    if v.len() < v.capacity() / 2 {
+        let mut fresh = Vec::with_capacity(v.len() + n);
+        fresh.extend_from_slice(v);
+        *v = fresh;
+    } else {
+        v.reserve(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reserve_keeps_the_values_and_makes_the_room() {
+        for (len, cap, n) in [(0, 0, 5), (1, 100, 500), (60, 100, 500), (3, 10, 2), (0, 64, 64)] {
+            let mut v: Vec<u32> = Vec::with_capacity(cap);
+            v.extend(0..len);
+            super::reserve(&mut v, n as usize);
+            assert!(v.capacity() - v.len() >= n as usize);
+            assert!(v.iter().copied().eq(0..len));
+        }
+    }
+}

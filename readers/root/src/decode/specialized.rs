@@ -347,9 +347,12 @@ fn nested<T: Element>(
     inner: &mut Vec<u64>,
     values: &mut Vec<T>,
 ) -> Result<(), EntryError> {
-    // Every value takes at least its size in the entries: reserved once.
-    values.reserve(room(entry_bounds(basket, a, b)?) / T::SIZE);
-    outer.reserve(b - a);
+    // Every value takes at least its size in the entries, every inner list its count: reserved
+    // once.
+    let room = room(entry_bounds(basket, a, b)?);
+    super::reserve(values, room / T::SIZE);
+    super::reserve(inner, room / 4);
+    super::reserve(outer, b - a);
     for j in a..b {
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 4)?;
