@@ -50,18 +50,6 @@ pub struct BasketBuffers {
     offsets: Vec<u32>,
 }
 
-impl BasketBuffers {
-    /// Buffers with room for a payload of `bytes` bytes made now, so that the first basket does
-    /// not allocate it.
-    #[must_use]
-    pub fn with_room(bytes: usize) -> Self {
-        Self {
-            payload: Vec::with_capacity(bytes),
-            offsets: Vec::new(),
-        }
-    }
-}
-
 /// The TBasket fields after the key header.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BasketHeader {

@@ -118,14 +118,12 @@ pub fn blocks(src: &[u8], expected: usize) -> Result<Vec<Block>> {
     let mut pos = 0usize;
     let mut total = 0usize;
     while pos < src.len() {
-        let header = src
-            .get(pos..pos + BLOCK_HEADER)
-            .ok_or_else(|| Error::Truncated {
-                what: "compression block header",
-                offset: pos as u64,
-                need: BLOCK_HEADER as u64,
-                have: (src.len() - pos) as u64,
-            })?;
+        let header = src.get(pos..pos + BLOCK_HEADER).ok_or(Error::Truncated {
+            what: "compression block header",
+            offset: pos as u64,
+            need: BLOCK_HEADER as u64,
+            have: (src.len() - pos) as u64,
+        })?;
         let tag = [header[0], header[1]];
         let algorithm = Algorithm::from_tag(tag).ok_or(Error::UnsupportedCompression {
             tag,
@@ -244,11 +242,6 @@ pub fn decompress_reusing(
 ) -> Result<()> {
     blocks(src, expected)?;
     if out.len() < expected {
-        // What the buffer holds is not kept: a new one instead of growing it, which would
-        // copy the old.
-        if out.capacity() < expected {
-            *out = Vec::with_capacity(expected);
-        }
         out.resize(expected, 0);
     }
     let dst = &mut out[..expected];

@@ -377,20 +377,15 @@ pub fn run(config: &Config) -> Result<Report> {
     if split {
         order.sort_by_key(|&i| std::cmp::Reverse(units[i].bytes));
     }
-    // Every thread's buffers are made in setup, with room for the largest basket record: the
-    // allocator's first big request (which also sorts out the small blocks the metadata left
-    // behind) is then not inside the timed part, in any mode.
-    let room = units.iter().map(|u| u.bytes as usize).max().unwrap_or(0);
-    let new_scratch = || Scratch {
-        basket: BasketBuffers::with_room(room),
-        payload: Vec::with_capacity(room),
-        copy: Vec::new(),
-        typed: TypedScratch::default(),
-    };
-    let mut scratches: Vec<Scratch> = (0..threads).map(|_| new_scratch()).collect();
     let setup_real_time_s = setup.elapsed().as_secs_f64();
     let setup_cpu_time_s = setup_cpu.elapsed().as_secs_f64();
 
+    let new_scratch = || Scratch {
+        basket: BasketBuffers::default(),
+        payload: Vec::new(),
+        copy: Vec::new(),
+        typed: TypedScratch::default(),
+    };
     let work = |scratch: &mut Scratch, i: usize| -> Result<(u64, u64)> {
         let unit = units
             .get(i)
@@ -421,7 +416,7 @@ pub fn run(config: &Config) -> Result<Report> {
     let t0 = Instant::now();
     let (unc, comp) = match &pool {
         None => {
-            let mut scratch = scratches.pop().unwrap_or_else(new_scratch);
+            let mut scratch = new_scratch();
             let mut acc = (0u64, 0u64);
             for i in 0..units.len() {
                 let (u, c) = work(&mut scratch, i)?;
@@ -435,7 +430,8 @@ pub fn run(config: &Config) -> Result<Report> {
             // A worker waiting inside a split basket may pick up another basket meanwhile: it
             // takes another scratch from the list, so there are as many as baskets in
             // progress at once, not one per basket.
-            let free = Mutex::new(scratches);
+            let free: Mutex<Vec<Scratch>> =
+                Mutex::new((0..threads).map(|_| new_scratch()).collect());
             let take = || {
                 free.lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
