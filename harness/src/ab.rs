@@ -19,6 +19,7 @@
 //! The statistics live in [`crate::paired`] and [`crate::compare::compare_paired`]; this module
 //! only produces their inputs.
 
+pub use crate::checkout::Checkout;
 use crate::model::{Measurement, RunConditions, Samples, SamplingMode};
 use crate::suite::{
     self, BuildOptions, Built, ProgressTracker, SuiteError, SuiteTarget, Workspace,
@@ -68,13 +69,13 @@ pub enum AbError {
     },
 }
 
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> AbError {
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> AbError {
     let what = what.into();
     move |source| AbError::Io { what, source }
 }
 
 /// Runs `git args` in `dir` and returns its standard output.
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AbError> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AbError> {
     let output = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -124,86 +125,6 @@ pub fn resolve_commit(repo: &Path, rev: &str) -> Result<String, AbError> {
         command: format!("rev-parse {rev}"),
         reason: format!("`{rev}` names no commit of {}", repo.display()),
     })
-}
-
-/// A git worktree made for one side; removed (with its registration) when dropped.
-#[derive(Debug)]
-pub struct Checkout {
-    repo: PathBuf,
-    dir: PathBuf,
-}
-
-impl Checkout {
-    /// The checkout's top directory (the repository's root in it).
-    #[must_use]
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// A detached worktree of `commit` at `dir` (which must not exist).
-    ///
-    /// # Errors
-    /// When git refuses.
-    pub fn of_commit(repo: &Path, commit: &str, dir: &Path) -> Result<Self, AbError> {
-        let dir_text = dir.to_string_lossy();
-        git(
-            repo,
-            &["worktree", "add", "--detach", "--force", &dir_text, commit],
-        )?;
-        Ok(Self {
-            repo: repo.to_owned(),
-            dir: dir.to_owned(),
-        })
-    }
-
-    /// A worktree of `HEAD` at `dir` with the working tree's uncommitted changes laid over it:
-    /// every file that differs from `HEAD` (staged or not) and every untracked file that is not
-    /// ignored is copied, every file deleted since `HEAD` is removed.
-    ///
-    /// # Errors
-    /// When git refuses or a file cannot be copied.
-    pub fn of_working_tree(repo: &Path, dir: &Path) -> Result<Self, AbError> {
-        let checkout = Self::of_commit(repo, "HEAD", dir)?;
-        let split = |bytes: Vec<u8>| -> Vec<String> {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|p| !p.is_empty())
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .collect()
-        };
-        let changed = split(git(repo, &["diff", "--name-only", "-z", "HEAD"])?);
-        let untracked = split(git(
-            repo,
-            &["ls-files", "-z", "--others", "--exclude-standard"],
-        )?);
-        for path in changed.iter().chain(&untracked) {
-            let from = repo.join(path);
-            let to = dir.join(path);
-            if from.is_file() {
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(io(format!("cannot create {}", parent.display())))?;
-                }
-                std::fs::copy(&from, &to).map_err(io(format!(
-                    "cannot copy {} into the head checkout",
-                    from.display()
-                )))?;
-            } else if !from.exists() && to.exists() {
-                std::fs::remove_file(&to).map_err(io(format!("cannot remove {}", to.display())))?;
-            }
-        }
-        Ok(checkout)
-    }
-}
-
-impl Drop for Checkout {
-    fn drop(&mut self) {
-        let dir = self.dir.to_string_lossy().into_owned();
-        // Best effort: a checkout left behind is pruned by the next `git worktree prune`.
-        let _ = git(&self.repo, &["worktree", "remove", "--force", &dir]);
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = git(&self.repo, &["worktree", "prune"]);
-    }
 }
 
 /// Copies the working tree's `Cargo.lock` of `workspace` into the same place of `checkout`

@@ -31,6 +31,7 @@
 pub mod ab;
 pub mod baseline;
 pub mod cargo_config;
+pub mod checkout;
 pub mod conditions;
 pub mod confirm;
 pub mod criterion_cli;

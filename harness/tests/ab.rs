@@ -1,14 +1,18 @@
 //! `bench-run ab` on a git repository holding the fixture workspace: a slowdown in the working
 //! tree is caught from paired rounds and both sides are recorded as a pairing; a change that
 //! leaves the bench executable identical is not measured; the same commit on both sides is
-//! refused, also when `--base merge-base:REV` names it.
+//! refused, also when `--base merge-base:REV` names it; an interrupted run removes its
+//! checkouts, and the next run removes those of a run that was killed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod util;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 use util::{Sandbox, assert_exit, bench_lock, git, json, run_count, stderr, stdout};
 
 /// A sandbox whose fixture workspace is a git repository with one commit.
@@ -185,4 +189,110 @@ fn bad_revisions_are_refused_before_building() {
         "is not in a git repository",
     );
     assert!(stdout(&no_git).is_empty());
+}
+
+/// The worktrees git lists for the sandbox's repository (the main one included).
+fn worktrees(sandbox: &Sandbox) -> Vec<String> {
+    let out = Command::new("git")
+        .args(["worktree", "list", "--porcelain"])
+        .current_dir(sandbox.workspace())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree ").map(str::to_owned))
+        .collect()
+}
+
+/// `bench-run ab` of the working tree against `HEAD`, started and left running once it has
+/// built the base side (its checkout then exists); returns the process and what it printed.
+fn ab_building_head(sandbox: &Sandbox) -> (Child, mpsc::Receiver<String>) {
+    let mut child = sandbox
+        .bench_run()
+        .args(["ab", "--suite", "tiny_suite", "--base", "HEAD"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(600)) {
+            Ok(line) if line.contains("building tiny_suite at head") => break,
+            Ok(line) => seen.push(line),
+            Err(e) => {
+                let _ = child.kill();
+                panic!("no head build ({e}):\n{}", seen.join("\n"));
+            }
+        }
+    }
+    (child, rx)
+}
+
+#[test]
+fn an_interrupted_run_removes_its_checkouts() {
+    let sandbox = repository();
+    slow_down_fnv(&sandbox.workspace());
+    let _guard = bench_lock();
+    let (mut child, rx) = ab_building_head(&sandbox);
+    // The base checkout exists, and the head one may be being made.
+    assert!(worktrees(&sandbox).len() >= 2, "{:?}", worktrees(&sandbox));
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = child.wait().unwrap();
+    let said: Vec<String> = rx.iter().collect();
+    assert_eq!(status.code(), Some(130), "{}", said.join("\n"));
+    assert!(
+        said.iter()
+            .any(|l| l.contains("interrupted; removing its checkouts")),
+        "{}",
+        said.join("\n")
+    );
+    assert_eq!(worktrees(&sandbox).len(), 1, "{:?}", worktrees(&sandbox));
+}
+
+#[test]
+fn the_checkouts_of_a_killed_run_are_removed_by_the_next() {
+    let sandbox = repository();
+    slow_down_fnv(&sandbox.workspace());
+    let _guard = bench_lock();
+    let (mut child, _rx) = ab_building_head(&sandbox);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = worktrees(&sandbox);
+    assert!(
+        left.len() >= 2,
+        "SIGKILL leaves the base checkout: {left:?}"
+    );
+    // The next run, even one refused at once, removes it first.
+    let next = sandbox
+        .bench_run()
+        .args([
+            "ab",
+            "--suite",
+            "tiny_suite",
+            "--base",
+            "HEAD",
+            "--head",
+            "HEAD",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&next, 2);
+    assert!(
+        stderr(&next).contains("a checkout left by a bench-run ab that was killed"),
+        "{}",
+        stderr(&next)
+    );
+    assert_eq!(worktrees(&sandbox), left[..1], "{:?}", worktrees(&sandbox));
+    assert!(left[1..].iter().all(|dir| !Path::new(dir).exists()));
 }

@@ -156,7 +156,9 @@ with Holm's correction across the suite. A neighbour's load hits both sides of a
 so the verdict holds on a busy machine. Identical executables are reported and not measured.
 Both sides are recorded (sources ab-base and ab-head); `bench-run compare` on them repeats the
 paired verdict.
-Exit codes: 0 no regression, 1 regression, 2 error or unusable input.";
+Interrupted (Ctrl-C, SIGTERM, SIGHUP), ab removes its checkouts and exits 130; the checkouts of
+a run that was killed are removed by the next `bench-run ab` in the repository.
+Exit codes: 0 no regression, 1 regression, 2 error or unusable input, 130 interrupted.";
 
 /// Top-level arguments.
 #[derive(Debug, Parser)]

@@ -29,7 +29,13 @@ pub(crate) fn reserve<T: Copy>(v: &mut Vec<T>, n: usize) {
 mod tests {
     #[test]
     fn reserve_keeps_the_values_and_makes_the_room() {
-        for (len, cap, n) in [(0, 0, 5), (1, 100, 500), (60, 100, 500), (3, 10, 2), (0, 64, 64)] {
+        for (len, cap, n) in [
+            (0, 0, 5),
+            (1, 100, 500),
+            (60, 100, 500),
+            (3, 10, 2),
+            (0, 64, 64),
+        ] {
             let mut v: Vec<u32> = Vec::with_capacity(cap);
             v.extend(0..len);
             super::reserve(&mut v, n as usize);

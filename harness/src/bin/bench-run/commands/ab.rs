@@ -14,7 +14,7 @@ use harness::locate::locate;
 use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, SuiteError};
-use harness::{conditions, paired, provenance};
+use harness::{checkout, conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
 
@@ -43,6 +43,18 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             workspace.root.display()
         )
     })?;
+    // Interrupted, the run removes its checkouts before it exits; killed, it cannot, and the
+    // next run removes them.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("bench-run ab: interrupted; removing its checkouts");
+        checkout::remove_live_and_exit(130);
+    });
+    for dir in checkout::sweep_stale(&repo) {
+        eprintln!(
+            "bench-run ab: removed {}, a checkout left by a bench-run ab that was killed",
+            dir.display()
+        );
+    }
     let within_repo = workspace
         .root
         .strip_prefix(&repo)
@@ -74,9 +86,10 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         .context("cannot create a scratch directory")?;
     // Worktrees live outside the workspace, so cargo never mistakes one for a member.
     let checkouts = tempfile::Builder::new()
-        .prefix("bench-run-ab-")
+        .prefix(checkout::HOLDER_PREFIX)
         .tempdir()
         .context("cannot create a directory for the checkouts")?;
+    checkout::claim(checkouts.path())?;
 
     // Each checkout is made right before its build: its files are then newer than the other
     // side's outputs in the shared target directory (see harness::ab).
