@@ -2,9 +2,10 @@
 //!
 //! Setup (untimed): open the files, read the trees, list every basket of the selected branches,
 //! map the files (nothing is read yet).
-//! Timed: read each basket record (from the page cache through the map, without a copy),
-//! decompress it, and decode its entries into typed values (big-endian to native) in steps of
-//! 32,768 entries, spread over `threads` worker threads by basket, biggest first; with
+//! Timed: read each basket record (a small one into a reused buffer, a large one from the page
+//! cache through the map, without a copy), decompress it, and decode its entries into typed
+//! values (big-endian to native) in steps of 32,768 entries, spread over `threads` worker
+//! threads by basket, biggest first; with
 //! several threads a big basket is itself split (blocks, then entry ranges). The cache is
 //! bypassed (every basket is read once, as in a real analysis pass) and per-thread buffers are
 //! reused, so the loop allocates nothing per basket.
