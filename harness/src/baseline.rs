@@ -40,7 +40,8 @@ pub async fn resolve_pair(
     Ok((base, head))
 }
 
-/// The baseline of `head`: the run `given` names (in the head's suite), else the default, the
+/// The baseline of `head`: the run `given` names (in the head's suite), else the default: for
+/// the head side of a paired A/B run (`bench-run ab`), its base side; for any other run, the
 /// newest earlier full run of the same suite on the same machine
 /// ([`crate::ledger::LedgerStore::previous_run`]: `--quick` runs and confirmation re-runs are
 /// never a default baseline). `None` when there is no default baseline yet.
@@ -63,7 +64,11 @@ pub async fn resolve_baseline(
             )
             .await?,
         ),
-        None => ledger.previous_run(head.id).await?,
+        // The head side of a paired A/B run is judged against its own base side.
+        None => match ledger.pairing_of(head.id).await? {
+            Some(pairing) if pairing.head_run == head.id => Some(pairing.base_run),
+            _ => ledger.previous_run(head.id).await?,
+        },
     };
     match id {
         Some(id) => Ok(Some(ledger.require_run(id).await?)),

@@ -98,6 +98,17 @@ fn a_slowdown_in_the_working_tree_is_caught_from_paired_rounds() {
         .unwrap();
     assert_exit(&again, 0);
     assert_eq!(json(&again)["rows"], doc["rows"]);
+    // So does the log entry of the head run: its baseline is its own base side.
+    let entry = sandbox
+        .bench_run()
+        .args(["log", "2", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_exit(&entry, 0);
+    let entry = stdout(&entry);
+    assert!(entry.contains("Baseline for deltas: run #1"), "{entry}");
+    let fnv_row = entry.lines().find(|l| l.contains("`fnv`")).unwrap();
+    assert!(fnv_row.contains("regression"), "{entry}");
     // The checkouts are gone.
     let worktrees = Command::new("git")
         .args(["worktree", "list", "--porcelain"])
