@@ -183,8 +183,8 @@ fn strings(
 
 /// The strings filling the entries between `bounds` (entry offsets) while each is the common
 /// case ([`short_string`]). Returns how many entries it appended; the entry it stopped at has
-/// nothing written. Out of line, with the buffers as arguments that cannot alias each other,
-/// so that their lengths stay in registers.
+/// nothing written. Out of line, with the buffers as arguments of their own (which cannot alias
+/// each other): measured faster than the same loop inside its caller.
 #[inline(never)]
 fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Strings) -> usize {
     let Strings { bytes, offsets } = out;
@@ -264,8 +264,8 @@ fn vector_of_strings(
 /// case: a plain object header (byte count and a class version), the count, then strings of
 /// under 255 bytes that fill the entry exactly. Returns how many entries it appended (their
 /// strings to `bytes` and `offsets`, each list's end to `lists`); the entry it stopped at has
-/// nothing written. Out of line, so that the buffers' lengths stay in registers: the
-/// references it is given cannot alias each other.
+/// nothing written. Out of line, with the buffers as arguments of their own (which cannot alias
+/// each other): measured faster than the same loop inside its caller.
 #[inline(never)]
 fn short_string_lists(
     data: &[u8],
