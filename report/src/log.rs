@@ -80,13 +80,14 @@ pub fn render(entry: &Entry<'_>) -> String {
     let p = &run.provenance;
     let date = run.created_at.get(..10).unwrap_or(&run.created_at);
     let mut out = String::from("\n---\n\n");
-    out.push_str(&format!(
-        "## {date} — {} (run #{}, {})\n\n{}\n\n",
-        entry.title,
-        run.id,
-        code_span(&p.suite),
-        entry.claim
-    ));
+    // The heading names the run, unless the title already does.
+    let names_run = entry.title.contains(&format!("run #{}", run.id));
+    let heading = if names_run {
+        entry.title.to_owned()
+    } else {
+        format!("{} (run #{}, {})", entry.title, run.id, code_span(&p.suite))
+    };
+    out.push_str(&format!("## {date} — {heading}\n\n{}\n\n", entry.claim));
     out.push_str(&format!("- Command: {}\n", command_span(&p.command)));
     if let Some(cargo) = &p.cargo_command {
         out.push_str(&format!(
@@ -446,6 +447,20 @@ mod tests {
             notes: &[],
             machine_described,
         }
+    }
+
+    #[test]
+    fn a_title_that_names_its_run_is_not_named_twice() {
+        let (results, deltas) = results_200();
+        let rows = select_rows(&results, &deltas, &[], MAX_ROWS);
+        let head = run(8);
+        let mut e = entry(&head, &rows, 200, None, &deltas, true);
+        e.title = "Two threads (run #8, paired A/B)";
+        let text = render(&e);
+        assert!(
+            text.contains("## 2026-11-27 — Two threads (run #8, paired A/B)\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -532,7 +532,8 @@ pub enum Command {
         #[arg(default_value = "latest")]
         run: String,
         /// The entry's title, one line: what was measured, e.g. 'Two threads read pt 1.86x
-        /// faster' (required unless --dry-run).
+        /// faster' (required unless --dry-run). The heading adds the run's id and suite unless
+        /// the title names the run ('run #N').
         #[arg(long, value_name = "TEXT", required_unless_present = "dry_run",
               value_parser = parse_one_line)]
         title: Option<String>,
