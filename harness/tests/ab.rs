@@ -110,19 +110,7 @@ fn a_slowdown_in_the_working_tree_is_caught_from_paired_rounds() {
     let fnv_row = entry.lines().find(|l| l.contains("`fnv`")).unwrap();
     assert!(fnv_row.contains("regression"), "{entry}");
     // The checkouts are gone.
-    let worktrees = Command::new("git")
-        .args(["worktree", "list", "--porcelain"])
-        .current_dir(sandbox.workspace())
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&worktrees.stdout)
-            .matches("worktree ")
-            .count(),
-        1,
-        "{}",
-        String::from_utf8_lossy(&worktrees.stdout)
-    );
+    assert_eq!(worktrees(&sandbox).len(), 1, "{:?}", worktrees(&sandbox));
 }
 
 #[test]
@@ -157,20 +145,21 @@ fn an_identical_executable_is_not_measured() {
     assert_eq!(run_count(&sandbox), 0, "nothing is recorded");
 }
 
+/// `bench-run ab --suite tiny_suite ARGS` in `sandbox` exits 2 saying `message`.
+fn refused(sandbox: &Sandbox, args: &[&str], message: &str) -> std::process::Output {
+    let out = sandbox
+        .bench_run()
+        .args(["ab", "--suite", "tiny_suite"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    out
+}
+
 #[test]
 fn bad_revisions_are_refused_before_building() {
-    /// `bench-run ab --suite tiny_suite ARGS` in `sandbox` exits 2 saying `message`.
-    fn refused(sandbox: &Sandbox, args: &[&str], message: &str) -> std::process::Output {
-        let out = sandbox
-            .bench_run()
-            .args(["ab", "--suite", "tiny_suite"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert_exit(&out, 2);
-        assert!(stderr(&out).contains(message), "{}", stderr(&out));
-        out
-    }
     let sandbox = repository();
     refused(
         &sandbox,
@@ -285,24 +274,10 @@ fn the_checkouts_of_a_killed_run_are_removed_by_the_next() {
         "SIGKILL leaves the base checkout: {left:?}"
     );
     // The next run, even one refused at once, removes it first.
-    let next = sandbox
-        .bench_run()
-        .args([
-            "ab",
-            "--suite",
-            "tiny_suite",
-            "--base",
-            "HEAD",
-            "--head",
-            "HEAD",
-        ])
-        .output()
-        .unwrap();
-    assert_exit(&next, 2);
-    assert!(
-        stderr(&next).contains("a checkout left by a bench-run ab that was killed"),
-        "{}",
-        stderr(&next)
+    refused(
+        &sandbox,
+        &["--base", "HEAD", "--head", "HEAD"],
+        "a checkout left by a bench-run ab that was killed",
     );
     assert_eq!(worktrees(&sandbox), left[..1], "{:?}", worktrees(&sandbox));
     assert!(left[1..].iter().all(|dir| !Path::new(dir).exists()));
