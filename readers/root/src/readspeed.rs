@@ -4,7 +4,7 @@
 //! map the files (nothing is read yet).
 //! Timed: read each basket record (a small one into a reused buffer, a large one from the page
 //! cache through the map, without a copy), decompress it, and decode its entries into typed
-//! values (big-endian to native) in steps of 32,768 entries, spread over `threads` worker
+//! values (big-endian to native) in steps of 1,024 entries, spread over `threads` worker
 //! threads by basket, biggest first; with
 //! several threads a big basket is itself split (blocks, then entry ranges). The cache is
 //! bypassed (every basket is read once, as in a real analysis pass) and per-thread buffers are
@@ -202,7 +202,16 @@ const READ_MAX: usize = 64 << 10;
 /// Entries decoded per step on one thread: the typed output of a step stays in the core's
 /// cache and the reused buffers stay small, whatever the basket size (an analysis consumes
 /// entries as they are decoded; it does not keep a whole basket's worth of typed values).
-const ENTRIES_PER_STEP: usize = 1 << 15;
+/// Measured against steps of 256 to 32,768 entries: against 32,768, `vector<string>` and
+/// `vector<vector<f32>>` take 11-12% less time, strings 4%, the rest 0-3%; 256 is slower.
+const ENTRIES_PER_STEP: usize = 1 << 10;
+
+/// The entry ranges of the steps over `n` entries.
+fn steps(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n)
+        .step_by(ENTRIES_PER_STEP)
+        .map(move |a| (a, (a + ENTRIES_PER_STEP).min(n)))
+}
 
 /// Decodes a whole basket into the reused buffers; `split`: a big basket is decoded by
 /// several tasks on the current rayon pool (each into its own part of the buffers).
@@ -225,8 +234,7 @@ fn consume<T: Element>(
             }
         };
     }
-    for a in (0..n).step_by(ENTRIES_PER_STEP) {
-        let b = (a + ENTRIES_PER_STEP).min(n);
+    for (a, b) in steps(n) {
         match layout.fixed_len() {
             Some(per) => decode_flat(basket, name, per, a, b, prefix(buf, (b - a) * per))?,
             None => {
@@ -250,7 +258,7 @@ impl TypedScratch {
         let o = &mut self.offsets;
         let n = basket.entries();
         let t = match layout {
-            // Objects and leaf lists: decoded whole (their values are built as they are read).
+            // Objects and leaf lists: built as they are read, a step at a time.
             Layout::Object(shape) => {
                 if self.objects.as_ref().is_none_or(|(s, _)| s != shape) {
                     self.objects = Some((shape.clone(), object::empty(shape)));
@@ -259,8 +267,11 @@ impl TypedScratch {
                     .objects
                     .as_mut()
                     .ok_or_else(|| Error::corrupt("readspeed", 0, "object scratch"))?;
-                out.clear();
-                return object::decode_entries(basket, name, shape, 0, n, out);
+                for (a, b) in steps(n) {
+                    out.clear();
+                    object::decode_entries(basket, name, shape, a, b, out)?;
+                }
+                return Ok(());
             }
             Layout::LeafList(fields) => {
                 if self.leaf_list.as_ref().is_none_or(|(f, _)| f != fields) {
@@ -270,8 +281,11 @@ impl TypedScratch {
                     .leaf_list
                     .as_mut()
                     .ok_or_else(|| Error::corrupt("readspeed", 0, "leaf list scratch"))?;
-                out.clear();
-                return leaflist::decode_entries(basket, name, fields, 0, n, out);
+                for (a, b) in steps(n) {
+                    out.clear();
+                    leaflist::decode_entries(basket, name, fields, a, b, out)?;
+                }
+                return Ok(());
             }
             Layout::Scalar(t) | Layout::Fixed(t, _) | Layout::Jagged(t) | Layout::Vector(t) => *t,
         };
