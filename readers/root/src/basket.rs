@@ -396,20 +396,21 @@ fn to_payload_offsets(
     seek: u64,
     mut out: Vec<u32>,
 ) -> Result<Vec<u32>> {
-    // Converted first and checked after, in two branch-free passes (the tables hold one offset
-    // per entry: tens of thousands per basket; `is_sorted` stops at the first disorder, so it
-    // does not vectorise). A start before the key becomes a huge value and fails the bound
+    // Converted first and checked after, in a branch-free pass (the tables hold one offset per
+    // entry: tens of thousands per basket; `is_sorted` stops at the first disorder, so it does
+    // not vectorise). A start before the key becomes a huge value and fails the bound
     // check. `out` is a buffer to reuse.
     out.clear();
     out.reserve(n + 1);
     out.extend(starts.map(|s| (s as u32).wrapping_sub(keylen as u32)));
     let border32 = u32::try_from(border).unwrap_or(u32::MAX);
-    let in_bounds = out.iter().fold(true, |ok, &o| ok & (o <= border32));
-    let sorted = out
-        .iter()
-        .zip(out.iter().skip(1))
-        .fold(true, |ok, (a, b)| ok & (a <= b));
-    if !in_bounds || !sorted {
+    // Each offset against the next, and against the border (the first on its own): one pass.
+    let good = out.first().is_none_or(|&o| o <= border32)
+        && out
+            .iter()
+            .zip(out.iter().skip(1))
+            .fold(true, |ok, (a, b)| ok & (a <= b) & (*b <= border32));
+    if !good {
         let bad = out
             .iter()
             .zip(std::iter::once(&0).chain(&out))
