@@ -202,8 +202,8 @@ const READ_MAX: usize = 64 << 10;
 /// Entries decoded per step on one thread: the typed output of a step stays in the core's
 /// cache and the reused buffers stay small, whatever the basket size (an analysis consumes
 /// entries as they are decoded; it does not keep a whole basket's worth of typed values).
-/// Measured against steps of 256 to 32,768 entries: against 32,768, `vector<string>` and
-/// `vector<vector<f32>>` take 11-12% less time, strings 4%, the rest 0-3%; 256 is slower.
+/// Against 32,768: `std::string` -17%, `vector<string>` -15%, `vector<vector<f32>>` -12%
+/// (paired A/B, BENCHMARKS.md run #38); 256 and 4,096 were slower back to back.
 const ENTRIES_PER_STEP: usize = 1 << 10;
 
 /// The entry ranges of the steps over `n` entries.

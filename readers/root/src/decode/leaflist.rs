@@ -99,13 +99,11 @@ fn gather<T: Element>(rows: &[u8], cut: Cut, out: &mut Vec<T>) {
             };
         }
         sized!(4, 8, 12, 16, 20, 24, 28, 32);
-        out.extend(rows.chunks_exact(size.max(1)).map(|row| {
-            let mut v = [T::default()];
-            if let Some(src) = row.get(at..at + width) {
-                T::decode_into(src, &mut v);
-            }
-            v[0]
-        }));
+        let end = at + width;
+        out.extend(
+            rows.chunks_exact(size.max(1))
+                .map(move |row| value_at::<T>(row, at, end)),
+        );
         return;
     }
     let start = out.len();
@@ -122,22 +120,26 @@ fn gather<T: Element>(rows: &[u8], cut: Cut, out: &mut Vec<T>) {
 }
 
 /// [`gather`]'s one-value field, for entries of `ROW` bytes: with the entry size known when
-/// compiled, the loop loads each entry at a fixed stride and is vectorised (three floats an
-/// entry: 2.8x the loop with the size known only at run time, and the full read of such a leaf
-/// list 7% faster, 6 rounds back to back).
+/// compiled, the loop loads each entry at a fixed stride and is vectorised (leaf list of three
+/// floats: full read -8.8%, paired A/B, BENCHMARKS.md run #46).
 fn gather_rows<T: Element, const ROW: usize>(rows: &[u8], at: usize, out: &mut Vec<T>) {
     let Some(end) = at.checked_add(T::SIZE).filter(|&end| end <= ROW) else {
         return;
     };
     let (rows, _) = rows.as_chunks::<ROW>();
-    // `move`: the field's place is copied into the loop, where the check above covers it.
-    out.extend(rows.iter().map(move |row| {
-        let mut v = [T::default()];
-        if let Some(src) = row.get(at..end) {
-            T::decode_into(src, &mut v);
-        }
-        v[0]
-    }));
+    out.extend(rows.iter().map(move |row| value_at::<T>(row, at, end)));
+}
+
+/// The one value at `at..end` of an entry (the default where the entry is shorter, which the
+/// size checks before a gather rule out). Callers pass `at` and `end` into `move` closures: a
+/// place captured by reference is loaded again for every entry and keeps the loop scalar.
+#[inline(always)]
+fn value_at<T: Element>(row: &[u8], at: usize, end: usize) -> T {
+    let mut v = [T::default()];
+    if let Some(src) = row.get(at..end) {
+        T::decode_into(src, &mut v);
+    }
+    v[0]
 }
 
 #[cfg(test)]
