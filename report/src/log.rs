@@ -81,7 +81,7 @@ pub fn render(entry: &Entry<'_>) -> String {
     let date = run.created_at.get(..10).unwrap_or(&run.created_at);
     let mut out = String::from("\n---\n\n");
     // The heading names the run, unless the title already does.
-    let names_run = entry.title.contains(&format!("run #{}", run.id));
+    let names_run = names_run(entry.title, run.id);
     let heading = if names_run {
         entry.title.to_owned()
     } else {
@@ -342,6 +342,14 @@ fn row_name(m: &Measurement) -> String {
 /// Header written when the log file does not exist yet.
 pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run id, title, claim,\n  exact command(s), machine (in full in the first entry on it, by fingerprint after), toolchain\n  and git commit, and shows at most 15 results; `bench-run show N` has all of them.\n- Any performance claim in this repository cites one of these entries.\n";
 
+/// Whether `title` names run `id` as `run #id` (not `run #id0`, another run).
+fn names_run(title: &str, id: i64) -> bool {
+    let name = format!("run #{id}");
+    title
+        .match_indices(&name)
+        .any(|(at, _)| !title[at + name.len()..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +468,13 @@ mod tests {
         assert!(
             text.contains("## 2026-11-27 — Two threads (run #8, paired A/B)\n"),
             "{text}"
+        );
+        // Another run's number that starts with the same digits is not this run's name.
+        e.title = "Against run #80";
+        assert!(
+            render(&e).contains("## 2026-11-27 — Against run #80 (run #8, "),
+            "{}",
+            render(&e)
         );
     }
 
