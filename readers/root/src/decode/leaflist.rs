@@ -231,4 +231,32 @@ mod tests {
         gather_rows::<f32, 12>(&payload, 10, &mut none);
         assert!(none.is_empty());
     }
+
+    #[test]
+    fn damaged_baskets_of_a_common_size_are_errors_or_reads_never_panics() {
+        // The sized loops' input (12-byte entries) cut at every length and with every bit
+        // flipped: a length that is not whole entries is an error; flipped bits are values.
+        let fields: Vec<Field> = ["x", "y", "z"]
+            .iter()
+            .map(|name| Field {
+                name: (*name).into(),
+                leaf_type: LeafType::F32,
+                len: 1,
+            })
+            .collect();
+        let payload: Vec<u8> = (0..60u8).collect();
+        for cut in 0..payload.len() {
+            let basket = BasketData::flat_for_test(payload[..cut].to_vec(), 5);
+            let read = decode_entries(&basket, "ll", &fields, 0, 5, &mut empty(&fields));
+            assert!(read.is_err(), "{cut} bytes for 5 entries of 12");
+        }
+        for bit in 0..payload.len() * 8 {
+            let mut flipped = payload.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            let basket = BasketData::flat_for_test(flipped, 5);
+            let mut out = empty(&fields);
+            decode_entries(&basket, "ll", &fields, 0, 5, &mut out).unwrap();
+            assert_eq!(out.len(), 5);
+        }
+    }
 }
