@@ -111,6 +111,75 @@ fn push_at(
     true
 }
 
+/// Where the common-case loops write strings: the tails of `bytes` and `offsets`, grown before
+/// the loop and cut to what it wrote after, so the loop keeps its positions in registers. (A
+/// `Vec` push stores and reloads its length through memory on every string: a chain of
+/// store-to-load forwards longer than the rest of the loop.)
+struct Sink<'a> {
+    bytes: &'a mut [u8],
+    written: usize,
+    ends: &'a mut [u64],
+    count: usize,
+    /// Where `bytes` starts in the whole buffer (the ends are offsets into that).
+    base: u64,
+}
+
+impl Sink<'_> {
+    /// Appends `len` bytes of `data` from `start` as a string; `false`, with nothing written,
+    /// when they are not all in `data` or there is no room left. A short string followed by at
+    /// least [`SHORT`] bytes of the basket is copied as one fixed-size move (the bytes past it
+    /// are overwritten by the next string or cut off), instead of a `memcpy` call per string.
+    #[inline(always)]
+    fn push(&mut self, data: &[u8], start: usize, len: usize) -> bool {
+        let Some(end) = self.ends.get_mut(self.count) else {
+            return false;
+        };
+        let w = self.written;
+        let short = data.get(start..).and_then(<[u8]>::first_chunk::<SHORT>);
+        let room = self
+            .bytes
+            .get_mut(w..)
+            .and_then(<[u8]>::first_chunk_mut::<SHORT>);
+        match (short, room) {
+            (Some(src), Some(dst)) if len <= SHORT => *dst = *src,
+            _ => match (data.get(start..start + len), self.bytes.get_mut(w..w + len)) {
+                (Some(src), Some(dst)) => dst.copy_from_slice(src),
+                _ => return false,
+            },
+        }
+        self.written = w + len;
+        *end = self.base + self.written as u64;
+        self.count += 1;
+        true
+    }
+}
+
+/// Runs `fill` on a [`Sink`] with room for `room` bytes and `count` strings at the ends of
+/// `out`, then cuts `out` to what it wrote.
+fn with_sink<R>(
+    out: (&mut Vec<u8>, &mut Vec<u64>),
+    room: usize,
+    count: usize,
+    fill: impl FnOnce(&mut Sink) -> R,
+) -> R {
+    let (bytes, offsets) = out;
+    let (b0, o0) = (bytes.len(), offsets.len());
+    bytes.resize(b0 + room + SHORT, 0);
+    offsets.resize(o0 + count, 0);
+    let mut sink = Sink {
+        bytes: &mut bytes[b0..],
+        written: 0,
+        ends: &mut offsets[o0..],
+        count: 0,
+        base: b0 as u64,
+    };
+    let result = fill(&mut sink);
+    let (written, count) = (sink.written, sink.count);
+    bytes.truncate(b0 + written);
+    offsets.truncate(o0 + count);
+    result
+}
+
 /// The entry offsets of entries `a..=b` (the basket has an offset table).
 fn entry_bounds(basket: &BasketData, a: usize, b: usize) -> Result<&[u32], EntryError> {
     basket
@@ -183,27 +252,27 @@ fn strings(
 
 /// The strings filling the entries between `bounds` (entry offsets) while each is the common
 /// case ([`short_string`]). Returns how many entries it appended; the entry it stopped at has
-/// nothing written. Out of line, with the buffers as arguments of their own (which cannot alias
-/// each other): measured faster than the same loop inside its caller.
+/// nothing written. Out of line: measured faster than the same loop inside its caller.
 #[inline(never)]
 fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Strings) -> usize {
-    let Strings { bytes, offsets } = out;
-    for (k, pair) in bounds.windows(2).enumerate() {
-        let (s, e) = (pair[0] as usize, pair[1] as usize);
-        // A char* leaf writes nothing at all for an empty string.
-        let start = if s == e && !headed {
-            Some(s)
-        } else {
-            short_string(data, s, e, headed)
-        };
-        let Some(start) = start else {
-            return k;
-        };
-        if !push_at(data, start, e - start, bytes, offsets) {
-            return k;
+    let entries = bounds.len().saturating_sub(1);
+    let out = (&mut out.bytes, &mut out.offsets);
+    with_sink(out, room(bounds), entries, |sink| {
+        for (k, pair) in bounds.windows(2).enumerate() {
+            let (s, e) = (pair[0] as usize, pair[1] as usize);
+            // A char* leaf writes nothing at all for an empty string.
+            let start = if s == e && !headed {
+                Some(s)
+            } else {
+                short_string(data, s, e, headed)
+            };
+            match start {
+                Some(start) if sink.push(data, start, e - start) => {}
+                _ => return k,
+            }
         }
-    }
-    bounds.len().saturating_sub(1)
+        entries
+    })
 }
 
 #[inline(always)]
