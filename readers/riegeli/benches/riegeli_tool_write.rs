@@ -24,12 +24,21 @@
 //!   benchmark, so bench-run's busy check counts it as the bench's own CPU, not another
 //!   program's.
 //!
+//! And once, codec aside, the limit of the piped cells:
+//!
+//! * `limits/pipe_only`: the same input piped the same way into a process that only reads it
+//!   (this bench binary, started again as a drain: it widens its pipe to 1 MiB and reads 1 MiB at
+//!   a time, as the tool does) and checks its length: spawning a process and moving the records
+//!   through a pipe, with nothing encoded or written. No tool fed through a pipe can be faster;
+//!   where this is slower than `cpp_array_record_write` (which takes its records from its own
+//!   memory), the piped bar is above what any such tool can reach on this machine.
+//!
 //! Before measuring, every codec's files are checked to be equivalent: the tool's file and C++'s
 //! are read back by our reader and by C++'s (`tools/riegeli_fixtures.py digest`) as exactly the
 //! input records, and their data chunks have the same records and sizes.
 //!
 //! The ratio to hold (>= 1.0x): `bench-run ratio RUN --pair '*/riegeli_tool_write=*/cpp_array_record_write'`,
-//! or recorded in the ledger with `tools/riegeli_tool_write_ratios.py`.
+//! or recorded in the ledger with `tools/riegeli_tool_write_ratios.py` (with the pipe's limit).
 
 #![allow(
     clippy::unwrap_used,
@@ -40,12 +49,12 @@
 
 use std::fs::File;
 use std::hint::black_box;
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group};
 use riegeli_records::{ArrayRecordReader, ChunkType, RecordReader, RecordWriter};
 use sha2::{Digest, Sha256};
 
@@ -95,26 +104,64 @@ fn check_exit(child: std::process::Child, what: &str) {
     let output = child.wait_with_output().unwrap();
     assert!(
         output.status.success(),
-        "riegeli-tool write {what}: {}",
+        "{what}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
 
 /// One `riegeli-tool write` process fed `input` through a pipe from this process.
 fn tool_write_piped(options: &str, input: &[u8], out: &Path) -> Duration {
+    feed_piped(
+        tool_command(options, out),
+        input,
+        "riegeli-tool write (piped)",
+    )
+}
+
+/// The process of `cmd`, spawned and fed `input` through a pipe from this process, timed from
+/// the spawn until it has exited.
+fn feed_piped(mut cmd: Command, input: &[u8], what: &str) -> Duration {
     let start = Instant::now();
-    let mut child = tool_command(options, out)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // A failed write (the tool exited early) leaves its reason on its stderr.
+    // A failed write (the child exited early) leaves its reason on its stderr.
     let fed = stdin.write_all(input);
     drop(stdin);
-    check_exit(child, "(piped)");
+    check_exit(child, what);
     let elapsed = start.elapsed();
     fed.unwrap();
     elapsed
+}
+
+/// Set (to the input's length) in this binary's environment when it is started as a drain.
+const DRAIN: &str = "RIEGELI_TOOL_WRITE_DRAIN_BYTES";
+
+/// This bench binary started again as a drain of `bytes` bytes (see `limits/pipe_only`).
+fn drain_command(bytes: usize) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.env(DRAIN, bytes.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// The drain: standard input read to its end as the tool reads it (a 1 MiB pipe, 1 MiB reads);
+/// fails unless it held `bytes` bytes.
+fn drain_stdin(bytes: &str) {
+    let expected: usize = bytes.parse().unwrap();
+    let _ = rustix::pipe::fcntl_setpipe_size(std::io::stdin(), 1 << 20);
+    let mut stdin = std::io::stdin().lock();
+    let mut block = vec![0u8; 1 << 20];
+    let mut total = 0;
+    loop {
+        match stdin.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => panic!("drain: {e}"),
+        }
+    }
+    assert_eq!(total, expected, "drain: bytes read");
 }
 
 /// One `riegeli-tool write` process reading the input file as its standard input.
@@ -124,7 +171,7 @@ fn tool_write_from_file(options: &str, input: &Path, out: &Path) -> Duration {
         .stdin(File::open(input).unwrap())
         .spawn()
         .unwrap();
-    check_exit(child, "(stdin a file)");
+    check_exit(child, "riegeli-tool write (stdin a file)");
     start.elapsed()
 }
 
@@ -270,6 +317,22 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
     }
+
+    let mut group = c.benchmark_group("limits");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .throughput(Throughput::Bytes(bytes));
+    group.bench_function("pipe_only", |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| feed_piped(drain_command(input.len()), &input, "the drain"))
+                .sum()
+        });
+    });
+    group.finish();
 }
 
 /// `iters` timed writes by C++ in one `tools/riegeli_cpp_write.py` process (after an untimed
@@ -313,4 +376,12 @@ fn cpp_writes(
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(bytes) = std::env::var_os(DRAIN) {
+        drain_stdin(&bytes.to_string_lossy());
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
