@@ -25,6 +25,26 @@ fn tool_write(args: &[&str], out: &std::path::Path, input: &[u8]) -> std::proces
     child.wait_with_output().unwrap()
 }
 
+/// `riegeli-tool write ARGS OUT` with a file of `input` as its standard input (mapped for
+/// Snappy and Zstd); its output once it exits.
+fn tool_write_from_file(
+    args: &[&str],
+    out: &std::path::Path,
+    input: &[u8],
+) -> std::process::Output {
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(input).unwrap();
+    std::io::Seek::rewind(&mut file).unwrap();
+    tool()
+        .arg("write")
+        .args(args)
+        .arg(out)
+        .stdin(file)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
 fn len_prefixed(records: &[Vec<u8>]) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
@@ -192,11 +212,49 @@ fn write_refuses_truncated_input() {
     ] {
         for options in ["group_size:1,snappy", "group_size:1,brotli:6"] {
             let args = ["--array-record", "--options", options];
-            let out = tool_write(&args, &dir.path().join("out"), input);
-            assert_eq!(out.status.code(), Some(1), "{options}: {message}");
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(stderr.contains(message), "{options}: {message}: {stderr}");
+            let out_path = dir.path().join("out");
+            for out in [
+                tool_write(&args, &out_path, input),
+                tool_write_from_file(&args, &out_path, input),
+            ] {
+                assert_eq!(out.status.code(), Some(1), "{options}: {message}");
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(stderr.contains(message), "{options}: {message}: {stderr}");
+            }
         }
+    }
+}
+
+/// A file on standard input (mapped, with a background encoding thread, for Snappy and Zstd)
+/// gives the same file, byte for byte, as the same input through a pipe, for every codec and
+/// for both layouts.
+#[test]
+fn write_from_a_file_matches_write_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = len_prefixed(&util::records(300, 5000, 64));
+    for (array_record, options) in [
+        (true, "group_size:16,snappy"),
+        (true, "group_size:16,zstd:3"),
+        (true, "group_size:16,brotli:6"),
+        (true, "group_size:16,uncompressed"),
+        (false, "snappy,chunk_size:64K"),
+        (false, "transpose,zstd:3,chunk_size:64K"),
+    ] {
+        let args = [
+            &["--options", options][..],
+            &["--array-record"][..array_record as usize],
+        ]
+        .concat();
+        let (piped, from_file) = (dir.path().join("piped"), dir.path().join("from_file"));
+        let out = tool_write(&args, &piped, &input);
+        assert!(out.status.success(), "{args:?} piped: {out:?}");
+        let out = tool_write_from_file(&args, &from_file, &input);
+        assert!(out.status.success(), "{args:?} from a file: {out:?}");
+        assert_eq!(
+            std::fs::read(&piped).unwrap(),
+            std::fs::read(&from_file).unwrap(),
+            "{args:?}"
+        );
     }
 }
 

@@ -16,8 +16,17 @@
 //!  Brotli:      input thread: read() blocks, parse -> [group] --full--> writer.write_group()
 //!                                                    [group] <-empty-- (the writer's old buffers)
 //! ```
+//!
+//! A regular file, with Snappy or Zstd, is not read at all but mapped ([`MappedRecords`]): the
+//! writer copies the records out of the page cache, and the core that would have read goes to
+//! encoding (`riegeli-tool write` gives the writer a background encoding thread):
+//!
+//! ```text
+//!  mapped file: writer: parse, write_record() --chunk--> encoding thread: compress
+//! ```
 
 mod blocks;
+mod mapped;
 mod parse;
 
 use std::io;
@@ -27,6 +36,7 @@ use std::thread::JoinHandle;
 use riegeli_records::RecordGroup;
 
 use blocks::{ReadBlocks, ThreadBlocks};
+pub use mapped::MappedRecords;
 pub use parse::{InputError, LenPrefixed, NextRecord};
 
 /// The size of the blocks the input is read in.
@@ -44,6 +54,8 @@ pub struct GroupShape {
 
 /// Standard input, as the writer takes it (see the module docs).
 pub enum Input {
+    /// Records of a mapped file, parsed on the writer's thread.
+    Mapped(MappedRecords),
     /// Records parsed on the writer's thread out of blocks read ahead.
     Records(LenPrefixed<ThreadBlocks>),
     /// Records gathered into groups on the input thread.
