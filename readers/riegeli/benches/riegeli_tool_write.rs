@@ -283,14 +283,7 @@ fn bench(c: &mut Criterion) {
             );
         }
 
-        let mut group = c.benchmark_group(codec);
-        // One iteration is 0.05-1 s: ten samples of a fixed count, not criterion's ramp.
-        group
-            .sample_size(10)
-            .sampling_mode(SamplingMode::Flat)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(5))
-            .throughput(Throughput::Bytes(bytes));
+        let mut group = whole_writes(c, codec, bytes);
         group.bench_function("riegeli_tool_write", |b| {
             b.iter_custom(|iters| {
                 (0..iters)
@@ -318,13 +311,7 @@ fn bench(c: &mut Criterion) {
         group.finish();
     }
 
-    let mut group = c.benchmark_group("limits");
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5))
-        .throughput(Throughput::Bytes(bytes));
+    let mut group = whole_writes(c, "limits", bytes);
     group.bench_function("pipe_only", |b| {
         b.iter_custom(|iters| {
             (0..iters)
@@ -333,6 +320,23 @@ fn bench(c: &mut Criterion) {
         });
     });
     group.finish();
+}
+
+/// A group of cells that each move the whole input (`bytes`) once per iteration: 0.05-1 s, so
+/// ten samples of a fixed count, not criterion's ramp.
+fn whole_writes<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    bytes: u64,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .throughput(Throughput::Bytes(bytes));
+    group
 }
 
 /// `iters` timed writes by C++ in one `tools/riegeli_cpp_write.py` process (after an untimed
