@@ -317,38 +317,42 @@ fn write(options: &str, array_record: bool, path: &Path) -> Result<()> {
     };
     // Brotli costs several times what reading a pipe does (input/mod.rs).
     let slow_codec = writer.options().compression.kind == CompressionType::Brotli;
-    let mut count = 0u64;
     let input = match mapped {
         Some(records) => Input::Mapped(records),
         None => Input::stdin(shape, slow_codec),
     };
-    match input {
-        Input::Mapped(mut records) => {
-            while let Some(record) = records.next_record()? {
-                writer.write_record(record)?;
-                count += 1;
-            }
-        }
-        Input::Records(mut records) => {
-            while let Some(record) = records.next_record()? {
-                writer.write_record(record)?;
-                count += 1;
-            }
-        }
+    let count = match input {
+        Input::Mapped(mut records) => write_each(&mut writer, &mut records)?,
+        Input::Records(mut records) => write_each(&mut writer, &mut records)?,
         Input::Groups(mut groups) => {
+            let mut count = 0;
             while let Some(mut group) = groups.next_group()? {
                 count += group.len();
                 writer.write_group(&mut group)?;
                 groups.recycle(group);
             }
+            count
         }
-    }
+    };
     writer
         .close()
         .and_then(|out| Ok(out.finish()?))
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("riegeli-tool: wrote {count} records to {}", path.display());
     Ok(())
+}
+
+/// Writes every record of `records`, one at a time; how many there were.
+fn write_each<W: std::io::Write>(
+    writer: &mut RecordWriter<W>,
+    records: &mut impl NextRecord,
+) -> Result<u64> {
+    let mut count = 0;
+    while let Some(record) = records.next_record()? {
+        writer.write_record(record)?;
+        count += 1;
+    }
+    Ok(count)
 }
 
 /// A pipe holds 64 KiB by default. With its writer on another core, each 64 KiB then costs a
