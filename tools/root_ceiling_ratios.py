@@ -13,6 +13,10 @@ From the medians (and their 95% intervals) of run RUN of suite `root_ceiling`:
     the floor of any reader reaches (decompress, then copy the payload once): where it is under
     0.85 the bar is above what a reader handing out its values can reach;
   * `<file>/<type>/share_of_floor`: decompress_copy_1t / full_1t, the share of that floor reached;
+  * `<file>/<type>/read_floor_share_of_decompress`: decompress_only_1t / read_copy_1t, the same
+    for the floor of a reader of the file (read as the full read reads, decompress, copy the
+    payload once, one end per entry where entries vary in size; no value decoded);
+  * `<file>/<type>/share_of_read_floor`: read_copy_1t / full_1t;
   * `<file>/<type>/2t_over_1t`: full_1t / full_2t (bar: 1.8).
 And, as issue 23 states its bars ("best of 3"), from the fastest sample of each cell:
 `share_of_decompress_best` and `2t_over_1t_best` (one value each, no interval).
@@ -36,11 +40,14 @@ def main():
         full = med.get(f"{g}/full_1t")
         dec = med.get(f"{g}/decompress_only_1t")
         copy = med.get(f"{g}/decompress_copy_1t")
+        read_copy = med.get(f"{g}/read_copy_1t")
         two = med.get(f"{g}/full_2t")
         for name, fast, slow in [
             ("share_of_decompress", dec, full),
             ("floor_share_of_decompress", dec, copy),
             ("share_of_floor", copy, full),
+            ("read_floor_share_of_decompress", dec, read_copy),
+            ("share_of_read_floor", read_copy, full),
             ("2t_over_1t", full, two),
         ]:
             if fast and slow:

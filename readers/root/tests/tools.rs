@@ -295,13 +295,27 @@ fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
 fn readspeed_self_test_passes_and_stands_alone() {
     let (ok, out, err) = tool(&["readspeed", "--test"]);
     assert!(ok, "{out}\n{err}");
-    assert!(out.contains("45 checks: 45 passed, 0 failed"), "{out}");
+    assert!(out.contains("59 checks: 59 passed, 0 failed"), "{out}");
     assert!(
         out.contains("objects.root --trees t --branches cstr"),
         "{out}"
     );
     assert!(out.contains("2 thread(s), DecompressCopy"), "{out}");
+    assert!(out.contains("2 thread(s), ReadCopy"), "{out}");
     let (ok, _, err) = tool(&["readspeed", "--test", "--threads", "2"]);
+    assert!(!ok);
+    assert!(err.contains("cannot be used with"), "{err}");
+    // The two floors are two modes: one at a time.
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        "x.root",
+        "--trees",
+        "t",
+        "--all-branches",
+        "--decompress-copy",
+        "--read-copy",
+    ]);
     assert!(!ok);
     assert!(err.contains("cannot be used with"), "{err}");
 }

@@ -90,12 +90,17 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long, conflicts_with = "decompress_copy")]
+        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy"])]
         decompress_only: bool,
         /// Time the decompression of the preloaded baskets plus one copy of each payload (the
         /// floor of any reader that hands out values in its own memory).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "read_copy")]
         decompress_copy: bool,
+        /// Time reading the baskets from the files as the full read does, plus one copy of each
+        /// payload and one end per entry where entries vary in size, without decoding (the
+        /// floor of any reader of the files that hands out entries in its own memory).
+        #[arg(long)]
+        read_copy: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
         format: SpeedFormat,
@@ -157,6 +162,7 @@ fn main() -> Result<()> {
             threads,
             decompress_only,
             decompress_copy,
+            read_copy,
             format,
             bmf_name,
             test,
@@ -176,9 +182,10 @@ fn main() -> Result<()> {
                 trees,
                 branches: selection,
                 threads,
-                mode: match (decompress_only, decompress_copy) {
-                    (true, _) => Mode::DecompressOnly,
-                    (_, true) => Mode::DecompressCopy,
+                mode: match (decompress_only, decompress_copy, read_copy) {
+                    (true, _, _) => Mode::DecompressOnly,
+                    (_, true, _) => Mode::DecompressCopy,
+                    (_, _, true) => Mode::ReadCopy,
                     _ => Mode::Full,
                 },
             };
@@ -419,6 +426,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
         Mode::Full => "read+decompress+decode",
         Mode::DecompressOnly => "decompress-only",
         Mode::DecompressCopy => "decompress+copy",
+        Mode::ReadCopy => "read+decompress+copy",
     };
     match format {
         SpeedFormat::Text => {
