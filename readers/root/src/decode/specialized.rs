@@ -154,53 +154,6 @@ impl Sink<'_> {
     }
 }
 
-impl Sink<'_> {
-    /// Appends the `char*` strings filling the entries between `bounds` while each is at most
-    /// [`SHORT`] bytes and has [`SHORT`] bytes of the basket after its length byte; returns how
-    /// many it appended. Nothing branches on an entry's contents until its checks are done (an
-    /// empty entry, common among short strings, mispredicts when it is a branch of its own): the
-    /// length byte counts only when the entry is not empty, and an empty entry copies bytes
-    /// that the next string overwrites.
-    #[inline(always)]
-    fn push_char_stars(&mut self, data: &[u8], bounds: &[u32]) -> usize {
-        let Some((&first, rest)) = bounds.split_first() else {
-            return 0;
-        };
-        let Some(ends) = self.ends.get_mut(self.count..) else {
-            return 0;
-        };
-        let (mut s, mut w, mut done) = (first as usize, self.written, 0);
-        for (&e, end) in rest.iter().zip(ends) {
-            let e = e as usize;
-            let filled = usize::from(e != s);
-            let len = e.wrapping_sub(s).wrapping_sub(filled);
-            let (Some(head), Some(room)) = (
-                data.get(s..).and_then(<[u8]>::first_chunk::<{ SHORT + 1 }>),
-                self.bytes
-                    .get_mut(w..)
-                    .and_then(<[u8]>::first_chunk_mut::<SHORT>),
-            ) else {
-                break;
-            };
-            let mismatch = (usize::from(head[0]) ^ len) & filled.wrapping_neg();
-            let Some(text) = head[filled..].first_chunk::<SHORT>() else {
-                break;
-            };
-            if len > SHORT || mismatch != 0 {
-                break;
-            }
-            *room = *text;
-            w += len;
-            *end = self.base + w as u64;
-            s = e;
-            done += 1;
-        }
-        self.written = w;
-        self.count += done;
-        done
-    }
-}
-
 /// Runs `fill` on a [`Sink`] with room for `room` bytes and `count` strings at the ends of
 /// `out`, then cuts `out` to what it wrote.
 fn with_sink<R>(
@@ -305,32 +258,20 @@ fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Str
     let entries = bounds.len().saturating_sub(1);
     let out = (&mut out.bytes, &mut out.offsets);
     with_sink(out, room(bounds), entries, |sink| {
-        let mut k = 0;
-        loop {
-            // char*: the branch-free loop while it can, then one entry by the general rules.
-            let stop = if headed {
-                entries
+        for (k, pair) in bounds.windows(2).enumerate() {
+            let (s, e) = (pair[0] as usize, pair[1] as usize);
+            // A char* leaf writes nothing at all for an empty string.
+            let start = if s == e && !headed {
+                Some(s)
             } else {
-                k += sink.push_char_stars(data, &bounds[k..]);
-                (k + 1).min(entries)
+                short_string(data, s, e, headed)
             };
-            while k < stop {
-                let (s, e) = (bounds[k] as usize, bounds[k + 1] as usize);
-                // A char* leaf writes nothing at all for an empty string.
-                let start = if s == e && !headed {
-                    Some(s)
-                } else {
-                    short_string(data, s, e, headed)
-                };
-                match start {
-                    Some(start) if sink.push(data, start, e - start) => k += 1,
-                    _ => return k,
-                }
-            }
-            if k >= entries {
-                return entries;
+            match start {
+                Some(start) if sink.push(data, start, e - start) => {}
+                _ => return k,
             }
         }
+        entries
     })
 }
 
