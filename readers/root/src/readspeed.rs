@@ -46,15 +46,18 @@ pub enum Mode {
     Full,
     /// Decompress baskets preloaded in memory (the codec alone).
     DecompressOnly,
-    /// Decompress preloaded baskets and copy each payload once into a reused buffer: the
-    /// least a reader that hands out values in its own memory must do, whatever the format.
+    /// Decompress preloaded baskets and copy each payload once, 16 KiB at a time, into a reused
+    /// buffer: the least a reader that hands out values in its own memory must do, whatever
+    /// the format.
     /// Where this floor is itself under 0.85 of [`Mode::DecompressOnly`], so is every reader.
     DecompressCopy,
     /// Read each basket as the full read does (from the file, decompressed, its entry-offset
-    /// table checked), then copy its payload once and, where entries vary in size, write one
-    /// 64-bit end per entry: the least a reader of the file must do to hand out every entry in
-    /// memory of its own, before it checks or converts a single value. Where this floor is
-    /// under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such reader.
+    /// table checked), then hand its entries out as the full read does, a step of entries at a
+    /// time into reused buffers, but only copied: their bytes once and, where entries vary in
+    /// size, one 64-bit end per entry. The least a reader of the file must do to hand out every
+    /// entry in memory of its own, before it checks or converts a single value. Where this
+    /// floor is under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such
+    /// reader.
     ReadCopy,
 }
 
@@ -213,6 +216,38 @@ const READ_MAX: usize = 64 << 10;
 /// Against 32,768: `std::string` -17%, `vector<string>` -15%, `vector<vector<f32>>` -12%
 /// (paired A/B, BENCHMARKS.md run #38); 256 and 4,096 were slower back to back.
 const ENTRIES_PER_STEP: usize = 1 << 10;
+
+/// [`Mode::DecompressCopy`] copies a payload this much at a time into one reused buffer, as the
+/// full read hands out a step's values at a time: copied whole into a buffer of its size, a
+/// large payload would leave the core's cache and cost the floor more than the full read.
+const COPY_CHUNK: usize = 16 << 10;
+
+/// [`Mode::ReadCopy`]'s hand-out: the entries' bytes a step at a time into `bytes`, and where
+/// entries vary in size each entry's end into `ends` (both reused, as the full read's buffers).
+fn copy_entries(basket: &BasketData, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
+    let (data, n) = (basket.data(), basket.entries());
+    match basket.offsets() {
+        Some(bounds) => {
+            for (a, b) in steps(n) {
+                let Some(step) = bounds.get(a..=b) else {
+                    return;
+                };
+                let (s, e) = (step[0], step[step.len() - 1]);
+                bytes.clear();
+                bytes.extend_from_slice(data.get(s as usize..e as usize).unwrap_or_default());
+                ends.clear();
+                ends.extend(step[1..].iter().map(|&x| u64::from(x.wrapping_sub(s))));
+            }
+        }
+        None => {
+            let per_step = (data.len() / n.max(1)).max(1) * ENTRIES_PER_STEP;
+            for step in data.chunks(per_step) {
+                bytes.clear();
+                bytes.extend_from_slice(step);
+            }
+        }
+    }
+}
 
 /// The entry ranges of the steps over `n` entries.
 fn steps(n: usize) -> impl Iterator<Item = (usize, usize)> {
@@ -431,8 +466,10 @@ pub fn run(config: &Config) -> Result<Report> {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
             let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             if config.mode == Mode::DecompressCopy {
-                scratch.copy.clear();
-                scratch.copy.extend_from_slice(&scratch.payload);
+                for chunk in scratch.payload.chunks(COPY_CHUNK) {
+                    scratch.copy.clear();
+                    scratch.copy.extend_from_slice(chunk);
+                }
             }
             return Ok((n, u64::from(unit.bytes)));
         }
@@ -448,17 +485,7 @@ pub fn run(config: &Config) -> Result<Report> {
         let basket =
             BasketData::from_record_reusing(raw, unit.seek, buffers, split)?.located_for(layout)?;
         if config.mode == Mode::ReadCopy {
-            scratch.copy.clear();
-            scratch.copy.extend_from_slice(basket.data());
-            let ends = &mut scratch.typed.offsets;
-            ends.clear();
-            ends.extend(
-                basket
-                    .offsets()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|&e| u64::from(e)),
-            );
+            copy_entries(&basket, &mut scratch.copy, &mut scratch.typed.offsets);
         } else {
             scratch
                 .typed
