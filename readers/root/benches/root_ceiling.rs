@@ -12,8 +12,9 @@
 //!   that hands its values out in memory of its own: where this is under 0.85 of
 //!   decompress-only, the bar is above what any such reader can reach);
 //! * `<file>/<type>/read_copy_1t`: read from the file as the full read reads it, decompressed,
-//!   then copied once with one end per entry where entries vary in size (the floor of any reader
-//!   of the file that hands out every entry in memory of its own; it decodes nothing);
+//!   then copied once with one end per entry where entries vary in size, and per item in lists
+//!   of strings and of lists (the floor of any reader of the file that hands out every entry in
+//!   memory of its own; it decodes nothing);
 //! * `<file>/<type>/full_2t` (the 2M-entry files): the full read on two threads.
 //!
 //! Only the timed part of `readspeed` is measured (`iter_custom` with its real time), so opening

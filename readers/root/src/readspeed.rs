@@ -54,10 +54,11 @@ pub enum Mode {
     /// Read each basket as the full read does (from the file, decompressed, its entry-offset
     /// table checked), then hand its entries out as the full read does, a step of entries at a
     /// time into reused buffers, but only copied: their bytes once and, where entries vary in
-    /// size, one 64-bit end per entry. The least a reader of the file must do to hand out every
-    /// entry in memory of its own, before it checks or converts a single value. Where this
-    /// floor is under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such
-    /// reader.
+    /// size, one 64-bit end per entry; in `vector<string>` and `vector<vector<T>>` entries, where
+    /// each item's length or count says where the next one starts, one end per item, found as
+    /// plainly as can be. The least a reader of the file must do to hand out every entry in
+    /// memory of its own, before it checks or converts a single value. Where this floor is
+    /// under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such reader.
     ReadCopy,
 }
 
@@ -224,8 +225,25 @@ const COPY_CHUNK: usize = 16 << 10;
 
 /// [`Mode::ReadCopy`]'s hand-out: the entries' bytes a step at a time into `bytes`, and where
 /// entries vary in size each entry's end into `ends` (both reused, as the full read's buffers).
-fn copy_entries(basket: &BasketData, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
+/// In a `vector<string>` or `vector<vector<T>>` entry, where each item's length or count says
+/// where the next item starts, each item's end too: a reader finds them one after the other,
+/// whatever it does with them.
+fn copy_entries(basket: &BasketData, layout: &Layout, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
     let (data, n) = (basket.data(), basket.entries());
+    let items = match layout {
+        Layout::Object(Shape::Headed(list)) => match &**list {
+            Shape::List(item) => match &**item {
+                Shape::Text => Some(None),
+                Shape::List(num) => match **num {
+                    Shape::Num(t) => Some(Some(t.size())),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
     match basket.offsets() {
         Some(bounds) => {
             for (a, b) in steps(n) {
@@ -236,7 +254,15 @@ fn copy_entries(basket: &BasketData, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
                 bytes.clear();
                 bytes.extend_from_slice(data.get(s as usize..e as usize).unwrap_or_default());
                 ends.clear();
-                ends.extend(step[1..].iter().map(|&x| u64::from(x.wrapping_sub(s))));
+                match items {
+                    None => ends.extend(step[1..].iter().map(|&x| u64::from(x.wrapping_sub(s)))),
+                    Some(value_size) => {
+                        for pair in step.windows(2) {
+                            let entry = data.get(pair[0] as usize..pair[1] as usize);
+                            item_ends(entry.unwrap_or_default(), value_size, ends);
+                        }
+                    }
+                }
             }
         }
         None => {
@@ -246,6 +272,36 @@ fn copy_entries(basket: &BasketData, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
                 bytes.extend_from_slice(step);
             }
         }
+    }
+}
+
+/// The end of each item of a streamed `vector<string>` (`value_size` `None`) or
+/// `vector<vector<T>>` (the size of `T`) entry, after its 10-byte header and count, into `ends`;
+/// stops at the first item that does not fit. No checks beyond staying inside the entry: this is
+/// a floor, not a decoder.
+fn item_ends(entry: &[u8], value_size: Option<usize>, ends: &mut Vec<u64>) {
+    let count = entry
+        .get(6..10)
+        .map_or(0, |c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize);
+    let mut p = 10;
+    for _ in 0..count {
+        let step = match value_size {
+            // A length byte of 255: the length is in the 4 bytes after it.
+            None => match entry.get(p) {
+                Some(255) => entry
+                    .get(p + 1..p + 5)
+                    .map(|c| 5 + u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize),
+                len => len.map(|&len| 1 + usize::from(len)),
+            },
+            Some(size) => entry
+                .get(p..p + 4)
+                .map(|c| 4 + size * u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize),
+        };
+        match step {
+            Some(step) if p + step <= entry.len() => p += step,
+            _ => return,
+        }
+        ends.push(p as u64);
     }
 }
 
@@ -485,7 +541,12 @@ pub fn run(config: &Config) -> Result<Report> {
         let basket =
             BasketData::from_record_reusing(raw, unit.seek, buffers, split)?.located_for(layout)?;
         if config.mode == Mode::ReadCopy {
-            copy_entries(&basket, &mut scratch.copy, &mut scratch.typed.offsets);
+            copy_entries(
+                &basket,
+                layout,
+                &mut scratch.copy,
+                &mut scratch.typed.offsets,
+            );
         } else {
             scratch
                 .typed
@@ -571,4 +632,50 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
     }
     let entries = (header.last as u64).saturating_sub(u64::from(key.keylen));
     Ok(entries.min(u64::from(key.objlen)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::item_ends;
+
+    /// A streamed `vector<…>` entry: a 6-byte header, the count, then the items as given.
+    fn entry(count: u32, items: &[u8]) -> Vec<u8> {
+        let mut e = vec![0x40, 0, 0, 0, 0, 9];
+        e.extend(count.to_be_bytes());
+        e.extend(items);
+        e
+    }
+
+    #[test]
+    fn item_ends_follow_string_lengths_and_list_counts() {
+        // Strings of 0, 3 and 300 bytes (the last with the 4-byte length form).
+        let mut strings = vec![0, 3, b'a', b'b', b'c', 255];
+        strings.extend(300u32.to_be_bytes());
+        strings.extend([b'x'; 300]);
+        let mut ends = Vec::new();
+        item_ends(&entry(3, &strings), None, &mut ends);
+        assert_eq!(ends, [11, 15, 320]);
+        // Lists of 2 and 0 floats.
+        let mut lists = 2u32.to_be_bytes().to_vec();
+        lists.extend([0; 8]);
+        lists.extend(0u32.to_be_bytes());
+        ends.clear();
+        item_ends(&entry(2, &lists), Some(4), &mut ends);
+        assert_eq!(ends, [22, 26]);
+    }
+
+    #[test]
+    fn item_ends_stop_inside_the_entry() {
+        let mut ends = Vec::new();
+        // A count of 2^32 - 1 strings in 2 bytes, a string longer than the entry, no header.
+        item_ends(&entry(u32::MAX, &[0, 0]), None, &mut ends);
+        assert_eq!(ends, [11, 12]);
+        ends.clear();
+        item_ends(&entry(1, &[9, b'a']), None, &mut ends);
+        item_ends(&entry(1, &[255, 255, 255, 255, 255]), None, &mut ends);
+        item_ends(&entry(1, &u32::MAX.to_be_bytes()), Some(8), &mut ends);
+        item_ends(&[1, 2, 3], Some(8), &mut ends);
+        assert!(ends.is_empty());
+    }
 }

@@ -97,8 +97,9 @@ enum Command {
         #[arg(long, conflicts_with = "read_copy")]
         decompress_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus one copy of each
-        /// payload and one end per entry where entries vary in size, without decoding (the
-        /// floor of any reader of the files that hands out entries in its own memory).
+        /// payload and one end per entry where entries vary in size (per item in vector<string>
+        /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
+        /// hands out entries in its own memory).
         #[arg(long)]
         read_copy: bool,
         /// Output format.
