@@ -345,25 +345,11 @@ fn short_string_lists(
 ) -> usize {
     for (k, pair) in bounds.windows(2).enumerate() {
         let (s, e) = (pair[0] as usize, pair[1] as usize);
-        let Some(head) = data.get(s..).and_then(<[u8]>::first_chunk::<10>) else {
-            return k;
-        };
-        let Some(body) = e.checked_sub(s + 10) else {
-            return k;
-        };
-        let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
-        let plain_version = head[4] & 0x40 == 0 && (head[4], head[5]) != (0, 0);
-        let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
         // Each string takes at least its length byte.
-        if body + 6 >= BYTE_COUNT_FLAG as usize
-            || count != (body + 6) as u32 | BYTE_COUNT_FLAG
-            || !plain_version
-            || n > body
-        {
+        let Some((n, mut p)) = plain_list_head(data, s, e, 1) else {
             return k;
-        }
+        };
         let mark = (offsets.len(), bytes.len());
-        let mut p = s + 10;
         for _ in 0..n {
             let len = data.get(p).map_or(255, |&l| usize::from(l));
             // 255: a long string (its length follows).
@@ -382,6 +368,23 @@ fn short_string_lists(
         lists.push((offsets.len() - 1) as u64);
     }
     bounds.len().saturating_sub(1)
+}
+
+/// The common case of a `vector<…>` entry at `s..e`: a plain object header (byte count and a
+/// class version, neither 0 nor member-wise) and the item count, with at least `min_item` bytes
+/// per item left in the entry. Returns the count and where the items start; `None` for anything
+/// else, which the general rules take.
+#[inline(always)]
+fn plain_list_head(data: &[u8], s: usize, e: usize, min_item: usize) -> Option<(usize, usize)> {
+    let head = data.get(s..)?.first_chunk::<10>()?;
+    let body = e.checked_sub(s + 10)?;
+    let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+    let plain_version = head[4] & 0x40 == 0 && (head[4], head[5]) != (0, 0);
+    let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
+    let fits = body + 6 < BYTE_COUNT_FLAG as usize
+        && count == (body + 6) as u32 | BYTE_COUNT_FLAG
+        && n.saturating_mul(min_item) <= body;
+    (fits && plain_version).then_some((n, s + 10))
 }
 
 fn vector_of_vectors(
@@ -418,11 +421,18 @@ fn nested<T: Element>(
 ) -> Result<(), EntryError> {
     // Every value takes at least its size in the entries, every inner list its count: reserved
     // once.
-    let room = room(entry_bounds(basket, a, b)?);
+    let bounds = entry_bounds(basket, a, b)?;
+    let room = room(bounds);
     super::reserve(values, room / T::SIZE);
     super::reserve(inner, room / 4);
     super::reserve(outer, b - a);
-    for j in a..b {
+    let mut j = a;
+    while j < b {
+        j += short_nested_lists(basket.data(), &bounds[j - a..], outer, inner, values);
+        if j == b {
+            break;
+        }
+        // Anything unusual: the general rules (which say what is wrong, if anything).
         let e = entry(basket, j)?;
         let (n, mut rest) = count(j, body(j, e)?, 4)?;
         for _ in 0..n {
@@ -436,8 +446,57 @@ fn nested<T: Element>(
             return Err((j, format!("{} bytes left after the lists", rest.len())));
         }
         outer.push((inner.len() - 1) as u64);
+        j += 1;
     }
     Ok(())
+}
+
+/// The `vector<vector<T>>` entries between `bounds` (entry offsets) while they are the common
+/// case: a plain object header and count ([`plain_list_head`]), then lists that fill the entry
+/// exactly. Returns how many entries it appended; the entry it stopped at has nothing written.
+/// Out of line: the general rules' header parsing and error messages are kept out of the loop.
+#[inline(never)]
+fn short_nested_lists<T: Element>(
+    data: &[u8],
+    bounds: &[u32],
+    outer: &mut Vec<u64>,
+    inner: &mut Vec<u64>,
+    values: &mut Vec<T>,
+) -> usize {
+    for (k, pair) in bounds.windows(2).enumerate() {
+        let (s, e) = (pair[0] as usize, pair[1] as usize);
+        // Each list takes at least its count.
+        let Some((n, mut p)) = plain_list_head(data, s, e, 4) else {
+            return k;
+        };
+        let mark = (inner.len(), values.len());
+        for _ in 0..n {
+            let m = data
+                .get(p..)
+                .and_then(<[u8]>::first_chunk::<4>)
+                .map_or(usize::MAX, |c| u32::from_be_bytes(*c) as usize);
+            let (start, size) = (p + 4, m.saturating_mul(T::SIZE));
+            let list = data
+                .get(start..)
+                .and_then(|d| d.get(..size))
+                .filter(|_| size <= e.saturating_sub(start));
+            let Some(list) = list else {
+                inner.truncate(mark.0);
+                values.truncate(mark.1);
+                return k;
+            };
+            T::extend_from_be(list, values);
+            inner.push(values.len() as u64);
+            p = start + size;
+        }
+        if p != e {
+            inner.truncate(mark.0);
+            values.truncate(mark.1);
+            return k;
+        }
+        outer.push((inner.len() - 1) as u64);
+    }
+    bounds.len().saturating_sub(1)
 }
 
 fn reals(
