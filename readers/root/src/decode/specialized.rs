@@ -381,10 +381,14 @@ fn plain_list_head(data: &[u8], s: usize, e: usize, min_item: usize) -> Option<(
     let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
     let plain_version = head[4] & 0x40 == 0 && (head[4], head[5]) != (0, 0);
     let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
-    let fits = body + 6 < BYTE_COUNT_FLAG as usize
-        && count == (body + 6) as u32 | BYTE_COUNT_FLAG
-        && n.saturating_mul(min_item) <= body;
-    (fits && plain_version).then_some((n, s + 10))
+    if body + 6 >= BYTE_COUNT_FLAG as usize
+        || count != (body + 6) as u32 | BYTE_COUNT_FLAG
+        || !plain_version
+        || n.saturating_mul(min_item) > body
+    {
+        return None;
+    }
+    Some((n, s + 10))
 }
 
 fn vector_of_vectors(
