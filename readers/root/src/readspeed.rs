@@ -63,6 +63,14 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode, in the order the tools list them.
+    pub const ALL: [Self; 4] = [
+        Self::Full,
+        Self::DecompressOnly,
+        Self::DecompressCopy,
+        Self::ReadCopy,
+    ];
+
     /// Whether the baskets are preloaded and only decompressed (and copied).
     fn preloads(self) -> bool {
         matches!(self, Self::DecompressOnly | Self::DecompressCopy)

@@ -225,12 +225,7 @@ fn readspeed_all(bytes: &[u8]) -> Vec<Result<root_reader::readspeed::Report, Err
     std::fs::write(&path, bytes).unwrap();
     let mut out = Vec::new();
     for threads in [1, 2] {
-        for mode in [
-            Mode::Full,
-            Mode::DecompressOnly,
-            Mode::DecompressCopy,
-            Mode::ReadCopy,
-        ] {
+        for mode in Mode::ALL {
             out.push(run(&Config {
                 files: vec![path.clone()],
                 trees: vec!["t".to_string()],

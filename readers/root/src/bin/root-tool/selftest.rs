@@ -71,12 +71,7 @@ pub(crate) fn run() -> Result<bool> {
     for case in cases {
         let (config, label, want) = case_config(case, &dir.0)?;
         for threads in [1, 2] {
-            for mode in [
-                Mode::Full,
-                Mode::DecompressOnly,
-                Mode::DecompressCopy,
-                Mode::ReadCopy,
-            ] {
+            for mode in Mode::ALL {
                 let config = Config {
                     threads,
                     mode,
