@@ -17,6 +17,10 @@ From the medians (and their 95% intervals) of run RUN of suite `root_ceiling`:
     for the floor of a reader of the file (read as the full read reads, decompress, copy the
     payload once, one end per entry where entries vary in size; no value decoded);
   * `<file>/<type>/share_of_read_floor`: read_copy_1t / full_1t;
+  * `<file>/<type>/read_share_of_decompress`: decompress_only_1t / read_decompress_1t, the share
+    reading the file and decompressing leaves (what reading alone costs);
+  * `<file>/<type>/copied_strings_share_of_decompress` (strings): decompress_only_1t /
+    full_copied_strings_1t, the full read with the strings copied into a column of their own;
   * `<file>/<type>/2t_over_1t`: full_1t / full_2t (bar: 1.8).
 And, as issue 23 states its bars ("best of 3"), from the fastest sample of each cell:
 `share_of_decompress_best` and `2t_over_1t_best` (one value each, no interval).
@@ -41,6 +45,8 @@ def main():
         dec = med.get(f"{g}/decompress_only_1t")
         copy = med.get(f"{g}/decompress_copy_1t")
         read_copy = med.get(f"{g}/read_copy_1t")
+        read_dec = med.get(f"{g}/read_decompress_1t")
+        copied = med.get(f"{g}/full_copied_strings_1t")
         two = med.get(f"{g}/full_2t")
         for name, fast, slow in [
             ("share_of_decompress", dec, full),
@@ -48,12 +54,15 @@ def main():
             ("share_of_floor", copy, full),
             ("read_floor_share_of_decompress", dec, read_copy),
             ("share_of_read_floor", read_copy, full),
+            ("read_share_of_decompress", dec, read_dec),
+            ("copied_strings_share_of_decompress", dec, copied),
             ("2t_over_1t", full, two),
         ]:
             if fast and slow:
                 out[f"{g}/{name}"] = {"ratio": ratio(fast, slow)}
         for name, fast, slow in [
             ("share_of_decompress_best", f"{g}/decompress_only_1t", f"{g}/full_1t"),
+            ("read_share_of_decompress_best", f"{g}/decompress_only_1t", f"{g}/read_decompress_1t"),
             ("2t_over_1t_best", f"{g}/full_1t", f"{g}/full_2t"),
         ]:
             if fast in best and slow in best:

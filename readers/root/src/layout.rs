@@ -139,6 +139,17 @@ impl Shape {
         Self::Headed(Box::new(inner))
     }
 
+    /// Whether the item is one string: a `char*` leaf's (`Text`) or, behind an object header,
+    /// a `std::string`'s or `TString`'s.
+    #[must_use]
+    pub fn is_string(&self) -> bool {
+        match self {
+            Self::Text => true,
+            Self::Headed(inner) => **inner == Self::Text,
+            _ => false,
+        }
+    }
+
     /// `Repeated` `inner`.
     #[must_use]
     pub fn repeated(inner: Shape) -> Self {

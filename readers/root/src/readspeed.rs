@@ -14,7 +14,8 @@
 //! memory (untimed) and only their decompression is timed. Full read time over decompress-only
 //! time says how much the reader adds on top of the codec library. [`Mode::DecompressCopy`] and
 //! [`Mode::ReadCopy`] are floors: the least any reader handing out values in memory of its own
-//! does, without and with reading the file.
+//! does, without and with reading the file; [`Mode::ReadDecompress`], reading and decompressing
+//! alone, is the floor of any reader of the file.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -29,7 +30,7 @@ use crate::cursor::Cursor;
 use crate::decode::numeric::{
     decode_flat, decode_flat_par, decode_var_into, decode_var_par, var_value_count,
 };
-use crate::decode::{PARALLEL_BASKET_BYTES, leaflist, object};
+use crate::decode::{PARALLEL_BASKET_BYTES, TextView, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::layout::{Field, Layout, Shape};
@@ -41,9 +42,14 @@ use crate::types::{Element, LeafType};
 /// What is timed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Read, decompress and decode (what an analysis pays).
+    /// Read, decompress and decode (what an analysis pays). The strings of `char*`,
+    /// `std::string` and `TString` branches are checked and handed out where they lie
+    /// ([`TextView`]).
     #[default]
     Full,
+    /// As [`Mode::Full`], but strings are copied into columns of their own ([`crate::Strings`]), as
+    /// [`crate::BranchReader::read_column`] returns them.
+    FullCopiedStrings,
     /// Decompress baskets preloaded in memory (the codec alone).
     DecompressOnly,
     /// Decompress preloaded baskets and copy each payload once, 16 KiB at a time, into a reused
@@ -60,15 +66,21 @@ pub enum Mode {
     /// memory of its own, before it checks or converts a single value. Where this floor is
     /// under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such reader.
     ReadCopy,
+    /// Read each basket record as the full read does (from the file) and decompress it, as
+    /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any
+    /// reader of the file does; what it costs over [`Mode::DecompressOnly`] is reading.
+    ReadDecompress,
 }
 
 impl Mode {
     /// Every mode, in the order the tools list them.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 6] = [
         Self::Full,
+        Self::FullCopiedStrings,
         Self::DecompressOnly,
         Self::DecompressCopy,
         Self::ReadCopy,
+        Self::ReadDecompress,
     ];
 
     /// Whether the baskets are preloaded and only decompressed (and copied).
@@ -202,6 +214,8 @@ struct TypedScratch {
     objects: Option<(Shape, Values)>,
     /// The same for leaf lists.
     leaf_list: Option<(Vec<Field>, Values)>,
+    /// The string entries handed out where they lie ([`TextView`]), counted.
+    text_entries: usize,
 }
 
 /// The first `n` elements of `buf`, growing it (zero-filled) only when it is too short: the
@@ -361,10 +375,18 @@ impl TypedScratch {
         name: &str,
         layout: &Layout,
         split: bool,
+        copy_strings: bool,
     ) -> Result<()> {
         let o = &mut self.offsets;
         let n = basket.entries();
         let t = match layout {
+            Layout::Object(shape) if !copy_strings && shape.is_string() => {
+                // Checked, the strings are ready to be handed out where they lie; reading them
+                // is the analysis' own work, as reading the numbers the full read writes is.
+                let strings = TextView::new(basket, name, layout)?;
+                self.text_entries = std::hint::black_box(self.text_entries + strings.len());
+                return Ok(());
+            }
             // Objects and leaf lists: built as they are read, a step at a time.
             Layout::Object(shape) => {
                 if self.objects.as_ref().is_none_or(|(s, _)| s != shape) {
@@ -521,6 +543,7 @@ pub fn run(config: &Config) -> Result<Report> {
     let setup_real_time_s = setup.elapsed().as_secs_f64();
     let setup_cpu_time_s = setup_cpu.elapsed().as_secs_f64();
 
+    let copy_strings = config.mode == Mode::FullCopiedStrings;
     let work = |scratch: &mut Scratch, i: usize| -> Result<(u64, u64)> {
         let unit = units
             .get(i)
@@ -545,6 +568,10 @@ pub fn run(config: &Config) -> Result<Report> {
         } else {
             maps[map_of_branch[unit.branch]].get("basket", unit.seek, len)?
         };
+        if config.mode == Mode::ReadDecompress {
+            let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
+            return Ok((n, u64::from(unit.bytes)));
+        }
         let buffers = std::mem::take(&mut scratch.basket);
         let basket =
             BasketData::from_record_reusing(raw, unit.seek, buffers, split)?.located_for(layout)?;
@@ -558,7 +585,7 @@ pub fn run(config: &Config) -> Result<Report> {
         } else {
             scratch
                 .typed
-                .decode(&basket, branch.name(), layout, split)?;
+                .decode(&basket, branch.name(), layout, split, copy_strings)?;
         }
         let n = basket.data().len() as u64;
         scratch.basket = basket.into_buffers();

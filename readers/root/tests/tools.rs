@@ -295,27 +295,36 @@ fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
 fn readspeed_self_test_passes_and_stands_alone() {
     let (ok, out, err) = tool(&["readspeed", "--test"]);
     assert!(ok, "{out}\n{err}");
-    assert!(out.contains("59 checks: 59 passed, 0 failed"), "{out}");
+    assert!(out.contains("87 checks: 87 passed, 0 failed"), "{out}");
     assert!(
         out.contains("objects.root --trees t --branches cstr"),
         "{out}"
     );
     assert!(out.contains("2 thread(s), DecompressCopy"), "{out}");
     assert!(out.contains("2 thread(s), ReadCopy"), "{out}");
+    assert!(out.contains("2 thread(s), ReadDecompress"), "{out}");
+    assert!(out.contains("2 thread(s), FullCopiedStrings"), "{out}");
     let (ok, _, err) = tool(&["readspeed", "--test", "--threads", "2"]);
     assert!(!ok);
     assert!(err.contains("cannot be used with"), "{err}");
-    // The two floors are two modes: one at a time.
-    let (ok, _, err) = tool(&[
-        "readspeed",
-        "--files",
-        "x.root",
-        "--trees",
-        "t",
-        "--all-branches",
-        "--decompress-copy",
-        "--read-copy",
-    ]);
-    assert!(!ok);
-    assert!(err.contains("cannot be used with"), "{err}");
+    // The modes are one at a time.
+    for pair in [
+        ["--decompress-copy", "--read-copy"],
+        ["--read-decompress", "--decompress-only"],
+        ["--read-decompress", "--copy-strings"],
+        ["--read-copy", "--copy-strings"],
+    ] {
+        let mut args = vec![
+            "readspeed",
+            "--files",
+            "x.root",
+            "--trees",
+            "t",
+            "--all-branches",
+        ];
+        args.extend(pair);
+        let (ok, _, err) = tool(&args);
+        assert!(!ok, "{pair:?}");
+        assert!(err.contains("cannot be used with"), "{pair:?}: {err}");
+    }
 }

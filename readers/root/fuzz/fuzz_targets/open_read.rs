@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use root_reader::{Parallel, RootFile};
+use root_reader::{Parallel, RootFile, TextView};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(file) = RootFile::from_bytes(data.to_vec()) else {
@@ -18,6 +18,13 @@ fuzz_target!(|data: &[u8]| {
                 continue;
             };
             let _ = branch.read_column(0, branch.entries(), Parallel::Never);
+            if let (Ok(lazy), Ok(layout)) = (branch.lazy(), branch.layout()) {
+                let _ = lazy.for_each_basket(0, branch.entries(), |_, basket| {
+                    let strings = TextView::new(basket, branch.name(), &layout)?;
+                    let _ = strings.iter().map(<[u8]>::len).sum::<usize>();
+                    Ok(())
+                });
+            }
             if let Ok(lazy) = branch.lazy() {
                 let _ = lazy.read_entry::<f32>(0);
                 let _ = lazy.load_all_chained().map(|c| c.decode_all::<u8>());

@@ -6,8 +6,10 @@ pub(crate) mod leaflist;
 pub(crate) mod numeric;
 pub(crate) mod object;
 pub(crate) mod specialized;
+mod text;
 
 pub use numeric::{PARALLEL_BASKET_BYTES, VECTOR_HEADER};
+pub use text::TextView;
 
 /// Makes room for `n` more elements in `v`, which decoders reuse basket after basket (emptied,
 /// their memory kept). Growing a vector copies its whole old allocation, used or not: when less

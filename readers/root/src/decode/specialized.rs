@@ -201,7 +201,7 @@ fn room(bounds: &[u32]) -> usize {
 /// class version, as ROOT writes a `std::string` or `TString` entry) or not (a `char*` leaf).
 /// `None` for everything else, which [`strings`] leaves to the general rules.
 #[inline(always)]
-fn short_string(data: &[u8], s: usize, e: usize, headed: bool) -> Option<usize> {
+pub(super) fn short_string(data: &[u8], s: usize, e: usize, headed: bool) -> Option<usize> {
     let at = if headed { s + 6 } else { s };
     let len = e.checked_sub(at + 1)?;
     if len >= 255 || *data.get(at)? as usize != len {

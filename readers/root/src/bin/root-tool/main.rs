@@ -90,18 +90,27 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy"])]
+        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy", "read_decompress", "copy_strings"])]
         decompress_only: bool,
         /// Time the decompression of the preloaded baskets plus one copy of each payload (the
         /// floor of any reader that hands out values in its own memory).
-        #[arg(long, conflicts_with = "read_copy")]
+        #[arg(long, conflicts_with_all = ["read_copy", "read_decompress", "copy_strings"])]
         decompress_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus one copy of each
         /// payload and one end per entry where entries vary in size (per item in vector<string>
         /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
         /// hands out entries in its own memory).
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["read_decompress", "copy_strings"])]
         read_copy: bool,
+        /// Time reading the baskets from the files as the full read does and decompressing
+        /// them, nothing else (the floor of any reader of the files).
+        #[arg(long, conflicts_with = "copy_strings")]
+        read_decompress: bool,
+        /// The full read, with the strings of char*, std::string and TString branches copied
+        /// into columns of their own (as `dump` and the library's column reads return them)
+        /// instead of checked and handed out where they lie in the decompressed basket.
+        #[arg(long)]
+        copy_strings: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
         format: SpeedFormat,
@@ -164,6 +173,8 @@ fn main() -> Result<()> {
             decompress_only,
             decompress_copy,
             read_copy,
+            read_decompress,
+            copy_strings,
             format,
             bmf_name,
             test,
@@ -183,11 +194,18 @@ fn main() -> Result<()> {
                 trees,
                 branches: selection,
                 threads,
-                mode: match (decompress_only, decompress_copy, read_copy) {
-                    (true, _, _) => Mode::DecompressOnly,
-                    (_, true, _) => Mode::DecompressCopy,
-                    (_, _, true) => Mode::ReadCopy,
-                    _ => Mode::Full,
+                mode: if decompress_only {
+                    Mode::DecompressOnly
+                } else if decompress_copy {
+                    Mode::DecompressCopy
+                } else if read_copy {
+                    Mode::ReadCopy
+                } else if read_decompress {
+                    Mode::ReadDecompress
+                } else if copy_strings {
+                    Mode::FullCopiedStrings
+                } else {
+                    Mode::Full
                 },
             };
             let report = readspeed::run(&config).context("readspeed failed")?;
@@ -425,9 +443,11 @@ fn resolve_regex(files: &[PathBuf], trees: &[String], patterns: &[String]) -> Re
 fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
     let mode = match r.mode {
         Mode::Full => "read+decompress+decode",
+        Mode::FullCopiedStrings => "read+decompress+decode, strings copied",
         Mode::DecompressOnly => "decompress-only",
         Mode::DecompressCopy => "decompress+copy",
         Mode::ReadCopy => "read+decompress+copy",
+        Mode::ReadDecompress => "read+decompress",
     };
     match format {
         SpeedFormat::Text => {

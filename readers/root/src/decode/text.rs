@@ -1,0 +1,369 @@
+//! The strings of a basket where they lie: the entries of a `char*`, `std::string` or `TString`
+//! branch, checked once by the same rules as [`super::object`]'s walk, then handed out as
+//! slices of the decompressed basket. Nothing is copied: for strings that compress well, a copy
+//! into a column of their own costs about as much as decompressing them (BENCHMARKS.md).
+
+use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
+use super::specialized::short_string;
+use crate::basket::BasketData;
+use crate::error::{Error, Result};
+use crate::layout::{Layout, Shape};
+
+/// The checked strings of one basket's entries, borrowed from it.
+///
+/// ```no_run
+/// # fn main() -> Result<(), root_reader::Error> {
+/// let file = root_reader::RootFile::open("events.root")?;
+/// let branch = file.tree("Events")?.branch("generator")?;
+/// let layout = branch.layout()?;
+/// let mut bytes = 0;
+/// branch.lazy()?.for_each_basket(0, branch.entries(), |_, basket| {
+///     let strings = root_reader::TextView::new(basket, branch.name(), &layout)?;
+///     bytes += strings.iter().map(<[u8]>::len).sum::<usize>();
+///     Ok(())
+/// })?;
+/// # let _ = bytes;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct TextView<'a> {
+    data: &'a [u8],
+    /// `len + 1` entry offsets into `data`.
+    bounds: &'a [u32],
+    /// Each entry is an object header (byte count, version) before its string, as ROOT writes
+    /// a `std::string` or `TString` entry; a `char*` leaf has none.
+    headed: bool,
+}
+
+impl<'a> TextView<'a> {
+    /// Checks every entry of `basket`, a basket of the string branch `branch` laid out as
+    /// `layout`: a string and nothing else in each, as [`crate::BranchReader::read_column`]
+    /// reads them.
+    ///
+    /// # Errors
+    /// A layout other than one string per entry; an entry that is not one string (which entry
+    /// and what is wrong, as the column read says it).
+    pub fn new(basket: &'a BasketData, branch: &str, layout: &Layout) -> Result<Self> {
+        let headed = match layout {
+            Layout::Object(shape) if shape.is_string() => *shape != Shape::Text,
+            other => {
+                return Err(Error::UnsupportedBranch {
+                    branch: branch.to_string(),
+                    detail: format!("{other:?} is not one string per entry"),
+                });
+            }
+        };
+        let bad = |j: usize, detail: String| {
+            Error::corrupt(
+                "basket",
+                0,
+                format!("branch {branch:?}: entry {j}: {detail}"),
+            )
+        };
+        let data = basket.data();
+        let bounds = basket
+            .offsets()
+            .ok_or_else(|| bad(0, "strings without entry offsets".to_string()))?;
+        let n = bounds.len().saturating_sub(1);
+        for a in (0..n).step_by(CHUNK) {
+            let part = &bounds[a..=(a + CHUNK).min(n)];
+            let plain = if headed {
+                all_plain::<true>(data, part)
+            } else {
+                all_plain::<false>(data, part)
+            };
+            if plain {
+                continue;
+            }
+            // Something unusual in this part: entry by entry, by the general rules, which say
+            // what is wrong (a long string is not wrong, only less common).
+            for (k, pair) in part.windows(2).enumerate() {
+                let (s, e) = (pair[0] as usize, pair[1] as usize);
+                if (s == e && !headed) || short_string(data, s, e, headed).is_some() {
+                    continue;
+                }
+                check_entry(data, s, e, headed).map_err(|d| bad(a + k, d))?;
+            }
+        }
+        Ok(Self {
+            data,
+            bounds,
+            headed,
+        })
+    }
+
+    /// Number of strings (entries).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.bounds.len().saturating_sub(1)
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of string `i` (ROOT does not promise UTF-8).
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        let (s, e) = (
+            *self.bounds.get(i)? as usize,
+            *self.bounds.get(i + 1)? as usize,
+        );
+        if s == e {
+            return Some(&[]);
+        }
+        // Checked in `new`: the header, the length form and the end agree.
+        let mut at = s;
+        if self.headed {
+            // Version 0: a class checksum follows the version.
+            at += if self.data.get(s + 4..s + 6)? == [0, 0] {
+                10
+            } else {
+                6
+            };
+        }
+        let skip = if *self.data.get(at)? == 255 { 5 } else { 1 };
+        self.data.get(at + skip..e)
+    }
+
+    /// The strings in entry order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
+        (0..self.len()).map(|i| self.get(i).unwrap_or_default())
+    }
+}
+
+/// Entries checked per pass of [`all_plain`].
+const CHUNK: usize = 256;
+
+/// Whether every entry between `bounds` is the common case of [`short_string`] (or an empty
+/// `char*` entry), checked without a branch per entry: the checks of each entry are and-ed
+/// together, and a part that fails is checked again entry by entry. A `std::string` entry's
+/// first 8 bytes are read as one word (byte count, version, length byte, one more byte);
+/// without 8 bytes left in the basket (an empty string last), the part takes the slow way.
+#[inline(never)]
+fn all_plain<const HEADED: bool>(data: &[u8], bounds: &[u32]) -> bool {
+    let (Some(&first), Some(&last)) = (bounds.first(), bounds.last()) else {
+        return true;
+    };
+    // The offsets are in order (checked when the basket was read): the last bounds them all.
+    if last as usize > data.len() {
+        return false;
+    }
+    let mut s = first as usize;
+    let mut ok = true;
+    for &e in &bounds[1..] {
+        let e = e as usize;
+        let n = e.wrapping_sub(s);
+        // The string's length: under 255 (the one-byte form), and the rest of the entry.
+        let text = n.wrapping_sub(if HEADED { 7 } else { 1 });
+        if HEADED {
+            let Some(word) = data.get(s..).and_then(<[u8]>::first_chunk::<8>) else {
+                return false;
+            };
+            let word = u64::from_be_bytes(*word);
+            // Byte count, version, length byte, one byte of the string: the version and that
+            // byte masked out.
+            let expected = (u64::from((n as u32).wrapping_sub(4) | BYTE_COUNT_FLAG) << 32)
+                | ((text as u64 & 0xff) << 8);
+            let version = (word >> 16) as u16;
+            ok &= (word & 0xffff_ffff_0000_ff00 == expected)
+                & (text < 255)
+                & (version & 0x4000 == 0)
+                & (version != 0);
+        } else {
+            // A char* leaf writes nothing at all for an empty string.
+            let byte = data.get(s).map_or(0, |&b| usize::from(b));
+            ok &= (n == 0) | ((byte == text) & (text < 255));
+        }
+        s = e;
+    }
+    ok
+}
+
+/// Entry `s..e` holds one string and nothing else (behind an object header when `headed`).
+fn check_entry(data: &[u8], s: usize, e: usize, headed: bool) -> std::result::Result<(), String> {
+    let mut entry = data
+        .get(s..e)
+        .ok_or_else(|| format!("bytes {s}..{e} outside the basket"))?;
+    if headed {
+        let (body, rest) = split_headed(entry)?;
+        if !rest.is_empty() {
+            return Err(format!("{} bytes left after the object", rest.len()));
+        }
+        entry = body;
+    }
+    let (_, rest) = split_string(entry)?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes left after the string", rest.len()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+    use crate::column::Values;
+    use crate::decode::object::{decode_entries, empty};
+
+    /// What the column read returns for the basket: its strings, or that it failed.
+    fn column_read(basket: &BasketData, shape: &Shape) -> Option<Vec<Vec<u8>>> {
+        let mut out = empty(shape);
+        decode_entries(basket, "b", shape, 0, basket.entries(), &mut out).ok()?;
+        let Values::Text(strings) = out else {
+            panic!("{shape:?} read as {out:?}");
+        };
+        Some(
+            (0..strings.len())
+                .map(|i| strings.get(i).unwrap().to_vec())
+                .collect(),
+        )
+    }
+
+    fn view(basket: &BasketData, shape: &Shape) -> Option<Vec<Vec<u8>>> {
+        let layout = Layout::Object(shape.clone());
+        let strings = TextView::new(basket, "b", &layout).ok()?;
+        assert_eq!(strings.iter().len(), basket.entries());
+        Some(strings.iter().map(<[u8]>::to_vec).collect())
+    }
+
+    fn string(len: usize) -> Vec<u8> {
+        let mut v = if len < 255 {
+            vec![len as u8]
+        } else {
+            let mut v = vec![255];
+            v.extend((len as u32).to_be_bytes());
+            v
+        };
+        v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+        v
+    }
+
+    fn headed(body: &[u8], version: [u8; 2]) -> Vec<u8> {
+        let mut v = ((body.len() as u32 + 2 + if version == [0, 0] { 4 } else { 0 }) | 0x4000_0000)
+            .to_be_bytes()
+            .to_vec();
+        v.extend(version);
+        if version == [0, 0] {
+            v.extend([1, 2, 3, 4]);
+        }
+        v.extend(body);
+        v
+    }
+
+    /// Both length forms, empty `char*` entries and a version-0 header (with its checksum):
+    /// the column read's strings, and its refusals.
+    #[test]
+    fn equals_the_column_read_at_every_length_and_header() {
+        let lengths = [0, 1, 16, 33, 254, 255, 256, 300];
+        let char_star: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&n| if n == 0 { vec![] } else { string(n) })
+            .collect();
+        let std_string: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| headed(&string(n), if k % 3 == 0 { [0, 0] } else { [0, 2] }))
+            .collect();
+        for (shape, entries) in [
+            (Shape::Text, char_star),
+            (Shape::headed(Shape::Text), std_string),
+        ] {
+            let entries: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+            let basket = BasketData::entries_for_test(&entries);
+            let strings = view(&basket, &shape).expect("good entries");
+            assert_eq!(Some(strings.clone()), column_read(&basket, &shape));
+            let lens: Vec<usize> = strings.iter().map(Vec::len).collect();
+            assert_eq!(lens, lengths);
+            // Every cut of every entry: refused by both.
+            for (k, e) in entries.iter().enumerate() {
+                for cut in 1..e.len() {
+                    let mut cut_entries = entries.clone();
+                    cut_entries[k] = &e[..cut];
+                    let basket = BasketData::entries_for_test(&cut_entries);
+                    assert_eq!(view(&basket, &shape), column_read(&basket, &shape));
+                }
+            }
+        }
+    }
+
+    /// A 4-byte length (after a length byte of 255) that disagrees with the entry's size, in
+    /// an entry just the size a one-byte length of 255 would give: refused, as by the column
+    /// read, not taken for a short string.
+    #[test]
+    fn long_lengths_that_disagree_with_the_entry_are_refused() {
+        for (declared, shape) in [
+            (9_999u32, Shape::Text),
+            (3, Shape::Text),
+            (9_999, Shape::headed(Shape::Text)),
+        ] {
+            let mut text = vec![255];
+            text.extend(declared.to_be_bytes());
+            text.resize(256, b'x');
+            let (first, entry) = if shape == Shape::Text {
+                (vec![1, b'a'], text)
+            } else {
+                (headed(&[1, b'a'], [0, 2]), headed(&text, [0, 2]))
+            };
+            let basket = BasketData::entries_for_test(&[&first, &entry]);
+            assert!(view(&BasketData::entries_for_test(&[&first]), &shape).is_some());
+            assert_eq!(column_read(&basket, &shape), None, "{declared} {shape:?}");
+            assert_eq!(view(&basket, &shape), None, "{declared} {shape:?}");
+        }
+    }
+
+    #[test]
+    fn other_layouts_are_refused() {
+        let basket = BasketData::entries_for_test(&[&[1, b'x']]);
+        let list = Layout::Object(Shape::headed(Shape::list(Shape::Text)));
+        let err = TextView::new(&basket, "tags", &list).unwrap_err();
+        assert!(err.to_string().contains("tags"), "{err}");
+    }
+
+    /// Every string branch of the ROOT-written fixture: the column read's values on every
+    /// basket; its first basket flipped one bit at a time, the column read's answer (the same
+    /// strings, or both an error) and never a panic.
+    #[test]
+    fn equals_the_column_read_on_roots_baskets_whole_and_damaged() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
+        let file = crate::RootFile::open(&path).unwrap();
+        let tree = file.tree("t").unwrap();
+        let (mut branches, mut flips) = (0, 0);
+        for meta in tree.all_branches() {
+            let Ok(Layout::Object(shape)) = &meta.layout else {
+                continue;
+            };
+            if !shape.is_string() {
+                continue;
+            }
+            let branch = tree.branch(&meta.name).unwrap();
+            for i in 0..branch.baskets().len() {
+                let basket = branch.basket(i).unwrap();
+                let strings = view(&basket, shape);
+                assert!(strings.is_some(), "{} basket {i}", meta.name);
+                assert_eq!(strings, column_read(&basket, shape), "{}", meta.name);
+            }
+            let basket = branch.basket(0).unwrap();
+            let good = basket.data().to_vec();
+            for i in 0..good.len() {
+                let mut bytes = good.clone();
+                bytes[i] ^= 1 << (i % 8);
+                let damaged = basket.with_data_for_test(bytes);
+                assert_eq!(
+                    view(&damaged, shape),
+                    column_read(&damaged, shape),
+                    "{} byte {i}",
+                    meta.name
+                );
+                flips += 1;
+            }
+            branches += 1;
+        }
+        assert!(branches >= 3, "{branches} string branches");
+        assert!(flips >= 100, "{flips} flips");
+    }
+}
