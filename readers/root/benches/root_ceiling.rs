@@ -39,23 +39,6 @@ use root_reader::readspeed::{self, Config, Mode, Selection};
 const NANO_ENTRIES: u64 = 200_000;
 const READSPEED_ENTRIES: u64 = 2_000_000;
 
-/// One branch per type the reader decodes (NanoAOD-like file).
-const NANO_BRANCHES: [(&str, &str); 13] = [
-    ("f32", "MET_pt"),
-    ("bool", "HLT_Path3"),
-    ("u32_counter", "nJet"),
-    ("u64", "event"),
-    ("jagged_f32", "Jet_pt"),
-    ("jagged_u8", "Jet_jetId"),
-    ("jagged_bool", "Jet_isGood"),
-    ("char_star", "processName"),
-    ("std_string", "generator"),
-    ("vector_string", "Jet_tags"),
-    ("vector_vector_f32", "LHE_scale"),
-    ("leaf_list", "beamSpot"),
-    ("double32_range", "vertexZ"),
-];
-
 /// `readspeed` of one branch, its timed part only.
 fn timed(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> Duration {
     let report = readspeed::run(&Config {
@@ -109,7 +92,7 @@ fn bench_branch(
 fn benches(c: &mut Criterion) {
     let nano = data::nanoaod_file(NANO_ENTRIES);
     let dir = data::readspeed_files(READSPEED_ENTRIES);
-    for (kind, branch) in NANO_BRANCHES {
+    for (kind, branch) in data::NANO_BRANCHES {
         let strings = matches!(kind, "char_star" | "std_string");
         bench_branch(
             c,

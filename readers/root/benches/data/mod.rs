@@ -22,6 +22,24 @@ fn python() -> PathBuf {
         .expect("the ROOT benchmarks need ROOT: set BENCH_PYTHON or run tools/test.sh")
 }
 
+/// One branch per type the reader decodes, in the NanoAOD-like file (`root_ceiling` and the
+/// ceiling worker).
+pub const NANO_BRANCHES: [(&str, &str); 13] = [
+    ("f32", "MET_pt"),
+    ("bool", "HLT_Path3"),
+    ("u32_counter", "nJet"),
+    ("u64", "event"),
+    ("jagged_f32", "Jet_pt"),
+    ("jagged_u8", "Jet_jetId"),
+    ("jagged_bool", "Jet_isGood"),
+    ("char_star", "processName"),
+    ("std_string", "generator"),
+    ("vector_string", "Jet_tags"),
+    ("vector_vector_f32", "LHE_scale"),
+    ("leaf_list", "beamSpot"),
+    ("double32_range", "vertexZ"),
+];
+
 /// Runs `make` unless `dir/marker` exists, then leaves the marker.
 fn once(dir: &Path, marker: &str, make: impl FnOnce()) {
     std::fs::create_dir_all(dir).unwrap();
