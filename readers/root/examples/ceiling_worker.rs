@@ -27,7 +27,7 @@
 mod data;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
 use bench_worker::{DeclaredThroughput, TrialLength, WorkerBenchmark};
@@ -37,9 +37,9 @@ use root_reader::readspeed::{self, Config, Mode, Selection};
 /// to interleave.
 const TRIAL: Duration = Duration::from_millis(40);
 
-fn config(file: &PathBuf, tree: &str, branch: &str, threads: usize, mode: Mode) -> Config {
+fn config(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> Config {
     Config {
-        files: vec![file.clone()],
+        files: vec![file.to_path_buf()],
         trees: vec![tree.to_string()],
         branches: Selection::Names(vec![branch.to_string()]),
         threads,
@@ -51,7 +51,7 @@ fn config(file: &PathBuf, tree: &str, branch: &str, threads: usize, mode: Mode) 
 /// full read with copied strings for string branches; two threads where `two_threads`.
 fn cells(
     group: &str,
-    file: &PathBuf,
+    file: &Path,
     tree: &str,
     branch: &str,
     strings: bool,
