@@ -27,6 +27,21 @@ pub(crate) fn reserve<T: Copy>(v: &mut Vec<T>, n: usize) {
     }
 }
 
+/// A string as ROOT streams it (a length byte; from 255 bytes on, 255 and a 4-byte length),
+/// `len` bytes of the alphabet: for the string decoders' tests.
+#[cfg(test)]
+pub(crate) fn streamed_string(len: usize) -> Vec<u8> {
+    let mut v = if len < 255 {
+        vec![len as u8]
+    } else {
+        let mut v = vec![255];
+        v.extend((len as u32).to_be_bytes());
+        v
+    };
+    v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

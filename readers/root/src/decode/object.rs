@@ -711,17 +711,7 @@ mod tests {
     /// 254 bytes or values, the 4-byte length form from 255): the generic walk's values.
     #[test]
     fn specialized_loops_equal_the_generic_walk_at_every_length() {
-        fn string(len: usize) -> Vec<u8> {
-            let mut v = if len < 255 {
-                vec![len as u8]
-            } else {
-                let mut v = vec![255];
-                v.extend((len as u32).to_be_bytes());
-                v
-            };
-            v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
-            v
-        }
+        use crate::decode::streamed_string as string;
         let lengths = [0, 1, 15, 16, 17, 31, 32, 33, 100, 254, 255, 256, 300];
         let char_star: Vec<Vec<u8>> = lengths
             .iter()

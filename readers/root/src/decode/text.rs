@@ -227,6 +227,7 @@ mod tests {
     use super::*;
     use crate::column::Values;
     use crate::decode::object::{decode_entries, empty};
+    use crate::decode::streamed_string as string;
 
     /// What the column read returns for the basket: its strings, or that it failed.
     fn column_read(basket: &BasketData, shape: &Shape) -> Option<Vec<Vec<u8>>> {
@@ -247,18 +248,6 @@ mod tests {
         let strings = TextView::new(basket, "b", &layout).ok()?;
         assert_eq!(strings.iter().len(), basket.entries());
         Some(strings.iter().map(<[u8]>::to_vec).collect())
-    }
-
-    fn string(len: usize) -> Vec<u8> {
-        let mut v = if len < 255 {
-            vec![len as u8]
-        } else {
-            let mut v = vec![255];
-            v.extend((len as u32).to_be_bytes());
-            v
-        };
-        v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
-        v
     }
 
     fn headed(body: &[u8], version: [u8; 2]) -> Vec<u8> {
