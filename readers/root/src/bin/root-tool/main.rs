@@ -68,6 +68,8 @@ enum Command {
         after_help = "Examples:\n  root-tool readspeed --files f.root --trees t --branches pt\n  \
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --decompress-only\n  \
+                            root-tool readspeed --files f.root --trees t --branches pt --read-decompress\n  \
+                            root-tool readspeed --files f.root --trees t --branches name --copy-strings\n  \
                             root-tool readspeed --test"
     )]
     Readspeed {
