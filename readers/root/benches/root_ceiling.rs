@@ -18,7 +18,7 @@
 //! * `<file>/<type>/read_decompress_1t`: read from the file as the full read reads it and
 //!   decompressed, nothing else (the floor of any reader of the file: where this is under 0.85
 //!   of decompress-only, reading the file alone puts the bar out of reach);
-//! * `<file>/<type>/full_copied_strings_1t` (`char*` and `std::string`): the full read with
+//! * `<file>/<type>/full_copied_strings_1t` (`char*`, `std::string` and `vector<string>`): the full read with
 //!   the strings copied into a column of their own, as the library's column reads return them
 //!   (`full_1t` checks them and hands them out where they lie in the basket);
 //! * `<file>/<type>/full_2t` (the 2M-entry files): the full read on two threads.
@@ -93,7 +93,7 @@ fn benches(c: &mut Criterion) {
     let nano = data::nanoaod_file(NANO_ENTRIES);
     let dir = data::readspeed_files(READSPEED_ENTRIES);
     for (kind, branch) in data::NANO_BRANCHES {
-        let strings = matches!(kind, "char_star" | "std_string");
+        let strings = matches!(kind, "char_star" | "std_string" | "vector_string");
         bench_branch(
             c,
             &format!("nanoaod/{kind}"),

@@ -86,7 +86,7 @@ fn main() -> std::io::Result<()> {
     let dir = data::readspeed_files(2_000_000);
     let mut all = Vec::new();
     for (kind, branch) in data::NANO_BRANCHES {
-        let strings = matches!(kind, "char_star" | "std_string");
+        let strings = matches!(kind, "char_star" | "std_string" | "vector_string");
         all.extend(cells(
             &format!("nanoaod/{kind}"),
             &nano,

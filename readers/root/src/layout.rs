@@ -150,6 +150,12 @@ impl Shape {
         }
     }
 
+    /// Whether the item is a `vector<string>`: an object header, then a list of strings.
+    #[must_use]
+    pub fn is_string_list(&self) -> bool {
+        matches!(self, Self::Headed(list) if matches!(&**list, Self::List(item) if **item == Self::Text))
+    }
+
     /// `Repeated` `inner`.
     #[must_use]
     pub fn repeated(inner: Shape) -> Self {

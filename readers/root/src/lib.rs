@@ -61,7 +61,7 @@ pub use basket::{BasketBuffers, BasketData};
 pub use cache::{BasketCache, BasketKey, CacheStats};
 pub use chain::Chain;
 pub use column::{Column, FieldValues, Jagged, Lists, Strings, Values};
-pub use decode::TextView;
+pub use decode::{TextList, TextListView, TextView};
 pub use error::{Error, Result};
 pub use file::{Directory, FileHeader, Key, RootFile, TreeEntry};
 pub use layout::{Field, Layout, Packing, Real, Shape};

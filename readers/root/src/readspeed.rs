@@ -30,7 +30,7 @@ use crate::cursor::Cursor;
 use crate::decode::numeric::{
     decode_flat, decode_flat_par, decode_var_into, decode_var_par, var_value_count,
 };
-use crate::decode::{PARALLEL_BASKET_BYTES, TextView, leaflist, object};
+use crate::decode::{PARALLEL_BASKET_BYTES, TextListView, TextView, leaflist, object};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::layout::{Field, Layout, Shape};
@@ -43,8 +43,8 @@ use crate::types::{Element, LeafType};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// Read, decompress and decode (what an analysis pays). The strings of `char*`,
-    /// `std::string` and `TString` branches are checked and handed out where they lie
-    /// ([`TextView`]).
+    /// `std::string`, `TString` and `vector<string>` branches are checked and handed out where
+    /// they lie ([`TextView`], [`TextListView`]).
     #[default]
     Full,
     /// As [`Mode::Full`], but strings are copied into columns of their own ([`crate::Strings`]), as
@@ -214,7 +214,7 @@ struct TypedScratch {
     objects: Option<(Shape, Values)>,
     /// The same for leaf lists.
     leaf_list: Option<(Vec<Field>, Values)>,
-    /// The string entries handed out where they lie ([`TextView`]), counted.
+    /// The string entries handed out where they lie ([`TextView`], [`TextListView`]), counted.
     text_entries: usize,
 }
 
@@ -380,11 +380,16 @@ impl TypedScratch {
         let o = &mut self.offsets;
         let n = basket.entries();
         let t = match layout {
+            // Checked, the strings are ready to be handed out where they lie; reading them is
+            // the analysis' own work, as reading the numbers the full read writes is.
             Layout::Object(shape) if !copy_strings && shape.is_string() => {
-                // Checked, the strings are ready to be handed out where they lie; reading them
-                // is the analysis' own work, as reading the numbers the full read writes is.
                 let strings = TextView::new(basket, name, layout)?;
                 self.text_entries = std::hint::black_box(self.text_entries + strings.len());
+                return Ok(());
+            }
+            Layout::Object(shape) if !copy_strings && shape.is_string_list() => {
+                let lists = TextListView::new(basket, name, layout)?;
+                self.text_entries = std::hint::black_box(self.text_entries + lists.len());
                 return Ok(());
             }
             // Objects and leaf lists: built as they are read, a step at a time.

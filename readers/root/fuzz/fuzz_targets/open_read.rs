@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use root_reader::{Parallel, RootFile, TextView};
+use root_reader::{Parallel, RootFile, TextListView, TextView};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(file) = RootFile::from_bytes(data.to_vec()) else {
@@ -20,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = branch.read_column(0, branch.entries(), Parallel::Never);
             if let (Ok(lazy), Ok(layout)) = (branch.lazy(), branch.layout()) {
                 let _ = lazy.for_each_basket(0, branch.entries(), |_, basket| {
+                    if let Ok(lists) = TextListView::new(basket, branch.name(), &layout) {
+                        let _ = lists.iter().map(Iterator::count).sum::<usize>();
+                    }
                     let strings = TextView::new(basket, branch.name(), &layout)?;
                     let _ = strings.iter().map(<[u8]>::len).sum::<usize>();
                     Ok(())

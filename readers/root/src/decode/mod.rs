@@ -7,9 +7,11 @@ pub(crate) mod numeric;
 pub(crate) mod object;
 pub(crate) mod specialized;
 mod text;
+mod text_lists;
 
 pub use numeric::{PARALLEL_BASKET_BYTES, VECTOR_HEADER};
 pub use text::TextView;
+pub use text_lists::{TextList, TextListView};
 
 /// Makes room for `n` more elements in `v`, which decoders reuse basket after basket (emptied,
 /// their memory kept). Growing a vector copies its whole old allocation, used or not: when less

@@ -375,7 +375,12 @@ fn short_string_lists(
 /// per item left in the entry. Returns the count and where the items start; `None` for anything
 /// else, which the general rules take.
 #[inline(always)]
-fn plain_list_head(data: &[u8], s: usize, e: usize, min_item: usize) -> Option<(usize, usize)> {
+pub(super) fn plain_list_head(
+    data: &[u8],
+    s: usize,
+    e: usize,
+    min_item: usize,
+) -> Option<(usize, usize)> {
     let head = data.get(s..)?.first_chunk::<10>()?;
     let body = e.checked_sub(s + 10)?;
     let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);

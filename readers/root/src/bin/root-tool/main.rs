@@ -108,9 +108,10 @@ enum Command {
         /// them, nothing else (the floor of any reader of the files).
         #[arg(long, conflicts_with = "copy_strings")]
         read_decompress: bool,
-        /// The full read, with the strings of char*, std::string and TString branches copied
-        /// into columns of their own (as `dump` and the library's column reads return them)
-        /// instead of checked and handed out where they lie in the decompressed basket.
+        /// The full read, with the strings of char*, std::string, TString and vector<string>
+        /// branches copied into columns of their own (as `dump` and the library's column reads
+        /// return them) instead of checked and handed out where they lie in the decompressed
+        /// basket.
         #[arg(long)]
         copy_strings: bool,
         /// Output format.
