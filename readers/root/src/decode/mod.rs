@@ -44,6 +44,65 @@ pub(crate) fn streamed_string(len: usize) -> Vec<u8> {
     v
 }
 
+/// An object as ROOT streams it: byte count, `version` (for version 0, a class checksum after
+/// it), then `body`: for the object decoders' tests.
+#[cfg(test)]
+pub(crate) fn headed_for_test(body: &[u8], version: [u8; 2]) -> Vec<u8> {
+    let checksum = if version == [0, 0] { 4 } else { 0 };
+    let mut v = ((body.len() as u32 + 2 + checksum) | object::BYTE_COUNT_FLAG)
+        .to_be_bytes()
+        .to_vec();
+    v.extend(version);
+    if version == [0, 0] {
+        v.extend([1, 2, 3, 4]);
+    }
+    v.extend(body);
+    v
+}
+
+/// Runs `check` on every basket of every object branch of the ROOT-written fixture
+/// `objects.root` whose shape `wanted` accepts (`None`: whole), then on its first basket with
+/// each byte's bit flipped in turn (`Some(byte)`). Returns how many branches and flips it
+/// checked.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+pub(crate) fn on_roots_baskets_whole_and_flipped(
+    wanted: impl Fn(&crate::layout::Shape) -> bool,
+    mut check: impl FnMut(&str, &crate::layout::Shape, &crate::basket::BasketData, Option<usize>),
+) -> (usize, usize) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
+    let file = crate::RootFile::open(&path).unwrap();
+    let tree = file.tree("t").unwrap();
+    let (mut branches, mut flips) = (0, 0);
+    for meta in tree.all_branches() {
+        let Ok(crate::Layout::Object(shape)) = &meta.layout else {
+            continue;
+        };
+        if !wanted(shape) {
+            continue;
+        }
+        let branch = tree.branch(&meta.name).unwrap();
+        for i in 0..branch.baskets().len() {
+            check(&meta.name, shape, &branch.basket(i).unwrap(), None);
+        }
+        let basket = branch.basket(0).unwrap();
+        let good = basket.data().to_vec();
+        for i in 0..good.len() {
+            let mut bytes = good.clone();
+            bytes[i] ^= 1 << (i % 8);
+            check(
+                &meta.name,
+                shape,
+                &basket.with_data_for_test(bytes),
+                Some(i),
+            );
+            flips += 1;
+        }
+        branches += 1;
+    }
+    (branches, flips)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -226,7 +226,7 @@ pub(crate) fn decode_entries(
 }
 
 /// What is wrong with entry `j` of `branch`.
-fn entry_error(branch: &str, j: usize, detail: String) -> Error {
+pub(super) fn entry_error(branch: &str, j: usize, detail: String) -> Error {
     Error::corrupt(
         "basket",
         0,

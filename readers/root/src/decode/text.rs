@@ -3,7 +3,7 @@
 //! slices of the decompressed basket. Nothing is copied: for strings that compress well, a copy
 //! into a column of their own costs about as much as decompressing them (BENCHMARKS.md).
 
-use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
+use super::object::{BYTE_COUNT_FLAG, entry_error, split_headed, split_string};
 use super::specialized::short_string;
 use crate::basket::BasketData;
 use crate::error::{Error, Result};
@@ -45,26 +45,9 @@ impl<'a> TextView<'a> {
     /// A layout other than one string per entry; an entry that is not one string (which entry
     /// and what is wrong, as the column read says it).
     pub fn new(basket: &'a BasketData, branch: &str, layout: &Layout) -> Result<Self> {
-        let headed = match layout {
-            Layout::Object(shape) if shape.is_string() => *shape != Shape::Text,
-            other => {
-                return Err(Error::UnsupportedBranch {
-                    branch: branch.to_string(),
-                    detail: format!("{other:?} is not one string per entry"),
-                });
-            }
-        };
-        let bad = |j: usize, detail: String| {
-            Error::corrupt(
-                "basket",
-                0,
-                format!("branch {branch:?}: entry {j}: {detail}"),
-            )
-        };
+        let (shape, bounds) = lent(basket, branch, layout, Shape::is_string, "string")?;
+        let headed = *shape != Shape::Text;
         let data = basket.data();
-        let bounds = basket
-            .offsets()
-            .ok_or_else(|| bad(0, "strings without entry offsets".to_string()))?;
         let n = bounds.len().saturating_sub(1);
         for a in (0..n).step_by(CHUNK) {
             let part = &bounds[a..=(a + CHUNK).min(n)];
@@ -83,7 +66,7 @@ impl<'a> TextView<'a> {
                 if (s == e && !headed) || short_string(data, s, e, headed).is_some() {
                     continue;
                 }
-                check_entry(data, s, e, headed).map_err(|d| bad(a + k, d))?;
+                check_entry(data, s, e, headed).map_err(|d| entry_error(branch, a + k, d))?;
             }
         }
         Ok(Self {
@@ -133,6 +116,34 @@ impl<'a> TextView<'a> {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
         (0..self.len()).map(|i| self.get(i).unwrap_or_default())
     }
+}
+
+/// The shape of `layout` when it is of the `kind` (`is_kind`) a view lends, and the basket's
+/// entry offsets.
+pub(super) fn lent<'a, 'l>(
+    basket: &'a BasketData,
+    branch: &str,
+    layout: &'l Layout,
+    is_kind: fn(&Shape) -> bool,
+    kind: &str,
+) -> Result<(&'l Shape, &'a [u32])> {
+    let shape = match layout {
+        Layout::Object(shape) if is_kind(shape) => shape,
+        other => {
+            return Err(Error::UnsupportedBranch {
+                branch: branch.to_string(),
+                detail: format!("{other:?} is not one {kind} per entry"),
+            });
+        }
+    };
+    let bounds = basket.offsets().ok_or_else(|| {
+        entry_error(
+            branch,
+            0,
+            "variable-size entries without offsets".to_string(),
+        )
+    })?;
+    Ok((shape, bounds))
 }
 
 /// Entries checked per pass of [`all_plain`].
@@ -227,7 +238,9 @@ mod tests {
     use super::*;
     use crate::column::Values;
     use crate::decode::object::{decode_entries, empty};
-    use crate::decode::streamed_string as string;
+    use crate::decode::{
+        headed_for_test as headed, on_roots_baskets_whole_and_flipped, streamed_string as string,
+    };
 
     /// What the column read returns for the basket: its strings, or that it failed.
     fn column_read(basket: &BasketData, shape: &Shape) -> Option<Vec<Vec<u8>>> {
@@ -248,18 +261,6 @@ mod tests {
         let strings = TextView::new(basket, "b", &layout).ok()?;
         assert_eq!(strings.iter().len(), basket.entries());
         Some(strings.iter().map(<[u8]>::to_vec).collect())
-    }
-
-    fn headed(body: &[u8], version: [u8; 2]) -> Vec<u8> {
-        let mut v = ((body.len() as u32 + 2 + if version == [0, 0] { 4 } else { 0 }) | 0x4000_0000)
-            .to_be_bytes()
-            .to_vec();
-        v.extend(version);
-        if version == [0, 0] {
-            v.extend([1, 2, 3, 4]);
-        }
-        v.extend(body);
-        v
     }
 
     /// Both length forms, empty `char*` entries and a version-0 header (with its checksum):
@@ -336,41 +337,12 @@ mod tests {
     /// strings, or both an error) and never a panic.
     #[test]
     fn equals_the_column_read_on_roots_baskets_whole_and_damaged() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
-        let file = crate::RootFile::open(&path).unwrap();
-        let tree = file.tree("t").unwrap();
-        let (mut branches, mut flips) = (0, 0);
-        for meta in tree.all_branches() {
-            let Ok(Layout::Object(shape)) = &meta.layout else {
-                continue;
-            };
-            if !shape.is_string() {
-                continue;
-            }
-            let branch = tree.branch(&meta.name).unwrap();
-            for i in 0..branch.baskets().len() {
-                let basket = branch.basket(i).unwrap();
-                let strings = view(&basket, shape);
-                assert!(strings.is_some(), "{} basket {i}", meta.name);
-                assert_eq!(strings, column_read(&basket, shape), "{}", meta.name);
-            }
-            let basket = branch.basket(0).unwrap();
-            let good = basket.data().to_vec();
-            for i in 0..good.len() {
-                let mut bytes = good.clone();
-                bytes[i] ^= 1 << (i % 8);
-                let damaged = basket.with_data_for_test(bytes);
-                assert_eq!(
-                    view(&damaged, shape),
-                    column_read(&damaged, shape),
-                    "{} byte {i}",
-                    meta.name
-                );
-                flips += 1;
-            }
-            branches += 1;
-        }
+        let (branches, flips) =
+            on_roots_baskets_whole_and_flipped(Shape::is_string, |name, shape, basket, flip| {
+                let strings = view(basket, shape);
+                assert!(flip.is_some() || strings.is_some(), "{name}");
+                assert_eq!(strings, column_read(basket, shape), "{name} {flip:?}");
+            });
         assert!(branches >= 3, "{branches} string branches");
         assert!(flips >= 100, "{flips} flips");
     }

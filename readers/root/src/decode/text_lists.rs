@@ -2,11 +2,12 @@
 //! rules as [`super::object`]'s walk, then its strings handed out as slices of the decompressed
 //! basket, found one after the other as they are read. Nothing is copied (see [`super::text`]).
 
-use super::object::{split_headed, split_string};
+use super::object::{entry_error, split_headed, split_string};
 use super::specialized::plain_list_head;
+use super::text::lent;
 use crate::basket::BasketData;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::error::Result;
+use crate::layout::{Layout, Shape};
 
 /// The checked `vector<string>` entries of one basket, borrowed from it.
 ///
@@ -41,32 +42,20 @@ impl<'a> TextListView<'a> {
     /// A layout other than one `vector<string>` per entry; an entry that is not one (which entry
     /// and what is wrong, as the column read says it).
     pub fn new(basket: &'a BasketData, branch: &str, layout: &Layout) -> Result<Self> {
-        match layout {
-            Layout::Object(shape) if shape.is_string_list() => {}
-            other => {
-                return Err(Error::UnsupportedBranch {
-                    branch: branch.to_string(),
-                    detail: format!("{other:?} is not one vector<string> per entry"),
-                });
-            }
-        }
-        let bad = |j: usize, detail: String| {
-            Error::corrupt(
-                "basket",
-                0,
-                format!("branch {branch:?}: entry {j}: {detail}"),
-            )
-        };
+        let (_, bounds) = lent(
+            basket,
+            branch,
+            layout,
+            Shape::is_string_list,
+            "vector<string>",
+        )?;
         let data = basket.data();
-        let bounds = basket
-            .offsets()
-            .ok_or_else(|| bad(0, "lists without entry offsets".to_string()))?;
         for (j, pair) in bounds.windows(2).enumerate() {
             let (s, e) = (pair[0] as usize, pair[1] as usize);
             // The common case in the loop; anything else by the general rules, which say what
             // is wrong (a long string is not wrong, only less common).
             if !plain_entry(data, s, e) {
-                check_entry(data, s, e).map_err(|d| bad(j, d))?;
+                check_entry(data, s, e).map_err(|d| entry_error(branch, j, d))?;
             }
         }
         Ok(Self { data, bounds })
@@ -182,7 +171,9 @@ mod tests {
     use super::*;
     use crate::column::Values;
     use crate::decode::object::{decode_entries, empty};
-    use crate::decode::streamed_string;
+    use crate::decode::{
+        headed_for_test as headed, on_roots_baskets_whole_and_flipped, streamed_string,
+    };
     use crate::layout::Shape;
 
     fn shape() -> Shape {
@@ -223,19 +214,6 @@ mod tests {
                 })
                 .collect(),
         )
-    }
-
-    fn headed(body: &[u8], version: [u8; 2]) -> Vec<u8> {
-        let checksum = if version == [0, 0] { 4 } else { 0 };
-        let mut v = ((body.len() as u32 + 2 + checksum) | 0x4000_0000)
-            .to_be_bytes()
-            .to_vec();
-        v.extend(version);
-        if version == [0, 0] {
-            v.extend([1, 2, 3, 4]);
-        }
-        v.extend(body);
-        v
     }
 
     fn entry(lengths: &[usize], version: [u8; 2]) -> Vec<u8> {
@@ -319,41 +297,12 @@ mod tests {
     /// same lists, or both an error) and never a panic.
     #[test]
     fn equals_the_column_read_on_roots_baskets_whole_and_damaged() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
-        let file = crate::RootFile::open(&path).unwrap();
-        let tree = file.tree("t").unwrap();
-        let (mut branches, mut flips) = (0, 0);
-        for meta in tree.all_branches() {
-            let Ok(Layout::Object(shape)) = &meta.layout else {
-                continue;
-            };
-            if !shape.is_string_list() {
-                continue;
-            }
-            let branch = tree.branch(&meta.name).unwrap();
-            for i in 0..branch.baskets().len() {
-                let basket = branch.basket(i).unwrap();
-                let lists = view(&basket);
-                assert!(lists.is_some(), "{} basket {i}", meta.name);
-                assert_eq!(lists, column_read(&basket), "{}", meta.name);
-            }
-            let basket = branch.basket(0).unwrap();
-            let good = basket.data().to_vec();
-            for i in 0..good.len() {
-                let mut bytes = good.clone();
-                bytes[i] ^= 1 << (i % 8);
-                let damaged = basket.with_data_for_test(bytes);
-                assert_eq!(
-                    view(&damaged),
-                    column_read(&damaged),
-                    "{} byte {i}",
-                    meta.name
-                );
-                flips += 1;
-            }
-            branches += 1;
-        }
+        let (branches, flips) =
+            on_roots_baskets_whole_and_flipped(Shape::is_string_list, |name, _, basket, flip| {
+                let lists = view(basket);
+                assert!(flip.is_some() || lists.is_some(), "{name}");
+                assert_eq!(lists, column_read(basket), "{name} {flip:?}");
+            });
         assert!(branches >= 1, "{branches} vector<string> branches");
         assert!(flips >= 100, "{flips} flips");
     }
