@@ -1,7 +1,8 @@
 //! The strings of a basket where they lie: the entries of a `char*`, `std::string` or `TString`
 //! branch, checked once by the same rules as [`super::object`]'s walk, then handed out as
-//! slices of the decompressed basket. Nothing is copied: for strings that compress well, a copy
-//! into a column of their own costs about as much as decompressing them (BENCHMARKS.md).
+//! slices of the decompressed basket. Nothing is copied: for short strings that compress well,
+//! a copy into a column of their own costs about half as much as decompressing them
+//! (`std::string`, BENCHMARKS.md run #6).
 
 use super::object::{BYTE_COUNT_FLAG, entry_error, split_headed, split_string};
 use super::specialized::short_string;
