@@ -44,7 +44,7 @@ pub(crate) fn decode(
 
 /// The bytes of entry `j` (the basket has an offset table).
 #[inline]
-fn entry(basket: &BasketData, j: usize) -> Result<&[u8], EntryError> {
+pub(super) fn entry(basket: &BasketData, j: usize) -> Result<&[u8], EntryError> {
     let offsets = basket.offsets().unwrap_or_default();
     match (offsets.get(j), offsets.get(j + 1)) {
         (Some(&s), Some(&e)) => basket
@@ -61,7 +61,7 @@ fn too_short(j: usize) -> EntryError {
 
 /// The body of a streamed object filling entry `j` (the generic walk's own header rules).
 #[inline(always)]
-fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
+pub(super) fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
     match split_headed(e) {
         Ok((body, [])) => Ok(body),
         Ok((_, rest)) => Err((j, format!("{} bytes left after the object", rest.len()))),
@@ -71,7 +71,7 @@ fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
 
 /// One string at the start of `e`: its bytes and the rest.
 #[inline(always)]
-fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
+pub(super) fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
     split_string(e).map_err(|d| (j, d))
 }
 
@@ -276,7 +276,7 @@ fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Str
 }
 
 #[inline(always)]
-fn count(j: usize, e: &[u8], min_item: usize) -> Result<(usize, &[u8]), EntryError> {
+pub(super) fn count(j: usize, e: &[u8], min_item: usize) -> Result<(usize, &[u8]), EntryError> {
     let (n, rest) = e.split_first_chunk::<4>().ok_or_else(|| too_short(j))?;
     let n = u32::from_be_bytes(*n) as usize;
     if n.saturating_mul(min_item) > rest.len() {

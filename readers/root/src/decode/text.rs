@@ -4,8 +4,8 @@
 //! a copy into a column of their own costs about half as much as decompressing them
 //! (`std::string`, BENCHMARKS.md run #6).
 
-use super::object::{BYTE_COUNT_FLAG, entry_error, split_headed, split_string};
-use super::specialized::short_string;
+use super::object::{BYTE_COUNT_FLAG, entry_error};
+use super::specialized::{EntryError, body, entry, short_string, string};
 use crate::basket::BasketData;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Shape};
@@ -67,7 +67,7 @@ impl<'a> TextView<'a> {
                 if (s == e && !headed) || short_string(data, s, e, headed).is_some() {
                     continue;
                 }
-                check_entry(data, s, e, headed).map_err(|d| entry_error(branch, a + k, d))?;
+                check_entry(basket, a + k, headed).map_err(|(j, d)| entry_error(branch, j, d))?;
             }
         }
         Ok(Self {
@@ -214,23 +214,17 @@ fn all_plain<const HEADED: bool>(data: &[u8], bounds: &[u32]) -> bool {
     ok
 }
 
-/// Entry `s..e` holds one string and nothing else (behind an object header when `headed`).
-fn check_entry(data: &[u8], s: usize, e: usize, headed: bool) -> std::result::Result<(), String> {
-    let mut entry = data
-        .get(s..e)
-        .ok_or_else(|| format!("bytes {s}..{e} outside the basket"))?;
+/// Entry `j` holds one string and nothing else (behind an object header when `headed`), by
+/// the rules the column read's own fallback applies.
+fn check_entry(basket: &BasketData, j: usize, headed: bool) -> std::result::Result<(), EntryError> {
+    let mut e = entry(basket, j)?;
     if headed {
-        let (body, rest) = split_headed(entry)?;
-        if !rest.is_empty() {
-            return Err(format!("{} bytes left after the object", rest.len()));
-        }
-        entry = body;
+        e = body(j, e)?;
     }
-    let (_, rest) = split_string(entry)?;
-    if !rest.is_empty() {
-        return Err(format!("{} bytes left after the string", rest.len()));
+    match string(j, e)? {
+        (_, []) => Ok(()),
+        (_, rest) => Err((j, format!("{} bytes left after the string", rest.len()))),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! basket, found one after the other as they are read. Nothing is copied (see [`super::text`]).
 
 use super::object::{entry_error, split_headed, split_string};
-use super::specialized::plain_list_head;
+use super::specialized::{EntryError, body, count, entry, plain_list_head, string};
 use super::text::lent;
 use crate::basket::BasketData;
 use crate::error::Result;
@@ -55,7 +55,7 @@ impl<'a> TextListView<'a> {
             // The common case in the loop; anything else by the general rules, which say what
             // is wrong (a long string is not wrong, only less common).
             if !plain_entry(data, s, e) {
-                check_entry(data, s, e).map_err(|d| entry_error(branch, j, d))?;
+                check_entry(basket, j).map_err(|(j, d)| entry_error(branch, j, d))?;
             }
         }
         Ok(Self { data, bounds })
@@ -140,29 +140,17 @@ fn plain_entry(data: &[u8], s: usize, e: usize) -> bool {
     p == e
 }
 
-/// Entry `s..e` holds one `vector<string>` and nothing else.
-fn check_entry(data: &[u8], s: usize, e: usize) -> std::result::Result<(), String> {
-    let entry = data
-        .get(s..e)
-        .ok_or_else(|| format!("bytes {s}..{e} outside the basket"))?;
-    let (body, rest) = split_headed(entry)?;
-    if !rest.is_empty() {
-        return Err(format!("{} bytes left after the object", rest.len()));
-    }
-    let (count, mut rest) = body
-        .split_first_chunk::<4>()
-        .ok_or_else(|| "the entry ends inside an item".to_string())?;
-    let n = u32::from_be_bytes(*count) as usize;
-    if n > rest.len() {
-        return Err(format!("a list of {n} items in {} bytes", rest.len()));
-    }
+/// Entry `j` holds one `vector<string>` and nothing else, by the rules the column read's own
+/// fallback applies.
+fn check_entry(basket: &BasketData, j: usize) -> std::result::Result<(), EntryError> {
+    let (n, mut rest) = count(j, body(j, entry(basket, j)?)?, 1)?;
     for _ in 0..n {
-        rest = split_string(rest)?.1;
+        rest = string(j, rest)?.1;
     }
-    if !rest.is_empty() {
-        return Err(format!("{} bytes left after the strings", rest.len()));
+    match rest {
+        [] => Ok(()),
+        _ => Err((j, format!("{} bytes left after the strings", rest.len()))),
     }
-    Ok(())
 }
 
 #[cfg(test)]
