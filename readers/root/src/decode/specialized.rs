@@ -8,7 +8,7 @@ use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
-use crate::types::{Element, LeafType};
+use crate::types::{Element, LeafType, SHORT_RUN};
 
 /// An entry's error: its index and what is wrong.
 pub(crate) type EntryError = (usize, String);
@@ -432,7 +432,7 @@ fn nested<T: Element>(
     // once.
     let bounds = entry_bounds(basket, a, b)?;
     let room = room(bounds);
-    super::reserve(values, room / T::SIZE);
+    super::reserve(values, room / T::SIZE + SHORT_RUN);
     super::reserve(inner, room / 4);
     super::reserve(outer, b - a);
     let mut j = a;
@@ -472,6 +472,27 @@ fn short_nested_lists<T: Element>(
     inner: &mut Vec<u64>,
     values: &mut Vec<T>,
 ) -> usize {
+    // Worked on as locals, so their lengths stay in registers across the loop.
+    let (mut out, mut lists, mut vals) = (
+        std::mem::take(outer),
+        std::mem::take(inner),
+        std::mem::take(values),
+    );
+    let done = nested_entries(data, bounds, &mut out, &mut lists, &mut vals);
+    (*outer, *inner, *values) = (out, lists, vals);
+    done
+}
+
+#[inline(always)]
+fn nested_entries<T: Element>(
+    data: &[u8],
+    bounds: &[u32],
+    outer: &mut Vec<u64>,
+    inner: &mut Vec<u64>,
+    values: &mut Vec<T>,
+) -> usize {
+    let run = SHORT_RUN / T::SIZE;
+    let mut chunk = [T::default(); SHORT_RUN];
     for (k, pair) in bounds.windows(2).enumerate() {
         let (s, e) = (pair[0] as usize, pair[1] as usize);
         // Each list takes at least its count.
@@ -494,7 +515,14 @@ fn short_nested_lists<T: Element>(
                 values.truncate(mark.1);
                 return k;
             };
-            T::extend_from_be(list, values);
+            // A short list: a whole run decoded, its excess cut off (no loop on its length).
+            let at = values.len();
+            if m <= run && T::decode_short_run(&data[start..], &mut chunk[..run]) {
+                values.extend_from_slice(&chunk[..run]);
+                values.truncate(at + m);
+            } else {
+                T::extend_from_be(list, values);
+            }
             inner.push(values.len() as u64);
             p = start + size;
         }
