@@ -47,8 +47,7 @@ fn config(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> 
     }
 }
 
-/// Every cell of one branch: the full read, the codec alone and the floors on one thread; the
-/// full read with copied strings for string branches; two threads where `two_threads`.
+/// Every cell of one branch ([`data::ceiling_cells`]), with its `readspeed` configuration.
 fn cells(
     group: &str,
     file: &Path,
@@ -57,20 +56,7 @@ fn cells(
     strings: bool,
     two_threads: bool,
 ) -> Vec<(String, Config)> {
-    let mut modes = vec![
-        ("full_1t", 1, Mode::Full),
-        ("decompress_only_1t", 1, Mode::DecompressOnly),
-        ("decompress_copy_1t", 1, Mode::DecompressCopy),
-        ("read_copy_1t", 1, Mode::ReadCopy),
-        ("read_decompress_1t", 1, Mode::ReadDecompress),
-    ];
-    if strings {
-        modes.push(("full_copied_strings_1t", 1, Mode::FullCopiedStrings));
-    }
-    if two_threads {
-        modes.push(("full_2t", 2, Mode::Full));
-    }
-    modes
+    data::ceiling_cells(strings, two_threads)
         .into_iter()
         .map(|(name, threads, mode)| {
             (
@@ -86,13 +72,12 @@ fn main() -> std::io::Result<()> {
     let dir = data::readspeed_files(2_000_000);
     let mut all = Vec::new();
     for (kind, branch) in data::NANO_BRANCHES {
-        let strings = matches!(kind, "char_star" | "std_string" | "vector_string");
         all.extend(cells(
             &format!("nanoaod/{kind}"),
             &nano,
             "Events",
             branch,
-            strings,
+            data::holds_strings(kind),
             false,
         ));
     }

@@ -14,8 +14,9 @@
 //! memory (untimed) and only their decompression is timed. Full read time over decompress-only
 //! time says how much the reader adds on top of the codec library. [`Mode::DecompressCopy`] and
 //! [`Mode::ReadCopy`] are floors: the least any reader handing out values in memory of its own
-//! does, without and with reading the file; [`Mode::ReadDecompress`], reading and decompressing
-//! alone, is the floor of any reader of the file.
+//! does, without and with reading the file; [`Mode::ReadFind`], the least a reader that lends
+//! strings where they lie does; [`Mode::ReadDecompress`], reading and decompressing alone, is
+//! the floor of any reader of the file.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -66,6 +67,15 @@ pub enum Mode {
     /// memory of its own, before it checks or converts a single value. Where this floor is
     /// under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such reader.
     ReadCopy,
+    /// Read each basket as the full read does (its entry-offset table included), then find
+    /// every string where it lies, as plainly as can be and without a copy: in each `char*`,
+    /// `std::string` or `TString` entry its length byte (behind the object header), in each
+    /// `vector<string>` and `vector<vector<T>>` entry each item's length or count, one after the
+    /// other. Nothing is checked beyond staying inside the entry, nothing copied or converted.
+    /// The least a reader that lends strings where they lie ([`TextView`], [`TextListView`])
+    /// does before it checks one: where this floor is under 0.85 of [`Mode::DecompressOnly`],
+    /// so is every such reader. Other branches only read their entry-offset table.
+    ReadFind,
     /// Read each basket record as the full read does (from the file) and decompress it, as
     /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any
     /// reader of the file does; what it costs over [`Mode::DecompressOnly`] is reading.
@@ -74,12 +84,13 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order the tools list them.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Full,
         Self::FullCopiedStrings,
         Self::DecompressOnly,
         Self::DecompressCopy,
         Self::ReadCopy,
+        Self::ReadFind,
         Self::ReadDecompress,
     ];
 
@@ -252,20 +263,7 @@ const COPY_CHUNK: usize = 16 << 10;
 /// whatever it does with them.
 fn copy_entries(basket: &BasketData, layout: &Layout, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) {
     let (data, n) = (basket.data(), basket.entries());
-    let items = match layout {
-        Layout::Object(Shape::Headed(list)) => match &**list {
-            Shape::List(item) => match &**item {
-                Shape::Text => Some(None),
-                Shape::List(num) => match **num {
-                    Shape::Num(t) => Some(Some(t.size())),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    };
+    let items = item_kind(layout);
     match basket.offsets() {
         Some(bounds) => {
             for (a, b) in steps(n) {
@@ -281,7 +279,9 @@ fn copy_entries(basket: &BasketData, layout: &Layout, bytes: &mut Vec<u8>, ends:
                     Some(value_size) => {
                         for pair in step.windows(2) {
                             let entry = data.get(pair[0] as usize..pair[1] as usize);
-                            item_ends(entry.unwrap_or_default(), value_size, ends);
+                            item_ends(entry.unwrap_or_default(), value_size, |end| {
+                                ends.push(end as u64);
+                            });
                         }
                     }
                 }
@@ -297,11 +297,75 @@ fn copy_entries(basket: &BasketData, layout: &Layout, bytes: &mut Vec<u8>, ends:
     }
 }
 
+/// Where entries are lists of strings (`Some(None)`) or of lists of numbers (`Some(Some(size))`
+/// of a number): `vector<string>` and `vector<vector<T>>` as ROOT streams them.
+fn item_kind(layout: &Layout) -> Option<Option<usize>> {
+    let Layout::Object(Shape::Headed(list)) = layout else {
+        return None;
+    };
+    let Shape::List(item) = &**list else {
+        return None;
+    };
+    match &**item {
+        Shape::Text => Some(None),
+        Shape::List(num) => match **num {
+            Shape::Num(t) => Some(Some(t.size())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// [`Mode::ReadFind`]'s pass over a basket: where each string starts, found as a reader that
+/// lends them must find it, summed (so that the work is not optimised away); for lists of
+/// strings or of lists, each item's end. Nothing else.
+fn find_entries(basket: &BasketData, layout: &Layout) -> usize {
+    let (data, Some(bounds)) = (basket.data(), basket.offsets()) else {
+        return 0;
+    };
+    let mut found = 0usize;
+    match (layout, item_kind(layout)) {
+        (_, Some(value_size)) => {
+            for pair in bounds.windows(2) {
+                let entry = data.get(pair[0] as usize..pair[1] as usize);
+                item_ends(entry.unwrap_or_default(), value_size, |end| {
+                    found = found.wrapping_add(end);
+                });
+            }
+        }
+        (Layout::Object(shape), None) if shape.is_string() => {
+            let headed = *shape != Shape::Text;
+            for pair in bounds.windows(2) {
+                let (s, e) = (pair[0] as usize, pair[1] as usize);
+                if s == e {
+                    continue;
+                }
+                // Behind the object header: byte count, version, and a class checksum after a
+                // version of 0.
+                let at = if !headed {
+                    s
+                } else if data.get(s + 4..s + 6) == Some(&[0, 0]) {
+                    s + 10
+                } else {
+                    s + 6
+                };
+                let start = match data.get(at) {
+                    Some(255) => at + 5,
+                    _ => at + 1,
+                };
+                found = found.wrapping_add(start);
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
 /// The end of each item of a streamed `vector<string>` (`value_size` `None`) or
-/// `vector<vector<T>>` (the size of `T`) entry, after its 10-byte header and count, into `ends`;
+/// `vector<vector<T>>` (the size of `T`) entry, after its 10-byte header and count, to `on_end`;
 /// stops at the first item that does not fit. No checks beyond staying inside the entry: this is
 /// a floor, not a decoder.
-fn item_ends(entry: &[u8], value_size: Option<usize>, ends: &mut Vec<u64>) {
+fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usize)) {
     let count = entry
         .get(6..10)
         .map_or(0, |c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize);
@@ -323,7 +387,7 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, ends: &mut Vec<u64>) {
             Some(step) if p + step <= entry.len() => p += step,
             _ => return,
         }
-        ends.push(p as u64);
+        on_end(p);
     }
 }
 
@@ -580,7 +644,9 @@ pub fn run(config: &Config) -> Result<Report> {
         let buffers = std::mem::take(&mut scratch.basket);
         let basket =
             BasketData::from_record_reusing(raw, unit.seek, buffers, split)?.located_for(layout)?;
-        if config.mode == Mode::ReadCopy {
+        if config.mode == Mode::ReadFind {
+            std::hint::black_box(find_entries(&basket, layout));
+        } else if config.mode == Mode::ReadCopy {
             copy_entries(
                 &basket,
                 layout,
@@ -677,7 +743,10 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
-    use super::item_ends;
+    use super::{find_entries, item_ends};
+    use crate::basket::BasketData;
+    use crate::decode::{headed_for_test, streamed_string};
+    use crate::layout::{Layout, Shape};
 
     /// A streamed `vector<…>` entry: a 6-byte header, the count, then the items as given.
     fn entry(count: u32, items: &[u8]) -> Vec<u8> {
@@ -694,14 +763,14 @@ mod tests {
         strings.extend(300u32.to_be_bytes());
         strings.extend([b'x'; 300]);
         let mut ends = Vec::new();
-        item_ends(&entry(3, &strings), None, &mut ends);
+        item_ends(&entry(3, &strings), None, |e| ends.push(e));
         assert_eq!(ends, [11, 15, 320]);
         // Lists of 2 and 0 floats.
         let mut lists = 2u32.to_be_bytes().to_vec();
         lists.extend([0; 8]);
         lists.extend(0u32.to_be_bytes());
         ends.clear();
-        item_ends(&entry(2, &lists), Some(4), &mut ends);
+        item_ends(&entry(2, &lists), Some(4), |e| ends.push(e));
         assert_eq!(ends, [22, 26]);
     }
 
@@ -709,13 +778,35 @@ mod tests {
     fn item_ends_stop_inside_the_entry() {
         let mut ends = Vec::new();
         // A count of 2^32 - 1 strings in 2 bytes, a string longer than the entry, no header.
-        item_ends(&entry(u32::MAX, &[0, 0]), None, &mut ends);
+        item_ends(&entry(u32::MAX, &[0, 0]), None, |e| ends.push(e));
         assert_eq!(ends, [11, 12]);
         ends.clear();
-        item_ends(&entry(1, &[9, b'a']), None, &mut ends);
-        item_ends(&entry(1, &[255, 255, 255, 255, 255]), None, &mut ends);
-        item_ends(&entry(1, &u32::MAX.to_be_bytes()), Some(8), &mut ends);
-        item_ends(&[1, 2, 3], Some(8), &mut ends);
+        item_ends(&entry(1, &[9, b'a']), None, |e| ends.push(e));
+        item_ends(&entry(1, &[255, 255, 255, 255, 255]), None, |e| ends.push(e));
+        item_ends(&entry(1, &u32::MAX.to_be_bytes()), Some(8), |e| ends.push(e));
+        item_ends(&[1, 2, 3], Some(8), |e| ends.push(e));
         assert!(ends.is_empty());
+    }
+
+    #[test]
+    fn find_entries_finds_where_each_string_starts() {
+        // char*: an empty entry (nothing written), 3 bytes, 300 bytes in the 4-byte form.
+        let (short, long) = (streamed_string(3), streamed_string(300));
+        let basket = BasketData::entries_for_test(&[&[], &short, &long]);
+        let found = find_entries(&basket, &Layout::Object(Shape::Text));
+        assert_eq!(found, 1 + (short.len() + 5));
+        // std::string: behind a header, and behind a version-0 header's checksum.
+        let (a, b) = (
+            headed_for_test(&short, [0, 1]),
+            headed_for_test(&short, [0, 0]),
+        );
+        let basket = BasketData::entries_for_test(&[&a, &b]);
+        let headed = Layout::Object(Shape::Headed(Box::new(Shape::Text)));
+        assert_eq!(find_entries(&basket, &headed), 7 + (a.len() + 11));
+        // vector<string>: each item's end.
+        let list = entry(2, &[1, b'x', 0]);
+        let basket = BasketData::entries_for_test(&[&list, &list]);
+        let lists = Layout::Object(Shape::Headed(Box::new(Shape::List(Box::new(Shape::Text)))));
+        assert_eq!(find_entries(&basket, &lists), 2 * (12 + 13));
     }
 }

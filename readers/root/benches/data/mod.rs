@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use root_reader::readspeed::Mode;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
 }
@@ -39,6 +41,34 @@ pub const NANO_BRANCHES: [(&str, &str); 13] = [
     ("leaf_list", "beamSpot"),
     ("double32_range", "vertexZ"),
 ];
+
+/// The cells of one branch in `root_ceiling` and the ceiling worker, as (name, threads, mode):
+/// the full read, the codec alone and the floors on one thread; the full read with copied
+/// strings for string branches (`strings`); where `two_threads`, the full read and the codec
+/// alone on two threads (the codec's own speed-up is what the machine's second core gives).
+pub fn ceiling_cells(strings: bool, two_threads: bool) -> Vec<(&'static str, usize, Mode)> {
+    let mut cells = vec![
+        ("full_1t", 1, Mode::Full),
+        ("decompress_only_1t", 1, Mode::DecompressOnly),
+        ("decompress_copy_1t", 1, Mode::DecompressCopy),
+        ("read_copy_1t", 1, Mode::ReadCopy),
+        ("read_find_1t", 1, Mode::ReadFind),
+        ("read_decompress_1t", 1, Mode::ReadDecompress),
+    ];
+    if strings {
+        cells.push(("full_copied_strings_1t", 1, Mode::FullCopiedStrings));
+    }
+    if two_threads {
+        cells.push(("full_2t", 2, Mode::Full));
+        cells.push(("decompress_only_2t", 2, Mode::DecompressOnly));
+    }
+    cells
+}
+
+/// Whether the NanoAOD branch of `kind` (one of [`NANO_BRANCHES`]) holds strings.
+pub fn holds_strings(kind: &str) -> bool {
+    matches!(kind, "char_star" | "std_string" | "vector_string")
+}
 
 /// Runs `make` unless `dir/marker` exists, then leaves the marker.
 fn once(dir: &Path, marker: &str, make: impl FnOnce()) {

@@ -69,6 +69,7 @@ enum Command {
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --decompress-only\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --read-decompress\n  \
+                            root-tool readspeed --files f.root --trees t --branches name --read-find\n  \
                             root-tool readspeed --files f.root --trees t --branches name --copy-strings\n  \
                             root-tool readspeed --test"
     )]
@@ -92,18 +93,24 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy", "read_decompress", "copy_strings"])]
+        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy", "read_find", "read_decompress", "copy_strings"])]
         decompress_only: bool,
         /// Time the decompression of the preloaded baskets plus one copy of each payload (the
         /// floor of any reader that hands out values in its own memory).
-        #[arg(long, conflicts_with_all = ["read_copy", "read_decompress", "copy_strings"])]
+        #[arg(long, conflicts_with_all = ["read_copy", "read_find", "read_decompress", "copy_strings"])]
         decompress_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus one copy of each
         /// payload and one end per entry where entries vary in size (per item in vector<string>
         /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
         /// hands out entries in its own memory).
-        #[arg(long, conflicts_with_all = ["read_decompress", "copy_strings"])]
+        #[arg(long, conflicts_with_all = ["read_find", "read_decompress", "copy_strings"])]
         read_copy: bool,
+        /// Time reading the baskets from the files as the full read does, plus finding where
+        /// each string starts (each item in vector<string> and vector<vector<T>>), nothing
+        /// checked or copied (the floor of any reader of the files that lends strings where they
+        /// lie).
+        #[arg(long, conflicts_with_all = ["read_decompress", "copy_strings"])]
+        read_find: bool,
         /// Time reading the baskets from the files as the full read does and decompressing
         /// them, nothing else (the floor of any reader of the files).
         #[arg(long, conflicts_with = "copy_strings")]
@@ -176,6 +183,7 @@ fn main() -> Result<()> {
             decompress_only,
             decompress_copy,
             read_copy,
+            read_find,
             read_decompress,
             copy_strings,
             format,
@@ -203,6 +211,8 @@ fn main() -> Result<()> {
                     Mode::DecompressCopy
                 } else if read_copy {
                     Mode::ReadCopy
+                } else if read_find {
+                    Mode::ReadFind
                 } else if read_decompress {
                     Mode::ReadDecompress
                 } else if copy_strings {
@@ -450,6 +460,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
         Mode::DecompressOnly => "decompress-only",
         Mode::DecompressCopy => "decompress+copy",
         Mode::ReadCopy => "read+decompress+copy",
+        Mode::ReadFind => "read+decompress+find",
         Mode::ReadDecompress => "read+decompress",
     };
     match format {
