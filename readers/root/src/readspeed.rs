@@ -782,8 +782,12 @@ mod tests {
         assert_eq!(ends, [11, 12]);
         ends.clear();
         item_ends(&entry(1, &[9, b'a']), None, |e| ends.push(e));
-        item_ends(&entry(1, &[255, 255, 255, 255, 255]), None, |e| ends.push(e));
-        item_ends(&entry(1, &u32::MAX.to_be_bytes()), Some(8), |e| ends.push(e));
+        item_ends(&entry(1, &[255, 255, 255, 255, 255]), None, |e| {
+            ends.push(e)
+        });
+        item_ends(&entry(1, &u32::MAX.to_be_bytes()), Some(8), |e| {
+            ends.push(e)
+        });
         item_ends(&[1, 2, 3], Some(8), |e| ends.push(e));
         assert!(ends.is_empty());
     }

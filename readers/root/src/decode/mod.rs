@@ -2,6 +2,7 @@
 //! ([`crate::reader`]), the lazy one ([`crate::lazy`]) and readspeed all call these; none of
 //! them reads files.
 
+mod gather;
 pub(crate) mod leaflist;
 pub(crate) mod numeric;
 pub(crate) mod object;
