@@ -134,7 +134,7 @@ mod tests {
                     avx2.short_texts_agree(&bad, &bounds),
                     Some(plainly(&bad, &bounds))
                 );
-                assert_eq!(plainly(&bad, &bounds), false, "entry {i}, byte {wrong}");
+                assert!(!plainly(&bad, &bounds), "entry {i}, byte {wrong}");
             }
         }
         // A start within 4 bytes of the end, or past it: not gathered.
