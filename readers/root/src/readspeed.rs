@@ -72,9 +72,12 @@ pub enum Mode {
     /// `std::string` or `TString` entry its length byte (behind the object header), in each
     /// `vector<string>` and `vector<vector<T>>` entry each item's length or count, one after the
     /// other. Nothing is checked beyond staying inside the entry, nothing copied or converted.
-    /// The least a reader that lends strings where they lie ([`TextView`], [`TextListView`])
-    /// does before it checks one: where this floor is under 0.85 of [`Mode::DecompressOnly`],
-    /// so is every such reader. Other branches only read their entry-offset table.
+    /// What finding the strings costs a reader that lends them where they lie ([`TextView`],
+    /// [`TextListView`]), found plainly, one at a time. For lists, where each item's place
+    /// depends on the one before, that is the walk every such reader makes; for `char*` and
+    /// `std::string` entries, whose starts the offset table gives, a reader can do better
+    /// (the full read's own check takes sixteen at a time), so there it is a measure, not a
+    /// bound. Other branches only read their entry-offset table.
     ReadFind,
     /// Read each basket record as the full read does (from the file) and decompress it, as
     /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any
@@ -316,8 +319,7 @@ fn item_kind(layout: &Layout) -> Option<Option<usize>> {
     }
 }
 
-/// [`Mode::ReadFind`]'s pass over a basket: where each string starts, found as a reader that
-/// lends them must find it, summed (so that the work is not optimised away); for lists of
+/// [`Mode::ReadFind`]'s pass over a basket: where each string starts, found plainly, summed (so that the work is not optimised away); for lists of
 /// strings or of lists, each item's end. Nothing else.
 fn find_entries(basket: &BasketData, layout: &Layout) -> usize {
     let (data, Some(bounds)) = (basket.data(), basket.offsets()) else {

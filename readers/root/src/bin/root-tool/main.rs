@@ -107,8 +107,8 @@ enum Command {
         read_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus finding where
         /// each string starts (each item in vector<string> and vector<vector<T>>), nothing
-        /// checked or copied (the floor of any reader of the files that lends strings where they
-        /// lie).
+        /// checked or copied, one at a time (what finding the strings costs a reader that lends
+        /// them where they lie).
         #[arg(long, conflicts_with_all = ["read_decompress", "copy_strings"])]
         read_find: bool,
         /// Time reading the baskets from the files as the full read does and decompressing
