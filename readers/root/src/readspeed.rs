@@ -14,9 +14,9 @@
 //! memory (untimed) and only their decompression is timed. Full read time over decompress-only
 //! time says how much the reader adds on top of the codec library. [`Mode::DecompressCopy`] and
 //! [`Mode::ReadCopy`] are floors: the least any reader handing out values in memory of its own
-//! does, without and with reading the file; [`Mode::ReadFind`], the least a reader that lends
-//! strings where they lie does; [`Mode::ReadDecompress`], reading and decompressing alone, is
-//! the floor of any reader of the file.
+//! does, without and with reading the file; [`Mode::ReadDecompress`], reading and decompressing
+//! alone, is the floor of any reader of the file. [`Mode::ReadFind`] measures what finding the
+//! strings costs a reader that lends them where they lie.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -31,7 +31,7 @@ use crate::cursor::Cursor;
 use crate::decode::numeric::{
     decode_flat, decode_flat_par, decode_var_into, decode_var_par, var_value_count,
 };
-use crate::decode::{PARALLEL_BASKET_BYTES, TextListView, TextView, leaflist, object};
+use crate::decode::{PARALLEL_BASKET_BYTES, TextListView, TextView, leaflist, object, text_start};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::layout::{Field, Layout, Shape};
@@ -319,8 +319,9 @@ fn item_kind(layout: &Layout) -> Option<Option<usize>> {
     }
 }
 
-/// [`Mode::ReadFind`]'s pass over a basket: where each string starts, found plainly, summed (so that the work is not optimised away); for lists of
-/// strings or of lists, each item's end. Nothing else.
+/// [`Mode::ReadFind`]'s pass over a basket: where each string starts, found plainly, summed
+/// (so that the work is not optimised away); for lists of strings or of lists, each item's end.
+/// Nothing else.
 fn find_entries(basket: &BasketData, layout: &Layout) -> usize {
     let (data, Some(bounds)) = (basket.data(), basket.offsets()) else {
         return 0;
@@ -342,20 +343,7 @@ fn find_entries(basket: &BasketData, layout: &Layout) -> usize {
                 if s == e {
                     continue;
                 }
-                // Behind the object header: byte count, version, and a class checksum after a
-                // version of 0.
-                let at = if !headed {
-                    s
-                } else if data.get(s + 4..s + 6) == Some(&[0, 0]) {
-                    s + 10
-                } else {
-                    s + 6
-                };
-                let start = match data.get(at) {
-                    Some(255) => at + 5,
-                    _ => at + 1,
-                };
-                found = found.wrapping_add(start);
+                found = found.wrapping_add(text_start(data, s, headed).unwrap_or(0));
             }
         }
         _ => {}

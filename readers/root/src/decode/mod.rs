@@ -12,6 +12,7 @@ mod text_lists;
 
 pub use numeric::{PARALLEL_BASKET_BYTES, VECTOR_HEADER};
 pub use text::TextView;
+pub(crate) use text::text_start;
 pub use text_lists::{TextList, TextListView};
 
 /// Makes room for `n` more elements in `v`, which decoders reuse basket after basket (emptied,

@@ -101,23 +101,27 @@ impl<'a> TextView<'a> {
             return Some(&[]);
         }
         // Checked in `new`: the header, the length form and the end agree.
-        let mut at = s;
-        if self.headed {
-            // Version 0: a class checksum follows the version.
-            at += if self.data.get(s + 4..s + 6)? == [0, 0] {
-                10
-            } else {
-                6
-            };
-        }
-        let skip = if *self.data.get(at)? == 255 { 5 } else { 1 };
-        self.data.get(at + skip..e)
+        self.data.get(text_start(self.data, s, self.headed)?..e)
     }
 
     /// The strings in entry order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
         (0..self.len()).map(|i| self.get(i).unwrap_or_default())
     }
+}
+
+/// Where the string of the entry at `s` starts: past the object header when `headed` (and,
+/// after a version of 0, the class checksum), then past the length byte (or 255 and the 4-byte
+/// length). Read, not checked: for entries [`TextView::new`] has checked, or to find them
+/// plainly (`readspeed --read-find`).
+#[inline]
+pub(crate) fn text_start(data: &[u8], s: usize, headed: bool) -> Option<usize> {
+    let at = match headed {
+        false => s,
+        true if data.get(s + 4..s + 6)? == [0, 0] => s + 10,
+        true => s + 6,
+    };
+    Some(at + if *data.get(at)? == 255 { 5 } else { 1 })
 }
 
 /// The shape of `layout` when it is of the `kind` (`is_kind`) a view lends, and the basket's
