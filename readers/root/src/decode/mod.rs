@@ -3,6 +3,7 @@
 //! them reads files.
 
 mod gather;
+mod jump;
 pub(crate) mod leaflist;
 pub(crate) mod numeric;
 pub(crate) mod object;
