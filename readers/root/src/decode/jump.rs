@@ -1,14 +1,14 @@
-//! The check of a `vector<string>` entry's strings without walking them one by one. Each
+//! The check of `vector<string>` entries without walking their strings one by one. Each
 //! string's place is where the one before it ends, so a walk is a chain of dependent loads:
 //! about six cycles a string, plus a mispredicted branch where each list ends. That walk alone
 //! held the NanoAOD `vector<string>` full read at 0.57-0.59 of decompression alone (BENCHMARKS.md
 //! run #19), under the 0.85 bar.
 //!
-//! Here the "next string" step is computed at once for every byte of the entry (byte `i` with
+//! Here the "next string" step is computed at once for every byte of an entry (byte `i` with
 //! length byte `b` leads to `i + 1 + b`), then composed with itself by byte permutations
 //! (AVX-512 VBMI): 2, 4 and 8 steps in three permutations, any count up to 16 in four more. No
 //! branch depends on the strings. The second unsafe module of the decoders (with
-//! [`super::gather`]); every bound it relies on is checked in safe code here.
+//! [`super::gather`]); every bound it relies on is checked in safe code in this file.
 #![allow(unsafe_code)]
 
 /// Most bytes of strings an entry may hold to be checked here: the step table has 64 places,
@@ -17,6 +17,9 @@ pub(super) const MAX_BYTES: usize = 62;
 
 /// Most strings an entry may hold to be checked here (four bits of steps).
 pub(super) const MAX_STRINGS: usize = 16;
+
+/// Bytes read from where an entry's strings start: its strings and whatever follows them.
+const WINDOW: usize = 64;
 
 /// Proof that this machine has AVX-512 with byte permutations (made only after asking it once).
 #[derive(Debug, Clone, Copy)]
@@ -35,88 +38,135 @@ impl Vbmi {
         None
     }
 
-    /// Whether `strings` is exactly `n` strings of under 255 bytes, each a length byte and
-    /// that many bytes (the common case of [`super::specialized::string`]), as a walk from its
-    /// start would find; `None` when it holds more than [`MAX_BYTES`] bytes or `n` is 0 or more
-    /// than [`MAX_STRINGS`] (the caller then walks it).
-    #[inline]
-    pub(super) fn strings_fill(self, strings: &[u8], n: usize) -> Option<bool> {
-        if strings.len() > MAX_BYTES || n == 0 || n > MAX_STRINGS {
-            return None;
-        }
+    /// How many of the `vector<string>` entries between `bounds` (entry offsets into `data`),
+    /// from the first, are the common case: a plain object header and count, then strings of
+    /// under 255 bytes that fill the entry exactly ([`super::text_lists`]'s rule). Entries of
+    /// over [`MAX_BYTES`] bytes of strings or over [`MAX_STRINGS`] strings, and those within 64
+    /// bytes of the end of `data`, are walked.
+    pub(super) fn plain_string_lists(self, data: &[u8], bounds: &[u32]) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: `self` proves AVX-512 F, BW and VBMI are present; `strings` holds at most
-            // 62 bytes and `n` is 1..=16 (checked above).
-            Some(unsafe { vbmi::strings_fill(strings, n) })
+            // SAFETY: `self` proves AVX-512 F, BW and VBMI are present.
+            unsafe { vbmi::plain_string_lists(data, bounds) }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        None
+        {
+            let _ = (data, bounds);
+            0
+        }
     }
+}
+
+/// Whether `strings` is `n` strings of under 255 bytes that fill it exactly, walked one after the
+/// other.
+#[inline(always)]
+pub(super) fn strings_walk(strings: &[u8], n: usize) -> bool {
+    let mut p = 0;
+    for _ in 0..n {
+        match strings.get(p) {
+            Some(&len) if len != 255 => p += 1 + usize::from(len),
+            _ => return false,
+        }
+    }
+    p == strings.len()
+}
+
+/// The window of [`WINDOW`] bytes from `start`, when the strings of `start..end` may be
+/// checked in it: at most [`MAX_BYTES`] of them, 1 to [`MAX_STRINGS`] strings.
+#[inline(always)]
+fn window(data: &[u8], start: usize, end: usize, n: usize) -> Option<&[u8; WINDOW]> {
+    let fits = end - start <= MAX_BYTES && (1..=MAX_STRINGS).contains(&n);
+    data.get(start..)?.first_chunk::<WINDOW>().filter(|_| fits)
 }
 
 #[cfg(target_arch = "x86_64")]
 mod vbmi {
     use std::arch::x86_64::{
-        __m512i, _mm_cvtsi128_si32, _mm512_adds_epu8, _mm512_castsi512_si128,
-        _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_mask_mov_epi8, _mm512_maskz_loadu_epi8,
-        _mm512_permutexvar_epi8, _mm512_set1_epi8,
+        __m512i, _mm512_adds_epu8, _mm512_loadu_si512, _mm512_mask_permutexvar_epi8,
+        _mm512_min_epu8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_setzero_si512,
     };
 
-    use super::MAX_BYTES;
+    use super::{MAX_BYTES, MAX_STRINGS, WINDOW, strings_walk, window};
+    use crate::decode::specialized::plain_list_head;
 
     /// Place `i`, 0..64.
-    const PLACES: [u8; 64] = {
-        let mut p = [0u8; 64];
+    const PLACES: [u8; WINDOW] = {
+        let mut p = [0u8; WINDOW];
         let mut i = 0;
-        while i < 64 {
+        while i < WINDOW {
             p[i] = i as u8;
             i += 1;
         }
         p
     };
 
-    /// Where a walk that ran past the end of the strings stays.
-    const PAST: i8 = 63;
-
+    /// See [`super::Vbmi::plain_string_lists`].
+    ///
     /// # Safety
-    /// AVX-512 F, BW and VBMI must be present, `strings.len() <= 62` and `1 <= n <= 16`.
+    /// AVX-512 F, BW and VBMI must be present.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn strings_fill(strings: &[u8], n: usize) -> bool {
-        let len = strings.len().min(MAX_BYTES);
-        let inside = (1u64 << len) - 1;
-        // SAFETY: only the `len` bytes of `strings` are loaded (masked lanes read nothing) and
-        // `PLACES` is 64 bytes, read unaligned.
+    pub(super) unsafe fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
+        for (k, pair) in bounds.windows(2).enumerate() {
+            let (s, e) = (pair[0] as usize, pair[1] as usize);
+            // Each string takes at least its length byte.
+            let Some((n, p)) = plain_list_head(data, s, e, 1) else {
+                return k;
+            };
+            let fill = match window(data, p, e, n) {
+                Some(w) => strings_fill(w, e - p, n),
+                None => strings_walk(data.get(p..e).unwrap_or_default(), n),
+            };
+            if !fill {
+                return k;
+            }
+        }
+        bounds.len().saturating_sub(1)
+    }
+
+    /// Lanes whose index has bit 0, 1, 2 or 3 set.
+    const LANE_BITS: [u64; 4] = [
+        0xaaaa_aaaa_aaaa_aaaa,
+        0xcccc_cccc_cccc_cccc,
+        0xf0f0_f0f0_f0f0_f0f0,
+        0xff00_ff00_ff00_ff00,
+    ];
+
+    /// Whether the first `len` bytes of `window` are exactly `n` strings of under 255 bytes
+    /// (what follows them does not matter). `len` must be at most [`MAX_BYTES`] and `n` 1 to
+    /// [`super::MAX_STRINGS`] (else the answer is wrong, never unsafe).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[inline]
+    pub(super) fn strings_fill(window: &[u8; WINDOW], len: usize, n: usize) -> bool {
+        // SAFETY: both arrays are 64 bytes, read unaligned.
         let (bytes, places) = unsafe {
             (
-                _mm512_maskz_loadu_epi8(inside, strings.as_ptr().cast::<i8>()),
+                _mm512_loadu_si512(window.as_ptr().cast::<__m512i>()),
                 _mm512_loadu_si512(PLACES.as_ptr().cast::<__m512i>()),
             )
         };
-        let end = _mm512_set1_epi8(len as i8);
-        // From place i, a string of length byte b ends at i + 1 + b (saturating: a length byte
-        // of 255, the long form, never fits, as it must not).
-        let ends = _mm512_adds_epu8(_mm512_adds_epu8(places, _mm512_set1_epi8(1)), bytes);
-        let fits = _mm512_cmple_epu8_mask(ends, end) & inside;
-        // One step from every place: to the string's end where it fits; the end stays the end;
-        // everything else (past the end, and place 63) goes to and stays at `PAST`.
-        let step = _mm512_mask_mov_epi8(_mm512_set1_epi8(PAST), fits, ends);
-        let step1 = _mm512_mask_mov_epi8(step, 1u64 << len, end);
+        // One step from every place i: to i + 1 + b, b its byte, or to place 63 where that is
+        // further, where the walk then stays (a length byte of 255, the long form, always
+        // goes there). Nothing here depends on the entry: past `len`, places only grow, so a
+        // walk that leaves the strings never comes back to their end.
+        let past = _mm512_set1_epi8(63);
+        let step1 = _mm512_min_epu8(
+            _mm512_adds_epu8(_mm512_adds_epu8(places, _mm512_set1_epi8(1)), bytes),
+            past,
+        );
         let step2 = _mm512_permutexvar_epi8(step1, step1);
         let step4 = _mm512_permutexvar_epi8(step2, step2);
         let step8 = _mm512_permutexvar_epi8(step4, step4);
-        // n - 1 steps from place 0, one power of two at a time, each applied where its bit of
-        // n - 1 is set (a mask of all lanes or none, not a branch).
-        let m = (n - 1) as u64;
-        let all = |bit: u64| 0u64.wrapping_sub((m >> bit) & 1);
-        let mut at = _mm512_mask_mov_epi8(places, all(0), step1);
-        for (bit, power) in [(1, step2), (2, step4), (3, step8)] {
-            at = _mm512_mask_mov_epi8(at, all(bit), _mm512_permutexvar_epi8(at, power));
+        // Lane k: where k steps from place 0 lead, one power of two per bit of k (masks that
+        // are the same for every entry: no mask built from the count, no branch).
+        let mut walk = _mm512_setzero_si512();
+        for (lanes, power) in LANE_BITS.into_iter().zip([step1, step2, step4, step8]) {
+            walk = _mm512_mask_permutexvar_epi8(walk, lanes, walk, power);
         }
-        let last = _mm512_permutexvar_epi8(at, step1);
-        let lane0 = |v: __m512i| (_mm_cvtsi128_si32(_mm512_castsi512_si128(v)) & 0xff) as usize;
-        // The n-th string ends at the end, and the one before it does not.
-        lane0(at) != len && lane0(last) == len
+        // SAFETY: a 64-byte vector read as 64 bytes.
+        let walk: [u8; WINDOW] = unsafe { std::mem::transmute(walk) };
+        // The n-th string starts n - 1 steps on, and ends exactly at `len`.
+        let last = usize::from(walk[(n - 1) % MAX_STRINGS]) % WINDOW;
+        last + 1 + usize::from(window[last]) == len.min(MAX_BYTES)
     }
 }
 
@@ -125,16 +175,19 @@ mod vbmi {
 mod tests {
     use super::*;
 
-    /// The walk, one string after the other, written out plainly.
-    fn walked(strings: &[u8], n: usize) -> bool {
-        let mut p = 0;
-        for _ in 0..n {
-            match strings.get(p) {
-                Some(&b) if b != 255 => p += 1 + usize::from(b),
-                _ => return false,
-            }
-        }
-        p == strings.len()
+    /// The kernel on `strings` followed by `after` (repeated to a full window); `None` where
+    /// [`window`] does not take it or the machine has no VBMI.
+    fn kernel(strings: &[u8], n: usize, after: &[u8]) -> Option<bool> {
+        let vbmi = Vbmi::detect()?;
+        let mut data = strings.to_vec();
+        data.extend(after.iter().cycle().take(WINDOW));
+        let w = window(&data, 0, strings.len(), n)?;
+        let _ = vbmi;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `vbmi` proves AVX-512 F, BW and VBMI are present.
+        return Some(unsafe { vbmi::strings_fill(w, strings.len(), n) });
+        #[cfg(not(target_arch = "x86_64"))]
+        None
     }
 
     fn strings_of(lengths: &[usize]) -> Vec<u8> {
@@ -144,62 +197,143 @@ mod tests {
             .collect()
     }
 
-    /// Every way to damage one byte of lists of many shapes, every count near the true one,
-    /// every cut: the same answer as the walk.
+    /// Whatever follows the strings in the window.
+    const AFTER: [&[u8]; 4] = [&[0], &[255], &[1, 0, 2], b"good"];
+
+    /// Every way to damage one byte of lists of many shapes, every count, every cut, whatever
+    /// follows: the walk's answer.
     #[test]
     fn agrees_with_the_walk_on_lists_and_every_damage() {
-        let Some(vbmi) = Vbmi::detect() else {
+        if Vbmi::detect().is_none() {
             return;
-        };
+        }
         let shapes: [&[usize]; 8] = [
             &[0],
             &[4, 6, 4, 4],
-            &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            &[0; 16],
             &[61],
             &[60, 0],
             &[1, 2, 3, 4, 5, 6, 7, 8, 9],
             &[6; 8],
-            &[2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2],
+            &[2; 15],
         ];
         let mut checked = 0;
         for lengths in shapes {
             let good = strings_of(lengths);
-            assert!(walked(&good, lengths.len()), "{lengths:?}");
-            assert_eq!(vbmi.strings_fill(&good, lengths.len()), Some(true));
-            for at in 0..good.len() {
-                for value in [0, 1, 2, 5, 60, 61, 62, 63, 64, 200, 254, 255] {
-                    let mut bad = good.clone();
-                    bad[at] = value;
-                    for n in 1..=MAX_STRINGS {
-                        assert_eq!(
-                            vbmi.strings_fill(&bad, n),
-                            Some(walked(&bad, n)),
-                            "{lengths:?} byte {at} = {value}, {n} strings"
-                        );
-                        checked += 1;
+            for after in AFTER {
+                assert!(strings_walk(&good, lengths.len()), "{lengths:?}");
+                assert_eq!(kernel(&good, lengths.len(), after), Some(true));
+                for n in 1..=MAX_STRINGS {
+                    for at in 0..good.len() {
+                        for value in [0, 1, 2, 5, 60, 61, 62, 63, 64, 200, 254, 255] {
+                            let mut bad = good.clone();
+                            bad[at] = value;
+                            let answer = kernel(&bad, n, after);
+                            assert_eq!(answer, Some(strings_walk(&bad, n)), "{lengths:?} {at}");
+                            checked += 1;
+                        }
+                    }
+                    for cut in 0..good.len() {
+                        let answer = kernel(&good[..cut], n, after);
+                        assert_eq!(answer, Some(strings_walk(&good[..cut], n)), "cut {cut}");
                     }
                 }
             }
-            for cut in 0..good.len() {
-                for n in 1..=MAX_STRINGS {
-                    let answer = vbmi.strings_fill(&good[..cut], n);
-                    assert_eq!(answer, Some(walked(&good[..cut], n)), "cut {cut}, {n}");
-                }
+        }
+        assert!(checked > 40_000, "{checked}");
+    }
+
+    /// Random bytes of every length the kernel takes, mostly small (so that some are lists):
+    /// the walk's answer, true often enough to mean something.
+    #[test]
+    fn agrees_with_the_walk_on_random_bytes() {
+        if Vbmi::detect().is_none() {
+            return;
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut lists = 0;
+        for _ in 0..200_000 {
+            let len = (next() % (MAX_BYTES as u64 + 1)) as usize;
+            let small = 1 + next() % 8;
+            let bytes: Vec<u8> = (0..len).map(|_| (next() % small) as u8).collect();
+            let after: Vec<u8> = (0..4).map(|_| next() as u8).collect();
+            let n = 1 + (next() % MAX_STRINGS as u64) as usize;
+            let walked = strings_walk(&bytes, n);
+            assert_eq!(kernel(&bytes, n, &after), Some(walked), "{bytes:?} {n}");
+            lists += usize::from(walked);
+        }
+        assert!(lists > 1_000, "{lists} lists");
+    }
+
+    /// Entries as ROOT writes them, 1 to 20 strings of 0 to 40 bytes, with one byte of one
+    /// header or string damaged at a time (every byte of the first entries, every value that
+    /// matters): as many entries taken as by the header rule and the walk, entry by entry.
+    #[test]
+    fn whole_entries_agree_with_the_header_rule_and_the_walk() {
+        let Some(vbmi) = Vbmi::detect() else {
+            return;
+        };
+        let mut data = Vec::new();
+        let mut bounds = vec![0u32];
+        for k in 0..40usize {
+            let lengths: Vec<usize> = (0..(k * 7) % 21).map(|i| (i * k + 3) % 41).collect();
+            let mut body = (lengths.len() as u32).to_be_bytes().to_vec();
+            body.extend(strings_of(&lengths));
+            data.extend(crate::decode::headed_for_test(&body, [0, 9]));
+            bounds.push(data.len() as u32);
+        }
+        let plainly = |data: &[u8]| {
+            bounds
+                .windows(2)
+                .take_while(|p| {
+                    let (s, e) = (p[0] as usize, p[1] as usize);
+                    crate::decode::specialized::plain_list_head(data, s, e, 1)
+                        .is_some_and(|(n, p)| strings_walk(&data[p..e], n))
+                })
+                .count()
+        };
+        assert_eq!(vbmi.plain_string_lists(&data, &bounds), bounds.len() - 1);
+        let mut checked = 0;
+        for at in 0..bounds[6] as usize {
+            for value in [0, 1, 4, 9, 0x40, 0x80, 254, 255] {
+                let mut bad = data.clone();
+                bad[at] = value;
+                assert_eq!(
+                    vbmi.plain_string_lists(&bad, &bounds),
+                    plainly(&bad),
+                    "{at}"
+                );
+                checked += 1;
             }
         }
-        assert!(checked > 10_000, "{checked}");
+        assert!(checked > 1_000, "{checked}");
+        // Bounds out of order or past the data: refused where the rule refuses them.
+        let mut wrong = bounds.clone();
+        wrong[3] = u32::MAX;
+        assert_eq!(vbmi.plain_string_lists(&data, &wrong), 2);
+        wrong[3] = wrong[2] - 1;
+        assert_eq!(vbmi.plain_string_lists(&data, &wrong), 2);
     }
 
     #[test]
     fn leaves_long_entries_and_counts_to_the_walk() {
-        let Some(vbmi) = Vbmi::detect() else {
+        if Vbmi::detect().is_none() {
             return;
-        };
+        }
         let long = strings_of(&[61, 0]);
         assert_eq!(long.len(), MAX_BYTES + 1);
-        assert_eq!(vbmi.strings_fill(&long, 2), None);
+        assert_eq!(kernel(&long, 2, &[0]), None);
         let many = strings_of(&[0; MAX_STRINGS + 1]);
-        assert_eq!(vbmi.strings_fill(&many, MAX_STRINGS + 1), None);
-        assert_eq!(vbmi.strings_fill(&[], 0), None);
+        assert_eq!(kernel(&many, MAX_STRINGS + 1, &[0]), None);
+        assert_eq!(kernel(&[], 0, &[0]), None);
+        // Too close to the end of the data for a window: walked.
+        let data = strings_of(&[3, 4]);
+        assert_eq!(window(&data, 0, data.len(), 2), None);
     }
 }

@@ -2,7 +2,7 @@
 //! rules as [`super::object`]'s walk, then its strings handed out as slices of the decompressed
 //! basket, found one after the other as they are read. Nothing is copied (see [`super::text`]).
 
-use super::jump::Vbmi;
+use super::jump::{Vbmi, strings_walk};
 use super::object::{entry_error, split_headed, split_string};
 use super::specialized::{EntryError, body, count, entry, plain_list_head, string};
 use super::text::lent;
@@ -52,12 +52,17 @@ impl<'a> TextListView<'a> {
         )?;
         let data = basket.data();
         let vbmi = Vbmi::detect();
-        for (j, pair) in bounds.windows(2).enumerate() {
-            let (s, e) = (pair[0] as usize, pair[1] as usize);
-            // The common case in the loop; anything else by the general rules, which say what
-            // is wrong (a long string is not wrong, only less common).
-            if !plain_entry(data, s, e, vbmi) {
+        let mut j = 0;
+        while j + 1 < bounds.len() {
+            // The common case in bulk; anything else by the general rules, which say what is
+            // wrong (a long string is not wrong, only less common).
+            j += match vbmi {
+                Some(v) => v.plain_string_lists(data, &bounds[j..]),
+                None => plain_string_lists(data, &bounds[j..]),
+            };
+            if j + 1 < bounds.len() {
                 check_entry(basket, j).map_err(|(j, d)| entry_error(branch, j, d))?;
+                j += 1;
             }
         }
         Ok(Self { data, bounds })
@@ -125,26 +130,19 @@ impl<'a> Iterator for TextList<'a> {
 
 impl ExactSizeIterator for TextList<'_> {}
 
-/// Whether entry `s..e` is the common case: a plain header and count, then strings of under 255
-/// bytes that fill it exactly. Checked by [`Vbmi::strings_fill`] where the machine and the
-/// entry allow, else walked.
-#[inline(always)]
-fn plain_entry(data: &[u8], s: usize, e: usize, vbmi: Option<Vbmi>) -> bool {
-    // Each string takes at least its length byte.
-    let Some((n, mut p)) = plain_list_head(data, s, e, 1) else {
-        return false;
-    };
-    let strings = data.get(p..e).unwrap_or_default();
-    if let Some(fill) = vbmi.and_then(|v| v.strings_fill(strings, n)) {
-        return fill;
-    }
-    for _ in 0..n {
-        match data.get(p) {
-            Some(&len) if len != 255 => p += 1 + usize::from(len),
-            _ => return false,
+/// How many of the entries between `bounds`, from the first, are the common case: a plain
+/// header and count, then strings of under 255 bytes that fill the entry exactly.
+fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
+    for (k, pair) in bounds.windows(2).enumerate() {
+        let (s, e) = (pair[0] as usize, pair[1] as usize);
+        // Each string takes at least its length byte.
+        let plain = plain_list_head(data, s, e, 1)
+            .is_some_and(|(n, p)| strings_walk(data.get(p..e).unwrap_or_default(), n));
+        if !plain {
+            return k;
         }
     }
-    p == e
+    bounds.len().saturating_sub(1)
 }
 
 /// Entry `j` holds one `vector<string>` and nothing else, by the rules the column read's own
