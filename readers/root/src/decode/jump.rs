@@ -6,13 +6,14 @@
 //!
 //! Here the "next string" step is computed at once for every byte of an entry (byte `i` with
 //! length byte `b` leads to `i + 1 + b`), then composed with itself by byte permutations
-//! (AVX-512 VBMI): 2, 4 and 8 steps in three permutations, any count up to 16 in four more. No
-//! branch depends on the strings. The second unsafe module of the decoders (with
+//! (AVX-512 VBMI): 2, 4 and 8 steps in three permutations, and the places after 0 to 15 steps,
+//! every count at once, in four more. No branch depends on the strings. The second unsafe module of the decoders (with
 //! [`super::gather`]); every bound it relies on is checked in safe code in this file.
 #![allow(unsafe_code)]
 
-/// Most bytes of strings an entry may hold to be checked here: the step table has 64 places,
-/// one for each byte, one for the end of the strings and one for "ran past the end".
+/// Most bytes of strings an entry may hold to be checked here: the step table has a place for
+/// each of the window's 64 bytes, and a walk that runs past the strings stops at the last one,
+/// which then must not be one of theirs.
 pub(super) const MAX_BYTES: usize = 62;
 
 /// Most strings an entry may hold to be checked here (four bits of steps).
@@ -75,7 +76,8 @@ pub(super) fn strings_walk(strings: &[u8], n: usize) -> bool {
 /// checked in it: at most [`MAX_BYTES`] of them, 1 to [`MAX_STRINGS`] strings.
 #[inline(always)]
 fn window(data: &[u8], start: usize, end: usize, n: usize) -> Option<&[u8; WINDOW]> {
-    let fits = end - start <= MAX_BYTES && (1..=MAX_STRINGS).contains(&n);
+    let fits = end.checked_sub(start).is_some_and(|len| len <= MAX_BYTES)
+        && (1..=MAX_STRINGS).contains(&n);
     data.get(start..)?.first_chunk::<WINDOW>().filter(|_| fits)
 }
 
