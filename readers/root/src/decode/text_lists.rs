@@ -278,6 +278,29 @@ mod tests {
         }
     }
 
+    /// The common-case test without VBMI (the walk) and with it (where this machine has it)
+    /// take the same entries of every basket of ROOT's `vector<string>` branches, whole and
+    /// with each bit flipped: machines without VBMI run the walk, which the views' other tests
+    /// here may not reach.
+    #[test]
+    fn the_walk_and_the_vbmi_check_take_the_same_entries() {
+        let mut compared = 0;
+        on_roots_baskets_whole_and_flipped(Shape::is_string_list, |name, _, basket, flip| {
+            let (data, bounds) = (basket.data(), basket.offsets().unwrap_or_default());
+            let walked = plain_string_lists(data, bounds);
+            assert!(flip.is_some() || walked + 1 == bounds.len(), "{name}");
+            if let Some(vbmi) = Vbmi::detect() {
+                assert_eq!(
+                    vbmi.plain_string_lists(data, bounds),
+                    walked,
+                    "{name} {flip:?}"
+                );
+                compared += 1;
+            }
+        });
+        assert!(Vbmi::detect().is_none() || compared >= 100, "{compared}");
+    }
+
     #[test]
     fn other_layouts_are_refused() {
         let basket = BasketData::entries_for_test(&[&[1, b'x']]);
