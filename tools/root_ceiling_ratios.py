@@ -19,9 +19,8 @@ From the medians (and their 95% intervals) of run RUN of suite `root_ceiling`:
   * `<file>/<type>/share_of_read_floor`: read_copy_1t / full_1t;
   * `<file>/<type>/find_floor_share_of_decompress`: decompress_only_1t / read_find_1t, what
     finding each string or item plainly costs a reader that lends them where they lie (read,
-    decompress, find; nothing checked or copied): for lists of strings and of lists, the walk any
-    such reader makes; for single strings a measure, not a bound (their starts can be found many
-    at a time);
+    decompress, find; nothing checked or copied), one after the other; a measure, not a bound
+    on the full read's checks, which find many at a time;
   * `<file>/<type>/share_of_find_floor`: read_find_1t / full_1t;
   * `<file>/<type>/read_share_of_decompress`: decompress_only_1t / read_decompress_1t, the share
     reading the file and decompressing leaves (what reading alone costs);

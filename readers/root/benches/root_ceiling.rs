@@ -18,8 +18,8 @@
 //! * `<file>/<type>/read_find_1t`: read as the full read reads it, decompressed, and every string
 //!   (every item of lists of strings and of lists) found where it lies, nothing checked or
 //!   copied, one at a time (what finding them costs a reader that lends them where they lie, as
-//!   the full read does: for lists the walk every such reader makes, for single strings a
-//!   measure, since their starts can be found many at a time);
+//!   the full read does, handing them out one after the other; a measure, not a bound on the
+//!   full read's checks, which find many at a time);
 //! * `<file>/<type>/read_decompress_1t`: read from the file as the full read reads it and
 //!   decompressed, nothing else (the floor of any reader of the file: where this is under 0.85
 //!   of decompress-only, reading the file alone puts the bar out of reach);

@@ -73,11 +73,11 @@ pub enum Mode {
     /// `vector<string>` and `vector<vector<T>>` entry each item's length or count, one after the
     /// other. Nothing is checked beyond staying inside the entry, nothing copied or converted.
     /// What finding the strings costs a reader that lends them where they lie ([`TextView`],
-    /// [`TextListView`]), found plainly, one at a time. For lists, where each item's place
-    /// depends on the one before, that is the walk every such reader makes; for `char*` and
-    /// `std::string` entries, whose starts the offset table gives, a reader can do better
-    /// (the full read's own check takes sixteen at a time), so there it is a measure, not a
-    /// bound. Other branches only read their entry-offset table.
+    /// [`TextListView`]), found plainly, one at a time: for lists, the walk a reader makes
+    /// when it hands the items out one after the other. A measure, not a bound on checking
+    /// them: the full read's checks take sixteen `char*` starts at a time and find where a
+    /// `vector<string>` entry's strings end without walking them, and are faster than it.
+    /// Other branches only read their entry-offset table.
     ReadFind,
     /// Read each basket record as the full read does (from the file) and decompress it, as
     /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any

@@ -132,7 +132,7 @@ impl ExactSizeIterator for TextList<'_> {}
 
 /// How many of the entries between `bounds`, from the first, are the common case: a plain
 /// header and count, then strings of under 255 bytes that fill the entry exactly.
-fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
+pub(super) fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
     for (k, pair) in bounds.windows(2).enumerate() {
         let (s, e) = (pair[0] as usize, pair[1] as usize);
         // Each string takes at least its length byte.
