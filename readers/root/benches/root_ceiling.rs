@@ -29,7 +29,10 @@
 //! * `<file>/<type>/full_2t` (the 2M-entry files): the full read on two threads;
 //! * `<file>/<type>/decompress_only_2t` (the 2M-entry files): the codec alone on two threads,
 //!   what this machine's second core gives the codec (on a VM whose second core is shared with
-//!   its host, under 2x: where it is under 1.8x, so is every reader's two-thread read).
+//!   its host, under 2x: where it is under 1.8x, so is every reader's two-thread read);
+//! * `<file>/<type>/read_decompress_2t` (the 2M-entry files): read and decompressed on two
+//!   threads, nothing else (the floor of any reader of the file on two threads: its speed-up
+//!   over `read_decompress_1t` is what two threads can give a reader of the file here).
 //!
 //! Only the timed part of `readspeed` is measured (`iter_custom` with its real time), so opening
 //! the file and listing baskets is outside, as in ROOT's rootreadspeed. The bar: full_1t at most

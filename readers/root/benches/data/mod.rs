@@ -61,6 +61,7 @@ pub fn ceiling_cells(strings: bool, two_threads: bool) -> Vec<(&'static str, usi
     if two_threads {
         cells.push(("full_2t", 2, Mode::Full));
         cells.push(("decompress_only_2t", 2, Mode::DecompressOnly));
+        cells.push(("read_decompress_2t", 2, Mode::ReadDecompress));
     }
     cells
 }
