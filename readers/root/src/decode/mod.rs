@@ -5,6 +5,7 @@
 mod gather;
 mod jump;
 pub(crate) mod leaflist;
+mod nested;
 pub(crate) mod numeric;
 pub(crate) mod object;
 pub(crate) mod specialized;

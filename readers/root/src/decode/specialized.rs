@@ -437,7 +437,13 @@ fn nested<T: Element>(
     super::reserve(outer, b - a);
     let mut j = a;
     while j < b {
-        j += short_nested_lists(basket.data(), &bounds[j - a..], outer, inner, values);
+        j += super::nested::short_nested_lists(
+            basket.data(),
+            &bounds[j - a..],
+            outer,
+            inner,
+            values,
+        );
         if j == b {
             break;
         }
@@ -458,74 +464,6 @@ fn nested<T: Element>(
         j += 1;
     }
     Ok(())
-}
-
-/// The `vector<vector<T>>` entries between `bounds` (entry offsets) while they are the common
-/// case: a plain object header and count ([`plain_list_head`]), then lists that fill the entry
-/// exactly. Returns how many entries it appended; the entry it stopped at has nothing written.
-/// Out of line: the general rules' header parsing and error messages are kept out of the loop.
-#[inline(never)]
-fn short_nested_lists<T: Element>(
-    data: &[u8],
-    bounds: &[u32],
-    outer: &mut Vec<u64>,
-    inner: &mut Vec<u64>,
-    values: &mut Vec<T>,
-) -> usize {
-    // Worked on as locals, so their lengths stay in registers across the loop.
-    let mut taken = (
-        std::mem::take(outer),
-        std::mem::take(inner),
-        std::mem::take(values),
-    );
-    let done = 'walk: {
-        let (outer, inner, values) = (&mut taken.0, &mut taken.1, &mut taken.2);
-        let run = SHORT_RUN / T::SIZE;
-        let mut chunk = [T::default(); SHORT_RUN];
-        for (k, pair) in bounds.windows(2).enumerate() {
-            let (s, e) = (pair[0] as usize, pair[1] as usize);
-            // Each list takes at least its count.
-            let Some((n, mut p)) = plain_list_head(data, s, e, 4) else {
-                break 'walk k;
-            };
-            let mark = (inner.len(), values.len());
-            for _ in 0..n {
-                let m = data
-                    .get(p..)
-                    .and_then(<[u8]>::first_chunk::<4>)
-                    .map_or(usize::MAX, |c| u32::from_be_bytes(*c) as usize);
-                let (start, size) = (p + 4, m.saturating_mul(T::SIZE));
-                let list = data
-                    .get(start..)
-                    .and_then(|d| d.get(..size))
-                    .filter(|_| size <= e.saturating_sub(start));
-                let Some(list) = list else {
-                    inner.truncate(mark.0);
-                    values.truncate(mark.1);
-                    break 'walk k;
-                };
-                // A short list: a whole run decoded, its excess cut off (no loop on its length).
-                let at = values.len();
-                if m <= run && T::decode_short_run(&data[start..], &mut chunk[..run]) {
-                    values.extend_from_slice(&chunk[..run]);
-                    values.truncate(at + m);
-                } else {
-                    T::extend_from_be(list, values);
-                }
-                inner.push(values.len() as u64);
-                p = start + size;
-            }
-            if p != e {
-                inner.truncate(mark.0);
-                values.truncate(mark.1);
-                break 'walk k;
-            }
-            outer.push((inner.len() - 1) as u64);
-        }
-        bounds.len().saturating_sub(1)
-    };
-    (*outer, *inner, *values) = taken;
-    done
 }
 
 fn reals(
