@@ -2,8 +2,9 @@
 //! length bytes, each at its entry's start, compared with the entries' sizes. Gathered one by
 //! one, the loads cost more than the codec leaves for the whole check (the full read of a
 //! NanoAOD `char*` branch reached 0.80 of decompression alone, under the 0.85 bar); AVX2 gathers
-//! eight at once (0.87-0.88: BENCHMARKS.md runs #17 and #19). One of the decoders' two unsafe
-//! modules (with [`super::jump`]), with every bound it relies on checked in this file.
+//! eight at once (0.87-0.88: BENCHMARKS.md runs #17 and #19). One of the decoders' three unsafe
+//! modules (with [`super::jump`] and [`super::nested`]), with every bound it relies on checked
+//! in this file.
 #![allow(unsafe_code)]
 
 /// Entries per call of [`Avx2::short_texts_agree`].

@@ -7,8 +7,9 @@
 //! Here the "next string" step is computed at once for every byte of an entry (byte `i` with
 //! length byte `b` leads to `i + 1 + b`), then composed with itself by byte permutations
 //! (AVX-512 VBMI): 2, 4 and 8 steps in three permutations, and the places after 0 to 15 steps,
-//! every count at once, in four more. No branch depends on the strings. The second unsafe module of the decoders (with
-//! [`super::gather`]); every bound it relies on is checked in safe code in this file.
+//! every count at once, in four more. No branch depends on the strings. One of the decoders'
+//! three unsafe modules (with [`super::gather`] and [`super::nested`]); every bound it relies on
+//! is checked in safe code in this file.
 #![allow(unsafe_code)]
 
 /// Most bytes of strings an entry may hold to be checked here: the step table has a place for
