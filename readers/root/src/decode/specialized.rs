@@ -8,7 +8,7 @@ use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
-use crate::types::{Element, LeafType, SHORT_RUN};
+use crate::types::{Element, LeafType};
 
 /// An entry's error: its index and what is wrong.
 pub(crate) type EntryError = (usize, String);
@@ -428,13 +428,8 @@ fn nested<T: Element>(
     inner: &mut Vec<u64>,
     values: &mut Vec<T>,
 ) -> Result<(), EntryError> {
-    // Every value takes at least its size in the entries, every inner list its count: reserved
-    // once.
+    // The common case makes its own room, for every entry left, each time it runs.
     let bounds = entry_bounds(basket, a, b)?;
-    let room = room(bounds);
-    super::reserve(values, room / T::SIZE + SHORT_RUN);
-    super::reserve(inner, room / 4);
-    super::reserve(outer, b - a);
     let mut j = a;
     while j < b {
         j += super::nested::short_nested_lists(
