@@ -28,7 +28,7 @@ use crate::basket::{BasketBuffers, BasketData, BasketHeader};
 use crate::column::Values;
 use crate::compression;
 use crate::cursor::Cursor;
-use crate::decode::numeric::{decode_flat, decode_var_into, var_value_count};
+use crate::decode::numeric::{ENTRIES_PER_TASK, decode_flat, decode_var_into, var_value_count};
 use crate::decode::{PARALLEL_BASKET_BYTES, TextListView, TextView, leaflist, object, text_start};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
@@ -379,16 +379,12 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
     }
 }
 
-/// The entry ranges of the steps over `n` entries.
 /// Entries `a..b` in steps of [`ENTRIES_PER_STEP`].
 fn steps(a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> {
     (a..b)
         .step_by(ENTRIES_PER_STEP)
         .map(move |a| (a, (a + ENTRIES_PER_STEP).min(b)))
 }
-
-/// Entries per task when a big basket is split over the pool.
-const ENTRIES_PER_TASK: usize = 1 << 16;
 
 /// Decodes a whole basket into the reused buffers; `split`: a big basket is decoded by
 /// several tasks on the current rayon pool, each over a range of its entries in steps, into

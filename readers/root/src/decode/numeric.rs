@@ -60,7 +60,7 @@ pub(crate) fn flat_data<'a>(
 pub const PARALLEL_BASKET_BYTES: usize = 2 << 20;
 
 /// Entries per decode task when one basket is split.
-const ENTRIES_PER_TASK: usize = 1 << 16;
+pub(crate) const ENTRIES_PER_TASK: usize = 1 << 16;
 
 /// As [`decode_flat`] for a whole basket, split into tasks on the rayon pool.
 pub(crate) fn decode_flat_par<T: Element>(
