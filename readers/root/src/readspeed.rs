@@ -228,6 +228,8 @@ struct TypedScratch {
     leaf_list: Option<(Vec<Field>, Values)>,
     /// The string entries handed out where they lie ([`TextView`], [`TextListView`]), counted.
     text_entries: usize,
+    /// The numbers decoded, counted.
+    values: usize,
 }
 
 /// The first `n` elements of `buf`, growing it (zero-filled) only when it is too short: the
@@ -386,11 +388,12 @@ fn steps(a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> {
         .map(move |a| (a, (a + ENTRIES_PER_STEP).min(b)))
 }
 
-/// Decodes a whole basket into the reused buffers; `split`: a big basket is decoded by
-/// several tasks on the current rayon pool, each over a range of its entries in steps, into
-/// buffers of its own, as one thread decodes a basket. (Decoded whole, as the library's column
-/// reads must, the 18.8 MB `jets` basket of the 2M-entry files made 20 MB of fresh buffers in
-/// every read, and doubled its page faults on two threads.)
+/// Decodes a whole basket into the reused buffers and returns how many values it decoded;
+/// `split`: a big basket is decoded by several tasks on the current rayon pool, each over a
+/// range of its entries in steps, into buffers of its own, as one thread decodes a basket.
+/// (Decoded whole, as the library's column reads must, the 18.8 MB `jets` basket of the
+/// 2M-entry files made 20 MB of fresh buffers in every read, and doubled its page faults on two
+/// threads.)
 fn consume<T: Element>(
     basket: &BasketData,
     name: &str,
@@ -398,23 +401,24 @@ fn consume<T: Element>(
     split: bool,
     buf: &mut Vec<T>,
     ends: &mut Vec<u64>,
-) -> Result<()> {
+) -> Result<usize> {
     let n = basket.entries();
     if split && basket.data().len() >= PARALLEL_BASKET_BYTES {
         return (0..n)
             .into_par_iter()
             .step_by(ENTRIES_PER_TASK)
             .with_max_len(1)
-            .try_for_each(|a| {
+            .map(|a| {
                 let b = (a + ENTRIES_PER_TASK).min(n);
                 consume_steps::<T>(basket, name, layout, a, b, &mut Vec::new(), &mut Vec::new())
-            });
+            })
+            .try_reduce(|| 0, |x, y| Ok(x + y));
     }
     consume_steps(basket, name, layout, 0, n, buf, ends)
 }
 
-/// Decodes entries `a..b` of a basket in steps of [`ENTRIES_PER_STEP`] into `buf` and `ends`:
-/// the typed output of a step stays in the core's cache.
+/// Decodes entries `a..b` of a basket in steps of [`ENTRIES_PER_STEP`] into `buf` and `ends`
+/// (the typed output of a step stays in the core's cache); returns how many values it decoded.
 fn consume_steps<T: Element>(
     basket: &BasketData,
     name: &str,
@@ -423,19 +427,24 @@ fn consume_steps<T: Element>(
     b: usize,
     buf: &mut Vec<T>,
     ends: &mut Vec<u64>,
-) -> Result<()> {
+) -> Result<usize> {
     let vector = matches!(layout, Layout::Vector(_));
+    let mut decoded = 0;
     for (a, b) in steps(a, b) {
         match layout.fixed_len() {
-            Some(per) => decode_flat(basket, name, per, a, b, prefix(buf, (b - a) * per))?,
+            Some(per) => {
+                decode_flat(basket, name, per, a, b, prefix(buf, (b - a) * per))?;
+                decoded += (b - a) * per;
+            }
             None => {
                 let count = var_value_count(basket, name, T::SIZE, vector, a, b)?;
                 let values = prefix(buf, count);
                 decode_var_into(basket, name, vector, a, b, values, prefix(ends, b - a), 0)?;
+                decoded += count;
             }
         }
     }
-    Ok(())
+    Ok(decoded)
 }
 
 impl TypedScratch {
@@ -493,7 +502,7 @@ impl TypedScratch {
             }
             Layout::Scalar(t) | Layout::Fixed(t, _) | Layout::Jagged(t) | Layout::Vector(t) => *t,
         };
-        match t {
+        let decoded = match t {
             LeafType::Bool => consume(basket, name, layout, split, &mut self.b, o),
             LeafType::I8 => consume(basket, name, layout, split, &mut self.i8, o),
             LeafType::U8 => consume(basket, name, layout, split, &mut self.u8, o),
@@ -505,7 +514,9 @@ impl TypedScratch {
             LeafType::U64 => consume(basket, name, layout, split, &mut self.u64, o),
             LeafType::F32 => consume(basket, name, layout, split, &mut self.f32, o),
             LeafType::F64 => consume(basket, name, layout, split, &mut self.f64, o),
-        }
+        }?;
+        self.values = std::hint::black_box(self.values + decoded);
+        Ok(())
     }
 }
 
@@ -749,10 +760,53 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
-    use super::{find_entries, item_ends};
+    use super::{consume, find_entries, item_ends};
     use crate::basket::BasketData;
-    use crate::decode::{headed_for_test, streamed_string};
+    use crate::decode::{PARALLEL_BASKET_BYTES, headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
+    use crate::types::LeafType;
+
+    /// A basket over [`PARALLEL_BASKET_BYTES`] is split over the pool into tasks of entry
+    /// ranges: every value is decoded once, as on one thread, and a bad entry in any task
+    /// fails the read.
+    #[test]
+    fn a_big_basket_split_over_two_threads_decodes_every_value_once() {
+        let entries: Vec<Vec<f32>> = (0..200_000u32)
+            .map(|i| (0..i % 7).map(|k| (i * 7 + k) as f32).collect())
+            .collect();
+        let total: usize = entries.iter().map(Vec::len).sum();
+        let layout = Layout::Vector(LeafType::F32);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let read = |basket: &BasketData, split: bool| {
+            pool.install(|| {
+                consume::<f32>(
+                    basket,
+                    "v",
+                    &layout,
+                    split,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
+                )
+            })
+        };
+        let good = BasketData::vector_f32_for_test(&entries, None).unwrap();
+        assert!(good.data().len() >= PARALLEL_BASKET_BYTES);
+        assert_eq!(read(&good, true).unwrap(), total);
+        assert_eq!(read(&good, false).unwrap(), total);
+        // A lie in the first task, and one in the last (tasks of 65,536 entries).
+        for lie in [3, 199_998] {
+            let liar = BasketData::vector_f32_for_test(&entries, Some(lie)).unwrap();
+            let (split, whole) = (read(&liar, true), read(&liar, false));
+            assert!(split.is_err() && whole.is_err(), "entry {lie}");
+            assert_eq!(
+                split.unwrap_err().to_string(),
+                whole.unwrap_err().to_string()
+            );
+        }
+    }
 
     /// A streamed `vector<…>` entry: a 6-byte header, the count, then the items as given.
     fn entry(count: u32, items: &[u8]) -> Vec<u8> {
