@@ -168,17 +168,26 @@ pub(crate) fn decode_var_into<T: Element>(
         )));
     }
     if !vector {
-        // Counter-based arrays are contiguous: check the entry sizes, then decode in one go.
-        let mut end = base;
-        for (w, slot) in bounds.windows(2).zip(ends.iter_mut()) {
-            let len = (w[1] - w[0]) as usize;
-            if !len.is_multiple_of(size) {
-                return Err(bad(format!(
-                    "entry of {len} bytes is not a multiple of {size}"
-                )));
-            }
-            end += (len / size) as u64;
-            *slot = end;
+        // Counter-based arrays are contiguous: an entry's end in values is its end in bytes past
+        // the first entry's start over the value size, and every entry is whole values exactly
+        // when every such end falls on a value. No running sum, so the loop vectorises (the
+        // bounds are ordered: the basket checked them).
+        let first = bounds[0];
+        let mut stray = 0u32;
+        for (&bound, slot) in bounds[1..].iter().zip(ends.iter_mut()) {
+            let bytes = bound.wrapping_sub(first);
+            stray |= bytes % size as u32;
+            *slot = base + u64::from(bytes / size as u32);
+        }
+        if stray != 0 {
+            let len = bounds
+                .windows(2)
+                .map(|w| w[1].wrapping_sub(w[0]))
+                .find(|len| len % size as u32 != 0)
+                .unwrap_or(stray);
+            return Err(bad(format!(
+                "entry of {len} bytes is not a multiple of {size}"
+            )));
         }
         let (first, last) = (bounds[0] as usize, bounds[bounds.len() - 1] as usize);
         let src = data.get(first..last).unwrap_or_default();
@@ -342,6 +351,39 @@ mod tests {
         );
         let (mut v, mut o) = (Vec::new(), vec![0u64]);
         assert!(decode_var::<f32>(&liar, "jets", true, 0, 40, &mut v, &mut o).is_err());
+    }
+
+    #[test]
+    fn counter_jagged_entries_end_where_their_bytes_say() {
+        let want = entries(3000);
+        let bytes: Vec<Vec<u8>> = want
+            .iter()
+            .map(|e| e.iter().flat_map(|v| v.to_be_bytes()).collect())
+            .collect();
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        let basket = BasketData::entries_for_test(&slices);
+        // A range from the middle, after 7 values already held.
+        let (a, b) = (1234, 2999);
+        let count = var_value_count(&basket, "pt", 4, false, a, b).unwrap();
+        let mut values = vec![0f32; count];
+        let mut ends = vec![0u64; b - a];
+        decode_var_into(&basket, "pt", false, a, b, &mut values, &mut ends, 7).unwrap();
+        let want_values: Vec<f32> = want[a..b].iter().flatten().copied().collect();
+        assert_eq!(values, want_values);
+        let mut end = 7u64;
+        for (e, got) in want[a..b].iter().zip(&ends) {
+            end += e.len() as u64;
+            assert_eq!(*got, end);
+        }
+        // Entries of 4, 3 and 1 bytes: 8 bytes in all, but the second is not whole values.
+        let ragged = BasketData::entries_for_test(&[&[0; 4], &[0; 3], &[0; 1]]);
+        let mut values = vec![0f32; 2];
+        let err = decode_var_into(&ragged, "pt", false, 0, 3, &mut values, &mut [0; 3], 0);
+        let err = err.unwrap_err().to_string();
+        assert!(
+            err.contains("entry of 3 bytes is not a multiple of 4"),
+            "{err}"
+        );
     }
 
     #[test]
