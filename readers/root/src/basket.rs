@@ -171,15 +171,10 @@ impl BasketData {
             if i64::from(count) < header.nev_buf as i64 {
                 return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
             }
-            let table = cur.bytes(entries.saturating_mul(4))?;
-            let starts = table
-                .as_chunks::<4>()
-                .0
-                .iter()
-                .map(|c| i32::from_be_bytes(*c));
-            Some(to_payload_offsets(
-                starts, entries, keylen, border, seek, reuse,
-            )?)
+            let table = cur.bytes(entries.saturating_mul(4))?.as_chunks::<4>().0;
+            let mut out = reuse;
+            let ordered = offsets_in_order(table, keylen as u32, &mut out);
+            Some(to_payload_offsets(out, ordered, keylen, border, seek)?)
         };
         Ok(Self {
             payload,
@@ -223,14 +218,12 @@ impl BasketData {
             let starts = starts.get(..n).ok_or_else(|| {
                 Error::corrupt("embedded basket", at, "fewer entry offsets than entries")
             })?;
-            basket.offsets = Some(to_payload_offsets(
-                starts.iter().copied(),
-                n,
-                keylen,
-                basket.border,
-                at,
-                Vec::new(),
-            )?);
+            let out: Vec<u32> = starts
+                .iter()
+                .map(|&s| (s as u32).wrapping_sub(keylen as u32))
+                .collect();
+            let ordered = out.is_sorted();
+            basket.offsets = Some(to_payload_offsets(out, ordered, keylen, basket.border, at)?);
         }
         Ok(basket)
     }
@@ -386,31 +379,35 @@ impl BasketData {
     }
 }
 
-/// Key-relative entry starts -> payload offsets, checked to be ordered and inside the data,
-/// with `border` appended as the end of the last entry.
+/// Key-relative entry starts, big-endian as a basket's table holds them, to payload offsets in
+/// `out` (emptied first, room kept for one more); whether they are in order. Converted first
+/// and compared after, each a plain loop that vectorises (`is_sorted` stops at the first
+/// disorder, so it does not). A start before the key becomes a huge value, out of order or
+/// past the border.
+fn offsets_in_order(table: &[[u8; 4]], keylen: u32, out: &mut Vec<u32>) -> bool {
+    out.clear();
+    out.reserve(table.len() + 1);
+    out.extend(
+        table
+            .iter()
+            .map(|c| u32::from_be_bytes(*c).wrapping_sub(keylen)),
+    );
+    out.iter()
+        .zip(out.iter().skip(1))
+        .fold(true, |ok, (a, b)| ok & (a <= b))
+}
+
+/// Payload offsets (`ordered`: in order) checked to lie inside the data, with `border`
+/// appended as the end of the last entry. In order, they all do when the last does.
 fn to_payload_offsets(
-    starts: impl Iterator<Item = i32>,
-    n: usize,
+    mut out: Vec<u32>,
+    ordered: bool,
     keylen: usize,
     border: usize,
     seek: u64,
-    mut out: Vec<u32>,
 ) -> Result<Vec<u32>> {
-    // Converted first and checked after, in a branch-free pass (the tables hold one offset per
-    // entry: tens of thousands per basket; `is_sorted` stops at the first disorder, so it does
-    // not vectorise). A start before the key becomes a huge value and fails the bound
-    // check. `out` is a buffer to reuse.
-    out.clear();
-    out.reserve(n + 1);
-    out.extend(starts.map(|s| (s as u32).wrapping_sub(keylen as u32)));
     let border32 = u32::try_from(border).unwrap_or(u32::MAX);
-    // Each offset against the next, and against the border (the first on its own): one pass.
-    let good = out.first().is_none_or(|&o| o <= border32)
-        && out
-            .iter()
-            .zip(out.iter().skip(1))
-            .fold(true, |ok, (a, b)| ok & (a <= b) & (*b <= border32));
-    if !good {
+    if !ordered || out.last().is_some_and(|&o| o > border32) {
         let bad = out
             .iter()
             .zip(std::iter::once(&0).chain(&out))
@@ -433,19 +430,40 @@ mod tests {
 
     #[test]
     fn entry_offsets_are_checked_in_a_reused_buffer() {
+        let offsets = |starts: &[i32], keylen: usize, border: usize, reuse: Vec<u32>| {
+            let table: Vec<[u8; 4]> = starts.iter().map(|s| s.to_be_bytes()).collect();
+            let mut out = reuse;
+            let ordered = offsets_in_order(&table, keylen as u32, &mut out);
+            to_payload_offsets(out, ordered, keylen, border, 0)
+        };
         let stale = vec![7; 100];
         // Starts 10, 12, 15 past a 10-byte key, in a 9-byte payload.
-        let ok = to_payload_offsets([10, 12, 15].into_iter(), 3, 10, 9, 0, stale).unwrap();
+        let ok = offsets(&[10, 12, 15], 10, 9, stale).unwrap();
         assert_eq!(ok, [0, 2, 5, 9]);
-        let reused = to_payload_offsets([10, 11].into_iter(), 2, 10, 4, 0, ok).unwrap();
+        let reused = offsets(&[10, 11], 10, 4, ok).unwrap();
         assert_eq!(reused, [0, 1, 4]);
         for (starts, what) in [
             (vec![10, 15, 12], "out of order"),
             (vec![10, 12, 20], "past the payload"),
             (vec![9, 12, 15], "before the key"),
+            (vec![-1, 12, 15], "negative"),
         ] {
-            let err = to_payload_offsets(starts.into_iter(), 3, 10, 9, 0, Vec::new());
+            let err = offsets(&starts, 10, 9, Vec::new());
             assert!(err.is_err(), "{what}");
+        }
+        // Long tables (the vector loops and their tails): every position out of order, or
+        // past the border, is found.
+        let long: Vec<i32> = (0..100).map(|k| 10 + 3 * k).collect();
+        let border = 3 * 100;
+        assert!(offsets(&long, 10, border, Vec::new()).is_ok());
+        for k in 0..100 {
+            let mut bad = long.clone();
+            bad[k] = if k == 0 {
+                10 + border as i32 + 1
+            } else {
+                bad[k - 1] - 1
+            };
+            assert!(offsets(&bad, 10, border, Vec::new()).is_err(), "at {k}");
         }
     }
 
