@@ -58,6 +58,7 @@ fn timed(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> D
         branches: Selection::Names(vec![branch.to_string()]),
         threads,
         mode,
+        stages: false,
     })
     .unwrap();
     Duration::from_secs_f64(report.real_time_s)

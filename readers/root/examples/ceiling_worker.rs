@@ -44,6 +44,7 @@ fn config(file: &Path, tree: &str, branch: &str, threads: usize, mode: Mode) -> 
         branches: Selection::Names(vec![branch.to_string()]),
         threads,
         mode,
+        stages: false,
     }
 }
 

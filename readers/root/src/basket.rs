@@ -97,6 +97,22 @@ impl BasketData {
         reuse: BasketBuffers,
         split: bool,
     ) -> Result<Self> {
+        Self::from_record_staged(raw, seek, reuse, split, || {})
+    }
+
+    /// As [`Self::from_record_reusing`], calling `decompressed` once the payload is
+    /// decompressed and before its entry-offset table is read (so that a caller can time the
+    /// two apart: `root-tool readspeed --stages`).
+    ///
+    /// # Errors
+    /// As [`Self::from_record`].
+    pub fn from_record_staged(
+        raw: &[u8],
+        seek: u64,
+        reuse: BasketBuffers,
+        split: bool,
+        decompressed: impl FnOnce(),
+    ) -> Result<Self> {
         let mut cur = Cursor::new(raw, seek, "basket key");
         let key = Key::parse(&mut cur)?;
         let header = BasketHeader::parse(&mut cur)?;
@@ -118,15 +134,16 @@ impl BasketData {
             payload: mut out,
             offsets,
         } = reuse;
-        if key.is_compressed() {
+        let len = if key.is_compressed() {
             compression::decompress_reusing(stored, objlen, &mut out, split)?;
-            Self::build(out, objlen, keylen, header, seek, false, offsets)
+            objlen
         } else {
             out.clear();
             out.extend_from_slice(stored);
-            let len = out.len();
-            Self::build(out, len, keylen, header, seek, false, offsets)
-        }
+            out.len()
+        };
+        decompressed();
+        Self::build(out, len, keylen, header, seek, false, offsets)
     }
 
     /// Gives back the buffers (for reuse; they may be longer than this basket's).

@@ -232,6 +232,8 @@ fn readspeed_all(bytes: &[u8]) -> Vec<Result<root_reader::readspeed::Report, Err
                 branches: Selection::All,
                 threads,
                 mode,
+                // The stage clock's path too (on the two-thread runs).
+                stages: threads == 2,
             }));
         }
     }

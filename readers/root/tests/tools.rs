@@ -189,6 +189,56 @@ fn readspeed_reports() {
     assert!(!ok);
 }
 
+/// `--stages` says where the time went: each stage timed, on one and two threads, in text
+/// and JSON; without it, no stages.
+#[test]
+fn readspeed_stages_say_where_the_time_went() {
+    let f = fixture("types_zlib.root");
+    let stages = |extra: &[&str]| {
+        let mut args = vec!["readspeed", "--files", &f, "--trees", "t"];
+        args.extend(["--branches", "f", "jets", "--format", "json"]);
+        args.extend(extra);
+        let (ok, out, err) = tool(&args);
+        assert!(ok, "{err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        doc["stages"].clone()
+    };
+    assert!(stages(&[]).is_null());
+    for threads in ["1", "2"] {
+        let st = stages(&["--stages", "--threads", threads]);
+        let s = |k: &str| st[k].as_f64().unwrap_or_else(|| panic!("{k} in {st}"));
+        // Compressed baskets (zlib) with entry-offset tables (jets): every stage took time.
+        for key in ["read_s", "decompress_s", "index_s", "decode_s"] {
+            assert!(s(key) > 0.0, "{key} in {st}");
+        }
+        assert!(s("decompress_s") < 10.0, "{st}");
+    }
+    // Decompression alone: nothing read from the files, nothing indexed.
+    let st = stages(&["--stages", "--decompress-only"]);
+    assert_eq!(st["read_s"], 0.0);
+    assert_eq!(st["index_s"], 0.0);
+    assert!(st["decompress_s"].as_f64().unwrap() > 0.0, "{st}");
+    let (ok, out, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--all-branches",
+        "--stages",
+    ]);
+    assert!(ok, "{err}");
+    for line in [
+        "Stages (thread-seconds",
+        "  read ",
+        "  decompress ",
+        "  index ",
+        "  decode ",
+    ] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+}
+
 #[test]
 fn dump_of_a_chain_is_the_files_dumps_one_after_the_other() {
     let (a, b) = (fixture("types_zlib.root"), fixture("types_zstd.root"));

@@ -71,6 +71,7 @@ enum Command {
                             root-tool readspeed --files f.root --trees t --branches pt --read-decompress\n  \
                             root-tool readspeed --files f.root --trees t --branches name --read-find\n  \
                             root-tool readspeed --files f.root --trees t --branches name --copy-strings\n  \
+                            root-tool readspeed --files f.root --trees t --branches name --stages\n  \
                             root-tool readspeed --test"
     )]
     Readspeed {
@@ -121,6 +122,12 @@ enum Command {
         /// basket.
         #[arg(long)]
         copy_strings: bool,
+        /// Also time each basket's stages apart and report where the time went: reading the
+        /// records, decompressing them, reading their entry-offset tables, decoding the
+        /// entries (in thread-seconds; five clock reads a basket, so the stages add up to a
+        /// little more than an untimed run).
+        #[arg(long)]
+        stages: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
         format: SpeedFormat,
@@ -186,6 +193,7 @@ fn main() -> Result<()> {
             read_find,
             read_decompress,
             copy_strings,
+            stages,
             format,
             bmf_name,
             test,
@@ -220,6 +228,7 @@ fn main() -> Result<()> {
                 } else {
                     Mode::Full
                 },
+                stages,
             };
             let report = readspeed::run(&config).context("readspeed failed")?;
             print_report(&report, format, &bmf_name);
@@ -508,6 +517,19 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
                 100.0 * r.cpu_efficiency()
             );
             println!("{}", r.diagnosis());
+            if let Some(st) = r.stages {
+                println!();
+                println!("Stages (thread-seconds, each basket timed stage by stage):");
+                let total = st.total_s().max(1e-12);
+                for (name, t) in [
+                    ("read", st.read_s),
+                    ("decompress", st.decompress_s),
+                    ("index", st.index_s),
+                    ("decode", st.decode_s),
+                ] {
+                    println!("  {name:<12}{t:>12.6} s  {:>5.1} %", 100.0 * t / total);
+                }
+            }
         }
         SpeedFormat::Json => {
             let doc = serde_json::json!({
@@ -526,6 +548,12 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
                 "compressed_throughput_mb_s": r.compressed_throughput_mb_s(),
                 "cpu_efficiency": r.cpu_efficiency(),
                 "diagnosis": r.diagnosis(),
+                "stages": r.stages.map(|st| serde_json::json!({
+                    "read_s": st.read_s,
+                    "decompress_s": st.decompress_s,
+                    "index_s": st.index_s,
+                    "decode_s": st.decode_s,
+                })),
             });
             println!("{doc}");
         }

@@ -72,16 +72,20 @@ pub(crate) fn run() -> Result<bool> {
         let (config, label, want) = case_config(case, &dir.0)?;
         for threads in [1, 2] {
             for mode in Mode::ALL {
+                // Stages timed too: the bytes read must not change with them.
                 let config = Config {
                     threads,
                     mode,
+                    stages: true,
                     ..config.clone()
                 };
                 let outcome = readspeed::run(&config)
                     .map_err(|e| format!("error: {e}"))
                     .and_then(|r| {
                         let got = (r.uncompressed_bytes, r.compressed_bytes);
-                        if got == want {
+                        if r.stages.is_none_or(|s| s.total_s() > r.cpu_time_s * 2.0 + 0.01) {
+                            Err(format!("stages {:?} for {} s of CPU time", r.stages, r.cpu_time_s))
+                        } else if got == want {
                             Ok(())
                         } else {
                             Err(format!(
@@ -107,6 +111,7 @@ pub(crate) fn run() -> Result<bool> {
         branches: Selection::Names(vec!["f".to_string()]),
         threads: 1,
         mode: Mode::Full,
+        stages: false,
     };
     check(
         "a missing file is an error naming it".to_string(),
@@ -183,6 +188,7 @@ fn case_config(case: &serde_json::Value, dir: &Path) -> Result<(Config, String, 
             branches,
             threads: 1,
             mode: Mode::Full,
+            stages: false,
         },
         label,
         want,
