@@ -130,7 +130,10 @@ pub struct Config {
 /// Where the timed part's time went, stage by stage, summed over the worker threads
 /// (thread-seconds): asked for with [`Config::stages`]. Each basket's stages are timed apart,
 /// five clock reads a basket (about 0.2 µs on the machine this was written on), so the stages
-/// add up to a little more than an untimed read takes.
+/// add up to a little more than an untimed read takes. On several threads, a big basket split
+/// over the pool is charged whole to the thread that took it, while the other threads help
+/// with it or take other baskets (charged to them too): there the stages can add up to more
+/// than the CPU time; on one thread they do not.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Stages {
     /// Reading basket records from the files (nothing in the modes that preload them).
