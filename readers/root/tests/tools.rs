@@ -218,7 +218,7 @@ fn readspeed_stages_say_where_the_time_went() {
     assert_eq!(st["read_s"], 0.0);
     assert_eq!(st["index_s"], 0.0);
     assert!(st["decompress_s"].as_f64().unwrap() > 0.0, "{st}");
-    let (ok, out, err) = tool(&[
+    let text = [
         "readspeed",
         "--files",
         &f,
@@ -226,7 +226,8 @@ fn readspeed_stages_say_where_the_time_went() {
         "t",
         "--all-branches",
         "--stages",
-    ]);
+    ];
+    let (ok, out, err) = tool(&text);
     assert!(ok, "{err}");
     for line in [
         "Stages (thread-seconds",
