@@ -2,7 +2,7 @@
 //!
 //! The layouts are hard-coded for the class versions ROOT 6 writes (TTree 16-20, TBranch
 //! 10-13, TBranchElement 8-10, TLeaf 2) and for those of ROOT 4 (TTree 5, TBranch 6-9, see
-//! [`legacy`]); every object is entered through its byte count, so members this reader does
+//! `tree::legacy`); every object is entered through its byte count, so members this reader does
 //! not need (TAtt*, fIOFeatures, fAliases, fUserInfo, ...) and newer trailing members are
 //! skipped, and the StreamerInfo record is never read for them. A newer TTree or TBranch
 //! version is read with the newest known layout and then realigned by its byte count.
