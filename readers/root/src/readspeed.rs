@@ -29,7 +29,7 @@ mod stages;
 
 use floors::{copy_entries, find_entries};
 pub use stages::Stages;
-use stages::{StageClock, lap};
+use stages::{StageClock, lap, restart};
 
 use crate::basket::{BasketBuffers, BasketData, BasketHeader};
 use crate::column::Values;
@@ -527,9 +527,7 @@ pub fn run(config: &Config) -> Result<Report> {
             .get(i)
             .ok_or_else(|| Error::corrupt("readspeed", 0, "unit"))?;
         let (branch, layout) = &branches[unit.branch];
-        if let Some(c) = &mut scratch.clock {
-            c.last = Instant::now();
-        }
+        restart(&mut scratch.clock);
         if config.mode.preloads() {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
             let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
@@ -635,13 +633,9 @@ pub fn run(config: &Config) -> Result<Report> {
     };
     let real_time_s = t0.elapsed().as_secs_f64();
     let cpu_time_s = cpu0.elapsed().as_secs_f64();
-    let stages = config.stages.then(|| {
-        let mut sum = Stages::default();
-        for c in scratches.iter().filter_map(|s| s.clock.as_ref()) {
-            sum.add(&c.spent);
-        }
-        sum
-    });
+    let stages = config
+        .stages
+        .then(|| Stages::of(scratches.iter().filter_map(|s| s.clock.as_ref())));
     Ok(Report {
         setup_real_time_s,
         setup_cpu_time_s,

@@ -23,24 +23,40 @@ pub struct Stages {
 }
 
 impl Stages {
+    /// Each stage by its name, in the order of the work.
+    #[must_use]
+    pub fn named(&self) -> [(&'static str, f64); 4] {
+        [
+            ("read", self.read_s),
+            ("decompress", self.decompress_s),
+            ("index", self.index_s),
+            ("decode", self.decode_s),
+        ]
+    }
+
     /// Their sum.
     #[must_use]
     pub fn total_s(&self) -> f64 {
-        self.read_s + self.decompress_s + self.index_s + self.decode_s
+        self.named().iter().map(|(_, t)| t).sum()
     }
 
-    pub(super) fn add(&mut self, other: &Self) {
-        self.read_s += other.read_s;
-        self.decompress_s += other.decompress_s;
-        self.index_s += other.index_s;
-        self.decode_s += other.decode_s;
+    /// The sum of the clocks' stages.
+    pub(super) fn of<'a>(clocks: impl Iterator<Item = &'a StageClock>) -> Self {
+        let mut sum = Self::default();
+        for c in clocks {
+            sum.read_s += c.spent.read_s;
+            sum.decompress_s += c.spent.decompress_s;
+            sum.index_s += c.spent.index_s;
+            sum.decode_s += c.spent.decode_s;
+        }
+        sum
     }
 }
 
 /// One thread's clock for [`Stages`]: each lap is charged to a stage.
 pub(super) struct StageClock {
-    pub(super) last: Instant,
-    pub(super) spent: Stages,
+    last: Instant,
+    spent: Stages,
 }
 
 impl StageClock {
@@ -50,18 +66,20 @@ impl StageClock {
             spent: Stages::default(),
         }
     }
+}
 
-    /// Charges the time since the last lap to `stage`.
-    fn lap(&mut self, stage: fn(&mut Stages) -> &mut f64) {
-        let now = Instant::now();
-        *stage(&mut self.spent) += (now - self.last).as_secs_f64();
-        self.last = now;
+/// Starts a lap of `clock` (at a basket's start), when stages are timed.
+pub(super) fn restart(clock: &mut Option<StageClock>) {
+    if let Some(c) = clock {
+        c.last = Instant::now();
     }
 }
 
-/// Laps `clock` when stages are timed.
+/// Charges the time since the last lap of `clock` to `stage`, when stages are timed.
 pub(super) fn lap(clock: &mut Option<StageClock>, stage: fn(&mut Stages) -> &mut f64) {
     if let Some(c) = clock {
-        c.lap(stage);
+        let now = Instant::now();
+        *stage(&mut c.spent) += (now - c.last).as_secs_f64();
+        c.last = now;
     }
 }

@@ -521,12 +521,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
                 println!();
                 println!("Stages (thread-seconds, each basket timed stage by stage):");
                 let total = st.total_s().max(1e-12);
-                for (name, t) in [
-                    ("read", st.read_s),
-                    ("decompress", st.decompress_s),
-                    ("index", st.index_s),
-                    ("decode", st.decode_s),
-                ] {
+                for (name, t) in st.named() {
                     println!("  {name:<12}{t:>12.6} s  {:>5.1} %", 100.0 * t / total);
                 }
             }
@@ -548,12 +543,12 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
                 "compressed_throughput_mb_s": r.compressed_throughput_mb_s(),
                 "cpu_efficiency": r.cpu_efficiency(),
                 "diagnosis": r.diagnosis(),
-                "stages": r.stages.map(|st| serde_json::json!({
-                    "read_s": st.read_s,
-                    "decompress_s": st.decompress_s,
-                    "index_s": st.index_s,
-                    "decode_s": st.decode_s,
-                })),
+                "stages": r.stages.map(|st| {
+                    st.named()
+                        .iter()
+                        .map(|(name, t)| (format!("{name}_s"), serde_json::json!(t)))
+                        .collect::<serde_json::Map<_, _>>()
+                }),
             });
             println!("{doc}");
         }
