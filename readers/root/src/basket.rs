@@ -189,8 +189,9 @@ impl BasketData {
                 return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
             }
             let table = cur.bytes(entries.saturating_mul(4))?.as_chunks::<4>().0;
+            let starts = table.iter().map(|c| u32::from_be_bytes(*c));
             let mut out = reuse;
-            let ordered = offsets_in_order(table, keylen as u32, &mut out);
+            let ordered = offsets_in_order(starts, keylen as u32, &mut out);
             Some(to_payload_offsets(out, ordered, keylen, border, seek)?)
         };
         Ok(Self {
@@ -235,11 +236,9 @@ impl BasketData {
             let starts = starts.get(..n).ok_or_else(|| {
                 Error::corrupt("embedded basket", at, "fewer entry offsets than entries")
             })?;
-            let out: Vec<u32> = starts
-                .iter()
-                .map(|&s| (s as u32).wrapping_sub(keylen as u32))
-                .collect();
-            let ordered = out.is_sorted();
+            let mut out = Vec::new();
+            let ordered =
+                offsets_in_order(starts.iter().map(|&s| s as u32), keylen as u32, &mut out);
             basket.offsets = Some(to_payload_offsets(out, ordered, keylen, basket.border, at)?);
         }
         Ok(basket)
@@ -396,19 +395,18 @@ impl BasketData {
     }
 }
 
-/// Key-relative entry starts, big-endian as a basket's table holds them, to payload offsets in
-/// `out` (emptied first, room kept for one more); whether they are in order. Converted first
-/// and compared after, each a plain loop that vectorises (`is_sorted` stops at the first
-/// disorder, so it does not). A start before the key becomes a huge value, out of order or
-/// past the border.
-fn offsets_in_order(table: &[[u8; 4]], keylen: u32, out: &mut Vec<u32>) -> bool {
+/// Key-relative entry starts to payload offsets in `out` (emptied first, room kept for one
+/// more); whether they are in order. Converted first and compared after, each a plain loop
+/// that vectorises (`is_sorted` stops at the first disorder, so it does not). A start before
+/// the key becomes a huge value, out of order or past the border.
+fn offsets_in_order(
+    starts: impl ExactSizeIterator<Item = u32>,
+    keylen: u32,
+    out: &mut Vec<u32>,
+) -> bool {
     out.clear();
-    out.reserve(table.len() + 1);
-    out.extend(
-        table
-            .iter()
-            .map(|c| u32::from_be_bytes(*c).wrapping_sub(keylen)),
-    );
+    out.reserve(starts.len() + 1);
+    out.extend(starts.map(|s| s.wrapping_sub(keylen)));
     out.iter()
         .zip(out.iter().skip(1))
         .fold(true, |ok, (a, b)| ok & (a <= b))
@@ -448,9 +446,9 @@ mod tests {
     #[test]
     fn entry_offsets_are_checked_in_a_reused_buffer() {
         let offsets = |starts: &[i32], keylen: usize, border: usize, reuse: Vec<u32>| {
-            let table: Vec<[u8; 4]> = starts.iter().map(|s| s.to_be_bytes()).collect();
             let mut out = reuse;
-            let ordered = offsets_in_order(&table, keylen as u32, &mut out);
+            let ordered =
+                offsets_in_order(starts.iter().map(|&s| s as u32), keylen as u32, &mut out);
             to_payload_offsets(out, ordered, keylen, border, 0)
         };
         let stale = vec![7; 100];
