@@ -11,8 +11,19 @@
 //! this file, not assumed from the basket's own checks.
 #![allow(unsafe_code)]
 
+use super::object::BYTE_COUNT_FLAG;
 use super::specialized::plain_list_head;
 use crate::types::{Element, SHORT_RUN};
+
+/// The big-endian `u64` at `p`.
+///
+/// # Safety
+/// `p..p + 8` is inside one allocation.
+#[inline(always)]
+unsafe fn be64(p: *const u8) -> u64 {
+    // SAFETY: the caller's bound; unaligned reads are allowed for `[u8; 8]`.
+    u64::from_be_bytes(unsafe { p.cast::<[u8; 8]>().read_unaligned() })
+}
 
 /// The big-endian `u32` at `p`.
 ///
@@ -50,15 +61,136 @@ pub(super) fn short_nested_lists<T: Element>(
     super::reserve(outer, ends.len());
     super::reserve(inner, room / 4);
     super::reserve(values, room / T::SIZE + run);
-    let (o_cap, i_cap, v_cap) = (
-        outer.len() + ends.len(),
-        inner.len() + room / 4,
-        values.len() + room / T::SIZE + run,
-    );
-    let (op, ip, vp) = (outer.as_mut_ptr(), inner.as_mut_ptr(), values.as_mut_ptr());
+    let columns = Columns {
+        outer: outer.as_mut_ptr(),
+        inner: inner.as_mut_ptr(),
+        values: values.as_mut_ptr(),
+        #[cfg(debug_assertions)]
+        caps: [
+            outer.len() + ends.len(),
+            inner.len() + room / 4,
+            values.len() + room / T::SIZE + run,
+        ],
+    };
+    let o0 = outer.len();
+    let mut at = Walk {
+        s: first,
+        o: o0,
+        i: inner.len(),
+        v: values.len(),
+    };
+    // Entries of the first entry's class version that end a run or more before the basket's
+    // end are walked with fewer checks: a run read past any of their values, or a count read
+    // anywhere in them, stays in `data`, and their byte counts are under the flag.
+    let version = data
+        .get(first + 4..)
+        .and_then(|h| h.first_chunk().copied())
+        .map(u16::from_be_bytes)
+        .filter(|&v| v & 0x4000 == 0 && v != 0);
+    let far = match version {
+        Some(_) => {
+            (limit.min(data.len().saturating_sub(SHORT_RUN + 4))).min(BYTE_COUNT_FLAG as usize - 1)
+        }
+        None => 0,
+    };
+    // SAFETY: the columns have the room `walk` relies on (made above for the bytes of
+    // `first..limit`, and `far <= limit`), and `far` is a run and a count or more before
+    // `data`'s end.
+    unsafe {
+        let k = walk_far::<T>(data, ends, far, version.unwrap_or(0), &mut at, &columns);
+        walk::<T, true>(data, &ends[k..], limit, 0, &mut at, &columns);
+    }
+    // SAFETY: every index below the new lengths was written by `walk` (a short run writes past
+    // `v`, but `v` only counts values decoded from their own bytes), within the room made.
+    unsafe {
+        outer.set_len(at.o);
+        inner.set_len(at.i);
+        values.set_len(at.v);
+    }
+    at.o - o0
+}
+
+/// [`walk`] without `NEAR_END`, with AVX2 where the machine has it (a run is one 32-byte
+/// shuffle instead of two 16-byte ones).
+///
+/// # Safety
+/// As [`walk`]'s.
+unsafe fn walk_far<T: Element>(
+    data: &[u8],
+    ends: &[u32],
+    limit: usize,
+    version: u16,
+    at: &mut Walk,
+    cols: &Columns<T>,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<T: Element>(
+            data: &[u8],
+            ends: &[u32],
+            limit: usize,
+            version: u16,
+            at: &mut Walk,
+            cols: &Columns<T>,
+        ) -> usize {
+            // SAFETY: the caller's.
+            unsafe { walk::<T, false>(data, ends, limit, version, at, cols) }
+        }
+        // SAFETY: the machine has AVX2 (asked above); the rest is the caller's.
+        return unsafe { avx2(data, ends, limit, version, at, cols) };
+    }
+    // SAFETY: the caller's.
+    unsafe { walk::<T, false>(data, ends, limit, version, at, cols) }
+}
+
+/// Where a walk stands: the next entry's start, and the columns' lengths.
+#[derive(Clone, Copy)]
+struct Walk {
+    s: usize,
+    o: usize,
+    i: usize,
+    v: usize,
+}
+
+/// The columns' buffers, with room made for the entries a walk may take.
+struct Columns<T> {
+    outer: *mut u64,
+    inner: *mut u64,
+    values: *mut T,
+    /// The room made in each, checked by debug assertions.
+    #[cfg(debug_assertions)]
+    caps: [usize; 3],
+}
+
+/// Walks the entries ending at `ends` from `at`, writing them to `cols`, until one ends past
+/// `limit` or is not the common case; returns how many it took and leaves `at` after them.
+/// With `NEAR_END`, every read is checked against `data`'s end; without, the entries are
+/// walked only up to a `limit` a run or more before it, and need no such checks.
+///
+/// # Safety
+/// `cols` has room for every entry, list and value in `at.s..limit` as
+/// [`short_nested_lists`] makes it (and a run past the last value); without `NEAR_END`,
+/// `limit + SHORT_RUN + 4 <= data.len()`.
+#[inline(always)]
+unsafe fn walk<T: Element, const NEAR_END: bool>(
+    data: &[u8],
+    ends: &[u32],
+    limit: usize,
+    version: u16,
+    at: &mut Walk,
+    cols: &Columns<T>,
+) -> usize {
+    let run = SHORT_RUN / T::SIZE;
     let dp = data.as_ptr();
-    let (o0, mut o, mut i, mut v) = (outer.len(), outer.len(), inner.len(), values.len());
-    let mut s = first;
+    let head_key = (u64::from(BYTE_COUNT_FLAG) << 16) | u64::from(version);
+    let Walk {
+        mut s,
+        mut o,
+        mut i,
+        mut v,
+    } = *at;
+    let o0 = o;
     for &end in ends {
         let e = end as usize;
         // Inside the basket and the room (the header rule refuses `e < s + 10`, so entries
@@ -67,62 +199,93 @@ pub(super) fn short_nested_lists<T: Element>(
             break;
         }
         // Each list takes at least its count.
-        let Some((n, mut p)) = plain_list_head(data, s, e, 4) else {
+        let head = if NEAR_END {
+            plain_list_head(data, s, e, 4)
+        } else {
+            e.checked_sub(s + 10).and_then(|body| {
+                // The byte count and the version, in one compare: with `body + 6` under the
+                // flag (`limit` is), the count is the flag plus `body + 6`.
+                let want = ((body as u64 + 6) << 16) + head_key;
+                // SAFETY: `s + 10 <= e <= limit`, inside `data` (the caller's bound).
+                let (head, n) = unsafe { (be64(dp.add(s)) >> 16, be32(dp.add(s + 6))) };
+                (head == want).then_some((n as usize, s + 10))
+            })
+        };
+        let Some((n, mut p)) = head else {
             break;
         };
-        let (mark_i, mark_v) = (i, v);
         let mut left = n;
-        while left > 0 && p + 4 <= e {
-            // SAFETY: `p + 4 <= e <= data.len()`.
+        // Lists are read until they reach the entry's end, and then must be `n`. A count at
+        // `p` is in `first..limit`, and so is every value before it (each list takes at least
+        // its count's 4 bytes, each value its size): `i < i_cap` and `v + run <= v_cap`.
+        // A count is read inside `data`: `p + 4 <= e` with `NEAR_END`, and without it
+        // `p < e <= limit` and `limit + SHORT_RUN + 4 <= data.len()` (the caller's bound).
+        while p < e && (!NEAR_END || p + 4 <= e) {
+            // SAFETY: `p + 4 <= data.len()` (above).
             let m = unsafe { be32(dp.add(p)) } as usize;
             let start = p + 4;
             // No overflow: `m` is under 2^32 and the size at most 8.
             let stop = start + m * T::SIZE;
-            if stop > e {
-                break;
-            }
-            // The values `v..v + m` lie in `start..stop`, inside `first..limit` and apart
-            // from every other value's bytes: `v + m <= v_cap - run`.
-            debug_assert!(v + m.max(run) <= v_cap && i < i_cap);
-            if m <= run && start + SHORT_RUN <= data.len() {
+            #[cfg(debug_assertions)]
+            debug_assert!(v + run <= cols.caps[2] && i < cols.caps[1]);
+            if m <= run && (!NEAR_END || start + SHORT_RUN <= data.len()) {
                 // A short list: a whole run decoded, its excess overwritten by what follows.
+                // One that runs past the entry's end leaves `p` past it, and the entry is not
+                // taken (below).
                 let mut chunk = [T::default(); SHORT_RUN];
-                // SAFETY: `start + SHORT_RUN <= data.len()`; `v + run <= v_cap` (above).
+                // SAFETY: `start + SHORT_RUN <= data.len()` (above, or `start <= e + 3`
+                // without `NEAR_END`); `v + run <= v_cap` (above).
                 unsafe {
                     let src = dp.add(start).cast::<[u8; SHORT_RUN]>().read_unaligned();
                     T::decode_short_run(&src, &mut chunk);
-                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), vp.add(v), run);
+                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), cols.values.add(v), run);
                 }
             } else {
-                // SAFETY: `v + m <= v_cap` (above).
-                unsafe { long_list(data.get(start..stop).unwrap_or_default(), vp.add(v)) };
+                if stop > e {
+                    break;
+                }
+                // SAFETY: `v + m <= v_cap`: the values lie in `start..stop`, before `e`.
+                unsafe {
+                    long_list(
+                        data.get(start..stop).unwrap_or_default(),
+                        cols.values.add(v),
+                    )
+                };
             }
             v += m;
-            // SAFETY: `i < i_cap`: this list's count lies in `first..limit`, apart from every
-            // other list's.
-            unsafe { ip.add(i).write(v as u64) };
+            // SAFETY: `i < i_cap` (above).
+            unsafe { cols.inner.add(i).write(v as u64) };
             i += 1;
             p = stop;
-            left -= 1;
+            left = left.wrapping_sub(1);
         }
-        if left != 0 || p != e {
-            (i, v) = (mark_i, mark_v);
+        if p != e || left != 0 {
+            // Back to where the entry started: after the walk's last entry, whose last list
+            // end is in `inner` (kept out of registers for the loop above).
+            (i, v) = if o == o0 {
+                (at.i, at.v)
+            } else {
+                // SAFETY: `o - 1` and that entry's last list (or the walk's first list end,
+                // left by the caller) were written: `i` counts from 1 (below).
+                let mark = unsafe { cols.outer.add(o - 1).read() }.wrapping_add(1) as usize;
+                let v = match mark == at.i {
+                    true => at.v,
+                    // SAFETY: as above.
+                    false => unsafe { cols.inner.add(mark - 1).read() as usize },
+                };
+                (mark, v)
+            };
             break;
         }
-        debug_assert!(o < o_cap);
+        #[cfg(debug_assertions)]
+        debug_assert!(o < cols.caps[0]);
         // SAFETY: `o < o_cap`: one per entry of `ends`. (List ends start with a 0, so `i` is
         // at least 1; wrapping, not a panic, were a caller to pass them empty.)
-        unsafe { op.add(o).write((i as u64).wrapping_sub(1)) };
+        unsafe { cols.outer.add(o).write((i as u64).wrapping_sub(1)) };
         o += 1;
         s = e;
     }
-    // SAFETY: every index below the new lengths was written above (a short run writes past
-    // `v`, but `v` only counts values decoded from their own bytes), within the room made.
-    unsafe {
-        outer.set_len(o);
-        inner.set_len(i);
-        values.set_len(v);
-    }
+    *at = Walk { s, o, i, v };
     o - o0
 }
 
