@@ -6,9 +6,14 @@
 //!
 //! Here the room the entries can fill is made once, from the bytes they span (each value takes
 //! its size, each list its count), so writes need no check; every read is of bytes inside the
-//! basket, which each entry's bounds are checked against once. The decoders' third unsafe
-//! module (with [`super::gather`] and [`super::jump`]): every bound it relies on is checked in
-//! this file, not assumed from the basket's own checks.
+//! basket, which each entry's bounds are checked against once. Entries a run and a count or
+//! more before the basket's end (nearly all) are walked with fewer checks still: no read can
+//! leave the basket, the byte count and class version are one compare, and a short list that
+//! overruns its entry is caught where the entry ends. That took the walk from 84 to 55
+//! instructions an entry (callgrind, `LHE_scale`).
+//!
+//! The decoders' third unsafe module (with [`super::gather`] and [`super::jump`]): every bound
+//! it relies on is checked in this file, not assumed from the basket's own checks.
 #![allow(unsafe_code)]
 
 use super::object::BYTE_COUNT_FLAG;
@@ -79,9 +84,9 @@ pub(super) fn short_nested_lists<T: Element>(
         i: inner.len(),
         v: values.len(),
     };
-    // Entries of the first entry's class version that end a run or more before the basket's
-    // end are walked with fewer checks: a run read past any of their values, or a count read
-    // anywhere in them, stays in `data`, and their byte counts are under the flag.
+    // Entries of the first entry's class version that end a run and a count or more before
+    // the basket's end are walked with fewer checks: a run read past any of their values, or
+    // a count read anywhere in them, stays in `data`, and their byte counts are under the flag.
     let version = data
         .get(first + 4..)
         .and_then(|h| h.first_chunk().copied())
@@ -165,8 +170,11 @@ struct Columns<T> {
 
 /// Walks the entries ending at `ends` from `at`, writing them to `cols`, until one ends past
 /// `limit` or is not the common case; returns how many it took and leaves `at` after them.
-/// With `NEAR_END`, every read is checked against `data`'s end; without, the entries are
-/// walked only up to a `limit` a run or more before it, and need no such checks.
+/// With `NEAR_END`, every read is checked against `data`'s end and every header by the
+/// general rule; without, the entries are walked only up to a `limit` a run and a count or
+/// more before it, which need no such checks, and only entries of class version `version`
+/// are taken (a plain version, or the walk takes what the rules refuse; `limit` under the
+/// byte-count flag, so that the count and version are one compare).
 ///
 /// # Safety
 /// `cols` has room for every entry, list and value in `at.s..limit` as
@@ -405,6 +413,26 @@ mod tests {
         assert_eq!(agree::<u8>(&data, &bounds), 60);
         let (data, bounds) = basket(|x| x as i16 - 9, |x| x.to_be_bytes().to_vec());
         assert_eq!(agree::<i16>(&data, &bounds), 60);
+    }
+
+    /// Entries of other class versions than the first's: the plain ones taken all the same (by
+    /// the checked walk, which the quick one hands over to), the member-wise ones refused.
+    #[test]
+    fn entries_of_another_version_are_taken_as_the_general_rules_read_them() {
+        let (good, bounds) = basket(|x| x as f32 * 0.5, |x| x.to_be_bytes().to_vec());
+        for (k, version, taken) in [
+            (10, [0, 8], 60),
+            (0, [0, 8], 60),
+            (10, [0x80, 9], 60),
+            (10, [0x40, 9], 10),
+            (10, [0, 0], 10),
+            (59, [1, 9], 60),
+        ] {
+            let mut data = good.clone();
+            let at = bounds[k] as usize + 4;
+            data[at..at + 2].copy_from_slice(&version);
+            assert_eq!(agree::<f32>(&data, &bounds), taken, "{k} {version:?}");
+        }
     }
 
     /// Every byte of a basket flipped, and the basket cut everywhere: the entries taken are
