@@ -115,8 +115,10 @@ pub(super) fn short_nested_lists<T: Element>(
     at.o - o0
 }
 
-/// [`walk`] without `NEAR_END`, with AVX2 where the machine has it (a run is one 32-byte
-/// shuffle instead of two 16-byte ones).
+/// [`walk`] without `NEAR_END`, with x86-64-v3's AVX2, BMI2 and MOVBE where the machine has
+/// them (a run is one 32-byte shuffle instead of two 16-byte ones, and a big-endian count one
+/// load instead of a load and a swap; callgrind on `LHE_scale`: 10.4 million instructions
+/// against 11.0).
 ///
 /// # Safety
 /// As [`walk`]'s.
@@ -129,8 +131,11 @@ unsafe fn walk_far<T: Element>(
     cols: &Columns<T>,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
+    if std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("movbe")
+    {
+        #[target_feature(enable = "avx2,bmi2,movbe")]
         unsafe fn avx2<T: Element>(
             data: &[u8],
             ends: &[u32],
@@ -142,7 +147,7 @@ unsafe fn walk_far<T: Element>(
             // SAFETY: the caller's.
             unsafe { walk::<T, false>(data, ends, limit, version, at, cols) }
         }
-        // SAFETY: the machine has AVX2 (asked above); the rest is the caller's.
+        // SAFETY: the machine has AVX2, BMI2 and MOVBE (asked above); the rest is the caller's.
         return unsafe { avx2(data, ends, limit, version, at, cols) };
     }
     // SAFETY: the caller's.
