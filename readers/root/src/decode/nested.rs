@@ -17,7 +17,7 @@
 #![allow(unsafe_code)]
 
 use super::object::BYTE_COUNT_FLAG;
-use super::specialized::plain_list_head;
+use super::specialized::{plain_list_head, plain_version};
 use crate::types::{Element, SHORT_RUN};
 
 /// The big-endian `u64` at `p`.
@@ -91,7 +91,7 @@ pub(super) fn short_nested_lists<T: Element>(
         .get(first + 4..)
         .and_then(|h| h.first_chunk().copied())
         .map(u16::from_be_bytes)
-        .filter(|&v| v & 0x4000 == 0 && v != 0);
+        .filter(|&v| plain_version(v));
     let far = match version {
         Some(_) => {
             (limit.min(data.len().saturating_sub(SHORT_RUN + 4))).min(BYTE_COUNT_FLAG as usize - 1)
@@ -135,6 +135,8 @@ unsafe fn walk_far<T: Element>(
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("movbe")
     {
+        // The parameters one by one, as `walk` takes them: passed bundled in a struct, the
+        // walk kept fewer of them in registers (callgrind: 10.8 million instructions, not 10.4).
         #[target_feature(enable = "avx2,bmi2,movbe")]
         unsafe fn avx2<T: Element>(
             data: &[u8],

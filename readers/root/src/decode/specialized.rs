@@ -212,8 +212,8 @@ pub(super) fn short_string(data: &[u8], s: usize, e: usize, headed: bool) -> Opt
         let count = u32::from_be_bytes([header[0], header[1], header[2], header[3]]);
         // The byte count covers what follows it; a version of 0 or with the member-wise bit
         // takes the general rules.
-        let plain_version = header[4] & 0x40 == 0 && (header[4], header[5]) != (0, 0);
-        if count != (e - s - 4) as u32 | BYTE_COUNT_FLAG || !plain_version {
+        let version = u16::from_be_bytes([header[4], header[5]]);
+        if count != (e - s - 4) as u32 | BYTE_COUNT_FLAG || !plain_version(version) {
             return None;
         }
     }
@@ -370,6 +370,13 @@ fn short_string_lists(
     bounds.len().saturating_sub(1)
 }
 
+/// Whether an object header's class version is a plain one: neither 0 nor member-wise (the
+/// `kStreamedMemberWise` bit, 0x4000).
+#[inline(always)]
+pub(super) fn plain_version(version: u16) -> bool {
+    version & 0x4000 == 0 && version != 0
+}
+
 /// The common case of a `vector<…>` entry at `s..e`: a plain object header (byte count and a
 /// class version, neither 0 nor member-wise) and the item count, with at least `min_item` bytes
 /// per item left in the entry. Returns the count and where the items start; `None` for anything
@@ -384,11 +391,11 @@ pub(super) fn plain_list_head(
     let head = data.get(s..)?.first_chunk::<10>()?;
     let body = e.checked_sub(s + 10)?;
     let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
-    let plain_version = head[4] & 0x40 == 0 && (head[4], head[5]) != (0, 0);
+    let version = u16::from_be_bytes([head[4], head[5]]);
     let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
     if body + 6 >= BYTE_COUNT_FLAG as usize
         || count != (body + 6) as u32 | BYTE_COUNT_FLAG
-        || !plain_version
+        || !plain_version(version)
         || n.saturating_mul(min_item) > body
     {
         return None;
