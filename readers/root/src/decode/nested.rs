@@ -93,12 +93,10 @@ pub(super) fn short_nested_lists<T: Element>(
         .and_then(|h| h.first_chunk().copied())
         .map(u16::from_be_bytes)
         .filter(|&v| plain_version(v));
-    let far = match version {
-        Some(_) => {
-            (limit.min(data.len().saturating_sub(SHORT_RUN + 4))).min(BYTE_COUNT_FLAG as usize - 1)
-        }
-        None => 0,
-    };
+    let far = version.map_or(0, |_| {
+        let count_and_run = data.len().saturating_sub(SHORT_RUN + 4);
+        limit.min(count_and_run).min(BYTE_COUNT_FLAG as usize - 1)
+    });
     // SAFETY: the columns have the room `walk` relies on (made above for the bytes of
     // `first..limit`, and `far <= limit`), and `far` is a run and a count or more before
     // `data`'s end.
@@ -281,8 +279,8 @@ unsafe fn walk<T: Element, const NEAR_END: bool>(
             (i, v) = if o == o0 {
                 (at.i, at.v)
             } else {
-                // SAFETY: `o - 1` and that entry's last list (or the walk's first list end,
-                // left by the caller) were written: `i` counts from 1 (below).
+                // SAFETY: this walk wrote `o - 1`, the last entry it took, and (when that
+                // entry ends past `at.i`) its last list end at `mark - 1`.
                 let mark = unsafe { cols.outer.add(o - 1).read() }.wrapping_add(1) as usize;
                 let v = match mark == at.i {
                     true => at.v,
