@@ -16,7 +16,11 @@ use crate::compression;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::key::Key;
-use crate::layout::Layout;
+use crate::layout::{Layout, Shape};
+
+mod table;
+
+use table::{EntryCheck, offsets_in_order, read_offsets, to_payload_offsets};
 
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
 #[derive(Debug, Clone)]
@@ -28,6 +32,9 @@ pub struct BasketData {
     /// `entries + 1` payload offsets (entry `j` is `offsets[j]..offsets[j+1]`), if variable-size.
     offsets: Option<Vec<u32>>,
     entries: usize,
+    /// Every entry was found, as the offsets were read, to be one string of under 255 bytes
+    /// behind its length byte, or empty: [`crate::TextView`] need not check them again.
+    short_texts: bool,
 }
 
 /// Equal when the payloads (not the spare bytes of a reused buffer) and the entries agree.
@@ -97,20 +104,23 @@ impl BasketData {
         reuse: BasketBuffers,
         split: bool,
     ) -> Result<Self> {
-        Self::from_record_staged(raw, seek, reuse, split, || {})
+        Self::from_record_staged(raw, seek, reuse, split, None, || {})
     }
 
-    /// As [`Self::from_record_reusing`], calling `decompressed` once the payload is
+    /// As [`Self::from_record_reusing`], for entries laid out as `layout` where it is known
+    /// ([`Self::located_for`] it, and the entries of a string branch without object headers
+    /// checked as the offsets are read), calling `decompressed` once the payload is
     /// decompressed and before its entry-offset table is read (so that a caller can time the
     /// two apart: `root-tool readspeed --stages`).
     ///
     /// # Errors
-    /// As [`Self::from_record`].
+    /// As [`Self::from_record`] and [`Self::located_for`].
     pub fn from_record_staged(
         raw: &[u8],
         seek: u64,
         reuse: BasketBuffers,
         split: bool,
+        layout: Option<&Layout>,
         decompressed: impl FnOnce(),
     ) -> Result<Self> {
         let mut cur = Cursor::new(raw, seek, "basket key");
@@ -143,7 +153,15 @@ impl BasketData {
             out.len()
         };
         decompressed();
-        Self::build(out, len, keylen, header, seek, false, offsets)
+        let check = match layout {
+            Some(Layout::Object(Shape::Text)) => EntryCheck::ShortTexts,
+            _ => EntryCheck::Ordered,
+        };
+        let basket = Self::build(out, len, keylen, header, seek, false, offsets, check)?;
+        match layout {
+            Some(layout) => basket.located_for(layout),
+            None => Ok(basket),
+        }
     }
 
     /// Gives back the buffers (for reuse; they may be longer than this basket's).
@@ -158,7 +176,12 @@ impl BasketData {
     /// Builds from a payload (entry data + optional offset table).
     ///
     /// `embedded`: the table has `fNevBuf` entries and was read separately (see
-    /// [`Self::from_embedded`]). `reuse`: a buffer for the entry offsets.
+    /// [`Self::from_embedded`]). `reuse`: a buffer for the entry offsets; `check`: what the
+    /// entries are checked for as they are read.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one private constructor, named at its calls"
+    )]
     fn build(
         payload: Vec<u8>,
         len: usize,
@@ -167,6 +190,7 @@ impl BasketData {
         seek: u64,
         embedded: bool,
         reuse: Vec<u32>,
+        check: EntryCheck,
     ) -> Result<Self> {
         let entries = header.nev_buf as usize;
         let border = (header.last as usize)
@@ -179,8 +203,8 @@ impl BasketData {
                 format!("fLast {} outside the {}-byte payload", header.last, len),
             ));
         };
-        let offsets = if border == len || embedded {
-            None
+        let (offsets, short_texts) = if border == len || embedded {
+            (None, false)
         } else {
             let table = payload.get(border..len).unwrap_or_default();
             let mut cur = Cursor::new(table, seek, "basket entry offsets");
@@ -189,10 +213,10 @@ impl BasketData {
                 return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
             }
             let table = cur.bytes(entries.saturating_mul(4))?.as_chunks::<4>().0;
-            let starts = table.iter().map(|c| u32::from_be_bytes(*c));
-            let mut out = reuse;
-            let ordered = offsets_in_order(starts, keylen as u32, &mut out);
-            Some(to_payload_offsets(out, ordered, keylen, border, seek)?)
+            let whole = payload.get(..len).unwrap_or_default();
+            let (offsets, short_texts) =
+                read_offsets(table, keylen, border, whole, check, reuse, seek)?;
+            (Some(offsets), short_texts)
         };
         Ok(Self {
             payload,
@@ -200,6 +224,7 @@ impl BasketData {
             border,
             offsets,
             entries,
+            short_texts,
         })
     }
 
@@ -230,6 +255,7 @@ impl BasketData {
             at,
             true,
             Vec::new(),
+            EntryCheck::Ordered,
         )?;
         if let Some(starts) = starts {
             let n = header.nev_buf as usize;
@@ -260,6 +286,13 @@ impl BasketData {
     #[must_use]
     pub fn offsets(&self) -> Option<&[u32]> {
         self.offsets.as_deref()
+    }
+
+    /// Whether every entry was found, as the offsets were read, to be one string of under 255
+    /// bytes behind its length byte, or empty (the plain case of a string branch without
+    /// object headers, checked where the layout was known: [`Self::from_record_staged`]).
+    pub(crate) fn entries_are_short_texts(&self) -> bool {
+        self.short_texts
     }
 
     /// This basket, with entry boundaries if `layout`'s entries vary in size and the basket has
@@ -323,6 +356,7 @@ impl BasketData {
             payload,
             border,
             offsets: None,
+            short_texts: false,
             entries: 0,
         }
     }
@@ -342,6 +376,7 @@ impl BasketData {
         Self {
             entries: self.entries,
             offsets: self.offsets.clone(),
+            short_texts: false,
             ..Self::for_test(data)
         }
     }
@@ -358,6 +393,7 @@ impl BasketData {
         Self {
             entries: entries.len(),
             offsets: Some(offsets),
+            short_texts: false,
             ..Self::for_test(payload)
         }
     }
@@ -391,96 +427,23 @@ impl BasketData {
             flag: 0,
         };
         let len = payload.len();
-        Self::build(payload, len, 0, header, 0, false, Vec::new())
+        Self::build(
+            payload,
+            len,
+            0,
+            header,
+            0,
+            false,
+            Vec::new(),
+            EntryCheck::Ordered,
+        )
     }
-}
-
-/// Key-relative entry starts to payload offsets in `out` (emptied first, room kept for one
-/// more); whether they are in order. Converted first and compared after, each a plain loop
-/// that vectorises (`is_sorted` stops at the first disorder, so it does not). A start before
-/// the key becomes a huge value, out of order or past the border.
-fn offsets_in_order(
-    starts: impl ExactSizeIterator<Item = u32>,
-    keylen: u32,
-    out: &mut Vec<u32>,
-) -> bool {
-    out.clear();
-    out.reserve(starts.len() + 1);
-    out.extend(starts.map(|s| s.wrapping_sub(keylen)));
-    out.iter()
-        .zip(out.iter().skip(1))
-        .fold(true, |ok, (a, b)| ok & (a <= b))
-}
-
-/// Payload offsets (`ordered`: in order) checked to lie inside the data, with `border`
-/// appended as the end of the last entry. In order, they all do when the last does.
-fn to_payload_offsets(
-    mut out: Vec<u32>,
-    ordered: bool,
-    keylen: usize,
-    border: usize,
-    seek: u64,
-) -> Result<Vec<u32>> {
-    let border32 = u32::try_from(border).unwrap_or(u32::MAX);
-    if !ordered || out.last().is_some_and(|&o| o > border32) {
-        let bad = out
-            .iter()
-            .zip(std::iter::once(&0).chain(&out))
-            .find(|&(&o, &prev)| o > border32 || o < prev)
-            .map_or(0, |(&o, _)| i64::from(o) + keylen as i64);
-        return Err(Error::corrupt(
-            "basket entry offsets",
-            seek,
-            format!("entry start {bad} out of order"),
-        ));
-    }
-    out.push(border32);
-    Ok(out)
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entry_offsets_are_checked_in_a_reused_buffer() {
-        let offsets = |starts: &[i32], keylen: usize, border: usize, reuse: Vec<u32>| {
-            let mut out = reuse;
-            let ordered =
-                offsets_in_order(starts.iter().map(|&s| s as u32), keylen as u32, &mut out);
-            to_payload_offsets(out, ordered, keylen, border, 0)
-        };
-        let stale = vec![7; 100];
-        // Starts 10, 12, 15 past a 10-byte key, in a 9-byte payload.
-        let ok = offsets(&[10, 12, 15], 10, 9, stale).unwrap();
-        assert_eq!(ok, [0, 2, 5, 9]);
-        let reused = offsets(&[10, 11], 10, 4, ok).unwrap();
-        assert_eq!(reused, [0, 1, 4]);
-        for (starts, what) in [
-            (vec![10, 15, 12], "out of order"),
-            (vec![10, 12, 20], "past the payload"),
-            (vec![9, 12, 15], "before the key"),
-            (vec![-1, 12, 15], "negative"),
-        ] {
-            let err = offsets(&starts, 10, 9, Vec::new());
-            assert!(err.is_err(), "{what}");
-        }
-        // Long tables (the vector loops and their tails): every position out of order, or
-        // past the border, is found.
-        let long: Vec<i32> = (0..100).map(|k| 10 + 3 * k).collect();
-        let border = 3 * 100;
-        assert!(offsets(&long, 10, border, Vec::new()).is_ok());
-        for k in 0..100 {
-            let mut bad = long.clone();
-            bad[k] = if k == 0 {
-                10 + border as i32 + 1
-            } else {
-                bad[k - 1] - 1
-            };
-            assert!(offsets(&bad, 10, border, Vec::new()).is_err(), "at {k}");
-        }
-    }
 
     #[test]
     fn entries_without_offsets_are_cut_into_equal_parts() {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::basket::BasketData;
+use crate::basket::{BasketBuffers, BasketData};
 use crate::column::{Column, Jagged, Values};
 use crate::cursor::Cursor;
 use crate::decode::numeric::{
@@ -165,10 +165,15 @@ impl Branch {
                 let objlen = Key::parse(&mut Cursor::new(&raw, *seek, "basket key"))?.objlen;
                 let table = entries.saturating_add(1).saturating_mul(4);
                 cache.make_room((*bytes as usize) + (objlen as usize).saturating_add(table));
-                let mut data = BasketData::from_record(&raw, *seek)?;
-                if let Ok(layout) = &self.meta.layout {
-                    data = data.located_for(layout)?;
-                }
+                let layout = self.meta.layout.as_ref().ok();
+                let data = BasketData::from_record_staged(
+                    &raw,
+                    *seek,
+                    BasketBuffers::default(),
+                    false,
+                    layout,
+                    || {},
+                )?;
                 let data = Arc::new(data);
                 drop(raw);
                 self.check_entries(info, &data)?;

@@ -557,10 +557,10 @@ pub fn run(config: &Config) -> Result<Report> {
         }
         let buffers = std::mem::take(&mut scratch.basket);
         let clock = &mut scratch.clock;
-        let basket = BasketData::from_record_staged(raw, unit.seek, buffers, split, || {
-            lap(clock, |s| &mut s.decompress_s);
-        })?
-        .located_for(layout)?;
+        let basket =
+            BasketData::from_record_staged(raw, unit.seek, buffers, split, Some(layout), || {
+                lap(clock, |s| &mut s.decompress_s);
+            })?;
         lap(&mut scratch.clock, |s| &mut s.index_s);
         if config.mode == Mode::ReadFind {
             std::hint::black_box(find_entries(&basket, layout));

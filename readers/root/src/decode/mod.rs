@@ -2,7 +2,6 @@
 //! ([`crate::reader`]), the lazy one ([`crate::lazy`]) and readspeed all call these; none of
 //! them reads files.
 
-mod gather;
 mod jump;
 pub(crate) mod leaflist;
 mod nested;

@@ -13,8 +13,9 @@
 //! instructions an entry (callgrind, `LHE_scale`), and 52 with MOVBE and BMI2; the full read
 //! 1.069x faster (BENCHMARKS.md run #43).
 //!
-//! The decoders' third unsafe module (with [`super::gather`] and [`super::jump`]): every bound
-//! it relies on is checked in this file, not assumed from the basket's own checks.
+//! One of the decoders' two unsafe modules (with [`super::jump`]; the basket's entry-offset
+//! table is the third of the reader's SIMD kernels): every bound it relies on is checked in
+//! this file, not assumed from the basket's own checks.
 #![allow(unsafe_code)]
 
 use super::object::BYTE_COUNT_FLAG;

@@ -4,7 +4,6 @@
 //! a copy into a column of their own costs about half as much as decompressing them
 //! (`std::string`, BENCHMARKS.md run #6).
 
-use super::gather::{Avx2, GROUP};
 use super::object::{BYTE_COUNT_FLAG, entry_error};
 use super::specialized::{EntryError, body, entry, short_string, string};
 use crate::basket::BasketData;
@@ -50,7 +49,11 @@ impl<'a> TextView<'a> {
         let (shape, bounds) = lent(basket, branch, layout, Shape::is_string, "string")?;
         let headed = *shape != Shape::Text;
         let data = basket.data();
-        let n = bounds.len().saturating_sub(1);
+        // Checked as the offsets were read, where the basket was read for this layout.
+        let n = match !headed && basket.entries_are_short_texts() {
+            true => 0,
+            false => bounds.len().saturating_sub(1),
+        };
         for a in (0..n).step_by(CHUNK) {
             let part = &bounds[a..=(a + CHUNK).min(n)];
             let plain = if headed {
@@ -170,30 +173,6 @@ fn all_plain<const HEADED: bool>(data: &[u8], bounds: &[u32]) -> bool {
         return false;
     }
     let mut ok = true;
-    let mut bounds = bounds;
-    if !HEADED {
-        // Sixteen entries at a time: their length bytes gathered first (with AVX2 where the
-        // machine has it), then checked together (the checks vectorise; one by one they cost
-        // more than the loads).
-        let avx2 = Avx2::detect();
-        while let Some(group) = bounds.first_chunk::<{ GROUP + 1 }>() {
-            let gathered = avx2.and_then(|avx2| avx2.short_texts_agree(data, group));
-            ok &= gathered.unwrap_or_else(|| {
-                let mut bytes = [0u32; GROUP];
-                for (byte, &s) in bytes.iter_mut().zip(group) {
-                    *byte = data.get(s as usize).map_or(0, |&b| u32::from(b));
-                }
-                let mut good = true;
-                for (pair, &byte) in group.windows(2).zip(&bytes) {
-                    let n = pair[1].wrapping_sub(pair[0]);
-                    let text = n.wrapping_sub(1);
-                    good &= (n == 0) | ((byte == text) & (text < 255));
-                }
-                good
-            });
-            bounds = &bounds[GROUP..];
-        }
-    }
     let mut s = bounds[0] as usize;
     for &e in &bounds[1..] {
         let e = e as usize;
