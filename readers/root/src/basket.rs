@@ -57,6 +57,16 @@ pub struct BasketBuffers {
     offsets: Vec<u32>,
 }
 
+/// Where a basket's entry-offset table is, for [`BasketData::build`].
+#[derive(Debug, Clone, Copy)]
+enum Table {
+    /// Read apart from the payload, with `fNevBuf` entries (an embedded basket:
+    /// [`BasketData::from_embedded`]).
+    Apart,
+    /// After the entries, in the payload: read, and the entries checked as it says.
+    After(EntryCheck),
+}
+
 /// The TBasket fields after the key header.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BasketHeader {
@@ -157,7 +167,7 @@ impl BasketData {
             Some(Layout::Object(Shape::Text)) => EntryCheck::ShortTexts,
             _ => EntryCheck::Ordered,
         };
-        let basket = Self::build(out, len, keylen, header, seek, false, offsets, check)?;
+        let basket = Self::build(out, len, keylen, header, seek, Table::After(check), offsets)?;
         match layout {
             Some(layout) => basket.located_for(layout),
             None => Ok(basket),
@@ -173,24 +183,16 @@ impl BasketData {
         }
     }
 
-    /// Builds from a payload (entry data + optional offset table).
-    ///
-    /// `embedded`: the table has `fNevBuf` entries and was read separately (see
-    /// [`Self::from_embedded`]). `reuse`: a buffer for the entry offsets; `check`: what the
-    /// entries are checked for as they are read.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one private constructor, named at its calls"
-    )]
+    /// Builds from a payload (entry data + the offset table where it follows them).
+    /// `reuse`: a buffer for the entry offsets.
     fn build(
         payload: Vec<u8>,
         len: usize,
         keylen: usize,
         header: BasketHeader,
         seek: u64,
-        embedded: bool,
+        table: Table,
         reuse: Vec<u32>,
-        check: EntryCheck,
     ) -> Result<Self> {
         let entries = header.nev_buf as usize;
         let border = (header.last as usize)
@@ -203,20 +205,22 @@ impl BasketData {
                 format!("fLast {} outside the {}-byte payload", header.last, len),
             ));
         };
-        let (offsets, short_texts) = if border == len || embedded {
-            (None, false)
-        } else {
-            let table = payload.get(border..len).unwrap_or_default();
-            let mut cur = Cursor::new(table, seek, "basket entry offsets");
-            let count = cur.i32()?;
-            if i64::from(count) < header.nev_buf as i64 {
-                return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
+        let (offsets, short_texts) = match table {
+            _ if border == len => (None, false),
+            Table::Apart => (None, false),
+            Table::After(check) => {
+                let table = payload.get(border..len).unwrap_or_default();
+                let mut cur = Cursor::new(table, seek, "basket entry offsets");
+                let count = cur.i32()?;
+                if i64::from(count) < header.nev_buf as i64 {
+                    return Err(cur.corrupt(format!("{count} offsets for {entries} entries")));
+                }
+                let table = cur.bytes(entries.saturating_mul(4))?.as_chunks::<4>().0;
+                let whole = payload.get(..len).unwrap_or_default();
+                let (offsets, short_texts) =
+                    read_offsets(table, keylen, border, whole, check, reuse, seek)?;
+                (Some(offsets), short_texts)
             }
-            let table = cur.bytes(entries.saturating_mul(4))?.as_chunks::<4>().0;
-            let whole = payload.get(..len).unwrap_or_default();
-            let (offsets, short_texts) =
-                read_offsets(table, keylen, border, whole, check, reuse, seek)?;
-            (Some(offsets), short_texts)
         };
         Ok(Self {
             payload,
@@ -253,9 +257,8 @@ impl BasketData {
                 ..header
             },
             at,
-            true,
+            Table::Apart,
             Vec::new(),
-            EntryCheck::Ordered,
         )?;
         if let Some(starts) = starts {
             let n = header.nev_buf as usize;
@@ -427,16 +430,8 @@ impl BasketData {
             flag: 0,
         };
         let len = payload.len();
-        Self::build(
-            payload,
-            len,
-            0,
-            header,
-            0,
-            false,
-            Vec::new(),
-            EntryCheck::Ordered,
-        )
+        let table = Table::After(EntryCheck::Ordered);
+        Self::build(payload, len, 0, header, 0, table, Vec::new())
     }
 }
 
