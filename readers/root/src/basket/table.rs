@@ -6,10 +6,11 @@
 //! The string check needs each entry's length byte, at its start: a load from wherever the
 //! entry lies. Taken one by one those loads cost more than the codec leaves for the whole
 //! check (a NanoAOD `char*` full read at 0.80 of decompression alone, under the 0.85 bar); AVX2
-//! gathers eight at once (0.87-0.88: BENCHMARKS.md runs #17 and #19). Made where the table is
-//! converted, the check needs no pass of its own over the offsets, and the order check none
-//! either (an entry that fits its length byte ends where the next starts, after it), which
-//! took the `std::string` full read from 0.76 to 0.82 of the codec in the same run. One of the
+//! gathers eight at once (0.87-0.88: BENCHMARKS.md runs #17 and #19 of the first ledger). Made
+//! where the table is converted, the check needs no pass of its own over the offsets, and the
+//! order check none either (an entry that fits its length byte ends where the next starts,
+//! after it): the `char*` and `std::string` full reads 1.042x and 1.045x faster (run #1 of the
+//! 2026-11-29 ledger, paired A/B; `std::string` 0.744 to 0.790 of the codec alone). One of the
 //! reader's SIMD kernels (with the decoders' `jump` and `nested`), with every bound it relies on
 //! checked in safe code here.
 #![allow(unsafe_code)]
