@@ -118,13 +118,14 @@ impl BasketData {
     }
 
     /// As [`Self::from_record_reusing`], for entries laid out as `layout` where it is known
-    /// ([`Self::located_for`] it, and the entries of a string branch without object headers
-    /// checked as the offsets are read), calling `decompressed` once the payload is
-    /// decompressed and before its entry-offset table is read (so that a caller can time the
-    /// two apart: `root-tool readspeed --stages`).
+    /// (entry bounds made for a basket of variable-size entries stored without them, and the
+    /// entries of a string branch without object headers checked as the offsets are read),
+    /// calling `decompressed` once the payload is decompressed and before its entry-offset
+    /// table is read (so that a caller can time the two apart: `root-tool readspeed --stages`).
     ///
     /// # Errors
-    /// As [`Self::from_record`] and [`Self::located_for`].
+    /// As [`Self::from_record`]; variable-size entries without offsets that do not divide the
+    /// data into equal parts.
     pub fn from_record_staged(
         raw: &[u8],
         seek: u64,
