@@ -207,9 +207,7 @@ impl BasketData {
             ));
         };
         let (offsets, short_texts) = match table {
-            _ if border == len => (None, false),
-            Table::Apart => (None, false),
-            Table::After(check) => {
+            Table::After(check) if border != len => {
                 let table = payload.get(border..len).unwrap_or_default();
                 let mut cur = Cursor::new(table, seek, "basket entry offsets");
                 let count = cur.i32()?;
@@ -222,6 +220,8 @@ impl BasketData {
                     read_offsets(table, keylen, border, whole, check, reuse, seek)?;
                 (Some(offsets), short_texts)
             }
+            // Entries of one size (no table), or a table read apart.
+            _ => (None, false),
         };
         Ok(Self {
             payload,

@@ -18,10 +18,9 @@
 use crate::error::{Error, Result};
 
 /// What a basket's entries are checked for as its entry-offset table is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EntryCheck {
     /// That the offsets are in order and inside the data (any layout).
-    #[default]
     Ordered,
     /// Also, where the machine has AVX2, that every entry is one string of under 255 bytes
     /// behind its length byte, or empty: the plain case of a string branch without object

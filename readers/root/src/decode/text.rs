@@ -50,9 +50,10 @@ impl<'a> TextView<'a> {
         let headed = *shape != Shape::Text;
         let data = basket.data();
         // Checked as the offsets were read, where the basket was read for this layout.
-        let n = match !headed && basket.entries_are_short_texts() {
-            true => 0,
-            false => bounds.len().saturating_sub(1),
+        let n = if !headed && basket.entries_are_short_texts() {
+            0
+        } else {
+            bounds.len().saturating_sub(1)
         };
         for a in (0..n).step_by(CHUNK) {
             let part = &bounds[a..=(a + CHUNK).min(n)];
