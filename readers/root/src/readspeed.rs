@@ -80,7 +80,7 @@ pub enum Mode {
     /// What finding the strings costs a reader that lends them where they lie ([`TextView`],
     /// [`TextListView`]), found plainly, one at a time: for lists, the walk a reader makes
     /// when it hands the items out one after the other. A measure, not a bound on checking
-    /// them: the full read's checks gather eight `char*` starts at a time and find where a
+    /// them: the full read's checks take eight `char*` starts at a time and find where a
     /// `vector<string>` entry's strings end without walking them, and are faster than it.
     /// Other branches only read their entry-offset table.
     ReadFind,

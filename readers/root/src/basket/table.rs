@@ -4,9 +4,11 @@
 //! same pass.
 //!
 //! The string check needs each entry's length byte, at its start: a load from wherever the
-//! entry lies. Taken one by one those loads cost more than the codec leaves for the whole
-//! check (a NanoAOD `char*` full read at 0.80 of decompression alone, under the 0.85 bar); AVX2
-//! gathers eight at once (0.87-0.88: BENCHMARKS.md runs #17 and #19 of the first ledger). Made
+//! entry lies. Taken one by one, each checked on its own, those loads cost more than the codec
+//! leaves for the whole check (a NanoAOD `char*` full read at 0.80 of decompression alone, under
+//! the 0.85 bar); checked eight at a time with AVX2, 0.87-0.88 (BENCHMARKS.md runs #17 and #19 of
+//! the first ledger), and faster still with the eight loads made one by one into the vector's
+//! lanes than with one gather (run #5 of the 2026-11-29 ledger). Made
 //! where the table is converted, the check needs no pass of its own over the offsets, and the
 //! order check none either (an entry that fits its length byte ends where the next starts,
 //! after it): the `char*` and `std::string` full reads 1.042x and 1.045x faster (run #1 of the
@@ -137,7 +139,7 @@ impl Avx2 {
     ) -> bool {
         out.clear();
         out.reserve(table.len() + 1);
-        // Each length byte is gathered as a 4-byte word at its entry's start, the start first
+        // Each length byte is loaded as a 4-byte word at its entry's start, the start first
         // brought under `limit`: every load lies in `payload`, and is a non-negative 32-bit
         // index. A start it moves is past `border` (the table's count follows the entries), so
         // its entry or a later one does not fit (see above) and the answer is false anyway.
@@ -173,9 +175,9 @@ impl Avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_i32gather_epi32, _mm256_loadu_si256,
-        _mm256_min_epu32, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32,
-        _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_loadu_si256, _mm256_min_epu32,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_setr_epi8,
+        _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
         _mm256_sub_epi32,
     };
 
@@ -228,14 +230,36 @@ mod avx2 {
             };
             // SAFETY: `room` is eight u32s of the vector's spare capacity, written unaligned.
             unsafe { _mm256_storeu_si256(room.as_mut_ptr().cast::<__m256i>(), s) };
-            // SAFETY: every index is at most `limit` (the caller's bound): each lane's 4 bytes
-            // at `payload + index` lie in `payload`.
-            let word = unsafe {
-                _mm256_i32gather_epi32::<1>(
-                    payload.as_ptr().cast::<i32>(),
+            // Each lane's start, brought under `limit`, is loaded back on its own and the word
+            // at it fetched into its lane: on this Zen 4, faster than one AVX2 gather of the
+            // eight (`std::string` full read 1.028x, run #5 of the 2026-11-29 ledger).
+            let mut at = [0u32; 8];
+            // SAFETY: `at` is eight u32s, written unaligned.
+            unsafe {
+                _mm256_storeu_si256(
+                    at.as_mut_ptr().cast::<__m256i>(),
                     _mm256_min_epu32(s, limit),
                 )
             };
+            // SAFETY: every index is at most `limit` (the caller's bound): each lane's 4 bytes
+            // at `payload + index` lie in `payload`.
+            let lane = |k: usize| unsafe {
+                payload
+                    .as_ptr()
+                    .add(at[k] as usize)
+                    .cast::<i32>()
+                    .read_unaligned()
+            };
+            let word = _mm256_setr_epi32(
+                lane(0),
+                lane(1),
+                lane(2),
+                lane(3),
+                lane(4),
+                lane(5),
+                lane(6),
+                lane(7),
+            );
             // As `super::short_text`, lane by lane.
             let byte = _mm256_and_si256(word, _mm256_set1_epi32(0xff));
             let size = _mm256_sub_epi32(e, s);
