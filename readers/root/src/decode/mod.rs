@@ -7,6 +7,7 @@ pub(crate) mod leaflist;
 mod nested;
 pub(crate) mod numeric;
 pub(crate) mod object;
+mod scaled;
 pub(crate) mod specialized;
 mod text;
 mod text_lists;

@@ -5,6 +5,7 @@
 //! them on ROOT's own baskets).
 
 use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
+use super::scaled::scaled_into;
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
@@ -499,12 +500,9 @@ fn reals(
                         .iter()
                         .map(|c| f64::from(f32::from_be_bytes(*c))),
                 ),
-                Packing::Scaled { min, factor } => v.extend(
-                    src.as_chunks::<4>()
-                        .0
-                        .iter()
-                        .map(|c| f64::from(u32::from_be_bytes(*c)) / factor + min),
-                ),
+                Packing::Scaled { min, factor } => {
+                    scaled_into(src.as_chunks::<4>().0, min, factor, v);
+                }
                 Packing::Truncated { .. } => {
                     v.extend(src.chunks_exact(size).map(|c| real.decode(c)));
                 }
