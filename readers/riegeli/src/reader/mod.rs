@@ -291,6 +291,14 @@ impl<R: Read + Seek> RecordReader<R> {
         }
     }
 
+    /// Makes the chunk at `begin`, decoded (its records' ends in `self.ends`), the one records are
+    /// read from; whether it has any.
+    fn install(&mut self, at: Values, begin: u64) -> bool {
+        self.values_at = at;
+        self.chunk_begin = begin;
+        !self.ends.is_empty()
+    }
+
     /// Loads the next chunk with records; `false` at the end.
     fn load_next_chunk(&mut self) -> Result<bool> {
         self.ends.clear();
@@ -322,9 +330,7 @@ impl<R: Read + Seek> RecordReader<R> {
             );
             match decoded {
                 Ok(at) => {
-                    self.values_at = at;
-                    self.chunk_begin = begin;
-                    if !self.ends.is_empty() {
+                    if self.install(at, begin) {
                         return Ok(true);
                     }
                 }
@@ -426,9 +432,7 @@ impl<R: Read + Seek> RecordReader<R> {
             self.chunk_end = end;
             match result {
                 Ok(at) => {
-                    self.values_at = at;
-                    self.chunk_begin = begin;
-                    if !self.ends.is_empty() {
+                    if self.install(at, begin) {
                         return Ok(true);
                     }
                 }
