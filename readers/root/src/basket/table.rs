@@ -13,8 +13,8 @@
 //! order check none either (an entry that fits its length byte ends where the next starts,
 //! after it): the `char*` and `std::string` full reads 1.042x and 1.045x faster (run #1 of the
 //! 2026-11-29 ledger, paired A/B; `std::string` 0.744 to 0.790 of the codec alone). One of the
-//! reader's SIMD kernels (with the decoders' `jump` and `nested`), with every bound it relies on
-//! checked in safe code here.
+//! reader's SIMD kernels (with the decoders' `jump`, `nested` and `scaled`), with every bound it
+//! relies on checked in safe code here.
 #![allow(unsafe_code)]
 
 use crate::error::{Error, Result};

@@ -8,8 +8,8 @@
 //! length byte `b` leads to `i + 1 + b`), then composed with itself by byte permutations
 //! (AVX-512 VBMI): 2, 4 and 8 steps in three permutations, and the places after 0 to 15 steps,
 //! every count at once, in four more. No branch depends on the strings. One of the decoders'
-//! two unsafe modules (with [`super::nested`]); every bound it relies on is checked in safe
-//! code in this file.
+//! three unsafe modules (with [`super::nested`] and [`super::scaled`]); every bound it relies
+//! on is checked in safe code in this file.
 #![allow(unsafe_code)]
 
 /// Most bytes of strings an entry may hold to be checked here: the step table has a place for

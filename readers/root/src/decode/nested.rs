@@ -13,9 +13,9 @@
 //! instructions an entry (callgrind, `LHE_scale`), and 52 with MOVBE and BMI2; the full read
 //! 1.069x faster (BENCHMARKS.md run #43).
 //!
-//! One of the decoders' two unsafe modules (with [`super::jump`]; the basket's entry-offset
-//! table is the third of the reader's SIMD kernels): every bound it relies on is checked in
-//! this file, not assumed from the basket's own checks.
+//! One of the decoders' three unsafe modules (with [`super::jump`] and [`super::scaled`]; the
+//! basket's entry-offset table holds the reader's other SIMD kernel): every bound it relies on
+//! is checked in this file, not assumed from the basket's own checks.
 #![allow(unsafe_code)]
 
 use super::object::BYTE_COUNT_FLAG;

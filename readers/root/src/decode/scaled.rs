@@ -1,8 +1,9 @@
 //! Ranged `Double32_t` values, `int / factor + min` with ROOT's bits, without a division per
 //! value. A division is several times the cost of a multiplication; the quotient here is found
 //! from the reciprocal and corrected twice with fused multiply-adds, which gives the division's
-//! correctly rounded result (see [`fma`]). One of the decoders' unsafe modules (with `jump` and
-//! `nested`): only to call the kernel compiled for FMA, once the machine has said it has it.
+//! correctly rounded result (see [`fma`]). One of the decoders' three unsafe modules (with
+//! `jump` and `nested`): only to call the kernel compiled for FMA, once the machine has said it
+//! has it.
 #![allow(unsafe_code)]
 
 /// `int / factor + min` for each big-endian 4-byte `int` of `src`, appended to `out`, bit for bit
