@@ -68,10 +68,22 @@ mod tests {
             .collect()
     }
 
+    /// The answers of [`scaled_into`], and where the machine has FMA those of the kernel itself
+    /// (so that a dispatch that stopped taking it would not leave it untested).
     fn scaled(ints: &[u32], min: f64, factor: f64) -> Vec<u64> {
         let src: Vec<[u8; 4]> = ints.iter().map(|i| i.to_be_bytes()).collect();
         let mut out = Vec::new();
         scaled_into(&src, min, factor, &mut out);
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("avx2") {
+            let mut kernel = Vec::new();
+            // SAFETY: the machine has FMA and AVX2.
+            unsafe { fma::scaled_into(&src, min, factor, &mut kernel) };
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            if within_reach(factor) {
+                assert_eq!(bits(&kernel), bits(&out), "factor {factor:e}");
+            }
+        }
         out.iter().map(|v| v.to_bits()).collect()
     }
 
