@@ -15,8 +15,9 @@
 //! time says how much the reader adds on top of the codec library. [`Mode::DecompressCopy`] and
 //! [`Mode::ReadCopy`] are floors: the least any reader handing out values in memory of its own
 //! does, without and with reading the file; [`Mode::ReadDecompress`], reading and decompressing
-//! alone, is the floor of any reader of the file. [`Mode::ReadFind`] measures what finding the
-//! strings costs a reader that lends them where they lie.
+//! alone, is the floor of any reader of the file, and [`Mode::ReadIndex`], with one pass over
+//! each entry-offset table, of any reader of entries of varying size. [`Mode::ReadFind`]
+//! measures what finding the strings costs a reader that lends them where they lie.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -27,7 +28,7 @@ use rayon::prelude::*;
 mod floors;
 mod stages;
 
-use floors::{copy_entries, find_entries};
+use floors::{copy_entries, find_entries, sum_entry_starts};
 pub use stages::Stages;
 use stages::{StageClock, lap, restart};
 
@@ -88,11 +89,18 @@ pub enum Mode {
     /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any
     /// reader of the file does; what it costs over [`Mode::DecompressOnly`] is reading.
     ReadDecompress,
+    /// As [`Mode::ReadDecompress`], then one pass over each basket's entry-offset table: every
+    /// start converted as a reader converts it (from big-endian, less the key length) and
+    /// summed, nothing stored, checked or handed out. The least a reader of entries of varying
+    /// size does (unless it walks them one after the other, which is slower): what the full
+    /// read may take over this floor is all its checks and decoding may cost. Branches of
+    /// fixed-size entries have no table, and are read as [`Mode::ReadDecompress`] reads them.
+    ReadIndex,
 }
 
 impl Mode {
     /// Every mode, in the order the tools list them.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Full,
         Self::FullCopiedStrings,
         Self::DecompressOnly,
@@ -100,6 +108,7 @@ impl Mode {
         Self::ReadCopy,
         Self::ReadFind,
         Self::ReadDecompress,
+        Self::ReadIndex,
     ];
 
     /// Whether the baskets are preloaded and only decompressed (and copied).
@@ -530,7 +539,7 @@ pub fn run(config: &Config) -> Result<Report> {
         restart(&mut scratch.clock);
         if config.mode.preloads() {
             let raw = preloaded.get(i).map_or(&[][..], Vec::as_slice);
-            let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
+            let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?.entry_bytes;
             lap(&mut scratch.clock, |s| &mut s.decompress_s);
             if config.mode == Mode::DecompressCopy {
                 for chunk in scratch.payload.chunks(COPY_CHUNK) {
@@ -550,10 +559,14 @@ pub fn run(config: &Config) -> Result<Report> {
             maps[map_of_branch[unit.branch]].get("basket", unit.seek, len)?
         };
         lap(&mut scratch.clock, |s| &mut s.read_s);
-        if config.mode == Mode::ReadDecompress {
-            let n = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
+        if matches!(config.mode, Mode::ReadDecompress | Mode::ReadIndex) {
+            let basket = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             lap(&mut scratch.clock, |s| &mut s.decompress_s);
-            return Ok((n, u64::from(unit.bytes)));
+            if config.mode == Mode::ReadIndex {
+                std::hint::black_box(sum_entry_starts(&scratch.payload, &basket));
+                lap(&mut scratch.clock, |s| &mut s.index_s);
+            }
+            return Ok((basket.entry_bytes, u64::from(unit.bytes)));
         }
         let buffers = std::mem::take(&mut scratch.basket);
         let clock = &mut scratch.clock;
@@ -651,9 +664,19 @@ pub fn run(config: &Config) -> Result<Report> {
     })
 }
 
-/// Decompresses one basket record into `out`; returns the bytes of its entries (the payload
-/// without its entry-offset table, as the full read counts them and as rootreadspeed does).
-fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Result<u64> {
+/// What [`decompress_only`] found in a basket record.
+struct Decompressed {
+    /// The bytes of its entries (the payload without its entry-offset table, as the full read
+    /// counts them and as rootreadspeed does): where the table starts, if there is one.
+    entry_bytes: u64,
+    /// The key's length, which the table's starts count from.
+    keylen: u32,
+    /// Its entries.
+    entries: usize,
+}
+
+/// Decompresses one basket record into `out`.
+fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Result<Decompressed> {
     let mut cur = Cursor::new(raw, seek, "basket key");
     let key = Key::parse(&mut cur)?;
     let header = BasketHeader::parse(&mut cur)?;
@@ -664,8 +687,12 @@ fn decompress_only(raw: &[u8], seek: u64, out: &mut Vec<u8>, split: bool) -> Res
         out.clear();
         out.extend_from_slice(stored);
     }
-    let entries = (header.last as u64).saturating_sub(u64::from(key.keylen));
-    Ok(entries.min(u64::from(key.objlen)))
+    let entry_bytes = (header.last as u64).saturating_sub(u64::from(key.keylen));
+    Ok(Decompressed {
+        entry_bytes: entry_bytes.min(u64::from(key.objlen)),
+        keylen: u32::from(key.keylen),
+        entries: usize::try_from(header.nev_buf).unwrap_or(0),
+    })
 }
 
 #[cfg(test)]

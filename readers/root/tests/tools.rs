@@ -346,7 +346,7 @@ fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
 fn readspeed_self_test_passes_and_stands_alone() {
     let (ok, out, err) = tool(&["readspeed", "--test"]);
     assert!(ok, "{out}\n{err}");
-    assert!(out.contains("101 checks: 101 passed, 0 failed"), "{out}");
+    assert!(out.contains("115 checks: 115 passed, 0 failed"), "{out}");
     assert!(
         out.contains("objects.root --trees t --branches cstr"),
         "{out}"
@@ -355,6 +355,7 @@ fn readspeed_self_test_passes_and_stands_alone() {
     assert!(out.contains("2 thread(s), ReadCopy"), "{out}");
     assert!(out.contains("2 thread(s), ReadFind"), "{out}");
     assert!(out.contains("2 thread(s), ReadDecompress"), "{out}");
+    assert!(out.contains("2 thread(s), ReadIndex"), "{out}");
     assert!(out.contains("2 thread(s), FullCopiedStrings"), "{out}");
     let (ok, _, err) = tool(&["readspeed", "--test", "--threads", "2"]);
     assert!(!ok);
@@ -367,6 +368,8 @@ fn readspeed_self_test_passes_and_stands_alone() {
         ["--read-copy", "--copy-strings"],
         ["--read-find", "--read-copy"],
         ["--read-find", "--decompress-only"],
+        ["--read-index", "--read-decompress"],
+        ["--read-index", "--copy-strings"],
     ] {
         let mut args = vec![
             "readspeed",

@@ -1,7 +1,7 @@
-//! The floors' hand-outs: what [`super::Mode::ReadCopy`] and [`super::Mode::ReadFind`] do with a
-//! basket in place of decoding it.
+//! The floors' hand-outs: what [`super::Mode::ReadCopy`], [`super::Mode::ReadFind`] and
+//! [`super::Mode::ReadIndex`] do with a basket in place of decoding it.
 
-use super::{ENTRIES_PER_STEP, steps};
+use super::{Decompressed, ENTRIES_PER_STEP, steps};
 use crate::basket::BasketData;
 use crate::decode::text_start;
 use crate::layout::{Layout, Shape};
@@ -50,6 +50,21 @@ pub(super) fn copy_entries(
             }
         }
     }
+}
+
+/// [`super::Mode::ReadIndex`]'s pass over a decompressed basket's entry-offset table (after its
+/// entries and the table's 4-byte count): every start converted from big-endian and less the
+/// key length, summed (so that the work is not optimised away). Nothing stored or checked;
+/// nothing at all for a basket without a table, or whose table is cut short.
+pub(super) fn sum_entry_starts(payload: &[u8], basket: &Decompressed) -> u32 {
+    let table = usize::try_from(basket.entry_bytes)
+        .ok()
+        .and_then(|border| payload.get(border.saturating_add(4)..))
+        .and_then(|t| t.get(..basket.entries.saturating_mul(4)))
+        .unwrap_or_default();
+    table.as_chunks::<4>().0.iter().fold(0u32, |sum, start| {
+        sum.wrapping_add(u32::from_be_bytes(*start).wrapping_sub(basket.keylen))
+    })
 }
 
 /// Where entries are lists of strings (`Some(None)`) or of lists of numbers (`Some(Some(size))`
@@ -136,7 +151,7 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
-    use super::{find_entries, item_ends};
+    use super::{Decompressed, find_entries, item_ends, sum_entry_starts};
     use crate::basket::BasketData;
     use crate::decode::{headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
@@ -183,6 +198,26 @@ mod tests {
         });
         item_ends(&[1, 2, 3], Some(8), |e| ends.push(e));
         assert!(ends.is_empty());
+    }
+
+    #[test]
+    fn sum_entry_starts_adds_the_table_and_stops_where_it_is_cut() {
+        // Entries at key-relative 100, 103, 110 (keylen 100): payload offsets 0, 3, 10.
+        let mut payload = vec![7u8; 12];
+        payload.extend(4i32.to_be_bytes());
+        for start in [100u32, 103, 110] {
+            payload.extend(start.to_be_bytes());
+        }
+        let basket = |entries| Decompressed {
+            entry_bytes: 12,
+            keylen: 100,
+            entries,
+        };
+        assert_eq!(sum_entry_starts(&payload, &basket(3)), 13);
+        // A table shorter than its entries, or none: nothing.
+        assert_eq!(sum_entry_starts(&payload, &basket(4)), 0);
+        assert_eq!(sum_entry_starts(&payload[..12], &basket(3)), 0);
+        assert_eq!(sum_entry_starts(&payload, &basket(usize::MAX)), 0);
     }
 
     #[test]

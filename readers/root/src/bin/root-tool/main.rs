@@ -69,6 +69,7 @@ enum Command {
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --decompress-only\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --read-decompress\n  \
+                            root-tool readspeed --files f.root --trees t --branches name --read-index\n  \
                             root-tool readspeed --files f.root --trees t --branches name --read-find\n  \
                             root-tool readspeed --files f.root --trees t --branches name --copy-strings\n  \
                             root-tool readspeed --files f.root --trees t --branches name --stages\n  \
@@ -94,33 +95,38 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long, conflicts_with_all = ["decompress_copy", "read_copy", "read_find", "read_decompress", "copy_strings"])]
+        #[arg(long, group = "mode")]
         decompress_only: bool,
         /// Time the decompression of the preloaded baskets plus one copy of each payload (the
         /// floor of any reader that hands out values in its own memory).
-        #[arg(long, conflicts_with_all = ["read_copy", "read_find", "read_decompress", "copy_strings"])]
+        #[arg(long, group = "mode")]
         decompress_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus one copy of each
         /// payload and one end per entry where entries vary in size (per item in vector<string>
         /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
         /// hands out entries in its own memory).
-        #[arg(long, conflicts_with_all = ["read_find", "read_decompress", "copy_strings"])]
+        #[arg(long, group = "mode")]
         read_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus finding where
         /// each string starts (each item in vector<string> and vector<vector<T>>), nothing
         /// checked or copied, one at a time (what finding the strings costs a reader that lends
         /// them where they lie).
-        #[arg(long, conflicts_with_all = ["read_decompress", "copy_strings"])]
+        #[arg(long, group = "mode")]
         read_find: bool,
         /// Time reading the baskets from the files as the full read does and decompressing
         /// them, nothing else (the floor of any reader of the files).
-        #[arg(long, conflicts_with = "copy_strings")]
+        #[arg(long, group = "mode")]
         read_decompress: bool,
+        /// Time reading and decompressing as --read-decompress does, plus one pass over each
+        /// basket's entry-offset table, its starts converted and summed, nothing else (the
+        /// floor of any reader of entries of varying size).
+        #[arg(long, group = "mode")]
+        read_index: bool,
         /// The full read, with the strings of char*, std::string, TString and vector<string>
         /// branches copied into columns of their own (as `dump` and the library's column reads
         /// return them) instead of checked and handed out where they lie in the decompressed
         /// basket.
-        #[arg(long)]
+        #[arg(long, group = "mode")]
         copy_strings: bool,
         /// Also time each basket's stages apart and report where the time went: reading the
         /// records, decompressing them, reading their entry-offset tables, decoding the
@@ -192,6 +198,7 @@ fn main() -> Result<()> {
             read_copy,
             read_find,
             read_decompress,
+            read_index,
             copy_strings,
             stages,
             format,
@@ -223,6 +230,8 @@ fn main() -> Result<()> {
                     Mode::ReadFind
                 } else if read_decompress {
                     Mode::ReadDecompress
+                } else if read_index {
+                    Mode::ReadIndex
                 } else if copy_strings {
                     Mode::FullCopiedStrings
                 } else {
@@ -471,6 +480,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
         Mode::ReadCopy => "read+decompress+copy",
         Mode::ReadFind => "read+decompress+find",
         Mode::ReadDecompress => "read+decompress",
+        Mode::ReadIndex => "read+decompress+offset table",
     };
     match format {
         SpeedFormat::Text => {
