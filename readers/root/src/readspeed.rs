@@ -15,8 +15,8 @@
 //! time says how much the reader adds on top of the codec library. [`Mode::DecompressCopy`] and
 //! [`Mode::ReadCopy`] are floors: the least any reader handing out values in memory of its own
 //! does, without and with reading the file; [`Mode::ReadDecompress`], reading and decompressing
-//! alone, is the floor of any reader of the file, and [`Mode::ReadIndex`], with one pass over
-//! each entry-offset table, of any reader of entries of varying size. [`Mode::ReadFind`]
+//! alone, is the floor of any reader of the file, and [`Mode::ReadTouch`], which also touches
+//! the entries and their offset table once, of any reader of the entries. [`Mode::ReadFind`]
 //! measures what finding the strings costs a reader that lends them where they lie.
 
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ use rayon::prelude::*;
 mod floors;
 mod stages;
 
-use floors::{copy_entries, find_entries, sum_entry_starts};
+use floors::{copy_entries, find_entries, touch_entries};
 pub use stages::Stages;
 use stages::{StageClock, lap, restart};
 
@@ -89,13 +89,13 @@ pub enum Mode {
     /// [`Mode::DecompressOnly`] does: no entry-offset table, nothing handed out. The least any
     /// reader of the file does; what it costs over [`Mode::DecompressOnly`] is reading.
     ReadDecompress,
-    /// As [`Mode::ReadDecompress`], then one pass over each basket's entry-offset table: every
-    /// start converted as a reader converts it (from big-endian, less the key length) and
-    /// summed, nothing stored, checked or handed out. The least a reader of entries of varying
-    /// size does (unless it walks them one after the other, which is slower): what the full
-    /// read may take over this floor is all its checks and decoding may cost. Branches of
-    /// fixed-size entries have no table, and are read as [`Mode::ReadDecompress`] reads them.
-    ReadIndex,
+    /// As [`Mode::ReadDecompress`], then what any reader of every entry must touch: one byte of
+    /// every 64-byte line of the entries, and every start of the entry-offset table converted
+    /// as a reader converts it (from big-endian, less the key length), all summed, nothing
+    /// stored, checked or handed out. What the full read may take over this floor is all that
+    /// its checks and decoding may cost. (A reader of entries of varying size could walk them
+    /// one after the other instead of reading the table: a chain of dependent loads, slower.)
+    ReadTouch,
 }
 
 impl Mode {
@@ -108,7 +108,7 @@ impl Mode {
         Self::ReadCopy,
         Self::ReadFind,
         Self::ReadDecompress,
-        Self::ReadIndex,
+        Self::ReadTouch,
     ];
 
     /// Whether the baskets are preloaded and only decompressed (and copied).
@@ -559,11 +559,11 @@ pub fn run(config: &Config) -> Result<Report> {
             maps[map_of_branch[unit.branch]].get("basket", unit.seek, len)?
         };
         lap(&mut scratch.clock, |s| &mut s.read_s);
-        if matches!(config.mode, Mode::ReadDecompress | Mode::ReadIndex) {
+        if matches!(config.mode, Mode::ReadDecompress | Mode::ReadTouch) {
             let basket = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             lap(&mut scratch.clock, |s| &mut s.decompress_s);
-            if config.mode == Mode::ReadIndex {
-                std::hint::black_box(sum_entry_starts(&scratch.payload, &basket));
+            if config.mode == Mode::ReadTouch {
+                std::hint::black_box(touch_entries(&scratch.payload, &basket));
                 lap(&mut scratch.clock, |s| &mut s.index_s);
             }
             return Ok((basket.entry_bytes, u64::from(unit.bytes)));

@@ -355,7 +355,7 @@ fn readspeed_self_test_passes_and_stands_alone() {
     assert!(out.contains("2 thread(s), ReadCopy"), "{out}");
     assert!(out.contains("2 thread(s), ReadFind"), "{out}");
     assert!(out.contains("2 thread(s), ReadDecompress"), "{out}");
-    assert!(out.contains("2 thread(s), ReadIndex"), "{out}");
+    assert!(out.contains("2 thread(s), ReadTouch"), "{out}");
     assert!(out.contains("2 thread(s), FullCopiedStrings"), "{out}");
     let (ok, _, err) = tool(&["readspeed", "--test", "--threads", "2"]);
     assert!(!ok);
@@ -368,8 +368,8 @@ fn readspeed_self_test_passes_and_stands_alone() {
         ["--read-copy", "--copy-strings"],
         ["--read-find", "--read-copy"],
         ["--read-find", "--decompress-only"],
-        ["--read-index", "--read-decompress"],
-        ["--read-index", "--copy-strings"],
+        ["--read-touch", "--read-decompress"],
+        ["--read-touch", "--copy-strings"],
     ] {
         let mut args = vec![
             "readspeed",

@@ -54,7 +54,7 @@ pub fn ceiling_cells(strings: bool, two_threads: bool) -> Vec<(&'static str, usi
         ("read_copy_1t", 1, Mode::ReadCopy),
         ("read_find_1t", 1, Mode::ReadFind),
         ("read_decompress_1t", 1, Mode::ReadDecompress),
-        ("read_index_1t", 1, Mode::ReadIndex),
+        ("read_touch_1t", 1, Mode::ReadTouch),
     ];
     if strings {
         cells.push(("full_copied_strings_1t", 1, Mode::FullCopiedStrings));

@@ -1,5 +1,5 @@
 //! The floors' hand-outs: what [`super::Mode::ReadCopy`], [`super::Mode::ReadFind`] and
-//! [`super::Mode::ReadIndex`] do with a basket in place of decoding it.
+//! [`super::Mode::ReadTouch`] do with a basket in place of decoding it.
 
 use super::{Decompressed, ENTRIES_PER_STEP, steps};
 use crate::basket::BasketData;
@@ -52,19 +52,26 @@ pub(super) fn copy_entries(
     }
 }
 
-/// [`super::Mode::ReadIndex`]'s pass over a decompressed basket's entry-offset table (after its
-/// entries and the table's 4-byte count): every start converted from big-endian and less the
-/// key length, summed (so that the work is not optimised away). Nothing stored or checked;
-/// nothing at all for a basket without a table, or whose table is cut short.
-pub(super) fn sum_entry_starts(payload: &[u8], basket: &Decompressed) -> u32 {
-    let table = usize::try_from(basket.entry_bytes)
-        .ok()
-        .and_then(|border| payload.get(border.saturating_add(4)..))
+/// [`super::Mode::ReadTouch`]'s passes over a decompressed basket: one byte of every 64-byte
+/// line of its entries, and every start of its entry-offset table (after the entries and the
+/// table's 4-byte count) converted from big-endian and less the key length; all summed (so
+/// that the work is not optimised away). Nothing stored or checked. A basket without a table,
+/// or whose table is cut short, has only its entries touched.
+pub(super) fn touch_entries(payload: &[u8], basket: &Decompressed) -> u64 {
+    let border = usize::try_from(basket.entry_bytes).unwrap_or(usize::MAX);
+    let entries = payload.get(..border).unwrap_or(payload);
+    let lines = entries
+        .iter()
+        .step_by(64)
+        .fold(0u64, |sum, &b| sum.wrapping_add(u64::from(b)));
+    let table = payload
+        .get(border.saturating_add(4)..)
         .and_then(|t| t.get(..basket.entries.saturating_mul(4)))
         .unwrap_or_default();
-    table.as_chunks::<4>().0.iter().fold(0u32, |sum, start| {
+    let starts = table.as_chunks::<4>().0.iter().fold(0u32, |sum, start| {
         sum.wrapping_add(u32::from_be_bytes(*start).wrapping_sub(basket.keylen))
-    })
+    });
+    lines.wrapping_add(u64::from(starts))
 }
 
 /// Where entries are lists of strings (`Some(None)`) or of lists of numbers (`Some(Some(size))`
@@ -151,7 +158,7 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
-    use super::{Decompressed, find_entries, item_ends, sum_entry_starts};
+    use super::{Decompressed, find_entries, item_ends, touch_entries};
     use crate::basket::BasketData;
     use crate::decode::{headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
@@ -201,8 +208,9 @@ mod tests {
     }
 
     #[test]
-    fn sum_entry_starts_adds_the_table_and_stops_where_it_is_cut() {
-        // Entries at key-relative 100, 103, 110 (keylen 100): payload offsets 0, 3, 10.
+    fn touch_entries_adds_a_byte_a_line_and_the_table_and_stops_where_it_is_cut() {
+        // Entries at key-relative 100, 103, 110 (keylen 100): payload offsets 0, 3, 10; one
+        // line of entries, its first byte 7.
         let mut payload = vec![7u8; 12];
         payload.extend(4i32.to_be_bytes());
         for start in [100u32, 103, 110] {
@@ -213,11 +221,20 @@ mod tests {
             keylen: 100,
             entries,
         };
-        assert_eq!(sum_entry_starts(&payload, &basket(3)), 13);
-        // A table shorter than its entries, or none: nothing.
-        assert_eq!(sum_entry_starts(&payload, &basket(4)), 0);
-        assert_eq!(sum_entry_starts(&payload[..12], &basket(3)), 0);
-        assert_eq!(sum_entry_starts(&payload, &basket(usize::MAX)), 0);
+        assert_eq!(touch_entries(&payload, &basket(3)), 7 + 13);
+        // A table shorter than its entries, or none: the entries alone.
+        assert_eq!(touch_entries(&payload, &basket(4)), 7);
+        assert_eq!(touch_entries(&payload[..12], &basket(3)), 7);
+        assert_eq!(touch_entries(&payload, &basket(usize::MAX)), 7);
+        // Entries over two lines and more: one byte of each.
+        let mut long = vec![1u8; 130];
+        long.extend(0i32.to_be_bytes());
+        let basket = Decompressed {
+            entry_bytes: 130,
+            keylen: 0,
+            entries: 0,
+        };
+        assert_eq!(touch_entries(&long, &basket), 3);
     }
 
     #[test]

@@ -69,7 +69,7 @@ enum Command {
                             root-tool readspeed --files f.root --trees t --all-branches --threads 2 --format json\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --decompress-only\n  \
                             root-tool readspeed --files f.root --trees t --branches pt --read-decompress\n  \
-                            root-tool readspeed --files f.root --trees t --branches name --read-index\n  \
+                            root-tool readspeed --files f.root --trees t --branches name --read-touch\n  \
                             root-tool readspeed --files f.root --trees t --branches name --read-find\n  \
                             root-tool readspeed --files f.root --trees t --branches name --copy-strings\n  \
                             root-tool readspeed --files f.root --trees t --branches name --stages\n  \
@@ -117,11 +117,12 @@ enum Command {
         /// them, nothing else (the floor of any reader of the files).
         #[arg(long, group = "mode")]
         read_decompress: bool,
-        /// Time reading and decompressing as --read-decompress does, plus one pass over each
-        /// basket's entry-offset table, its starts converted and summed, nothing else (the
-        /// floor of any reader of entries of varying size).
+        /// Time reading and decompressing as --read-decompress does, plus touching what any
+        /// reader of every entry must: one byte of every 64-byte line of the entries, and each
+        /// basket's entry-offset table, its starts converted; summed, nothing else (the floor
+        /// of any reader of the entries).
         #[arg(long, group = "mode")]
-        read_index: bool,
+        read_touch: bool,
         /// The full read, with the strings of char*, std::string, TString and vector<string>
         /// branches copied into columns of their own (as `dump` and the library's column reads
         /// return them) instead of checked and handed out where they lie in the decompressed
@@ -198,7 +199,7 @@ fn main() -> Result<()> {
             read_copy,
             read_find,
             read_decompress,
-            read_index,
+            read_touch,
             copy_strings,
             stages,
             format,
@@ -230,8 +231,8 @@ fn main() -> Result<()> {
                     Mode::ReadFind
                 } else if read_decompress {
                     Mode::ReadDecompress
-                } else if read_index {
-                    Mode::ReadIndex
+                } else if read_touch {
+                    Mode::ReadTouch
                 } else if copy_strings {
                     Mode::FullCopiedStrings
                 } else {
@@ -480,7 +481,7 @@ fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
         Mode::ReadCopy => "read+decompress+copy",
         Mode::ReadFind => "read+decompress+find",
         Mode::ReadDecompress => "read+decompress",
-        Mode::ReadIndex => "read+decompress+offset table",
+        Mode::ReadTouch => "read+decompress+touch",
     };
     match format {
         SpeedFormat::Text => {
