@@ -20,6 +20,7 @@ use crate::layout::{Layout, Shape};
 
 mod table;
 
+pub(crate) use table::sum_first_bytes;
 use table::{EntryCheck, offsets_in_order, read_offsets, to_payload_offsets};
 
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.

@@ -563,7 +563,8 @@ pub fn run(config: &Config) -> Result<Report> {
             let basket = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             lap(&mut scratch.clock, |s| &mut s.decompress_s);
             if config.mode == Mode::ReadTouch {
-                std::hint::black_box(touch_entries(&scratch.payload, &basket));
+                let texts = *layout == Layout::Object(Shape::Text);
+                std::hint::black_box(touch_entries(&scratch.payload, &basket, texts));
                 lap(&mut scratch.clock, |s| &mut s.index_s);
             }
             return Ok((basket.entry_bytes, u64::from(unit.bytes)));

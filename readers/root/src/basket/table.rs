@@ -103,6 +103,30 @@ pub(super) fn to_payload_offsets(
     Ok(out)
 }
 
+/// The sum of every start of the `table` less `keylen` and of the byte at each in `payload`,
+/// loaded as [`read_offsets`]' string check loads them where the machine has AVX2 (a start
+/// past the payload is brought under its end, or without AVX2 adds no byte): the floor of that
+/// check, every entry's length byte loaded and nothing compared or stored (`readspeed
+/// --read-touch` on string branches).
+pub(crate) fn sum_first_bytes(table: &[[u8; 4]], keylen: u32, payload: &[u8]) -> u64 {
+    let start = |c: &[u8; 4]| u32::from_be_bytes(*c).wrapping_sub(keylen);
+    let plain = |table: &[[u8; 4]]| {
+        table.iter().fold(0u64, |sum, c| {
+            let s = start(c);
+            let byte = payload.get(s as usize).map_or(0, |&b| u64::from(b));
+            sum.wrapping_add(u64::from(s)).wrapping_add(byte)
+        })
+    };
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(_), Some(limit)) = (Avx2::detect(), payload.len().checked_sub(4)) {
+        let limit = limit.min(i32::MAX as usize) as u32;
+        // SAFETY: AVX2 is present (detected above); `limit` is as the kernel requires.
+        let (done, sum) = unsafe { avx2::sum_first_bytes(table, keylen, payload, limit) };
+        return sum.wrapping_add(plain(&table[done..]));
+    }
+    plain(table)
+}
+
 /// Whether an entry of `size` bytes (its end minus its start, wrapping) whose first byte is
 /// `byte` is empty or one string of under 255 bytes behind its length byte. A wrapped size
 /// (an end before its start) is neither.
@@ -178,7 +202,7 @@ mod avx2 {
         __m256i, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_loadu_si256, _mm256_min_epu32,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_setr_epi8,
         _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
-        _mm256_sub_epi32,
+        _mm256_sub_epi32, _mm256_add_epi32,
     };
 
     /// How far the kernel went: its first `entries` entries' starts are pushed, and `all` says
@@ -230,36 +254,8 @@ mod avx2 {
             };
             // SAFETY: `room` is eight u32s of the vector's spare capacity, written unaligned.
             unsafe { _mm256_storeu_si256(room.as_mut_ptr().cast::<__m256i>(), s) };
-            // Each lane's start, brought under `limit`, is loaded back on its own and the word
-            // at it fetched into its lane: on this Zen 4, faster than one AVX2 gather of the
-            // eight (`std::string` full read 1.028x, run #5 of the 2026-11-29 ledger).
-            let mut at = [0u32; 8];
-            // SAFETY: `at` is eight u32s, written unaligned.
-            unsafe {
-                _mm256_storeu_si256(
-                    at.as_mut_ptr().cast::<__m256i>(),
-                    _mm256_min_epu32(s, limit),
-                )
-            };
-            // SAFETY: every index is at most `limit` (the caller's bound): each lane's 4 bytes
-            // at `payload + index` lie in `payload`.
-            let lane = |k: usize| unsafe {
-                payload
-                    .as_ptr()
-                    .add(at[k] as usize)
-                    .cast::<i32>()
-                    .read_unaligned()
-            };
-            let word = _mm256_setr_epi32(
-                lane(0),
-                lane(1),
-                lane(2),
-                lane(3),
-                lane(4),
-                lane(5),
-                lane(6),
-                lane(7),
-            );
+            // SAFETY: AVX2 is present (this function's feature) and `limit` is the caller's bound.
+            let word = unsafe { words_at(payload, s, limit) };
             // As `super::short_text`, lane by lane.
             let byte = _mm256_and_si256(word, _mm256_set1_epi32(0xff));
             let size = _mm256_sub_epi32(e, s);
@@ -277,6 +273,84 @@ mod avx2 {
             entries: i,
             all: _mm256_movemask_epi8(all) == -1,
         }
+    }
+
+    /// The 4-byte word at each lane's start (brought under `limit`) in `payload`, in its lane.
+    /// Each start is loaded back on its own and the word at it fetched into its lane: on this
+    /// Zen 4, faster than one AVX2 gather of the eight (`std::string` full read 1.028x, run #5
+    /// of the 2026-11-29 ledger).
+    ///
+    /// # Safety
+    /// AVX2 must be present, `payload` at least 4 bytes long and `limit` at most
+    /// `payload.len() - 4` and at most `i32::MAX`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn words_at(payload: &[u8], starts: __m256i, limit: __m256i) -> __m256i {
+        let mut at = [0u32; 8];
+        // SAFETY: `at` is eight u32s, written unaligned.
+        unsafe {
+            _mm256_storeu_si256(
+                at.as_mut_ptr().cast::<__m256i>(),
+                _mm256_min_epu32(starts, limit),
+            )
+        };
+        // SAFETY: every index is at most `limit` (the caller's bound): each lane's 4 bytes at
+        // `payload + index` lie in `payload`.
+        let lane = |k: usize| unsafe {
+            payload
+                .as_ptr()
+                .add(at[k] as usize)
+                .cast::<i32>()
+                .read_unaligned()
+        };
+        _mm256_setr_epi32(
+            lane(0),
+            lane(1),
+            lane(2),
+            lane(3),
+            lane(4),
+            lane(5),
+            lane(6),
+            lane(7),
+        )
+    }
+
+    /// The sum of every start of the `table` (converted as [`short_texts`] converts them) and of
+    /// the byte at each, eight at a time as [`short_texts`] loads them, while eight starts are
+    /// left (the caller takes the rest): what loading every entry's length byte costs, without
+    /// checking or storing anything.
+    ///
+    /// # Safety
+    /// As [`short_texts`].
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn sum_first_bytes(
+        table: &[[u8; 4]],
+        keylen: u32,
+        payload: &[u8],
+        limit: u32,
+    ) -> (usize, u64) {
+        let swap = _mm256_setr_epi8(
+            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+            9, 8, 15, 14, 13, 12,
+        );
+        let key = _mm256_set1_epi32(keylen as i32);
+        let limit = _mm256_set1_epi32(limit as i32);
+        let mut sum = _mm256_setzero_si256();
+        let mut i = 0;
+        while let Some(group) = table.get(i..).and_then(<[_]>::first_chunk::<8>) {
+            // SAFETY: `group` is 32 bytes, read unaligned.
+            let s = unsafe { _mm256_loadu_si256(group.as_ptr().cast::<__m256i>()) };
+            let s = _mm256_sub_epi32(_mm256_shuffle_epi8(s, swap), key);
+            // SAFETY: AVX2 is present and `limit` is the caller's bound.
+            let word = unsafe { words_at(payload, s, limit) };
+            let byte = _mm256_and_si256(word, _mm256_set1_epi32(0xff));
+            sum = _mm256_add_epi32(sum, _mm256_add_epi32(s, byte));
+            i += 8;
+        }
+        let mut lanes = [0u32; 8];
+        // SAFETY: `lanes` is eight u32s, written unaligned.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), sum) };
+        (i, lanes.iter().map(|&l| u64::from(l)).sum())
     }
 }
 
@@ -405,6 +479,28 @@ mod tests {
             checked > 10_000 && taken > 1_000,
             "{checked} checked, {taken} taken"
         );
+    }
+
+    /// The length bytes' floor sums every start and the byte at it, the kernel's groups of
+    /// eight as the plain tail; starts past the payload are loaded inside it.
+    #[test]
+    fn sum_first_bytes_adds_each_start_and_its_byte() {
+        let lengths: Vec<Option<usize>> = (0..21).map(|k| Some(k % 9)).collect();
+        for keylen in [0, 70] {
+            let (payload, border, n) = basket(&lengths, keylen);
+            let table = table_of(&payload, border, n);
+            let plain: u64 = table
+                .iter()
+                .map(|c| {
+                    let s = u32::from_be_bytes(*c) - keylen as u32;
+                    u64::from(s) + u64::from(payload[s as usize])
+                })
+                .sum();
+            assert_eq!(sum_first_bytes(table, keylen as u32, &payload), plain);
+            let mut bad = payload.clone();
+            bad[border + 4..][..4].copy_from_slice(&u32::MAX.to_be_bytes());
+            let _ = sum_first_bytes(table_of(&bad, border, n), keylen as u32, &bad);
+        }
     }
 
     /// Starts far past the payload, before the key or wrapped: refused, never loaded.
