@@ -24,9 +24,10 @@
 //!   decompressed, nothing else (the floor of any reader of the file: where this is under 0.85
 //!   of decompress-only, reading the file alone puts the bar out of reach);
 //! * `<file>/<type>/read_touch_1t`: as `read_decompress_1t`, plus one byte of every 64-byte
-//!   line of the entries and every start of the entry-offset table, converted, summed, nothing
-//!   stored or checked (the floor of any reader of every entry: what the bar allows over it is
-//!   all that checking and decoding them may cost);
+//!   line of the entries (of `char*` and `std::string`, each entry's length byte, loaded as the
+//!   full read's check loads them) and every start of the entry-offset table, converted,
+//!   summed, nothing stored or checked (the floor of any reader of every entry: what the bar
+//!   allows over it is all that checking and decoding them may cost);
 //! * `<file>/<type>/full_copied_strings_1t` (`char*`, `std::string` and `vector<string>`): the full read with
 //!   the strings copied into a column of their own, as the library's column reads return them
 //!   (`full_1t` checks them and hands them out where they lie in the basket);

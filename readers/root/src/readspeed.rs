@@ -90,9 +90,10 @@ pub enum Mode {
     /// reader of the file does; what it costs over [`Mode::DecompressOnly`] is reading.
     ReadDecompress,
     /// As [`Mode::ReadDecompress`], then what any reader of every entry must touch: one byte of
-    /// every 64-byte line of the entries, and every start of the entry-offset table converted
-    /// as a reader converts it (from big-endian, less the key length), all summed, nothing
-    /// stored, checked or handed out. What the full read may take over this floor is all that
+    /// every 64-byte line of the entries (where each entry is one string behind its length
+    /// byte, each entry's length byte instead, loaded as the full read's check loads them),
+    /// and every start of the entry-offset table converted as a reader converts it (from
+    /// big-endian, less the key length), all summed, nothing stored, checked or handed out. What the full read may take over this floor is all that
     /// its checks and decoding may cost. (A reader of entries of varying size could walk them
     /// one after the other instead of reading the table: a chain of dependent loads, slower.)
     ReadTouch,

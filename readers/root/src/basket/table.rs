@@ -199,10 +199,10 @@ impl Avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_loadu_si256, _mm256_min_epu32,
-        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_setr_epi8,
-        _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
-        _mm256_sub_epi32, _mm256_add_epi32,
+        __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_loadu_si256,
+        _mm256_min_epu32, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setr_epi8, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_storeu_si256, _mm256_sub_epi32,
     };
 
     /// How far the kernel went: its first `entries` entries' starts are pushed, and `all` says

@@ -172,7 +172,7 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::{Decompressed, find_entries, item_ends, touch_entries};
-    use crate::basket::{BasketData, sum_first_bytes};
+    use crate::basket::BasketData;
     use crate::decode::{headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
 
@@ -221,7 +221,8 @@ mod tests {
     }
 
     #[test]
-    fn touch_entries_adds_a_byte_a_line_or_of_each_string_and_the_table_and_stops_where_it_is_cut() {
+    fn touch_entries_adds_a_byte_a_line_or_of_each_string_and_the_table_and_stops_where_it_is_cut()
+    {
         // Entries at key-relative 100, 103, 110 (keylen 100): payload offsets 0, 3, 10; one
         // line of entries, its first byte 7.
         let mut payload = vec![7u8; 12];

@@ -118,9 +118,10 @@ enum Command {
         #[arg(long, group = "mode")]
         read_decompress: bool,
         /// Time reading and decompressing as --read-decompress does, plus touching what any
-        /// reader of every entry must: one byte of every 64-byte line of the entries, and each
-        /// basket's entry-offset table, its starts converted; summed, nothing else (the floor
-        /// of any reader of the entries).
+        /// reader of every entry must: one byte of every 64-byte line of the entries (of
+        /// char*, std::string and TString branches, each entry's length byte instead), and
+        /// each basket's entry-offset table, its starts converted; summed, nothing else (the
+        /// floor of any reader of the entries).
         #[arg(long, group = "mode")]
         read_touch: bool,
         /// The full read, with the strings of char*, std::string, TString and vector<string>
