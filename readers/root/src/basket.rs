@@ -23,6 +23,13 @@ mod table;
 pub(crate) use table::sum_first_bytes;
 use table::{EntryCheck, offsets_in_order, read_offsets, to_payload_offsets};
 
+/// Whether each entry of a branch of this layout is one string behind its length byte (`char*`,
+/// and `std::string` or `TString` written without object headers), whose strings are checked as
+/// the entry-offset table is read.
+pub(crate) fn strings_checked_with_table(layout: &Layout) -> bool {
+    *layout == Layout::Object(Shape::Text)
+}
+
 /// A decoded basket: entry bytes plus, for variable-size entries, where each entry starts.
 #[derive(Debug, Clone)]
 pub struct BasketData {
@@ -166,7 +173,7 @@ impl BasketData {
         };
         decompressed();
         let check = match layout {
-            Some(Layout::Object(Shape::Text)) => EntryCheck::ShortTexts,
+            Some(layout) if strings_checked_with_table(layout) => EntryCheck::ShortTexts,
             _ => EntryCheck::Ordered,
         };
         let basket = Self::build(out, len, keylen, header, seek, Table::After(check), offsets)?;

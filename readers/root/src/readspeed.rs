@@ -32,7 +32,7 @@ use floors::{copy_entries, find_entries, touch_entries};
 pub use stages::Stages;
 use stages::{StageClock, lap, restart};
 
-use crate::basket::{BasketBuffers, BasketData, BasketHeader};
+use crate::basket::{BasketBuffers, BasketData, BasketHeader, strings_checked_with_table};
 use crate::column::Values;
 use crate::compression;
 use crate::cursor::Cursor;
@@ -93,9 +93,10 @@ pub enum Mode {
     /// every 64-byte line of the entries (where each entry is one string behind its length
     /// byte, each entry's length byte instead, loaded as the full read's check loads them),
     /// and every start of the entry-offset table converted as a reader converts it (from
-    /// big-endian, less the key length), all summed, nothing stored, checked or handed out. What the full read may take over this floor is all that
-    /// its checks and decoding may cost. (A reader of entries of varying size could walk them
-    /// one after the other instead of reading the table: a chain of dependent loads, slower.)
+    /// big-endian, less the key length), all summed, nothing stored, checked or handed out.
+    /// What the full read may take over this floor is all that its checks and decoding may
+    /// cost. (A reader of entries of varying size could walk them one after the other instead
+    /// of reading the table: a chain of dependent loads, slower.)
     ReadTouch,
 }
 
@@ -564,7 +565,7 @@ pub fn run(config: &Config) -> Result<Report> {
             let basket = decompress_only(raw, unit.seek, &mut scratch.payload, split)?;
             lap(&mut scratch.clock, |s| &mut s.decompress_s);
             if config.mode == Mode::ReadTouch {
-                let texts = *layout == Layout::Object(Shape::Text);
+                let texts = strings_checked_with_table(layout);
                 std::hint::black_box(touch_entries(&scratch.payload, &basket, texts));
                 lap(&mut scratch.clock, |s| &mut s.index_s);
             }

@@ -103,18 +103,17 @@ pub(super) fn to_payload_offsets(
     Ok(out)
 }
 
-/// The sum of every start of the `table` less `keylen` and of the byte at each in `payload`,
-/// loaded as [`read_offsets`]' string check loads them where the machine has AVX2 (a start
+/// The sum, wrapping at 32 bits, of every start of the `table` less `keylen` and of the byte at
+/// each in `payload`, loaded as [`read_offsets`]' string check loads them where the machine has AVX2 (a start
 /// past the payload is brought under its end, or without AVX2 adds no byte): the floor of that
 /// check, every entry's length byte loaded and nothing compared or stored (`readspeed
 /// --read-touch` on string branches).
-pub(crate) fn sum_first_bytes(table: &[[u8; 4]], keylen: u32, payload: &[u8]) -> u64 {
-    let start = |c: &[u8; 4]| u32::from_be_bytes(*c).wrapping_sub(keylen);
+pub(crate) fn sum_first_bytes(table: &[[u8; 4]], keylen: u32, payload: &[u8]) -> u32 {
     let plain = |table: &[[u8; 4]]| {
-        table.iter().fold(0u64, |sum, c| {
-            let s = start(c);
-            let byte = payload.get(s as usize).map_or(0, |&b| u64::from(b));
-            sum.wrapping_add(u64::from(s)).wrapping_add(byte)
+        table.iter().fold(0u32, |sum, c| {
+            let s = u32::from_be_bytes(*c).wrapping_sub(keylen);
+            let byte = payload.get(s as usize).map_or(0, |&b| u32::from(b));
+            sum.wrapping_add(s).wrapping_add(byte)
         })
     };
     #[cfg(target_arch = "x86_64")]
@@ -226,27 +225,15 @@ mod avx2 {
         limit: u32,
         out: &mut Vec<u32>,
     ) -> Done {
-        // Each 4-byte big-endian start to native order.
-        let swap = _mm256_setr_epi8(
-            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
-            9, 8, 15, 14, 13, 12,
-        );
         let key = _mm256_set1_epi32(keylen as i32);
         let limit = _mm256_set1_epi32(limit as i32);
         let one = _mm256_set1_epi32(1);
         let mut all = _mm256_set1_epi32(-1);
         let mut i = 0;
         while let Some(group) = table.get(i..).and_then(<[_]>::first_chunk::<9>) {
-            // SAFETY: `group` is 36 bytes; both 32-byte loads lie in it, read unaligned.
-            let (s, e) = unsafe {
-                let at = group.as_ptr().cast::<u8>();
-                (
-                    _mm256_loadu_si256(at.cast::<__m256i>()),
-                    _mm256_loadu_si256(at.add(4).cast::<__m256i>()),
-                )
-            };
-            let s = _mm256_sub_epi32(_mm256_shuffle_epi8(s, swap), key);
-            let e = _mm256_sub_epi32(_mm256_shuffle_epi8(e, swap), key);
+            // The group's first eight starts, and the eight after each (their ends).
+            let ([first @ .., _], [_, next @ ..]) = (group, group);
+            let (s, e) = (starts(first, key), starts(next, key));
             // Into the room reserved for them (pushing them one vector at a time would store
             // the length each time).
             let Some(room) = out.spare_capacity_mut().get_mut(i..i + 8) else {
@@ -273,6 +260,19 @@ mod avx2 {
             entries: i,
             all: _mm256_movemask_epi8(all) == -1,
         }
+    }
+
+    /// Eight big-endian key-relative starts of the table, in native order less the key length.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn starts(group: &[[u8; 4]; 8], key: __m256i) -> __m256i {
+        let swap = _mm256_setr_epi8(
+            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+            9, 8, 15, 14, 13, 12,
+        );
+        // SAFETY: `group` is 32 bytes, read unaligned.
+        let s = unsafe { _mm256_loadu_si256(group.as_ptr().cast::<__m256i>()) };
+        _mm256_sub_epi32(_mm256_shuffle_epi8(s, swap), key)
     }
 
     /// The 4-byte word at each lane's start (brought under `limit`) in `payload`, in its lane.
@@ -315,8 +315,8 @@ mod avx2 {
         )
     }
 
-    /// The sum of every start of the `table` (converted as [`short_texts`] converts them) and of
-    /// the byte at each, eight at a time as [`short_texts`] loads them, while eight starts are
+    /// The sum, wrapping, of every start of the `table` (converted as [`short_texts`] converts
+    /// them) and of the byte at each, eight at a time as [`short_texts`] loads them, while eight starts are
     /// left (the caller takes the rest): what loading every entry's length byte costs, without
     /// checking or storing anything.
     ///
@@ -328,19 +328,13 @@ mod avx2 {
         keylen: u32,
         payload: &[u8],
         limit: u32,
-    ) -> (usize, u64) {
-        let swap = _mm256_setr_epi8(
-            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
-            9, 8, 15, 14, 13, 12,
-        );
+    ) -> (usize, u32) {
         let key = _mm256_set1_epi32(keylen as i32);
         let limit = _mm256_set1_epi32(limit as i32);
         let mut sum = _mm256_setzero_si256();
         let mut i = 0;
         while let Some(group) = table.get(i..).and_then(<[_]>::first_chunk::<8>) {
-            // SAFETY: `group` is 32 bytes, read unaligned.
-            let s = unsafe { _mm256_loadu_si256(group.as_ptr().cast::<__m256i>()) };
-            let s = _mm256_sub_epi32(_mm256_shuffle_epi8(s, swap), key);
+            let s = starts(group, key);
             // SAFETY: AVX2 is present and `limit` is the caller's bound.
             let word = unsafe { words_at(payload, s, limit) };
             let byte = _mm256_and_si256(word, _mm256_set1_epi32(0xff));
@@ -350,7 +344,7 @@ mod avx2 {
         let mut lanes = [0u32; 8];
         // SAFETY: `lanes` is eight u32s, written unaligned.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), sum) };
-        (i, lanes.iter().map(|&l| u64::from(l)).sum())
+        (i, lanes.iter().fold(0u32, |a, &l| a.wrapping_add(l)))
     }
 }
 
@@ -489,17 +483,24 @@ mod tests {
         for keylen in [0, 70] {
             let (payload, border, n) = basket(&lengths, keylen);
             let table = table_of(&payload, border, n);
-            let plain: u64 = table
+            let plain: u32 = table
                 .iter()
                 .map(|c| {
                     let s = u32::from_be_bytes(*c) - keylen as u32;
-                    u64::from(s) + u64::from(payload[s as usize])
+                    s + u32::from(payload[s as usize])
                 })
                 .sum();
             assert_eq!(sum_first_bytes(table, keylen as u32, &payload), plain);
+            // The first start made absurd: it is counted, with one byte from inside the
+            // payload (or none), in place of the first entry's start 0 and its length byte.
             let mut bad = payload.clone();
             bad[border + 4..][..4].copy_from_slice(&u32::MAX.to_be_bytes());
-            let _ = sum_first_bytes(table_of(&bad, border, n), keylen as u32, &bad);
+            let sum = sum_first_bytes(table_of(&bad, border, n), keylen as u32, &bad);
+            let rest = plain - u32::from(payload[0]);
+            let byte = sum
+                .wrapping_sub(rest)
+                .wrapping_sub(u32::MAX - keylen as u32);
+            assert!(byte <= 255, "{byte}");
         }
     }
 

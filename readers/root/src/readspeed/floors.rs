@@ -79,7 +79,7 @@ pub(super) fn touch_entries(payload: &[u8], basket: &Decompressed, texts: bool) 
             .fold(0u64, |sum, &b| sum.wrapping_add(u64::from(b)))
     };
     if texts && !table.is_empty() {
-        return sum_first_bytes(table, basket.keylen, payload);
+        return u64::from(sum_first_bytes(table, basket.keylen, payload));
     }
     let starts = table.iter().fold(0u32, |sum, start| {
         sum.wrapping_add(u32::from_be_bytes(*start).wrapping_sub(basket.keylen))
