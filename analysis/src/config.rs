@@ -100,6 +100,9 @@ pub struct CompareConfig {
     pub min_history: usize,
     /// Most recent history deltas used for the noise floor.
     pub max_history: usize,
+    /// Keep the verdict of a paired row whose change is within its layout spread, instead of
+    /// calling it layout-sensitive ([`crate::layout`]).
+    pub layout_strict: bool,
 }
 
 impl Default for CompareConfig {
@@ -116,6 +119,7 @@ impl Default for CompareConfig {
             default_noise_floor_pct: DEFAULT_NOISE_FLOOR_PCT,
             min_history: DEFAULT_MIN_HISTORY,
             max_history: DEFAULT_MAX_HISTORY,
+            layout_strict: false,
         }
     }
 }

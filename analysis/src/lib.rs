@@ -10,6 +10,7 @@
 //!   that never fail the gate.
 //! - [`config`]: the settings of a comparison and the benchmark patterns.
 //! - [`comparable`]: whether a difference can be the code's (same executable, provenance).
+//! - [`layout`]: how far a benchmark moves between links of the same code (layout sensitivity).
 //! - [`calibration`]: what `bench-run calibrate`'s A/A comparisons say about the rule.
 //! - [`ratio`]: speeds against an anchor implementation.
 
@@ -19,6 +20,7 @@ pub mod comparable;
 pub mod compare;
 pub mod config;
 pub mod contention;
+pub mod layout;
 pub mod noise;
 pub mod paired;
 pub mod quarantine;

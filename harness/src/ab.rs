@@ -19,8 +19,9 @@
 //! The statistics live in [`crate::paired`] and [`crate::compare::compare_paired`]; this module
 //! only produces their inputs.
 
-pub use crate::checkout::Checkout;
+pub use crate::build_home::BuildHome;
 use crate::model::{Measurement, RunConditions, Samples, SamplingMode};
+use crate::relink::{LinkPlan, Relinked, read_manifest};
 use crate::suite::{
     self, BuildOptions, Built, ProgressTracker, SuiteError, SuiteTarget, Workspace,
 };
@@ -57,6 +58,9 @@ pub enum AbError {
     /// A gungraun suite cannot run (its runner or valgrind is missing, or of another version).
     #[error(transparent)]
     Gungraun(#[from] crate::gungraun::GungraunError),
+    /// Layout randomization cannot be set up.
+    #[error("layout randomization: {0}")]
+    Layouts(String),
     /// Criterion's output of one process could not be read.
     #[error("cannot read the output of {side} process {round}: {reason}")]
     Output {
@@ -159,14 +163,26 @@ pub fn sha256_file(path: &Path) -> Result<String, AbError> {
         .collect())
 }
 
-/// One side, built: its suite in its checkout and a private copy of its executable.
+/// One link of a side's executable: a shuffled relink of the suite's bench executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutExe {
+    /// The shuffle seed.
+    pub seed: u64,
+    /// The private copy of the executable.
+    pub exe: PathBuf,
+    /// SHA-256 of the executable.
+    pub sha256: String,
+}
+
+/// One side, built: its suite in the build home's checkout and private copies of its
+/// executables.
 #[derive(Debug, Clone)]
 pub struct BuiltSide {
     /// The suite target in the side's checkout (the process runs in its package directory).
     pub target: SuiteTarget,
     /// The side's workspace root in the checkout.
     pub workspace_root: PathBuf,
-    /// The private copy of the executable (later builds cannot overwrite it).
+    /// The private copy of the executable as cargo linked it.
     pub exe: PathBuf,
     /// SHA-256 of the executable.
     pub sha256: String,
@@ -174,100 +190,206 @@ pub struct BuiltSide {
     pub bytes: u64,
     /// Whether it is a gungraun suite (instruction counts under valgrind) rather than criterion.
     pub gungraun: bool,
+    /// The relinked layouts, in seed order (empty: only the linker's own order).
+    pub layouts: Vec<LayoutExe>,
+    /// Why some relinks are missing (one line each).
+    pub layout_failures: Vec<String>,
 }
 
-/// Builds suite `name` in the workspace at `workspace_dir` into `target_dir`, and copies the
-/// executable to `exe_copy`. When cargo calls the build fresh although `must_compile` (the
-/// other side was built last into the same directory), the checkout's files under its package
-/// are touched and the build runs again, so a stale executable of the other side can never
-/// come back.
+impl BuiltSide {
+    /// The executable of layout `seed`; the default link for seed 0 or a seed not relinked.
+    #[must_use]
+    pub fn exe_of_layout(&self, seed: u64) -> &Path {
+        self.layouts
+            .iter()
+            .find(|l| l.seed == seed)
+            .map_or(&self.exe, |l| &l.exe)
+    }
+}
+
+/// How to build one side.
+#[derive(Debug, Clone)]
+pub struct SideBuild<'a> {
+    /// The suite's name.
+    pub suite: &'a str,
+    /// The package holding it, when the name is ambiguous.
+    pub package: Option<&'a str>,
+    /// Features and profile.
+    pub options: &'a BuildOptions,
+    /// The shuffle seeds of the relinks (empty: no relink).
+    pub layout_seeds: &'a [u64],
+    /// Where the side's executables are copied (created; one directory per side).
+    pub exe_dir: &'a Path,
+}
+
+/// Builds a side from the build home's checkout, which must hold its source already
+/// ([`BuildHome::switch_to`]), and copies its executable (and its relinked layouts) out of the
+/// target directory. `within_repo` is the workspace's path inside the repository.
+///
+/// The link always happens: a build cargo calls fresh is repeated after removing the
+/// executable, so that the relinks run and no executable of an earlier build is handed back.
 ///
 /// # Errors
-/// When the suite cannot be found or built, or the copy fails.
+/// When the suite cannot be found or built, or a copy fails.
 pub fn build_side(
-    workspace_dir: &Path,
-    name: &str,
-    package: Option<&str>,
-    options: &BuildOptions,
-    target_dir: &Path,
-    exe_copy: &Path,
-    must_compile: bool,
+    home: &BuildHome,
+    within_repo: &Path,
+    side: &SideBuild<'_>,
 ) -> Result<BuiltSide, AbError> {
-    let workspace = Workspace::discover(workspace_dir)?;
-    let target = workspace.find(name, package)?.clone();
+    let workspace = Workspace::discover(&home.src().join(within_repo))?;
+    let target = workspace.find(side.suite, side.package)?.clone();
     let gungraun = crate::gungraun::detect(&target)?;
-    let mut built: Built = suite::build_in(&target, options, &workspace.root, Some(target_dir))?;
-    if built.fresh && must_compile {
-        touch_tree(target.package_dir())?;
-        built = suite::build_in(&target, options, &workspace.root, Some(target_dir))?;
+    std::fs::create_dir_all(side.exe_dir)
+        .map_err(io(format!("cannot create {}", side.exe_dir.display())))?;
+    let link_dir = side.exe_dir.join("link");
+    let _ = std::fs::remove_dir_all(&link_dir);
+    let env = if side.layout_seeds.is_empty() {
+        Vec::new()
+    } else {
+        link_env(home, &workspace.root, &target, &link_dir, side.layout_seeds)?
+    };
+    let target_dir = home.target_dir();
+    let build = || {
+        suite::build_with_env(
+            &target,
+            side.options,
+            &workspace.root,
+            Some(&target_dir),
+            &env,
+        )
+    };
+    let mut built: Built = build()?;
+    if built.fresh {
+        std::fs::remove_file(&built.exe)
+            .map_err(io(format!("cannot remove {}", built.exe.display())))?;
+        built = build()?;
         if built.fresh {
             return Err(AbError::Suite(SuiteError::Cargo {
-                command: format!("cargo bench --no-run --bench {name}"),
-                reason: "cargo reused the other side's build even after the sources were touched; \
-                         remove the target directory and try again"
-                    .to_owned(),
+                command: format!("cargo bench --no-run --bench {}", side.suite),
+                reason: format!(
+                    "cargo did not link the bench executable again after it was removed; remove \
+                     {} and try again",
+                    target_dir.display()
+                ),
             }));
         }
     }
-    if let Some(parent) = exe_copy.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(io(format!("cannot create {}", parent.display())))?;
-    }
-    std::fs::copy(&built.exe, exe_copy).map_err(io(format!(
+    let exe = side.exe_dir.join("exe");
+    std::fs::copy(&built.exe, &exe).map_err(io(format!(
         "cannot copy {} to {}",
         built.exe.display(),
-        exe_copy.display()
+        exe.display()
     )))?;
-    let bytes = std::fs::metadata(exe_copy)
-        .map_err(io(format!("cannot read {}", exe_copy.display())))?
+    let bytes = std::fs::metadata(&exe)
+        .map_err(io(format!("cannot read {}", exe.display())))?
         .len();
+    let (layouts, layout_failures) = if side.layout_seeds.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        collect_layouts(&link_dir, side.exe_dir, side.layout_seeds)?
+    };
     if gungraun {
-        crate::gungraun::check_tools(name, &workspace.root)?;
+        crate::gungraun::check_tools(side.suite, &workspace.root)?;
     }
     Ok(BuiltSide {
-        sha256: sha256_file(exe_copy)?,
+        sha256: sha256_file(&exe)?,
         bytes,
         gungraun,
-        exe: exe_copy.to_owned(),
+        exe,
+        layouts,
+        layout_failures,
         workspace_root: workspace.root,
         target,
     })
 }
 
-/// Sets the modification time of every file under `dir` (but `target/`) to now.
-fn touch_tree(dir: &Path) -> Result<(), AbError> {
-    let now = std::time::SystemTime::now();
-    let entries = std::fs::read_dir(dir).map_err(io(format!("cannot list {}", dir.display())))?;
-    for entry in entries {
-        let entry = entry.map_err(io(format!("cannot list {}", dir.display())))?;
-        let path = entry.path();
-        let kind = entry
-            .file_type()
-            .map_err(io(format!("cannot stat {}", path.display())))?;
-        if kind.is_dir() && entry.file_name() != "target" && entry.file_name() != ".git" {
-            touch_tree(&path)?;
-        } else if kind.is_file() {
-            std::fs::File::options()
-                .append(true)
-                .open(&path)
-                .and_then(|f| f.set_modified(now))
-                .map_err(io(format!("cannot touch {}", path.display())))?;
-        }
-    }
-    Ok(())
+/// The environment that makes cargo link through the shim and relink the suite per seed.
+fn link_env(
+    home: &BuildHome,
+    workspace_root: &Path,
+    target: &SuiteTarget,
+    link_dir: &Path,
+    seeds: &[u64],
+) -> Result<Vec<(String, std::ffi::OsString)>, AbError> {
+    let host = crate::provenance::toolchain(workspace_root)
+        .map(|t| t.host)
+        .map_err(|e| AbError::Layouts(format!("cannot read the toolchain's host: {e}")))?;
+    let shim = home.linker_shim();
+    crate::relink::write_shim(&shim).map_err(io(format!("cannot write {}", shim.display())))?;
+    let me = std::env::current_exe().map_err(io("cannot find bench-run's own executable"))?;
+    let plan = LinkPlan {
+        real_linker: crate::cargo_config::effective_linker(workspace_root, &host)
+            .unwrap_or_else(|| "cc".to_owned()),
+        crate_name: target.name.replace('-', "_"),
+        dir: link_dir.to_owned(),
+        seeds: seeds.to_vec(),
+    };
+    let mut env = plan.env(&me);
+    env.push((crate::relink::linker_env_var(&host), shim.into_os_string()));
+    Ok(env)
 }
 
-/// Runs one bench process of `side` (named `label`, in 1-based `round`) with `criterion_args`
-/// (gungraun's arguments for a gungraun suite),
+/// Moves the relinked layouts of a build out of `link_dir` into `exe_dir`, hashed; a missing
+/// or failed relink becomes a line of the second list.
+fn collect_layouts(
+    link_dir: &Path,
+    exe_dir: &Path,
+    seeds: &[u64],
+) -> Result<(Vec<LayoutExe>, Vec<String>), AbError> {
+    let Some(manifest) = read_manifest(link_dir) else {
+        return Ok((
+            Vec::new(),
+            vec![
+                "the build did not link through bench-run (a linker set in RUSTFLAGS?), so no \
+                 layout was relinked"
+                    .to_owned(),
+            ],
+        ));
+    };
+    let mut layouts = Vec::new();
+    let mut failures = Vec::new();
+    for &seed in seeds {
+        match manifest.layouts.iter().find(|l| l.seed == seed) {
+            Some(Relinked {
+                exe: Some(from), ..
+            }) => {
+                let to = exe_dir.join(crate::relink::layout_file_name(seed));
+                std::fs::rename(from, &to)
+                    .or_else(|_| std::fs::copy(from, &to).map(|_| ()))
+                    .map_err(io(format!("cannot move {}", from.display())))?;
+                layouts.push(LayoutExe {
+                    seed,
+                    sha256: sha256_file(&to)?,
+                    exe: to,
+                });
+            }
+            Some(Relinked { error, .. }) => failures.push(format!(
+                "the relink with seed {seed} failed: {}",
+                error.as_deref().unwrap_or("no reason given")
+            )),
+            None => failures.push(format!("no relink with seed {seed}")),
+        }
+    }
+    Ok((layouts, failures))
+}
+
+/// Runs one bench process of `side` (named `label`, in 1-based `round`) under layout
+/// `layout_seed` (its relinked executable and environment pad; 0: the default link, no pad)
+/// with `criterion_args` (gungraun's arguments for a gungraun suite),
 /// its output in a scratch directory under `scratch_parent`, and returns its results.
 /// `on_progress(n, total, id)` follows it.
 ///
 /// # Errors
 /// When the process fails or its output cannot be read.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one process of one round, fully described"
+)]
 pub fn run_process(
     side: &BuiltSide,
     label: &'static str,
     round: usize,
+    layout_seed: u64,
     criterion_args: &[String],
     expected: Vec<String>,
     scratch_parent: &Path,
@@ -293,11 +415,13 @@ pub fn run_process(
         (output, results)
     } else {
         let mut tracker = ProgressTracker::new(expected);
-        let output = suite::run_bench(
-            &side.exe,
+        let pad = crate::relink::env_pad(layout_seed);
+        let output = suite::run_bench_with_env(
+            side.exe_of_layout(layout_seed),
             &side.target,
             criterion_args,
             home.path(),
+            &[pad],
             &mut tracker,
             on_progress,
         )?;

@@ -24,6 +24,8 @@ struct Config {
 struct Section {
     #[serde(default)]
     rustflags: Option<Flags>,
+    #[serde(default)]
+    linker: Option<String>,
 }
 
 /// Cargo accepts a string (split on whitespace) or an array.
@@ -54,6 +56,39 @@ pub fn rustflags_of(config: &str, host: &str) -> Option<String> {
         .or_else(|| config.build.and_then(|b| b.rustflags))
         .map(Flags::joined)
         .filter(|f| !f.is_empty())
+}
+
+/// The linker one config file sets for `host` (`[target.<host>] linker`), if any.
+#[must_use]
+pub fn linker_of(config: &str, host: &str) -> Option<String> {
+    let mut config: Config = basic_toml::from_str(config).ok()?;
+    config
+        .target
+        .remove(host)
+        .and_then(|s| s.linker)
+        .filter(|l| !l.is_empty())
+}
+
+/// The linker a build in `dir` for `host` runs: `CARGO_TARGET_<HOST>_LINKER` if set, else the
+/// nearest config file's, else `None` (rustc's default, `cc`). A relative path in a config
+/// file is taken relative to the directory holding its `.cargo`, as cargo takes it.
+#[must_use]
+pub fn effective_linker(dir: &Path, host: &str) -> Option<String> {
+    let var = format!(
+        "CARGO_TARGET_{}_LINKER",
+        host.to_ascii_uppercase().replace(['-', '.'], "_")
+    );
+    if let Some(env) = std::env::var(var).ok().filter(|l| !l.is_empty()) {
+        return Some(env);
+    }
+    config_files(dir).iter().find_map(|f| {
+        let linker = linker_of(&std::fs::read_to_string(f).ok()?, host)?;
+        let relative = linker.contains('/') && !linker.starts_with('/');
+        match f.parent().and_then(Path::parent) {
+            Some(root) if relative => Some(root.join(&linker).display().to_string()),
+            _ => Some(linker),
+        }
+    })
 }
 
 /// The config files cargo reads running in `dir`, nearest first.
@@ -103,6 +138,14 @@ mod tests {
     use super::*;
 
     const HOST: &str = "x86_64-unknown-linux-gnu";
+
+    #[test]
+    fn the_hosts_linker_is_read() {
+        let text = "[target.x86_64-unknown-linux-gnu]\nlinker = \"clang\"\n";
+        assert_eq!(linker_of(text, HOST).as_deref(), Some("clang"));
+        assert_eq!(linker_of(text, "aarch64-unknown-linux-gnu"), None);
+        assert_eq!(linker_of("[build]\nrustflags = []\n", HOST), None);
+    }
 
     #[test]
     fn target_flags_before_build_flags_as_cargo_takes_them() {

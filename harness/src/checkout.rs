@@ -49,36 +49,47 @@ impl Checkout {
     /// When git refuses or a file cannot be copied.
     pub fn of_working_tree(repo: &Path, dir: &Path) -> Result<Self, AbError> {
         let checkout = Self::of_commit(repo, "HEAD", dir)?;
-        let split = |bytes: Vec<u8>| -> Vec<String> {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|p| !p.is_empty())
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .collect()
-        };
-        let changed = split(git(repo, &["diff", "--name-only", "-z", "HEAD"])?);
-        let untracked = split(git(
-            repo,
-            &["ls-files", "-z", "--others", "--exclude-standard"],
-        )?);
-        for path in changed.iter().chain(&untracked) {
-            let from = repo.join(path);
-            let to = dir.join(path);
-            if from.is_file() {
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(io(format!("cannot create {}", parent.display())))?;
-                }
-                std::fs::copy(&from, &to).map_err(io(format!(
-                    "cannot copy {} into the head checkout",
-                    from.display()
-                )))?;
-            } else if !from.exists() && to.exists() {
-                std::fs::remove_file(&to).map_err(io(format!("cannot remove {}", to.display())))?;
-            }
-        }
+        overlay_working_tree(repo, dir)?;
         Ok(checkout)
     }
+}
+
+/// Lays the working tree's uncommitted changes of `repo` over `dir`, a checkout of its `HEAD`:
+/// every file that differs from `HEAD` (staged or not) and every untracked file that is not
+/// ignored is copied, every file deleted since `HEAD` is removed.
+///
+/// # Errors
+/// When git refuses or a file cannot be copied.
+pub fn overlay_working_tree(repo: &Path, dir: &Path) -> Result<(), AbError> {
+    let split = |bytes: Vec<u8>| -> Vec<String> {
+        bytes
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    };
+    let changed = split(git(repo, &["diff", "--name-only", "-z", "HEAD"])?);
+    let untracked = split(git(
+        repo,
+        &["ls-files", "-z", "--others", "--exclude-standard"],
+    )?);
+    for path in changed.iter().chain(&untracked) {
+        let from = repo.join(path);
+        let to = dir.join(path);
+        if from.is_file() {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(io(format!("cannot create {}", parent.display())))?;
+            }
+            std::fs::copy(&from, &to).map_err(io(format!(
+                "cannot copy {} into the head checkout",
+                from.display()
+            )))?;
+        } else if !from.exists() && to.exists() {
+            std::fs::remove_file(&to).map_err(io(format!("cannot remove {}", to.display())))?;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for Checkout {

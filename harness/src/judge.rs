@@ -28,6 +28,9 @@ pub struct Evidence {
     pub history: History,
     /// Whether base and head are the two sides of one `bench-run ab`.
     pub paired: bool,
+    /// The layout seed of each round of that `bench-run ab` (empty: one layout, or not paired).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_layouts: Vec<u64>,
 }
 
 /// Reads the evidence on `base` and `head` from `ledger`, with `history_runs` runs of history.
@@ -40,7 +43,8 @@ pub async fn gather(
     head: &StoredRun,
     history_runs: usize,
 ) -> Result<Evidence, LedgerError> {
-    let paired = ledger.pairing_between(base.id, head.id).await?.is_some();
+    let pairing = ledger.pairing_between(base.id, head.id).await?;
+    let paired = pairing.is_some();
     let history = if paired {
         History::new()
     } else {
@@ -60,17 +64,23 @@ pub async fn gather(
         head_results: ledger.measurements(head.id).await?,
         history,
         paired,
+        round_layouts: pairing.map(|p| p.plan.round_layouts).unwrap_or_default(),
     })
 }
 
 /// The comparison of the evidence's two runs: on their rounds when they are the sides of one
-/// `bench-run ab` ([`compare::compare_paired`]); else their results under the noise floor learnt
+/// `bench-run ab` ([`compare::compare_paired_layouts`], with the layouts of its rounds); else their results under the noise floor learnt
 /// from the history, with the same-binary rule when both ran one executable
 /// ([`compare::mark_same_binary`]).
 #[must_use]
 pub fn decide(evidence: &Evidence, config: &CompareConfig) -> Comparison {
     if evidence.paired {
-        return compare::compare_paired(&evidence.base_results, &evidence.head_results, config);
+        return compare::compare_paired_layouts(
+            &evidence.base_results,
+            &evidence.head_results,
+            &evidence.round_layouts,
+            config,
+        );
     }
     let mut comparison = compare::compare(
         &evidence.base_results,

@@ -30,6 +30,7 @@
 
 pub mod ab;
 pub mod baseline;
+pub mod build_home;
 pub mod cargo_config;
 pub mod checkout;
 pub mod conditions;
@@ -46,6 +47,7 @@ pub mod push;
 pub mod quick;
 pub mod record;
 pub mod refs;
+pub mod relink;
 pub mod remote;
 pub mod suite;
 

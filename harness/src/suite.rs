@@ -530,6 +530,20 @@ pub fn build_in(
     workspace_root: &Path,
     target_dir: Option<&Path>,
 ) -> Result<Built, SuiteError> {
+    build_with_env(suite, options, workspace_root, target_dir, &[])
+}
+
+/// [`build_in`] with more environment variables for cargo (`bench-run ab`'s linker shim).
+///
+/// # Errors
+/// When cargo fails or names no executable.
+pub fn build_with_env(
+    suite: &SuiteTarget,
+    options: &BuildOptions,
+    workspace_root: &Path,
+    target_dir: Option<&Path>,
+    env: &[(String, std::ffi::OsString)],
+) -> Result<Built, SuiteError> {
     let cargo = cargo_program();
     let mut args = vec![
         "bench".to_owned(),
@@ -545,6 +559,7 @@ pub fn build_in(
     if let Some(dir) = target_dir {
         command.env("CARGO_TARGET_DIR", dir);
     }
+    command.envs(env.iter().map(|(k, v)| (k, v)));
     let output = command
         .args(&args)
         .current_dir(workspace_root)
@@ -681,11 +696,37 @@ pub fn run_bench(
     criterion_args: &[String],
     criterion_home: &Path,
     tracker: &mut ProgressTracker,
+    on_progress: impl FnMut(usize, usize, &str),
+) -> Result<RunOutput, SuiteError> {
+    run_bench_with_env(
+        exe,
+        suite,
+        criterion_args,
+        criterion_home,
+        &[],
+        tracker,
+        on_progress,
+    )
+}
+
+/// [`run_bench`] with more environment variables for the process (`bench-run ab`'s
+/// environment-size pad).
+///
+/// # Errors
+/// When the executable cannot be started or exits unsuccessfully.
+pub fn run_bench_with_env(
+    exe: &Path,
+    suite: &SuiteTarget,
+    criterion_args: &[String],
+    criterion_home: &Path,
+    env: &[(String, String)],
+    tracker: &mut ProgressTracker,
     mut on_progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunOutput, SuiteError> {
     let mut sampler = crate::conditions::Sampler::start();
     let start = Instant::now();
     let mut child = bench_command(exe, suite, criterion_home)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .arg("--bench")
         .args(criterion_args)
         .stdin(Stdio::null())

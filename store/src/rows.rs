@@ -145,6 +145,12 @@ pub(crate) fn check_pair(
             "a pairing needs at least one round".to_owned(),
         ));
     }
+    if !plan.round_layouts.is_empty() && plan.round_layouts.len() != rounds {
+        return Err(LedgerError::Invalid(format!(
+            "a pairing of {rounds} rounds names the layouts of {}",
+            plan.round_layouts.len()
+        )));
+    }
     for (side, run) in [("base", base), ("head", head)] {
         check_new_run(run)?;
         if let Some(m) = run
@@ -266,6 +272,24 @@ pub(crate) fn order_text(base_first: &[bool]) -> String {
     base_first
         .iter()
         .map(|b| if *b { 'B' } else { 'H' })
+        .collect()
+}
+
+/// A pairing's round layouts as stored: the seeds in decimal, comma-separated.
+pub(crate) fn layouts_text(seeds: &[u64]) -> String {
+    seeds
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_layouts(text: &str) -> Result<Vec<u64>, LedgerError> {
+    text.split(',')
+        .map(|s| {
+            s.parse()
+                .map_err(|_| LedgerError::Corrupt(format!("pairing layout seed {s:?}")))
+        })
         .collect()
 }
 
@@ -500,6 +524,11 @@ pub(crate) fn pairing_from_row(row: &impl Cols) -> Result<Pairing, LedgerError> 
             base_first: parse_order(&row.text("side_order")?)?,
             base_rev: row.text("base_rev")?,
             head_rev: row.opt_text("head_rev")?,
+            round_layouts: row
+                .opt_text("round_seeds")?
+                .map(|t| parse_layouts(&t))
+                .transpose()?
+                .unwrap_or_default(),
         },
     })
 }

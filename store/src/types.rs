@@ -127,6 +127,10 @@ pub struct PairingPlan {
     pub base_rev: String,
     /// The head revision as given; `None` for the working tree.
     pub head_rev: Option<String>,
+    /// The layout seed of each round (`bench-run ab --layouts K`); empty when every round ran
+    /// the one default link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_layouts: Vec<u64>,
 }
 
 /// A stored pairing: which two runs are the sides of one paired A/B run.

@@ -31,6 +31,7 @@ async fn fill(source: &Fixture) {
         base_first: vec![true],
         base_rev: "main".into(),
         head_rev: Some("feature".into()),
+        round_layouts: Vec::new(),
     };
     l.record_pair(&base, &head, &plan).await.expect("pair");
 }

@@ -462,6 +462,7 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
         base_first: (0..10).map(|r| r % 2 == 0).collect(),
         base_rev: "main".to_owned(),
         head_rev: None,
+        round_layouts: Vec::new(),
     };
     let (base, head) = local
         .record_pair(

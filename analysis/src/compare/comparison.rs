@@ -161,6 +161,12 @@ pub struct Row {
     /// smallest detectable change).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<crate::paired::Calibration>,
+    /// Paired rows run under randomized layouts: each side's per-layout medians and spread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutSpread>,
+    /// A significant change within the layout spread: "unchanged", because links of the same
+    /// code were that far apart ([`crate::layout`]).
+    pub layout_sensitive: bool,
 }
 
 impl Row {
@@ -218,6 +224,8 @@ pub struct Counts {
     pub paired: usize,
     /// Rows (not ignored) matching a quarantine pattern, whatever their verdict.
     pub quarantined: usize,
+    /// Rows whose significant change lay within their layout spread (a subset of `unchanged`).
+    pub layout_sensitive: usize,
 }
 
 /// The result of [`compare`](super::compare).

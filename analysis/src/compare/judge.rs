@@ -3,7 +3,7 @@
 //! the corrected p-value and the rule, and writes the sentences behind the verdict.
 
 use super::comparison::{Change, Evidence, Row, Verdict};
-use super::{Slot, noise_analysis};
+use super::{Pairing, Slot, noise_analysis};
 use crate::config::{CompareConfig, Correction, MIN_SAMPLES};
 use crate::model::{Direction, Estimate, History, Measurement, MetricKey, Samples, SamplingMode};
 use crate::noise::{NoiseAnalysis, NoiseExplanation, NoiseFloor, NoiseSource};
@@ -46,6 +46,8 @@ pub(super) struct Draft {
     notes: Vec<String>,
     /// Paired rows: the rounds' log-ratios, for the calibration.
     log_ratios: Option<Vec<f64>>,
+    /// Paired rows under randomized layouts: their spread.
+    layout: Option<crate::layout::LayoutSpread>,
 }
 
 /// Size of a change for the limit test: the end of its interval nearest zero (0 when the
@@ -184,7 +186,7 @@ pub(super) fn assess(
     slot: &Slot<'_>,
     history: &History,
     config: &CompareConfig,
-    paired: bool,
+    pairing: Pairing<'_>,
 ) -> Option<Draft> {
     let reference = slot.head.or(slot.base)?;
     let (threshold_pct, threshold_pattern) = config.threshold_for(&key.benchmark);
@@ -228,6 +230,7 @@ pub(super) fn assess(
         quarantined_by,
         notes,
         log_ratios: None,
+        layout: None,
     };
     let (Some(b), Some(h)) = (slot.base, slot.head) else {
         return Some(draft);
@@ -258,7 +261,9 @@ pub(super) fn assess(
 
     let (before, after) = (b.estimate.point, h.estimate.point);
     let mut deterministic = false;
-    if let (true, Some(x), Some(y)) = (paired, per_round_values(b), per_round_values(h)) {
+    if let (Pairing::Rounds(round_layouts), Some(x), Some(y)) =
+        (pairing, per_round_values(b), per_round_values(h))
+    {
         if is_constant(x) && is_constant(y) {
             deterministic = true;
             draft.notes.push(format!(
@@ -267,7 +272,13 @@ pub(super) fn assess(
             ));
         } else {
             match paired_evidence(&mut draft, x, y, config.confidence) {
-                Ok(()) => return Some(draft),
+                Ok(()) => {
+                    draft.layout = crate::layout::spread(x, y, round_layouts);
+                    if let Some(l) = &draft.layout {
+                        draft.notes.push(layout_sentence(l));
+                    }
+                    return Some(draft);
+                }
                 Err(why) => draft.notes.push(format!(
                     "No paired evidence: {why}; the rows are compared unpaired."
                 )),
@@ -543,6 +554,7 @@ pub(super) fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Ro
     };
     let better = d.sign != 0.0 && !worse;
     let exceeds = d.magnitude_pct > limit;
+    let mut layout_sensitive = false;
 
     let verdict = if let Some(pattern) = &d.ignored_by {
         reasons.push(format!(
@@ -601,8 +613,32 @@ pub(super) fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Ro
                     _ if !exceeds => format!("significant but {comparison}"),
                     _ => "no change".to_owned(),
                 };
-                reasons.push(format!("Verdict: {verdict} ({why})."));
-                verdict
+                let within_layouts = d
+                    .layout
+                    .as_ref()
+                    .map(crate::layout::LayoutSpread::spread_pct)
+                    .filter(|spread| {
+                        matches!(verdict, Verdict::Regression | Verdict::Improvement)
+                            && d.magnitude_pct <= *spread
+                    });
+                match within_layouts {
+                    Some(spread) if !config.layout_strict => {
+                        layout_sensitive = true;
+                        reasons.push(format!(
+                            "Verdict: unchanged, layout-sensitive: a {verdict} by the rounds ({why}), but {size} is within the layout spread of {spread:.2}% (links of the same code that differ only in function order were that far apart), so it is not attributable to the code (--layout-strict keeps it)."
+                        ));
+                    }
+                    Some(spread) => reasons.push(format!(
+                        "The change ({size}) is within the layout spread of {spread:.2}%; --layout-strict keeps its verdict."
+                    )),
+                    None => {}
+                }
+                if layout_sensitive {
+                    Verdict::Unchanged
+                } else {
+                    reasons.push(format!("Verdict: {verdict} ({why})."));
+                    verdict
+                }
             }
         }
     };
@@ -654,7 +690,28 @@ pub(super) fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Ro
         evidence: d.evidence,
         reasons,
         calibration,
+        layout: d.layout,
+        layout_sensitive,
     }
+}
+
+/// What the rounds say about the layouts of one row, for `--explain`.
+fn layout_sentence(l: &crate::layout::LayoutSpread) -> String {
+    let side = |s: &crate::layout::SideLayouts| {
+        s.medians
+            .iter()
+            .map(|(_, m)| num(*m))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "Layouts: {} links per side in different function orders; per-layout medians base [{}] (spread {:.2}%), head [{}] (spread {:.2}%).",
+        l.layouts(),
+        side(&l.base),
+        l.base.spread_pct,
+        side(&l.head),
+        l.head.spread_pct
+    )
 }
 
 fn signum(v: f64) -> f64 {

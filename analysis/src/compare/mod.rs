@@ -133,7 +133,7 @@ pub fn compare(
     history: &History,
     config: &CompareConfig,
 ) -> Comparison {
-    compare_rows(base, head, history, config, false)
+    compare_rows(base, head, history, config, Pairing::None)
 }
 
 /// Compares the two sides of a paired A/B run (`bench-run ab`): rows whose results carry one
@@ -152,7 +152,37 @@ pub fn compare_paired(
     head: &[Measurement],
     config: &CompareConfig,
 ) -> Comparison {
-    compare_rows(base, head, &History::new(), config, true)
+    compare_paired_layouts(base, head, &[], config)
+}
+
+/// [`compare_paired`] of rounds run under randomized layouts: `round_layouts` holds the layout
+/// seed of each round (`bench-run ab --layouts K`). Each paired row also gets its
+/// [`crate::layout::LayoutSpread`], and a regression or improvement no larger than that spread
+/// becomes "unchanged, layout-sensitive" unless [`CompareConfig::layout_strict`]. An empty
+/// slice is [`compare_paired`].
+#[must_use]
+pub fn compare_paired_layouts(
+    base: &[Measurement],
+    head: &[Measurement],
+    round_layouts: &[u64],
+    config: &CompareConfig,
+) -> Comparison {
+    compare_rows(
+        base,
+        head,
+        &History::new(),
+        config,
+        Pairing::Rounds(round_layouts),
+    )
+}
+
+/// How the two sides' results relate.
+#[derive(Clone, Copy)]
+pub(super) enum Pairing<'a> {
+    /// Two runs measured apart.
+    None,
+    /// Paired rounds, with the layout seed of each round (empty: one layout).
+    Rounds(&'a [u64]),
 }
 
 fn compare_rows(
@@ -160,7 +190,7 @@ fn compare_rows(
     head: &[Measurement],
     history: &History,
     config: &CompareConfig,
-    paired: bool,
+    pairing: Pairing<'_>,
 ) -> Comparison {
     let mut slots: BTreeMap<MetricKey, Slot<'_>> = BTreeMap::new();
     for m in base {
@@ -182,7 +212,7 @@ fn compare_rows(
 
     let mut drafts: Vec<Draft> = slots
         .into_iter()
-        .filter_map(|(key, slot)| assess(key, &slot, history, config, paired))
+        .filter_map(|(key, slot)| assess(key, &slot, history, config, pairing))
         .collect();
 
     // The family: sample rows that are not ignored, in row order.
@@ -221,6 +251,9 @@ fn compare_rows(
         }
         if row.quarantined_by.is_some() {
             counts.quarantined += 1;
+        }
+        if row.layout_sensitive {
+            counts.layout_sensitive += 1;
         }
         let paired = row.before.is_some() && row.after.is_some();
         if paired && row.verdict != Verdict::Ignored {

@@ -29,10 +29,11 @@ pub(super) async fn insert_pairing(
     plan: &PairingPlan,
     created_at: &str,
 ) -> Result<(), LedgerError> {
-    sqlx::query(
+    let id: i64 = sqlx::query_scalar(
         "INSERT INTO pairings (created_at, base_run_id, head_run_id, rounds, seed, side_order,
             base_rev, head_rev)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         RETURNING id",
     )
     .bind(created_at)
     .bind(base)
@@ -42,8 +43,15 @@ pub(super) async fn insert_pairing(
     .bind(rows::order_text(&plan.base_first))
     .bind(&plan.base_rev)
     .bind(&plan.head_rev)
-    .execute(&mut **tx)
+    .fetch_one(&mut **tx)
     .await?;
+    if !plan.round_layouts.is_empty() {
+        sqlx::query("INSERT INTO pairing_layouts (pairing_id, round_seeds) VALUES ($1, $2)")
+            .bind(id)
+            .bind(rows::layouts_text(&plan.round_layouts))
+            .execute(&mut **tx)
+            .await?;
+    }
     Ok(())
 }
 

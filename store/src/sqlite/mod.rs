@@ -573,7 +573,9 @@ impl LedgerStore for SqliteStore {
 
     async fn pairing_of(&self, run: RunId) -> Result<Option<Pairing>, LedgerError> {
         let row = sqlx::query(
-            "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev
+            "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev,
+                    (SELECT round_seeds FROM pairing_layouts WHERE pairing_id = pairings.id)
+                        AS round_seeds
              FROM pairings WHERE base_run_id = ?1 OR head_run_id = ?1",
         )
         .bind(run)
@@ -761,7 +763,9 @@ impl LedgerStore for SqliteStore {
 
     async fn pairings(&self) -> Result<Vec<Pairing>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev
+            "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev,
+                    (SELECT round_seeds FROM pairing_layouts WHERE pairing_id = pairings.id)
+                        AS round_seeds
              FROM pairings ORDER BY id",
         )
         .fetch_all(&self.pool)

@@ -464,6 +464,7 @@ fn plan(rounds: usize) -> PairingPlan {
         base_first: (0..rounds).map(|r| r % 3 == 0).collect(),
         base_rev: "main".into(),
         head_rev: None,
+        round_layouts: Vec::new(),
     }
 }
 

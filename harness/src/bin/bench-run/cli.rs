@@ -148,17 +148,23 @@ Examples:
       two commits; the verdict also goes to summary.md as markdown
   bench-run ab --suite booklet_ops --base main -- 'random_read/.*'
       only the benchmarks criterion's filter selects
+  bench-run ab --suite microbenches --base HEAD~1 --head HEAD --layouts 8
+      eight function orders per side, for a suite whose benchmarks move with code layout
 
-Both revisions are checked out as git worktrees and built into one target directory. Each round
-runs the base and the head bench executable once each, in a balanced random order; a benchmark's
-verdict comes from the rounds' head/base ratios (exact sign test, order-statistic interval),
-with Holm's correction across the suite. A neighbour's load hits both sides of a round alike,
-so the verdict holds on a busy machine. Identical executables are reported and not measured.
-Both sides are recorded (sources ab-base and ab-head); `bench-run compare` on them repeats the
-paired verdict.
-Interrupted (Ctrl-C, SIGTERM, SIGHUP), ab removes its checkouts and exits 130; the checkouts of
-a run that was killed are removed by the next `bench-run ab` in the repository.
-Exit codes: 0 no regression, 1 regression, 2 error or unusable input, 130 interrupted.";
+Both revisions are built one after the other from one checkout at one path, in a build home of
+the repository's own (~/.cache/bench-run/<repo>-<hash>/, or $BENCH_RUN_BUILD_HOME): identical
+source gives identical executables, and nothing is built into or left in the user's target/.
+Identical executables are reported and not measured. Each side is then relinked in K function
+orders (--layouts, lld's --shuffle-sections; no recompiling), and each process gets an
+environment of a random size, because links of the same code can differ in speed by tens of
+percent. Each round runs the base and the head once each under one layout, in a balanced random
+order; a benchmark's verdict comes from the rounds' head/base ratios (exact sign test,
+order-statistic interval), with Holm's correction across the suite, and a change within the
+benchmark's layout spread (how far its layouts were apart) is reported as layout-sensitive,
+not as a regression (--layout-strict keeps it). A neighbour's load hits both sides of a round
+alike, so the verdict holds on a busy machine. Both sides are recorded (sources ab-base and
+ab-head) with their layouts; `bench-run compare` on them repeats the paired verdict.
+Exit codes: 0 no regression, 1 regression, 2 error or unusable input.";
 
 /// Top-level arguments.
 #[derive(Debug, Parser)]
@@ -316,6 +322,11 @@ pub struct VerdictArgs {
     /// Print every input of each verdict.
     #[arg(long)]
     pub explain: bool,
+
+    /// Paired runs under several layouts: keep a regression or improvement that lies within
+    /// the benchmark's layout spread, instead of reporting it as layout-sensitive.
+    #[arg(long)]
+    pub layout_strict: bool,
 }
 
 /// Subcommands.
@@ -641,9 +652,20 @@ pub struct AbArgs {
     #[arg(long, value_name = "N")]
     pub rounds: Option<usize>,
 
-    /// Seed of the side order (default: from the clock; recorded either way).
+    /// Seed of the side order and the layouts (default: from the clock; recorded either way).
     #[arg(long)]
     pub seed: Option<u64>,
+
+    /// Function orders per side: each side is relinked K times with a shuffled order and the
+    /// rounds rotate through them (1: the linker's own order only) [default: 4; 1 for
+    /// instruction-count suites, whose counts do not depend on layout].
+    #[arg(long, value_name = "K")]
+    pub layouts: Option<usize>,
+
+    /// Where the builds go [default: $BENCH_RUN_BUILD_HOME, else ~/.cache/bench-run]; each
+    /// repository gets its own directory there, reused by later runs.
+    #[arg(long, value_name = "DIR")]
+    pub build_home: Option<PathBuf>,
 
     /// Also write the verdict as markdown to this file (for a PR comment or
     /// `$GITHUB_STEP_SUMMARY`).

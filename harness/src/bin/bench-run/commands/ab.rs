@@ -5,7 +5,7 @@ use crate::Outcome;
 use crate::cli::AbArgs;
 use anyhow::{Context, Result, bail};
 use harness::ab::AbError;
-use harness::ab::{self, BuiltSide, Checkout, SideRounds};
+use harness::ab::{self, BuildHome, BuiltSide, SideBuild, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
 use harness::criterion_cli::{self, AddedArg, CriterionVersion};
 use harness::ledger::PairingPlan;
@@ -14,7 +14,7 @@ use harness::locate::locate;
 use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report;
 use harness::suite::{self, SuiteError};
-use harness::{checkout, conditions, paired, provenance};
+use harness::{build_home, conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
 
@@ -43,18 +43,6 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             workspace.root.display()
         )
     })?;
-    // Interrupted, the run removes its checkouts before it exits; killed, it cannot, and the
-    // next run removes them.
-    let _ = ctrlc::set_handler(|| {
-        eprintln!("bench-run ab: interrupted; removing its checkouts");
-        checkout::remove_live_and_exit(130);
-    });
-    for dir in checkout::sweep_stale(&repo) {
-        eprintln!(
-            "bench-run ab: removed {}, a checkout left by a bench-run ab that was killed",
-            dir.display()
-        );
-    }
     let within_repo = workspace
         .root
         .strip_prefix(&repo)
@@ -65,58 +53,62 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         base_rev: args.base.clone(),
         head_rev: args.head.clone(),
     };
-    if let Some(head) = &args.head {
-        let head_commit = ab::resolve_commit(&repo, head)?;
-        if head_commit == revisions.base_commit {
-            eprintln!(
-                "bench-run ab: base `{}` and head `{head}` are the same commit ({}); nothing to compare",
-                args.base,
-                short(&head_commit)
-            );
-            return Ok(Outcome::Incomparable);
-        }
+    let head_commit = match &args.head {
+        Some(head) => ab::resolve_commit(&repo, head)?,
+        None => ab::resolve_commit(&repo, "HEAD")?,
+    };
+    if args.head.is_some() && head_commit == revisions.base_commit {
+        eprintln!(
+            "bench-run ab: base `{}` and head `{}` are the same commit ({}); nothing to compare",
+            args.base,
+            args.head.as_deref().unwrap_or_default(),
+            short(&head_commit)
+        );
+        return Ok(Outcome::Incomparable);
+    }
+    if args.layouts == Some(0) {
+        bail!("--layouts must be at least 1");
     }
     let build = args.build.options();
-    let scratch_parent = workspace.target_dir.join("bench-run");
-    std::fs::create_dir_all(&scratch_parent)
-        .with_context(|| format!("cannot create {}", scratch_parent.display()))?;
-    let scratch = tempfile::Builder::new()
-        .prefix("ab-")
-        .tempdir_in(&scratch_parent)
-        .context("cannot create a scratch directory")?;
-    // Worktrees live outside the workspace, so cargo never mistakes one for a member.
-    let checkouts = tempfile::Builder::new()
-        .prefix(checkout::HOLDER_PREFIX)
-        .tempdir()
-        .context("cannot create a directory for the checkouts")?;
-    checkout::claim(checkouts.path())?;
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let root = args
+        .build_home
+        .clone()
+        .unwrap_or_else(build_home::default_root);
+    let home = BuildHome::open(&repo, &root, |dir| {
+        eprintln!(
+            "bench-run ab: waiting for another bench-run ab of this repository ({} is in use)",
+            dir.display()
+        );
+    })?;
+    let scratch = home.scratch()?;
+    // Gungraun suites count instructions, which do not depend on the order of functions.
+    let wanted_layouts = args.layouts.unwrap_or(DEFAULT_LAYOUTS);
+    let seeds = relink_seeds(wanted_layouts, seed);
 
-    // Each checkout is made right before its build: its files are then newer than the other
-    // side's outputs in the shared target directory (see harness::ab).
+    // One checkout at one path, switched from base to head: identical source gives identical
+    // executables (harness::build_home).
     let started = Instant::now();
     eprintln!(
-        "bench-run ab: building {} at base `{}` ({})",
+        "bench-run ab: building {} at base `{}` ({}) in {}",
         args.suite,
         revisions.base_rev,
-        short(&revisions.base_commit)
+        short(&revisions.base_commit),
+        home.dir().display()
     );
-    let base_checkout = Checkout::of_commit(
-        &repo,
-        &revisions.base_commit,
-        &checkouts.path().join("base"),
-    )?;
-    let base_workspace = base_checkout.dir().join(&within_repo);
-    ab::share_lock_file(&workspace.root, &base_workspace)?;
-    let base = ab::build_side(
-        &base_workspace,
-        &args.suite,
-        args.build.package.as_deref(),
-        &build,
-        &workspace.target_dir,
-        &scratch.path().join("exe/base"),
-        false,
-    )
-    .with_context(|| format!("cannot build suite {} at base `{}`", args.suite, args.base))?;
+    home.switch_to(&revisions.base_commit)?;
+    let (base_dir, head_dir) = (scratch.path().join("base"), scratch.path().join("head"));
+    let side_build = |exe_dir| SideBuild {
+        suite: &args.suite,
+        package: args.build.package.as_deref(),
+        options: &build,
+        layout_seeds: &seeds,
+        exe_dir,
+    };
+    ab::share_lock_file(&workspace.root, &home.src().join(&within_repo))?;
+    let base = ab::build_side(&home, &within_repo, &side_build(&base_dir))
+        .with_context(|| format!("cannot build suite {} at base `{}`", args.suite, args.base))?;
+    let base_git = git_info(&home.src());
     let head_name = args
         .head
         .clone()
@@ -125,25 +117,14 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         "bench-run ab: building {} at head ({head_name})",
         args.suite
     );
-    let head_checkout = match &args.head {
-        Some(rev) => {
-            let commit = ab::resolve_commit(&repo, rev)?;
-            Checkout::of_commit(&repo, &commit, &checkouts.path().join("head"))?
-        }
-        None => Checkout::of_working_tree(&repo, &checkouts.path().join("head"))?,
-    };
-    let head_workspace = head_checkout.dir().join(&within_repo);
-    ab::share_lock_file(&workspace.root, &head_workspace)?;
-    let head = ab::build_side(
-        &head_workspace,
-        &args.suite,
-        args.build.package.as_deref(),
-        &build,
-        &workspace.target_dir,
-        &scratch.path().join("exe/head"),
-        true,
-    )
-    .with_context(|| format!("cannot build suite {} at head ({head_name})", args.suite))?;
+    match &args.head {
+        Some(_) => home.switch_to(&head_commit)?,
+        None => home.switch_to_working_tree(&head_commit)?,
+    }
+    ab::share_lock_file(&workspace.root, &home.src().join(&within_repo))?;
+    let head = ab::build_side(&home, &within_repo, &side_build(&head_dir))
+        .with_context(|| format!("cannot build suite {} at head ({head_name})", args.suite))?;
+    let head_git = git_info(&home.src());
     eprintln!(
         "bench-run ab: built both sides in {:.0} s (base exe sha256 {}, head {})",
         started.elapsed().as_secs_f64(),
@@ -152,13 +133,14 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     );
     if base.sha256 == head.sha256 {
         eprintln!(
-            "bench-run ab: base and head built the same bench executable (sha256 {}): the change \
-             cannot affect this suite's code, so there is nothing to measure (any difference would \
-             be the machine's, not the code's). Nothing recorded.",
+            "bench-run ab: identical executables: base and head built the same bench executable \
+             (sha256 {}), so the change cannot affect this suite's code and there is nothing to \
+             measure (any difference would be the machine's, not the code's). Nothing recorded.",
             base.sha256
         );
         return Ok(Outcome::Ok);
     }
+    let layouts = usable_layouts(&base, &head, wanted_layouts);
 
     let (criterion, added) = if head.gungraun {
         // gungraun rejects criterion's settings; its counts need no budget.
@@ -195,26 +177,38 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
                 Err(e) => e,
             }
         })?;
+    let layouts = if head.gungraun { Vec::new() } else { layouts };
     let rounds = args.rounds.unwrap_or_else(|| {
         if head.gungraun {
             // Instruction counts repeat exactly for one executable: one round says it all
             // (`--rounds 2` checks that they do).
             1
         } else {
+            // Every layout gets as many rounds as the others.
             paired::rounds_needed(benchmarks.len(), config.alpha)
+                .next_multiple_of(layouts.len().max(1))
         }
     });
-    let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = PairingPlan {
         seed,
         base_first: paired::side_order(rounds, seed),
         base_rev: revisions.base_rev.clone(),
         head_rev: revisions.head_rev.clone(),
+        round_layouts: if layouts.len() > 1 {
+            (0..rounds).map(|r| layouts[r % layouts.len()]).collect()
+        } else {
+            Vec::new()
+        },
     };
     eprintln!(
-        "bench-run ab: {} benchmark(s) x {rounds} rounds, one base and one head process per round \
-         (seed {seed})",
-        benchmarks.len()
+        "bench-run ab: {} benchmark(s) x {rounds} rounds, one base and one head process per round, \
+         {} (seed {seed})",
+        benchmarks.len(),
+        if plan.round_layouts.is_empty() {
+            "one layout".to_owned()
+        } else {
+            format!("{} layouts in turn", layouts.len())
+        }
     );
     let measuring = Instant::now();
     let (base_rounds, head_rounds) = run_rounds(
@@ -242,7 +236,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     if args.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
-    let side_provenance = |side: &BuiltSide, checkout: &Path, conditions| {
+    let side_provenance = |side: &BuiltSide, git: &harness::model::GitInfo, conditions| {
         let toolchain = provenance::toolchain(&side.workspace_root).ok();
         RunProvenance {
             suite: side.target.name.clone(),
@@ -262,7 +256,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             ),
             toolchain,
             env: provenance::environment(&args.build.record_env),
-            git: git_info(checkout),
+            git: git.clone(),
             cpu_governor: provenance::cpu_governor(),
             turbo: provenance::turbo(),
             quick: false,
@@ -276,12 +270,12 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     };
     let base_run = NewRun {
         source: RunSource::AbBase,
-        provenance: side_provenance(&base, base_checkout.dir(), base_conditions.clone()),
+        provenance: side_provenance(&base, &base_git, base_conditions.clone()),
         measurements: base_results,
     };
     let head_run = NewRun {
         source: RunSource::AbHead,
-        provenance: side_provenance(&head, head_checkout.dir(), head_conditions.clone()),
+        provenance: side_provenance(&head, &head_git, head_conditions.clone()),
         measurements: head_results,
     };
     let (base_id, head_id) = ledger
@@ -292,15 +286,14 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         "bench-run: recorded base run #{base_id} and head run #{head_id} (paired, {rounds} rounds) in {}",
         ledger.location()
     );
-    drop(head_checkout);
-    drop(base_checkout);
     report_contention(base_conditions.as_ref(), head_conditions.as_ref());
 
     let base_stored = ledger.require_run(base_id).await?;
     let head_stored = ledger.require_run(head_id).await?;
-    let comparison = compare::compare_paired(
+    let comparison = compare::compare_paired_layouts(
         &ledger.measurements(base_id).await?,
         &ledger.measurements(head_id).await?,
+        &plan.round_layouts,
         &config,
     );
     print_comparison(
@@ -388,6 +381,7 @@ fn run_rounds(
     let mut head_rounds = SideRounds::default();
     for (index, base_first) in plan.base_first.iter().enumerate() {
         let round = index + 1;
+        let layout = plan.round_layouts.get(index).copied().unwrap_or(0);
         let order: [(&BuiltSide, &'static str); 2] = if *base_first {
             [(base, "base"), (head, "head")]
         } else {
@@ -398,6 +392,7 @@ fn run_rounds(
                 side,
                 label,
                 round,
+                layout,
                 criterion_args,
                 benchmarks.to_vec(),
                 scratch,
@@ -507,6 +502,60 @@ fn summary_markdown(
         head.id,
         report::comparison_markdown(comparison, base, head)
     )
+}
+
+/// Function orders per side when `--layouts` is not given (issue 45's experiment on quick-xml,
+/// BENCHMARKS.md 2026-12-02).
+const DEFAULT_LAYOUTS: usize = 4;
+
+/// The shuffle seeds of `k` layouts, drawn from the run's seed (none for one layout).
+fn relink_seeds(k: usize, seed: u64) -> Vec<u64> {
+    if k <= 1 {
+        return Vec::new();
+    }
+    let mut rng = harness::stats::SplitMix64(seed ^ 0x1A70_u64.rotate_left(48));
+    let mut seeds = Vec::with_capacity(k);
+    while seeds.len() < k {
+        // 0 means "the linker's own order"; lld takes seeds as u64.
+        let s = rng.next_u64() >> 1;
+        if s != 0 && !seeds.contains(&s) {
+            seeds.push(s);
+        }
+    }
+    seeds
+}
+
+/// The layout seeds both sides were relinked under, warning about the others; one layout (the
+/// default link) when fewer than two are usable.
+fn usable_layouts(base: &BuiltSide, head: &BuiltSide, wanted: usize) -> Vec<u64> {
+    if wanted <= 1 || base.gungraun {
+        return Vec::new();
+    }
+    for (label, side) in [("base", base), ("head", head)] {
+        for failure in &side.layout_failures {
+            eprintln!("warning: {label}: {failure}");
+        }
+    }
+    let seeds: Vec<u64> = base
+        .layouts
+        .iter()
+        .map(|l| l.seed)
+        .filter(|s| head.layouts.iter().any(|h| h.seed == *s))
+        .collect();
+    if seeds.len() < 2 {
+        eprintln!(
+            "warning: bench-run ab: fewer than two relinked layouts on both sides; measuring the \
+             default link only (one layout: a change may then be the layout's, not the code's)"
+        );
+        return Vec::new();
+    }
+    if seeds.len() < wanted {
+        eprintln!(
+            "warning: bench-run ab: {} of {wanted} layouts relinked on both sides; measuring those",
+            seeds.len()
+        );
+    }
+    seeds
 }
 
 fn short(hash: &str) -> &str {

@@ -281,6 +281,7 @@ fn compare_config(args: &VerdictArgs, dir: &Path) -> Result<CompareConfig> {
             .push((pattern.to_owned(), pct));
     }
     config.ignore.clone_from(&args.ignore);
+    config.layout_strict = args.layout_strict;
     config.quarantine = quarantine(args.quarantine.as_deref(), dir)?;
     if let Some(alpha) = args.alpha {
         if !(alpha > 0.0 && alpha < 1.0) {
