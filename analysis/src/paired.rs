@@ -608,5 +608,101 @@ mod tests {
                     .any(|r| r.contains("No paired evidence"))
             );
         }
+
+        /// Two layouts per side, 12 rounds alternating: layout 1 at `fast`, layout 2 at
+        /// `slow`, with the wobble.
+        fn two_layouts(fast: f64, slow: f64, phase: f64) -> Vec<f64> {
+            wobble(1.0, phase)
+                .iter()
+                .enumerate()
+                .map(|(i, w)| w * if i % 2 == 0 { fast } else { slow })
+                .collect()
+        }
+
+        #[test]
+        fn a_change_within_the_layout_spread_is_layout_sensitive_unless_strict() {
+            use crate::compare::compare_paired_layouts;
+            let layouts: Vec<u64> = (0..12).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
+            // The layouts of one code are 30% apart; head is 8% slower under both: within.
+            let base = vec![
+                rounds(
+                    "hot",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &two_layouts(100.0, 130.0, 0.0),
+                ),
+                rounds(
+                    "flat",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &two_layouts(100.0, 100.5, 0.0),
+                ),
+            ];
+            let head = vec![
+                rounds(
+                    "hot",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &two_layouts(108.0, 140.4, 0.3),
+                ),
+                rounds(
+                    "flat",
+                    "time",
+                    Direction::LowerIsBetter,
+                    &two_layouts(108.0, 108.5, 0.3),
+                ),
+            ];
+            let c = compare_paired_layouts(&base, &head, &layouts, &CompareConfig::default());
+            let hot = c.rows.iter().find(|r| r.benchmark == "hot").unwrap();
+            assert_eq!(hot.verdict, Verdict::Unchanged, "{:#?}", hot.reasons);
+            assert!(hot.layout_sensitive);
+            assert!(hot.significant, "the rounds do say it changed");
+            let spread = hot.layout.as_ref().unwrap();
+            assert_eq!(spread.layouts(), 2);
+            assert!((spread.spread_pct() - 30.0).abs() < 1.5, "{spread:?}");
+            assert!(hot.reasons.iter().any(|r| r.contains("layout-sensitive")));
+            assert!(
+                hot.reasons
+                    .iter()
+                    .any(|r| r.starts_with("Layouts: 2 links"))
+            );
+            // A benchmark the layouts leave alone is still caught.
+            let flat = c.rows.iter().find(|r| r.benchmark == "flat").unwrap();
+            assert_eq!(flat.verdict, Verdict::Regression, "{:#?}", flat.reasons);
+            assert!(!flat.layout_sensitive);
+            assert_eq!(c.counts.layout_sensitive, 1);
+            // --layout-strict keeps the verdict.
+            let strict = CompareConfig {
+                layout_strict: true,
+                ..CompareConfig::default()
+            };
+            let c = compare_paired_layouts(&base, &head, &layouts, &strict);
+            let hot = c.rows.iter().find(|r| r.benchmark == "hot").unwrap();
+            assert_eq!(hot.verdict, Verdict::Regression, "{:#?}", hot.reasons);
+            assert!(!hot.layout_sensitive);
+            // Without layouts there is no spread.
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            assert!(c.rows.iter().all(|r| r.layout.is_none()));
+        }
+
+        #[test]
+        fn a_paired_geomean_of_one_row_is_that_row() {
+            let base = vec![rounds(
+                "a",
+                "time",
+                Direction::LowerIsBetter,
+                &wobble(100.0, 0.0),
+            )];
+            let head = vec![rounds(
+                "a",
+                "time",
+                Direction::LowerIsBetter,
+                &wobble(103.0, 2.0),
+            )];
+            let c = compare_paired(&base, &head, &CompareConfig::default());
+            let row = c.rows[0].change.unwrap().point_pct;
+            let geomean = c.geomean.unwrap().change_pct;
+            assert!((geomean - row).abs() < 1e-9, "{geomean} against {row}");
+        }
     }
 }

@@ -194,6 +194,8 @@ pub struct BuiltSide {
     pub layouts: Vec<LayoutExe>,
     /// Why some relinks are missing (one line each).
     pub layout_failures: Vec<String>,
+    /// Whether cargo reused its last build (nothing linked, so no layout was relinked).
+    pub fresh: bool,
 }
 
 impl BuiltSide {
@@ -220,14 +222,20 @@ pub struct SideBuild<'a> {
     pub layout_seeds: &'a [u64],
     /// Where the side's executables are copied (created; one directory per side).
     pub exe_dir: &'a Path,
+    /// The `bench-run` executable the linker shim runs as the linker (`bench-run` itself).
+    pub bench_run: &'a Path,
+    /// Link even when cargo calls the build fresh (by removing the executable first), so that
+    /// the relinks run.
+    pub force_link: bool,
 }
 
 /// Builds a side from the build home's checkout, which must hold its source already
 /// ([`BuildHome::switch_to`]), and copies its executable (and its relinked layouts) out of the
 /// target directory. `within_repo` is the workspace's path inside the repository.
 ///
-/// The link always happens: a build cargo calls fresh is repeated after removing the
-/// executable, so that the relinks run and no executable of an earlier build is handed back.
+/// Cargo's freshness is reliable here (only this checkout, at this path, builds into this
+/// target directory, and git rewrites every file that changes). With `force_link`, a build
+/// cargo calls fresh is repeated after removing the executable, so that the relinks run.
 ///
 /// # Errors
 /// When the suite cannot be found or built, or a copy fails.
@@ -243,11 +251,9 @@ pub fn build_side(
         .map_err(io(format!("cannot create {}", side.exe_dir.display())))?;
     let link_dir = side.exe_dir.join("link");
     let _ = std::fs::remove_dir_all(&link_dir);
-    let env = if side.layout_seeds.is_empty() {
-        Vec::new()
-    } else {
-        link_env(home, &workspace.root, &target, &link_dir, side.layout_seeds)?
-    };
+    // Always through the shim, even without relinks: cargo fingerprints the linker, and a
+    // different one would rebuild every dependency.
+    let env = link_env(home, &workspace.root, &target, &link_dir, side)?;
     let target_dir = home.target_dir();
     let build = || {
         suite::build_with_env(
@@ -259,7 +265,7 @@ pub fn build_side(
         )
     };
     let mut built: Built = build()?;
-    if built.fresh {
+    if built.fresh && side.force_link {
         std::fs::remove_file(&built.exe)
             .map_err(io(format!("cannot remove {}", built.exe.display())))?;
         built = build()?;
@@ -283,7 +289,7 @@ pub fn build_side(
     let bytes = std::fs::metadata(&exe)
         .map_err(io(format!("cannot read {}", exe.display())))?
         .len();
-    let (layouts, layout_failures) = if side.layout_seeds.is_empty() {
+    let (layouts, layout_failures) = if side.layout_seeds.is_empty() || built.fresh {
         (Vec::new(), Vec::new())
     } else {
         collect_layouts(&link_dir, side.exe_dir, side.layout_seeds)?
@@ -298,6 +304,7 @@ pub fn build_side(
         exe,
         layouts,
         layout_failures,
+        fresh: built.fresh,
         workspace_root: workspace.root,
         target,
     })
@@ -309,22 +316,21 @@ fn link_env(
     workspace_root: &Path,
     target: &SuiteTarget,
     link_dir: &Path,
-    seeds: &[u64],
+    side: &SideBuild<'_>,
 ) -> Result<Vec<(String, std::ffi::OsString)>, AbError> {
     let host = crate::provenance::toolchain(workspace_root)
         .map(|t| t.host)
         .map_err(|e| AbError::Layouts(format!("cannot read the toolchain's host: {e}")))?;
     let shim = home.linker_shim();
     crate::relink::write_shim(&shim).map_err(io(format!("cannot write {}", shim.display())))?;
-    let me = std::env::current_exe().map_err(io("cannot find bench-run's own executable"))?;
     let plan = LinkPlan {
         real_linker: crate::cargo_config::effective_linker(workspace_root, &host)
             .unwrap_or_else(|| "cc".to_owned()),
         crate_name: target.name.replace('-', "_"),
         dir: link_dir.to_owned(),
-        seeds: seeds.to_vec(),
+        seeds: side.layout_seeds.to_vec(),
     };
-    let mut env = plan.env(&me);
+    let mut env = plan.env(side.bench_run);
     env.push((crate::relink::linker_env_var(&host), shim.into_os_string()));
     Ok(env)
 }

@@ -53,7 +53,7 @@ pub mod suite;
 
 /// Verdicts as pure functions of data, their own crate ([`bench_analysis`]).
 pub use bench_analysis::{
-    calibration, changepoint, compare, contention, noise, paired, quarantine, ratio, stats,
+    calibration, changepoint, compare, contention, layout, noise, paired, quarantine, ratio, stats,
 };
 
 /// The worker protocol, its own crate so that reader crates can serve it without the harness.

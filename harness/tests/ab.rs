@@ -1,18 +1,15 @@
 //! `bench-run ab` on a git repository holding the fixture workspace: a slowdown in the working
 //! tree is caught from paired rounds and both sides are recorded as a pairing; a change that
 //! leaves the bench executable identical is not measured; the same commit on both sides is
-//! refused, also when `--base merge-base:REV` names it; an interrupted run removes its
-//! checkouts, and the next run removes those of a run that was killed.
+//! refused, also when `--base merge-base:REV` names it; ab builds nothing into the user's
+//! target/ and leaves nothing in the repository.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod util;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 use util::{Sandbox, assert_exit, bench_lock, git, json, run_count, stderr, stdout};
 
 /// A sandbox whose fixture workspace is a git repository with one commit.
@@ -206,81 +203,106 @@ fn worktrees(sandbox: &Sandbox) -> Vec<String> {
         .collect()
 }
 
-/// `bench-run ab` of the working tree against `HEAD`, started and left running once it has
-/// built the base side (its checkout then exists); returns the process and what it printed.
-fn ab_building_head(sandbox: &Sandbox) -> (Child, mpsc::Receiver<String>) {
-    let mut child = sandbox
+/// Issue 45, as met in bincode: `ab --base HEAD --head HEAD~1` left HEAD~1's executable in the
+/// user's target/, where cargo called it fresh for HEAD, and the next `bench-run --suite`
+/// recorded HEAD~1's speed under HEAD. Now ab builds elsewhere and leaves nothing there.
+#[test]
+fn ab_leaves_the_users_target_alone_and_the_next_run_is_its_own_commit() {
+    let sandbox = repository();
+    let dir = sandbox.workspace();
+    slow_down_fnv(&dir);
+    git(&dir, &["commit", "-q", "-am", "slower fnv"]);
+    let user_target = sandbox.dir.path().join("user-target");
+    let built_exe = |output: &std::process::Output| -> String {
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find_map(|m| m["executable"].as_str().map(str::to_owned))
+            .unwrap()
+    };
+    let _guard = bench_lock();
+    // The user has built HEAD.
+    let cargo_build = || {
+        Command::new(env!("CARGO"))
+            .args([
+                "bench",
+                "--bench",
+                "tiny_suite",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &user_target)
+            .output()
+            .unwrap()
+    };
+    let first = cargo_build();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let exe = built_exe(&first);
+    let modified = || std::fs::metadata(&exe).unwrap().modified().unwrap();
+    let before = modified();
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(user_target.join("release/deps"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let files_before = listing();
+
+    let ab = sandbox
         .bench_run()
-        .args(["ab", "--suite", "tiny_suite", "--base", "HEAD"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
+        .env("CARGO_TARGET_DIR", &user_target)
+        .args([
+            "ab",
+            "--suite",
+            "tiny_suite",
+            "--base",
+            "HEAD",
+            "--head",
+            "HEAD~1",
+        ])
+        .args(["--rounds", "2", "--layouts", "2", "--", "fnv"])
+        .output()
         .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut seen = Vec::new();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(600)) {
-            Ok(line) if line.contains("building tiny_suite at head") => break,
-            Ok(line) => seen.push(line),
-            Err(e) => {
-                let _ = child.kill();
-                panic!("no head build ({e}):\n{}", seen.join("\n"));
-            }
-        }
-    }
-    (child, rx)
-}
-
-#[test]
-fn an_interrupted_run_removes_its_checkouts() {
-    let sandbox = repository();
-    slow_down_fnv(&sandbox.workspace());
-    let _guard = bench_lock();
-    let (mut child, rx) = ab_building_head(&sandbox);
-    // The base checkout exists, and the head one may be being made.
-    assert!(worktrees(&sandbox).len() >= 2, "{:?}", worktrees(&sandbox));
-    let term = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let status = child.wait().unwrap();
-    let said: Vec<String> = rx.iter().collect();
-    assert_eq!(status.code(), Some(130), "{}", said.join("\n"));
+    assert!(ab.status.code().is_some_and(|c| c <= 1), "{}", stderr(&ab));
     assert!(
-        said.iter()
-            .any(|l| l.contains("interrupted; removing its checkouts")),
+        stderr(&ab).contains(&sandbox.build_home().display().to_string()),
         "{}",
-        said.join("\n")
+        stderr(&ab)
     );
+    assert_eq!(modified(), before, "ab rewrote the user's executable");
+    assert_eq!(listing(), files_before, "ab wrote into the user's target/");
+    assert!(!user_target.join("bench-run").exists());
+    assert!(!dir.join("target").exists());
     assert_eq!(worktrees(&sandbox).len(), 1, "{:?}", worktrees(&sandbox));
-}
 
-#[test]
-fn the_checkouts_of_a_killed_run_are_removed_by_the_next() {
-    let sandbox = repository();
-    slow_down_fnv(&sandbox.workspace());
-    let _guard = bench_lock();
-    let (mut child, _rx) = ab_building_head(&sandbox);
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let left = worktrees(&sandbox);
-    assert!(
-        left.len() >= 2,
-        "SIGKILL leaves the base checkout: {left:?}"
+    // cargo still has HEAD's own build, and the next run records it under HEAD.
+    let again = cargo_build();
+    assert_eq!(built_exe(&again), exe);
+    let run = sandbox
+        .bench_run()
+        .env("CARGO_TARGET_DIR", &user_target)
+        .args(["--suite", "tiny_suite", "--quick", "--", "fnv"])
+        .output()
+        .unwrap();
+    assert_exit(&run, 0);
+    let show = |id: &str| {
+        let out = sandbox
+            .bench_run()
+            .args(["show", id, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        json(&out)["run"].clone()
+    };
+    let (ab_base, ab_head, recorded) = (show("1"), show("2"), show("3"));
+    let head_commit = util::git_output(&dir, &["rev-parse", "HEAD"]);
+    assert_eq!(recorded["git_commit"], head_commit.as_str(), "{recorded:#}");
+    assert_eq!(ab_base["git_commit"], head_commit.as_str(), "{ab_base:#}");
+    assert_ne!(
+        recorded["bench_exe"]["sha256"], ab_head["bench_exe"]["sha256"],
+        "run #3 measured HEAD~1's executable"
     );
-    // The next run, even one refused at once, removes it first.
-    refused(
-        &sandbox,
-        &["--base", "HEAD", "--head", "HEAD"],
-        "a checkout left by a bench-run ab that was killed",
-    );
-    assert_eq!(worktrees(&sandbox), left[..1], "{:?}", worktrees(&sandbox));
-    assert!(left[1..].iter().all(|dir| !Path::new(dir).exists()));
 }

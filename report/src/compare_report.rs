@@ -3,7 +3,7 @@
 use super::format;
 use super::table::{Align, Table, escape_markdown_cell};
 use super::{machine_line, short_commit, toolchain_line};
-use crate::compare::{Comparison, NoiseSource, Row, Verdict};
+use crate::compare::{Comparison, Evidence, NoiseSource, Row, Verdict};
 use crate::model::Direction;
 use crate::model::StoredRun;
 use crate::noise::NoiseFlag;
@@ -56,11 +56,23 @@ fn verdict_cell(row: &Row, markdown: bool) -> String {
         (Verdict::Regression, false) => name.to_uppercase(),
         _ => name.to_owned(),
     };
+    let cell = if row.layout_sensitive {
+        format!("{cell} (layout-sensitive)")
+    } else {
+        cell
+    };
     if quarantined {
         format!("{cell} (quarantined)")
     } else {
         cell
     }
+}
+
+/// The layout spread of a row measured under several layouts (`ab --layouts K`).
+fn layout_cell(row: &Row) -> String {
+    row.layout
+        .as_ref()
+        .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct()))
 }
 
 /// Lines under the table: the rows the noise model flagged and the quarantined rows, each with
@@ -107,6 +119,48 @@ fn notes(c: &Comparison, markdown: bool) -> String {
             quarantined.join(", ")
         ));
     }
+    let sensitive: Vec<String> = c
+        .rows
+        .iter()
+        .filter(|r| r.layout_sensitive)
+        .map(|r| {
+            format!(
+                "{} ({} within a layout spread of {})",
+                name(r),
+                change_cell(r),
+                layout_cell(r)
+            )
+        })
+        .collect();
+    if !sensitive.is_empty() {
+        out.push_str(&format!(
+            "Layout-sensitive ({}; the change is within how far links of the same code in \
+             different function orders were apart, so it is not attributed to the code; \
+             --layout-strict judges them as usual): {}.\n",
+            sensitive.len(),
+            sensitive.join(", ")
+        ));
+    }
+    if c.rows
+        .iter()
+        .any(|r| matches!(r.evidence, Evidence::Paired { .. }))
+    {
+        out.push_str(
+            "Paired rounds: before and after are the medians of each side's per-round values; \
+             change and its interval are the median of the rounds' head/base ratios (one per \
+             round), so change need not equal after/before.\n",
+        );
+    }
+    if let Some(k) = c
+        .rows
+        .iter()
+        .find_map(|r| r.layout.as_ref().map(|l| l.layouts()))
+    {
+        out.push_str(&format!(
+            "Layout spread: how far apart the {k} layouts of one side were (max over min of \
+             their medians, the larger side's).\n"
+        ));
+    }
     out
 }
 
@@ -124,7 +178,8 @@ fn label(row: &Row) -> String {
 }
 
 fn table(c: &Comparison, markdown: bool) -> Table {
-    let mut table = Table::new(&[
+    let layouts = c.rows.iter().any(|r| r.layout.is_some());
+    let mut columns = vec![
         ("benchmark", Align::Left),
         ("before", Align::Right),
         ("after", Align::Right),
@@ -133,9 +188,13 @@ fn table(c: &Comparison, markdown: bool) -> Table {
         ("noise", Align::Right),
         ("p", Align::Right),
         ("verdict", Align::Left),
-    ]);
+    ];
+    if layouts {
+        columns.insert(7, ("layout spread", Align::Right));
+    }
+    let mut table = Table::new(&columns);
     for row in &c.rows {
-        table.push(vec![
+        let mut cells = vec![
             label(row),
             value_cell(row.before, &row.unit),
             value_cell(row.after, &row.unit),
@@ -148,14 +207,18 @@ fn table(c: &Comparison, markdown: bool) -> Table {
             noise_cell(row),
             p_cell(row),
             verdict_cell(row, markdown),
-        ]);
+        ];
+        if layouts {
+            cells.insert(7, layout_cell(row));
+        }
+        table.push(cells);
     }
     if let Some(g) = &c.geomean {
         let ci = match (g.lower_pct, g.upper_pct) {
             (Some(l), Some(u)) => format!("[{}, {}]", format::pct(l), format::pct(u)),
             _ => String::new(),
         };
-        table.push(vec![
+        let mut cells = vec![
             format!("geomean ({} rows; + is worse)", g.n_rows),
             String::new(),
             String::new(),
@@ -164,7 +227,11 @@ fn table(c: &Comparison, markdown: bool) -> Table {
             String::new(),
             String::new(),
             String::new(),
-        ]);
+        ];
+        if layouts {
+            cells.push(String::new());
+        }
+        table.push(cells);
     }
     table
 }
@@ -183,6 +250,7 @@ pub fn summary(c: &Comparison) -> String {
         (n.missing, "missing"),
         (n.ignored, "ignored"),
         (n.quarantined, "quarantined"),
+        (n.layout_sensitive, "layout-sensitive"),
     ] {
         if count > 0 {
             parts.push(format!("{count} {what}"));
@@ -364,6 +432,8 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
                 "noise": r.noise,
                 "flags": r.flags,
                 "quarantined_by": r.quarantined_by,
+                "layout": r.layout,
+                "layout_sensitive": r.layout_sensitive,
                 "threshold_pct": r.threshold_pct,
                 "verdict": r.verdict,
                 "evidence": r.evidence,

@@ -275,8 +275,9 @@ fn compare_rows(
 }
 
 /// Geometric mean of oriented ratios (`after/before` for lower-is-better, `before/after` for
-/// higher-is-better, so above 1 is always worse) over paired, usable, non-ignored rows with
-/// positive finite values.
+/// higher-is-better, so above 1 is always worse; for rows of paired rounds, their change: the
+/// median of the rounds' ratios) over paired, usable, non-ignored rows with positive finite
+/// values.
 fn geomean(rows: &[Row], confidence: f64) -> Option<Geomean> {
     let ratios: Vec<f64> = rows
         .iter()
@@ -285,10 +286,16 @@ fn geomean(rows: &[Row], confidence: f64) -> Option<Geomean> {
                 && !matches!(r.evidence, Evidence::Unusable { .. } | Evidence::Unpaired)
         })
         .filter_map(|r| {
-            let (b, a) = (r.before?, r.after?);
+            // A paired row's change is the median of its rounds' ratios, which need not be
+            // the ratio of the two sides' medians: the geomean takes the row's own change, so
+            // a one-row geomean is its row.
+            let head_over_base = match (&r.evidence, r.change) {
+                (Evidence::Paired { .. }, Some(c)) => 1.0 + c.point_pct / 100.0,
+                _ => r.after? / r.before?,
+            };
             let ratio = match r.direction {
-                Direction::LowerIsBetter => a / b,
-                Direction::HigherIsBetter => b / a,
+                Direction::LowerIsBetter => head_over_base,
+                Direction::HigherIsBetter => 1.0 / head_over_base,
             };
             (ratio.is_finite() && ratio > 0.0).then_some(ratio)
         })

@@ -90,6 +90,12 @@ impl Sandbox {
         command
     }
 
+    /// Where `bench-run ab` builds in this sandbox (its own, so a test never reuses another's
+    /// builds and nothing lands in the user's cache).
+    pub fn build_home(&self) -> PathBuf {
+        self.dir.path().join("build-home")
+    }
+
     /// `bench-run` run in the fixture workspace, without `--db`.
     pub fn command(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bench-run"));
@@ -101,6 +107,7 @@ impl Sandbox {
         command
             .current_dir(cwd)
             .env("CARGO_TARGET_DIR", fixture_target_dir())
+            .env("BENCH_RUN_BUILD_HOME", self.build_home())
             .env_remove("BENCH_DB")
             .env_remove("FIXTURE_SLOWDOWN")
             .env_remove("BENCH_RUN_FAILPOINT");
@@ -284,4 +291,15 @@ impl Drop for CpuHog {
             let _ = thread.join();
         }
     }
+}
+
+/// The trimmed standard output of `git args` in `dir`.
+pub fn git_output(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }

@@ -149,6 +149,12 @@ pub struct RowView {
     pub verdict: &'static str,
     pub class: &'static str,
     pub reasons: Vec<String>,
+    /// The layout spread (`ab --layouts K`), empty without layouts.
+    pub layout: String,
+    /// Each side's per-layout medians, for the cell's title.
+    pub layout_title: String,
+    /// A significant change within the layout spread, not attributed to the code.
+    pub layout_sensitive: bool,
 }
 
 impl RowView {
@@ -182,6 +188,28 @@ impl RowView {
             verdict: row.verdict.name(),
             class: verdict_class(row.verdict),
             reasons: row.reasons.clone(),
+            layout: row
+                .layout
+                .as_ref()
+                .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct())),
+            layout_title: row.layout.as_ref().map_or_else(String::new, |l| {
+                let side = |s: &harness::layout::SideLayouts| {
+                    s.medians
+                        .iter()
+                        .map(|(_, m)| view::value_or_dash(Some(*m), &row.unit))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                format!(
+                    "{} layouts per side; medians per layout: base {} (spread {:.1}%); head {} (spread {:.1}%)",
+                    l.layouts(),
+                    side(&l.base),
+                    l.base.spread_pct,
+                    side(&l.head),
+                    l.head.spread_pct
+                )
+            }),
+            layout_sensitive: row.layout_sensitive,
         }
     }
 }
@@ -258,6 +286,8 @@ struct ComparePage {
     head_ref: String,
     threshold: String,
     rows: Vec<RowView>,
+    /// Whether the rows were measured under several layouts (a column more).
+    layouts: bool,
     hidden: usize,
     hide_insignificant: bool,
     toggle_href: String,
@@ -333,6 +363,7 @@ async fn compare_page(
         base: RunLabel::new(&loaded.base),
         head: RunLabel::new(&loaded.head),
         hidden: c.rows.len() - rows.len(),
+        layouts: c.rows.iter().any(|r| r.layout.is_some()),
         rows,
         hide_insignificant,
         toggle_href: link(

@@ -98,17 +98,29 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     );
     home.switch_to(&revisions.base_commit)?;
     let (base_dir, head_dir) = (scratch.path().join("base"), scratch.path().join("head"));
-    let side_build = |exe_dir| SideBuild {
+    // The linker shim runs this very executable: through /proc, so that it still can when
+    // the file is replaced meanwhile (a rebuild of bench-run during a long ab).
+    let me = match std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id())) {
+        proc if proc.exists() => proc,
+        _ => std::env::current_exe().context("cannot find bench-run's own executable")?,
+    };
+    let side_build = |exe_dir, force_link| SideBuild {
+        bench_run: &me,
         suite: &args.suite,
         package: args.build.package.as_deref(),
         options: &build,
         layout_seeds: &seeds,
         exe_dir,
+        force_link,
     };
     ab::share_lock_file(&workspace.root, &home.src().join(&within_repo))?;
-    let base = ab::build_side(&home, &within_repo, &side_build(&base_dir))
+    let base = ab::build_side(&home, &within_repo, &side_build(&base_dir, true))
         .with_context(|| format!("cannot build suite {} at base `{}`", args.suite, args.base))?;
     let base_git = git_info(&home.src());
+    // A workspace without a committed Cargo.lock: the head resolves as the base did, not
+    // against whatever crates.io holds by then.
+    let base_lock = scratch.path().join("Cargo.lock");
+    let _ = std::fs::copy(home.src().join(&within_repo).join("Cargo.lock"), &base_lock);
     let head_name = args
         .head
         .clone()
@@ -122,7 +134,9 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         None => home.switch_to_working_tree(&head_commit)?,
     }
     ab::share_lock_file(&workspace.root, &home.src().join(&within_repo))?;
-    let head = ab::build_side(&home, &within_repo, &side_build(&head_dir))
+    ab::share_lock_file(scratch.path(), &home.src().join(&within_repo))?;
+    // Not linked again when fresh: identical executables end the run without relinking.
+    let mut head = ab::build_side(&home, &within_repo, &side_build(&head_dir, false))
         .with_context(|| format!("cannot build suite {} at head ({head_name})", args.suite))?;
     let head_git = git_info(&home.src());
     eprintln!(
@@ -139,6 +153,10 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             base.sha256
         );
         return Ok(Outcome::Ok);
+    }
+    if head.fresh && !seeds.is_empty() {
+        head = ab::build_side(&home, &within_repo, &side_build(&head_dir, true))
+            .with_context(|| format!("cannot relink suite {} at head ({head_name})", args.suite))?;
     }
     let layouts = usable_layouts(&base, &head, wanted_layouts);
 
