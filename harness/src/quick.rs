@@ -252,8 +252,15 @@ pub fn mixing_warning(base: &StoredRun, head: &StoredRun) -> Option<String> {
         (false, true) => (head, base, "head", "base"),
         _ => return None,
     };
+    // A side of `bench-run ab` is no more a full run than a quick one: it has its own budget.
+    let full_kind = match full.source {
+        crate::model::RunSource::AbBase | crate::model::RunSource::AbHead => {
+            "a side of a `bench-run ab` (per-process values over rounds)"
+        }
+        _ => "a full run",
+    };
     Some(format!(
-        "the {quick_role} run #{} is a --quick run and the {full_role} run #{} is a full run: \
+        "the {quick_role} run #{} is a --quick run and the {full_role} run #{} is {full_kind}: \
          their measurement settings differ, so part of any change may be the settings', not the \
          code's; compare runs measured alike",
         quick.id, full.id

@@ -269,6 +269,10 @@ pub async fn record_located(
                 .prefix("criterion-")
                 .tempdir_in(&scratch_parent)
         })
+        .map(|dir| Scratch {
+            dir: Some(dir),
+            parent: scratch_parent.clone(),
+        })
         .map_err(|source| RecordError::Scratch {
             path: scratch_parent.clone(),
             source,
@@ -439,4 +443,27 @@ fn quick_took_effect(
         }
     }
     check.effect().is_quick()
+}
+
+/// Criterion's output of one run: a temporary directory under `target/bench-run/`, removed
+/// with that folder when it is left empty, so a run leaves nothing behind in the user's target.
+struct Scratch {
+    dir: Option<tempfile::TempDir>,
+    parent: PathBuf,
+}
+
+impl Scratch {
+    fn path(&self) -> &Path {
+        self.dir
+            .as_ref()
+            .map_or(self.parent.as_path(), tempfile::TempDir::path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        drop(self.dir.take());
+        // Only when empty: another bench-run may be using it.
+        let _ = std::fs::remove_dir(&self.parent);
+    }
 }

@@ -87,12 +87,14 @@ impl std::fmt::Display for RunRef {
 #[derive(Debug, thiserror::Error)]
 pub enum RefError {
     /// Nothing matched.
-    #[error("no run matches {reference:?}{}", suite.as_ref().map(|s| format!(" in suite {s}")).unwrap_or_default())]
+    #[error("no run matches {reference:?}{}{}", suite.as_ref().map(|s| format!(" in suite {s}")).unwrap_or_default(), hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
     NotFound {
         /// The reference as given.
         reference: String,
         /// The suite in context.
         suite: Option<String>,
+        /// Why, when there is more to say than "nothing".
+        hint: Option<String>,
     },
     /// `merge-base:REV` names no commit.
     #[error(transparent)]
@@ -131,9 +133,10 @@ pub async fn resolve(
     suite: Option<&str>,
     git_dir: Option<&Path>,
 ) -> Result<RunId, RefError> {
-    let not_found = || RefError::NotFound {
+    let not_found = |hint: Option<String>| RefError::NotFound {
         reference: reference.to_string(),
         suite: suite.map(str::to_owned),
+        hint,
     };
     let found = match reference {
         RunRef::Id(id) => match ledger.run(*id).await? {
@@ -143,7 +146,18 @@ pub async fn resolve(
         },
         RunRef::Latest => ledger.latest_run(suite).await?,
         RunRef::Previous => match ledger.latest_run(suite).await? {
-            Some(latest) => ledger.previous_run(latest).await?,
+            Some(latest) => match ledger.previous_run(latest).await? {
+                Some(previous) => Some(previous),
+                None => {
+                    return Err(not_found(Some(format!(
+                        "`previous` is the newest full run of the latest run's suite on its \
+                         machine before it (run #{latest}), and none was recorded: --quick runs, \
+                         the two sides of a `bench-run ab` and `gate --confirm` re-runs never \
+                         count. Record one with `bench-run --suite S`, or name a run by its id \
+                         (`bench-run list`)"
+                    ))));
+                }
+            },
             None => None,
         },
         RunRef::MergeBase(rev) => {
@@ -160,7 +174,7 @@ pub async fn resolve(
         }
         RunRef::Name(name) => resolve_name(ledger, name, suite, git_dir).await?,
     };
-    found.ok_or_else(not_found)
+    found.ok_or_else(|| not_found(None))
 }
 
 /// The commit `merge-base:REV` names (`rev` without the prefix) in the repository containing

@@ -59,15 +59,21 @@ fn a_slowdown_in_the_working_tree_is_caught_from_paired_rounds() {
     let err = stderr(&output);
     assert!(err.contains("ab: FAIL"), "{err}");
     assert!(err.contains("1 regression(s): fnv"), "{err}");
-    // Two benchmarks need 10 rounds for Holm to be reachable with one round out of line.
-    assert!(err.contains("2 benchmark(s) x 10 rounds"), "{err}");
+    // Two benchmarks need 10 rounds for Holm to be reachable with one round out of line;
+    // rounded up to 12, three per layout of the default four.
+    assert!(err.contains("2 benchmark(s) x 12 rounds"), "{err}");
+    assert!(err.contains("4 layouts in turn"), "{err}");
 
     let doc = json(&output);
     let rows = doc["rows"].as_array().unwrap();
     let fnv = rows.iter().find(|r| r["benchmark"] == "fnv").unwrap();
     assert_eq!(fnv["verdict"], "regression", "{doc:#}");
     assert_eq!(fnv["evidence"]["kind"], "paired", "{doc:#}");
-    assert_eq!(fnv["evidence"]["rounds"], 10);
+    assert_eq!(fnv["evidence"]["rounds"], 12);
+    // Measured under four layouts, its spread is far below the 30% change.
+    let spread = &fnv["layout"];
+    assert_eq!(spread["base"]["medians"].as_array().unwrap().len(), 4, "{doc:#}");
+    assert_eq!(fnv["layout_sensitive"], false, "{doc:#}");
     let change = fnv["change_pct"].as_f64().unwrap();
     assert!((20.0..40.0).contains(&change), "fnv +30% read {change}%");
     let sum = rows.iter().find(|r| r["benchmark"] == "sum/1000").unwrap();

@@ -8,6 +8,9 @@ its `knob` benchmark, per thousand) and a label (TRIAL_LABEL). The script commit
 a scratch git repository (tag `base`: knob 0), then one commit per trial on top of `base`:
 
   A/A trial:      knob 0, a new label: a different executable, the same hot code
+  version trial:  knob 0, only the crate's version bumped in Cargo.toml (issue 45: a release
+                  commit; every symbol's hash changes, so the code's layout does)
+  unused trial:   knob 0, one more function that nothing calls
   slowdown trial: knob 20, 50 or 100 (2%, 5%, 10% more work), and 10 (1%) for instruction counts
 
 Trials run in a seeded random order, each judged by the methods asked for:
@@ -15,17 +18,21 @@ Trials run in a seeded random order, each judged by the methods asked for:
   old-gate      the single-run gate as it was before issue 20 (a bench-run built from commit
                 a45e1af, --old-bench-run): one plain run of the head, `gate --base base`, its
                 history growing trial by trial as a team's would
-  ab            `bench-run ab --base base --head trial-N` (this checkout's bench-run)
+  ab            `bench-run ab --base base --head trial-N` (this checkout's bench-run: its default
+                layouts, issue 45)
+  ab-1          the same with `--layouts 1`: the default link alone, as before issue 45
   instructions  `bench-run ab --suite knob_instructions --rounds 1` (gungraun under valgrind)
 
-An A/A trial counts as a false alarm when any benchmark is called a regression or an improvement;
+An A/A, version or unused trial counts as a false alarm when any benchmark is called a regression
+or an improvement (and as a failed gate when ab exits 1);
 a slowdown trial is caught when `knob` is a regression. Every trial is appended to trials-<method>.jsonl in
 the output directory (a rerun resumes, method by method), and the summary is written as summary.json and as a
 Bencher Metric Format file for `bench-run import bmf --suite gate_accuracy`.
 
 Usage:
-  tools/accuracy/accuracy.py --out results/accuracy [--methods old-gate,ab,instructions]
-                             [--aa 20] [--per-level 10] [--seed 20261125] [--no-load]
+  tools/accuracy/accuracy.py --out results/accuracy [--methods old-gate,ab,ab-1,instructions]
+                             [--aa 20] [--version-aa 10] [--unused-aa 10] [--per-level 10]
+                             [--levels 10,20,50,100] [--seed 20261125] [--no-load]
 """
 
 import argparse
@@ -126,13 +133,39 @@ def make_repo(out):
     return repo
 
 
+def bump_version(repo, index):
+    """Only the package's version changes, as in a release commit."""
+    manifest = repo / "Cargo.toml"
+    text = manifest.read_text()
+    bumped = text.replace('version = "0.1.0"', f'version = "0.1.{index + 1}"', 1)
+    assert bumped != text, "the knob crate's version line has moved"
+    manifest.write_text(bumped)
+
+
+def add_unused_function(repo, index):
+    """One more public function that nothing calls."""
+    lib = repo / "src/lib.rs"
+    lib.write_text(lib.read_text() + f"""
+/// Called by nothing: a change that compiles to code no benchmark runs.
+#[must_use]
+pub fn unused_{index}(x: u64) -> u64 {{
+    x.rotate_left({index % 63 + 1}) ^ {index}
+}}
+""")
+
+
 def make_trial_commit(repo, trial):
     tag = f"trial-{trial['index']:03d}"
     exists, _ = run(GIT + ["rev-parse", "-q", "--verify", tag], repo, check=False)
     if exists.returncode == 0:
         return tag
     run(GIT + ["checkout", "-q", "--detach", "base"], repo)
-    write_knob(repo, trial["permille"], trial["label"])
+    if trial["kind"] == "version":
+        bump_version(repo, trial["index"])
+    elif trial["kind"] == "unused":
+        add_unused_function(repo, trial["index"])
+    else:
+        write_knob(repo, trial["permille"], trial["label"])
     run(GIT + ["commit", "-q", "-am", tag], repo)
     run(GIT + ["tag", tag], repo)
     run(GIT + ["checkout", "-q", "--detach", "base"], repo)
@@ -229,6 +262,10 @@ def plan(args):
     trials = []
     for i in range(args.aa):
         trials.append({"kind": "aa", "permille": 0, "label": f"aa-{i:05d}"})
+    for i in range(args.version_aa):
+        trials.append({"kind": "version", "permille": 0, "label": f"ve-{i:05d}"})
+    for i in range(args.unused_aa):
+        trials.append({"kind": "unused", "permille": 0, "label": f"un-{i:05d}"})
     for permille in args.levels:
         for i in range(args.per_level):
             trials.append({"kind": "slow", "permille": permille, "label": f"s{permille:03d}-{i:03d}"[:8].ljust(8, "0")})
@@ -251,13 +288,15 @@ def summarise(records):
         for method, result in [(r["method"], r["result"])]:
             key = (method, r["kind"], r["permille"])
             cell = table.setdefault(key, {"trials": 0, "caught": 0, "alarms": 0, "errors": 0,
-                                          "changes": [], "seconds": [], "measured": []})
+                                          "failed": 0, "changes": [], "seconds": [],
+                                          "measured": []})
             cell["trials"] += 1
             if "error" in result:
                 cell["errors"] += 1
                 continue
             cell["caught"] += int(result["caught"])
             cell["alarms"] += int(result["alarms"] > 0)
+            cell["failed"] += int(result.get("exit") == 1)
             if result.get("change_pct") is not None:
                 cell["changes"].append(result["change_pct"])
             for k in ("seconds", "plain_seconds"):
@@ -275,8 +314,9 @@ def to_bmf(table):
     bmf = {}
     for (method, kind, permille), cell in sorted(table.items()):
         judged = cell["trials"] - cell["errors"]
-        if kind == "aa":
-            bmf[f"{method}/aa"] = {f"alarms_of_{judged}": {"value": cell["alarms"]}}
+        if kind in ("aa", "version", "unused"):
+            bmf[f"{method}/{kind}"] = {f"alarms_of_{judged}": {"value": cell["alarms"]},
+                                       f"failed_of_{judged}": {"value": cell["failed"]}}
         else:
             bmf[f"{method}/slow_{permille / 10:g}pct"] = {f"caught_of_{judged}": {"value": cell["caught"]}}
     return bmf
@@ -290,12 +330,21 @@ def cost_of_ab(records):
         values = sorted(v for v in values if v is not None)
         return values[len(values) // 2] if values else None
     ab = [r["result"] for r in records if r["method"] == "ab" and "error" not in r["result"]]
+    ab_1 = [r["result"] for r in records if r["method"] == "ab-1" and "error" not in r["result"]]
     plain = [r["result"] for r in records if r["method"] == "old-gate" and "error" not in r["result"]]
     ab_measured = median(r.get("measured_seconds") for r in ab)
     plain_measured = median(r.get("measured_seconds") for r in plain)
+    ab_1_measured = median(r.get("measured_seconds") for r in ab_1)
+    cost = {}
+    if ab_measured and ab_1_measured:
+        # What the layouts cost: rounds rounded up to a multiple of K, and the relinks.
+        cost["layouts_over_one"] = {"value": ab_measured / ab_1_measured}
+        cost["layouts_wall_over_one"] = {
+            "value": median(r.get("seconds") for r in ab) / median(r.get("seconds") for r in ab_1)}
     if not ab_measured or not plain_measured:
-        return None
+        return cost or None
     return {
+        **cost,
         "ratio": {"value": ab_measured / plain_measured},
         "ab_measured_seconds": {"value": ab_measured},
         "plain_measured_seconds": {"value": plain_measured},
@@ -309,6 +358,10 @@ def main():
     parser.add_argument("--out", type=Path, default=ROOT / "results/accuracy")
     parser.add_argument("--methods", default="old-gate,ab,instructions")
     parser.add_argument("--aa", type=int, default=20)
+    parser.add_argument("--version-aa", type=int, default=0,
+                        help="A/A trials that only bump the crate's version")
+    parser.add_argument("--unused-aa", type=int, default=0,
+                        help="A/A trials that only add a function nothing calls")
     parser.add_argument("--per-level", type=int, default=10)
     parser.add_argument("--levels", default="10,20,50,100", help="slowdowns in permille")
     parser.add_argument("--seed", type=int, default=20261125)
@@ -327,7 +380,7 @@ def main():
     repo = make_repo(args.out)
     trials = plan(args)
     done = {}  # (method, index) -> result
-    for method in ("old-gate", "ab", "instructions"):
+    for method in ("old-gate", "ab", "ab-1", "instructions"):
         path = args.out / f"trials-{method}.jsonl"
         if path.exists():
             for line in path.read_text().splitlines():
@@ -347,6 +400,8 @@ def main():
             for method in todo:
                 if method == "ab":
                     results[method] = method_ab(args, repo, args.out, tag, "knob", [])
+                elif method == "ab-1":
+                    results[method] = method_ab(args, repo, args.out, tag, "knob", ["--layouts", "1"])
                 elif method == "instructions":
                     results[method] = method_ab(args, repo, args.out, tag, "knob_instructions", ["--rounds", "1"])
                 elif method == "old-gate":
@@ -375,8 +430,9 @@ def main():
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     (args.out / "accuracy.bmf.json").write_text(json.dumps(bmf, indent=1, sort_keys=True))
     for (method, kind, permille), cell in sorted(table.items()):
-        what = "false alarms" if kind == "aa" else f"caught at {permille / 10:g}%"
-        count = cell["alarms"] if kind == "aa" else cell["caught"]
+        what = {"aa": "false alarms", "version": "version bumps", "unused": "unused fn"}.get(
+            kind, f"caught at {permille / 10:g}%")
+        count = cell["alarms"] if kind != "slow" else cell["caught"]
         print(f"{method:13} {what:16} {count}/{cell['trials'] - cell['errors']}"
               + (f" ({cell['errors']} errors)" if cell["errors"] else ""))
 

@@ -50,7 +50,6 @@ fn ledger_path(rt: &tokio::runtime::Runtime) -> PathBuf {
         // Closing the last connection checkpoints the WAL into the main file.
         ledger.close().await;
     });
-    let _ = std::fs::remove_file(format!("{}.migrate-lock", partial.display()));
     for suffix in ["", "-wal", "-shm"] {
         let from = PathBuf::from(format!("{}{suffix}", partial.display()));
         let to = PathBuf::from(format!("{}{suffix}", path.display()));

@@ -236,8 +236,20 @@ impl SqliteStore {
         let Location::Sqlite(path) = &self.location else {
             return Ok(None);
         };
-        let mut lock_path = path.clone().into_os_string();
-        lock_path.push(".migrate-lock");
+        // In the temp directory, not beside the ledger: a lock file cannot be removed safely
+        // after use (a waiter may hold it open), and one beside the ledger would be left in
+        // the user's results/ folder. Named by the ledger's path, so one ledger, one lock.
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let hash = canonical
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        let lock_path = std::env::temp_dir()
+            .join(format!("bench-ledger-{hash:016x}.migrate-lock"))
+            .into_os_string();
         let lock_error = |source| LedgerError::CreateDir {
             path: PathBuf::from(&lock_path),
             source,
