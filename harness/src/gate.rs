@@ -185,6 +185,18 @@ pub fn gate_on(evidence: &Evidence, config: &CompareConfig, allow: Allow) -> Gat
             busy.iter()
                 .map(|text| format!("the {text} (judged anyway: --allow-busy)")),
         );
+    } else if !busy.is_empty() {
+        // Not refused, and the user is told why: the busy machine cannot change the verdict.
+        let why = if evidence.paired {
+            "the two are the sides of one `bench-run ab`, whose rounds ran both under the same load"
+        } else {
+            "both ran the same executable, so no row can be a regression and the load cannot \
+             change the verdict"
+        };
+        warnings.extend(
+            busy.iter()
+                .map(|text| format!("the {text}; not refused: {why}")),
+        );
     }
     if let Some(warning) = quick::mixing_warning(base, head) {
         warnings.push(warning);

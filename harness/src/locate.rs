@@ -50,6 +50,9 @@ pub struct Located {
 /// [`SuiteError::InSeveralWorkspaces`], or cargo's failure when `start_dir` is in a cargo
 /// project `cargo metadata` cannot read.
 pub fn locate(start_dir: &Path, name: &str, package: Option<&str>) -> Result<Located, SuiteError> {
+    if !start_dir.is_dir() {
+        return Err(SuiteError::NoDirectory(start_dir.to_owned()));
+    }
     let start = match Workspace::discover(start_dir) {
         Ok(workspace) => Some(workspace),
         // Not in a cargo project at all (a repository whose root has no Cargo.toml): search
@@ -110,7 +113,8 @@ pub fn locate(start_dir: &Path, name: &str, package: Option<&str>) -> Result<Loc
             .workspaces
             .iter()
             .map(|w| {
-                let dir = relative_to(&w.root, &search_root);
+                // Relative to where the command ran, as the user would type it there.
+                let dir = relative_path(&w.root, start_dir);
                 let names = suite_names(w);
                 format!(
                     "{}/ (`bench-run -C {}`): {}",
@@ -134,6 +138,32 @@ fn suite_names(workspace: &Workspace) -> Vec<String> {
         .iter()
         .map(|s| format!("{} (package {})", s.name, s.package))
         .collect()
+}
+
+/// `path` as seen from `base`: `compare` from the root for `<root>/compare`, `../compare` from
+/// `<root>/src`; `path` itself when the two share nothing.
+fn relative_path(path: &Path, base: &Path) -> PathBuf {
+    let path_parts: Vec<_> = path.components().collect();
+    let base_parts: Vec<_> = base.components().collect();
+    let common = path_parts
+        .iter()
+        .zip(&base_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.to_owned();
+    }
+    let mut out = PathBuf::new();
+    for _ in common..base_parts.len() {
+        out.push("..");
+    }
+    for part in &path_parts[common..] {
+        out.push(part);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
 }
 
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
@@ -255,6 +285,26 @@ fn shows_benches(dir: &Path, manifest: &Path) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_name_directories_as_seen_from_where_the_command_ran() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(relative_path(&p("/r/compare"), &p("/r")), p("compare"));
+        assert_eq!(
+            relative_path(&p("/r/compare"), &p("/r/src")),
+            p("../compare")
+        );
+        assert_eq!(relative_path(&p("/r"), &p("/r")), p("."));
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let err = locate(Path::new("/no/such/dir"), "s", None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/no/such/dir is not a directory (check the path given to -C)"
+        );
+    }
 
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -222,6 +222,28 @@ impl QuickCheck {
     }
 }
 
+impl QuickCheck {
+    /// The warning of `bench-run ab` when some benchmarks kept their own settings over ab's
+    /// budget: its rounds then take as long as the suite's own settings make them.
+    #[must_use]
+    pub fn budget_warning(&self, purpose: &str) -> Option<String> {
+        if self.own.is_empty() {
+            return None;
+        }
+        let r = self.requested;
+        Some(format!(
+            "{} of {} benchmark(s) kept their own settings over {purpose}'s budget \
+             (--sample-size {} --measurement-time {}): {}; every process of every round takes \
+             as long as the suite's own settings make it",
+            self.own.len(),
+            self.followed.len() + self.own.len(),
+            r.sample_size,
+            r.measurement_time_s,
+            describe(&self.own)
+        ))
+    }
+}
+
 fn describe(own: &[(String, BenchmarkSettings)]) -> String {
     let mut parts: Vec<String> = own
         .iter()
@@ -304,6 +326,23 @@ mod tests {
 
     fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn ab_warns_when_a_benchmark_keeps_its_own_sample_size() {
+        let ab = RequestedSettings {
+            sample_size: 100,
+            measurement_time_s: 0.5,
+        };
+        let followed = [linear("a", 100, 1.0, 10.0)];
+        assert_eq!(check(&followed, ab).budget_warning("bench-run ab"), None);
+        let own = [linear("a", 100, 1.0, 10.0), linear("gen", 1000, 1.0, 10.0)];
+        let warning = check(&own, ab).budget_warning("bench-run ab").unwrap();
+        assert!(
+            warning.starts_with("1 of 2 benchmark(s) kept their own settings over bench-run ab's")
+                && warning.contains("`gen` took 1000 samples"),
+            "{warning}"
+        );
     }
 
     #[test]

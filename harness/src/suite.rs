@@ -107,6 +107,9 @@ pub enum SuiteError {
         /// rejected, and why it passed it).
         hint: Option<String>,
     },
+    /// The directory to work in does not exist (a mistyped `-C`).
+    #[error("{} is not a directory (check the path given to -C)", .0.display())]
+    NoDirectory(PathBuf),
     /// An I/O error around a child process.
     #[error("{what}: {source}")]
     Io {

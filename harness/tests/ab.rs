@@ -72,7 +72,11 @@ fn a_slowdown_in_the_working_tree_is_caught_from_paired_rounds() {
     assert_eq!(fnv["evidence"]["rounds"], 12);
     // Measured under four layouts, its spread is far below the 30% change.
     let spread = &fnv["layout"];
-    assert_eq!(spread["base"]["medians"].as_array().unwrap().len(), 4, "{doc:#}");
+    assert_eq!(
+        spread["base"]["medians"].as_array().unwrap().len(),
+        4,
+        "{doc:#}"
+    );
     assert_eq!(fnv["layout_sensitive"], false, "{doc:#}");
     let change = fnv["change_pct"].as_f64().unwrap();
     assert!((20.0..40.0).contains(&change), "fnv +30% read {change}%");

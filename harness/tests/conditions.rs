@@ -210,4 +210,31 @@ fn a_run_beside_a_cpu_hog_is_busy_and_the_gate_refuses_it() {
         "{}",
         stderr(&compare)
     );
+
+    // Beside the hog again, with run #1's executable: not refused, and the gate says why.
+    let same = {
+        let _guard = util::bench_lock();
+        let _hog = CpuHog::start();
+        sandbox
+            .bench_run()
+            .args(["--suite", "tiny_suite", "--quick"])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&same, 0);
+    assert_eq!(
+        bench_exe_sha256(&sandbox, "1"),
+        bench_exe_sha256(&sandbox, "3")
+    );
+    let judged = sandbox
+        .bench_run()
+        .args(["gate", "--base", "1", "--head", "3"])
+        .output()
+        .unwrap();
+    assert_exit(&judged, 0);
+    assert!(
+        stderr(&judged).contains("not refused: both ran the same executable"),
+        "{}",
+        stderr(&judged)
+    );
 }

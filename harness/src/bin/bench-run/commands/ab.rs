@@ -418,6 +418,9 @@ fn run_rounds(
             )
             .map_err(&explain)
             .with_context(|| format!("the {label} process of round {round} failed"))?;
+            if round == 1 && label == "base" {
+                warn_about_own_settings(&output.results, criterion_args);
+            }
             if label == "base" {
                 base_rounds.push_process(&output);
             } else {
@@ -433,6 +436,19 @@ fn run_rounds(
         );
     }
     Ok((base_rounds, head_rounds))
+}
+
+/// Warns when benchmarks of the suite set their own sample size or measurement time, so ab's
+/// short budget does not hold (rand's `sample_size(1000)`: rounds of about 24 s).
+fn warn_about_own_settings(results: &[harness::model::Measurement], criterion_args: &[String]) {
+    let Some(requested) = harness::quick::RequestedSettings::from_criterion_args(criterion_args)
+    else {
+        return;
+    };
+    if let Some(warning) = harness::quick::check(results, requested).budget_warning("bench-run ab")
+    {
+        eprintln!("warning: {warning}");
+    }
 }
 
 /// Says how busy the machine was. ab never refuses a busy machine: both sides of every round
