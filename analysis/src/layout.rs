@@ -93,6 +93,32 @@ pub fn side_layouts(values: &[f64], round_layouts: &[u64]) -> Option<SideLayouts
     })
 }
 
+/// How far one layout's own processes were apart, per layout (`max / min - 1` of its rounds, in
+/// percent), as the median over the layouts: the process noise that the layout spread also
+/// holds. `None` as for [`side_layouts`], or when no layout ran twice.
+#[must_use]
+pub fn within_layout_pct(values: &[f64], round_layouts: &[u64]) -> Option<f64> {
+    side_layouts(values, round_layouts)?;
+    let mut seeds: Vec<u64> = round_layouts.to_vec();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let spreads: Vec<f64> = seeds
+        .iter()
+        .filter_map(|&seed| {
+            let group: Vec<f64> = values
+                .iter()
+                .zip(round_layouts)
+                .filter(|(_, s)| **s == seed)
+                .map(|(v, _)| *v)
+                .collect();
+            let min = group.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = group.iter().copied().fold(0.0, f64::max);
+            (group.len() >= 2).then(|| (max / min - 1.0) * 100.0)
+        })
+        .collect();
+    crate::stats::median(&spreads)
+}
+
 /// The layout spread of a paired row: base values `x` and head values `y`, one per round,
 /// under `round_layouts`.
 #[must_use]
@@ -101,6 +127,30 @@ pub fn spread(x: &[f64], y: &[f64], round_layouts: &[u64]) -> Option<LayoutSprea
         base: side_layouts(x, round_layouts)?,
         head: side_layouts(y, round_layouts)?,
     })
+}
+
+/// One benchmark's layout sensitivity, as `bench-run calibrate --layouts` measures it: one
+/// code, K links, several processes per link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sensitivity {
+    /// Benchmark full id.
+    pub benchmark: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of the medians.
+    pub unit: String,
+    /// Each layout's median and their spread.
+    pub layouts: SideLayouts,
+    /// The process noise within one layout ([`within_layout_pct`]).
+    pub within_pct: Option<f64>,
+}
+
+impl Sensitivity {
+    /// Whether a change of `threshold_pct` could be the layout's alone: the spread exceeds it.
+    #[must_use]
+    pub fn exceeds(&self, threshold_pct: f64) -> bool {
+        self.layouts.spread_pct > threshold_pct
+    }
 }
 
 #[cfg(test)]
@@ -124,6 +174,16 @@ mod tests {
         assert!(side_layouts(&[1.0, 2.0], &[3]).is_none());
         assert!(side_layouts(&[1.0, f64::NAN], &[1, 2]).is_none());
         assert!(side_layouts(&[0.0, 1.0], &[1, 2]).is_none());
+    }
+
+    #[test]
+    fn the_process_noise_within_layouts_is_their_median_spread() {
+        let values = [100.0, 150.0, 102.0, 153.0, 101.0, 150.0];
+        let layouts = [9, 5, 9, 5, 9, 5];
+        // Layout 9: 102 / 100 - 1 = 2%; layout 5: 153 / 150 - 1 = 2%.
+        let within = within_layout_pct(&values, &layouts).unwrap();
+        assert!((within - 2.0).abs() < 1e-9, "{within}");
+        assert!(within_layout_pct(&[1.0, 2.0], &[1, 2]).is_none());
     }
 
     #[test]

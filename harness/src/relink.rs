@@ -394,8 +394,46 @@ pub fn env_pad(seed: u64) -> (String, String) {
     (ENV_PAD.to_owned(), "x".repeat(len))
 }
 
+/// The path through which the linker shim can run this very executable: `/proc/<pid>/exe` on
+/// Linux, which still works when the file is replaced meanwhile (a rebuild of bench-run during
+/// a long ab), else the executable's path.
+///
+/// # Errors
+/// When neither can be found.
+pub fn own_executable() -> std::io::Result<PathBuf> {
+    let proc = PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+    if proc.exists() {
+        return Ok(proc);
+    }
+    std::env::current_exe()
+}
+
 /// The name of the pad variable.
 pub const ENV_PAD: &str = "BENCH_RUN_ENV_PAD";
+
+/// Function orders per side when `bench-run ab --layouts` is not given: on quick-xml's version
+/// bump (BENCHMARKS.md, 2026-12-02) one link could sit 35-50% away from the others on a few
+/// benchmarks; four layouts make it unlikely that both sides' rounds land on such a link alone,
+/// and cost rounds rounded up to a multiple of four.
+pub const DEFAULT_LAYOUTS: usize = 4;
+
+/// The shuffle seeds of `k` layouts, drawn from a run's seed: distinct, non-zero (0 is "the
+/// linker's own order"), none for one layout.
+#[must_use]
+pub fn layout_seeds(k: usize, seed: u64) -> Vec<u64> {
+    if k <= 1 {
+        return Vec::new();
+    }
+    let mut rng = crate::stats::SplitMix64(seed ^ 0x1A70_u64.rotate_left(48));
+    let mut seeds = Vec::with_capacity(k);
+    while seeds.len() < k {
+        let s = rng.next_u64() >> 1;
+        if s != 0 && !seeds.contains(&s) {
+            seeds.push(s);
+        }
+    }
+    seeds
+}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -460,6 +498,20 @@ mod tests {
             linker_env_var("x86_64-unknown-linux-gnu"),
             "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER"
         );
+    }
+
+    #[test]
+    fn layout_seeds_are_distinct_nonzero_and_seeded() {
+        assert!(layout_seeds(1, 7).is_empty());
+        let seeds = layout_seeds(8, 7);
+        assert_eq!(seeds.len(), 8);
+        assert!(seeds.iter().all(|s| *s != 0));
+        let mut unique = seeds.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), 8);
+        assert_eq!(layout_seeds(8, 7), seeds);
+        assert_ne!(layout_seeds(8, 8), seeds);
     }
 
     #[test]

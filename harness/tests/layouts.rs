@@ -100,6 +100,44 @@ fn relinked_layouts_differ_from_each_other_and_pass_the_suites_own_test() {
     }
     // Nothing of the build is in the repository.
     assert!(!repo.join("target").exists());
+
+    // `calibrate --layouts` measures the suite's layout sensitivity in the same build home.
+    drop(home);
+    let output = {
+        let _guard = bench_lock();
+        sandbox
+            .bench_run()
+            .args([
+                "calibrate",
+                "--suite",
+                "tiny_suite",
+                "--layouts",
+                "3",
+                "--runs",
+                "2",
+            ])
+            .args(["--seed", "5", "--format", "json", "--", "fnv|sum/1000"])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&output, 0);
+    let doc = util::json(&output);
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{doc:#}");
+    for row in rows {
+        assert_eq!(
+            row["layout_medians"].as_array().unwrap().len(),
+            3,
+            "{doc:#}"
+        );
+        assert!(row["layout_spread_pct"].as_f64().unwrap() >= 0.0, "{doc:#}");
+        assert!(row["within_layout_pct"].as_f64().is_some(), "{doc:#}");
+    }
+    assert_eq!(
+        util::run_count(&sandbox),
+        0,
+        "calibrate --layouts records nothing"
+    );
 }
 
 /// A linker that refuses `--shuffle-sections`, as GNU ld does.

@@ -30,6 +30,89 @@ mod ratio_report;
 pub use interleave_report::interleave_report;
 pub use ratio_report::{RatioSources, ratio_report};
 
+/// The layout sensitivity of a suite (`bench-run calibrate --layouts`): per benchmark, each
+/// layout's median, the spread between them, the process noise within one layout, and whether
+/// a change of `threshold_pct` could be the layout's alone.
+#[must_use]
+pub fn layout_sensitivity(
+    rows: &[bench_analysis::layout::Sensitivity],
+    threshold_pct: f64,
+    format: OutputFormat,
+) -> String {
+    if format == OutputFormat::Json {
+        let doc = json!({
+            "threshold_pct": threshold_pct,
+            "rows": rows.iter().map(|r| json!({
+                "benchmark": r.benchmark,
+                "metric": r.metric,
+                "unit": r.unit,
+                "layout_medians": r.layouts.medians.iter().map(|(seed, m)| json!({"seed": seed, "median": m})).collect::<Vec<_>>(),
+                "layout_spread_pct": r.layouts.spread_pct,
+                "within_layout_pct": r.within_pct,
+                "layout_sensitive": r.exceeds(threshold_pct),
+            })).collect::<Vec<_>>(),
+        });
+        return format!("{doc:#}\n");
+    }
+    let mut t = Table::new(&[
+        ("benchmark", Align::Left),
+        ("fastest layout", Align::Right),
+        ("slowest layout", Align::Right),
+        ("layout spread", Align::Right),
+        ("within a layout", Align::Right),
+        ("verdict", Align::Left),
+    ]);
+    for r in rows {
+        let fastest = r
+            .layouts
+            .medians
+            .iter()
+            .map(|m| m.1)
+            .fold(f64::INFINITY, f64::min);
+        let slowest = r.layouts.medians.iter().map(|m| m.1).fold(0.0, f64::max);
+        let name = if r.metric == bench_model::metric::TIME {
+            r.benchmark.clone()
+        } else {
+            format!("{} [{}]", r.benchmark, r.metric)
+        };
+        t.push(vec![
+            if format == OutputFormat::Markdown {
+                table::code_span(&name)
+            } else {
+                name
+            },
+            format::value(fastest, &r.unit),
+            format::value(slowest, &r.unit),
+            format!("{:.1}%", r.layouts.spread_pct),
+            r.within_pct
+                .map_or_else(|| "—".to_owned(), |w| format!("{w:.1}%")),
+            if r.exceeds(threshold_pct) {
+                format!(
+                    "layout-sensitive: a change under {:.1}% is not attributable",
+                    r.layouts.spread_pct
+                )
+            } else {
+                format!("can carry {threshold_pct}%")
+            },
+        ]);
+    }
+    let sensitive = rows.iter().filter(|r| r.exceeds(threshold_pct)).count();
+    let k = rows.first().map_or(0, |r| r.layouts.medians.len());
+    let body = if format == OutputFormat::Markdown {
+        t.to_markdown()
+    } else {
+        t.to_terminal()
+    };
+    format!(
+        "{body}\n{sensitive} of {} benchmark(s) move more than the {threshold_pct}% threshold \
+         between {k} links of the same code (layout spread: max over min of the layouts' \
+         medians; within a layout: the median spread of one layout's own processes, the noise \
+         the spread also holds). `bench-run ab` reports a change within a benchmark's spread as \
+         layout-sensitive, not as a regression.\n",
+        rows.len()
+    )
+}
+
 /// Output formats shared by the subcommands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]

@@ -496,11 +496,27 @@ pub enum Command {
     Ab(AbArgs),
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     #[command(after_help = "Examples:
-  bench-run calibrate --suite mathldbt_transport --runs 8")]
+  bench-run calibrate --suite mathldbt_transport --runs 8
+  bench-run calibrate --suite microbenches --layouts 8 --runs 4
+      how far each benchmark moves between links of the same code in 8 function orders
+      (4 processes per layout): which benchmarks cannot carry a small threshold
+
+With --layouts K nothing is recorded: the working tree is built once in ab's build home, linked
+in K shuffled function orders, and each round runs every layout once, in a random order, with
+ab's short budget and environment pad. Per benchmark it prints each layout's median, the layout
+spread (max over min of those medians) and the process noise within one layout; `bench-run ab`
+calls a change within the spread layout-sensitive, not a regression.")]
     Calibrate {
-        /// Number of runs.
+        /// Number of runs (with --layouts: rounds, each running every layout once).
         #[arg(long, default_value_t = 5)]
         runs: u32,
+        /// Measure the suite's layout sensitivity over K function orders instead of its
+        /// run-to-run noise (nothing is recorded).
+        #[arg(long, value_name = "K")]
+        layouts: Option<usize>,
+        /// Seed of the layouts and the order of each round (default: from the clock).
+        #[arg(long, requires = "layouts")]
+        seed: Option<u64>,
         #[command(flatten)]
         run: RunArgs,
     },

@@ -83,8 +83,8 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     })?;
     let scratch = home.scratch()?;
     // Gungraun suites count instructions, which do not depend on the order of functions.
-    let wanted_layouts = args.layouts.unwrap_or(DEFAULT_LAYOUTS);
-    let seeds = relink_seeds(wanted_layouts, seed);
+    let wanted_layouts = args.layouts.unwrap_or(harness::relink::DEFAULT_LAYOUTS);
+    let seeds = harness::relink::layout_seeds(wanted_layouts, seed);
 
     // One checkout at one path, switched from base to head: identical source gives identical
     // executables (harness::build_home).
@@ -98,12 +98,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     );
     home.switch_to(&revisions.base_commit)?;
     let (base_dir, head_dir) = (scratch.path().join("base"), scratch.path().join("head"));
-    // The linker shim runs this very executable: through /proc, so that it still can when
-    // the file is replaced meanwhile (a rebuild of bench-run during a long ab).
-    let me = match std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id())) {
-        proc if proc.exists() => proc,
-        _ => std::env::current_exe().context("cannot find bench-run's own executable")?,
-    };
+    let me = harness::relink::own_executable().context("cannot find bench-run's own executable")?;
     let side_build = |exe_dir, force_link| SideBuild {
         bench_run: &me,
         suite: &args.suite,
@@ -538,27 +533,6 @@ fn summary_markdown(
     )
 }
 
-/// Function orders per side when `--layouts` is not given (issue 45's experiment on quick-xml,
-/// BENCHMARKS.md 2026-12-02).
-const DEFAULT_LAYOUTS: usize = 4;
-
-/// The shuffle seeds of `k` layouts, drawn from the run's seed (none for one layout).
-fn relink_seeds(k: usize, seed: u64) -> Vec<u64> {
-    if k <= 1 {
-        return Vec::new();
-    }
-    let mut rng = harness::stats::SplitMix64(seed ^ 0x1A70_u64.rotate_left(48));
-    let mut seeds = Vec::with_capacity(k);
-    while seeds.len() < k {
-        // 0 means "the linker's own order"; lld takes seeds as u64.
-        let s = rng.next_u64() >> 1;
-        if s != 0 && !seeds.contains(&s) {
-            seeds.push(s);
-        }
-    }
-    seeds
-}
-
 /// The layout seeds both sides were relinked under, warning about the others; one layout (the
 /// default link) when fewer than two are usable.
 fn usable_layouts(base: &BuiltSide, head: &BuiltSide, wanted: usize) -> Vec<u64> {
@@ -596,7 +570,7 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-fn clock_seed() -> u64 {
+pub(super) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| {

@@ -4,6 +4,7 @@
 
 mod ab;
 mod calibrate;
+mod calibrate_layouts;
 mod compare;
 mod confirm;
 mod gate;
@@ -164,7 +165,13 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             ratio::interleave(request, db.as_deref(), &cwd).await
         }
         Some(Command::Ab(args)) => ab::ab(&args, db.as_deref(), &cwd).await,
-        Some(Command::Calibrate { runs, run }) => {
+        Some(Command::Calibrate {
+            runs,
+            layouts: Some(layouts),
+            seed,
+            run,
+        }) => calibrate_layouts::calibrate_layouts(&run, runs, layouts, seed, &cwd),
+        Some(Command::Calibrate { runs, run, .. }) => {
             calibrate::calibrate(&run, runs, db.as_deref(), &cwd).await
         }
         Some(Command::Push { runs, to }) => {
