@@ -2,22 +2,27 @@
 //! the *same* code that differ only in function order and environment size.
 //!
 //! `bench-run ab --layouts K` links each side K times with a different function order
-//! (`harness::relink`) and runs round `r` of both sides under layout `r mod K`. A side's
-//! values then fall into K groups, one per layout; the median of each group is that layout's
-//! value, and the side's **spread** is how far apart its layouts are:
+//! (`harness::relink`) and runs round `r` of both sides under layout `r mod K`. Each side's
+//! values fall into K groups, one per layout, and so do the rounds' paired log-ratios
+//! `d_r = ln(head_r / base_r)`:
 //!
 //! ```text
-//! m_k      = median of the side's values in the rounds of layout k          (k = 1..K)
-//! spread   = max_k m_k / min_k m_k - 1                                      (per side, in %)
-//! layout spread of the row = max(spread of base, spread of head)
+//! m_k      = median of the side's values in the rounds of layout k           (per side, shown)
+//! c_k      = median of d_r over the rounds of layout k                       (per layout)
+//! spread   = (max_k c_k - min_k c_k) / 2, as a percentage: exp(spread) - 1   (the row's)
 //! ```
 //!
-//! A change no larger than the layout spread could come from the layout alone: two links of
-//! one code were that far apart. Such a row is **layout-sensitive**: its verdict is
-//! "unchanged", with the figure, rather than a regression or an improvement the code is not
-//! shown to carry (`CompareConfig::layout_strict` keeps the verdict instead). The spread holds
-//! process noise too (each layout's median is of `rounds / K` processes), so it errs on the
-//! side of not blaming the code.
+//! `c_k` is the change the comparison shows under layout k. With no code change and no layout
+//! effect, every `c_k` is about 0; with a code change alone, every `c_k` is about that change;
+//! with layout effects, the `c_k` scatter, because each layout puts each side's hot code
+//! elsewhere. The row's **layout spread** is half their range: how far the layouts moved the
+//! comparison around its center. A significant change no larger than it could be the layouts'
+//! alone (some layout showed little of it, or the opposite), so the row is
+//! **layout-sensitive**: "unchanged", with the figure, rather than a regression or an
+//! improvement the code is not shown to carry (`CompareConfig::layout_strict` keeps the
+//! verdict). Being made of paired ratios, `c_k` is free of drift between rounds (a load that
+//! comes and goes hits both sides of a round alike); each side's `m_k` is not, and is shown
+//! only to describe the layouts (their `max / min - 1` is the side's spread).
 
 use serde::Serialize;
 
@@ -40,19 +45,41 @@ pub struct LayoutSpread {
     pub base: SideLayouts,
     /// The head side's layouts.
     pub head: SideLayouts,
+    /// Per layout seed (in first-round order), the change the rounds of that layout show, in
+    /// percent (`exp(c_k) - 1`).
+    pub changes: Vec<(u64, f64)>,
 }
 
 impl LayoutSpread {
-    /// The row's layout spread: the larger of the two sides', in percent.
+    /// The row's layout spread, in percent: half the range of the per-layout changes, taken on
+    /// the log scale (`exp((max c_k - min c_k) / 2) - 1`).
     #[must_use]
     pub fn spread_pct(&self) -> f64 {
-        self.base.spread_pct.max(self.head.spread_pct)
+        let logs = self.changes.iter().map(|(_, c)| (1.0 + c / 100.0).ln());
+        let (min, max) = logs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), l| {
+            (lo.min(l), hi.max(l))
+        });
+        if min.is_finite() && max.is_finite() {
+            ((max - min) / 2.0).exp_m1() * 100.0
+        } else {
+            0.0
+        }
+    }
+
+    /// The smallest and the largest per-layout change, in percent.
+    #[must_use]
+    pub fn change_range(&self) -> (f64, f64) {
+        self.changes
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, c)| {
+                (lo.min(*c), hi.max(*c))
+            })
     }
 
     /// Number of layouts measured.
     #[must_use]
     pub fn layouts(&self) -> usize {
-        self.base.medians.len()
+        self.changes.len()
     }
 }
 
@@ -123,9 +150,29 @@ pub fn within_layout_pct(values: &[f64], round_layouts: &[u64]) -> Option<f64> {
 /// under `round_layouts`.
 #[must_use]
 pub fn spread(x: &[f64], y: &[f64], round_layouts: &[u64]) -> Option<LayoutSpread> {
+    let base = side_layouts(x, round_layouts)?;
+    let head = side_layouts(y, round_layouts)?;
+    if x.len() != y.len() {
+        return None;
+    }
+    let changes = base
+        .medians
+        .iter()
+        .filter_map(|&(seed, _)| {
+            let d: Vec<f64> = x
+                .iter()
+                .zip(y)
+                .zip(round_layouts)
+                .filter(|(_, s)| **s == seed)
+                .map(|((b, h), _)| (h / b).ln())
+                .collect();
+            crate::stats::median(&d).map(|c| (seed, c.exp_m1() * 100.0))
+        })
+        .collect();
     Some(LayoutSpread {
-        base: side_layouts(x, round_layouts)?,
-        head: side_layouts(y, round_layouts)?,
+        base,
+        head,
+        changes,
     })
 }
 
@@ -187,10 +234,23 @@ mod tests {
     }
 
     #[test]
-    fn the_rows_spread_is_the_larger_sides() {
-        let s = spread(&[10.0, 11.0], &[10.0, 13.0], &[1, 2]).unwrap();
-        assert!((s.base.spread_pct - 10.0).abs() < 1e-9);
-        assert!((s.spread_pct() - 30.0).abs() < 1e-9);
+    fn the_rows_spread_is_half_the_range_of_the_per_layout_changes() {
+        // Layout 1: head 0% over base; layout 2: +21%; a drift that doubles both sides of the
+        // third round changes nothing.
+        let s = spread(&[10.0, 11.0, 20.0], &[10.0, 13.31, 40.0 * 0.5], &[1, 2, 1]).unwrap();
+        // The side's own spread holds the drift: layout 1's median is (10 + 20) / 2.
+        assert!(
+            (s.base.spread_pct - (15.0 / 11.0 - 1.0) * 100.0).abs() < 1e-9,
+            "{s:?}"
+        );
+        let changes: Vec<f64> = s.changes.iter().map(|c| c.1).collect();
+        assert!(
+            changes[0].abs() < 1e-9 && (changes[1] - 21.0).abs() < 1e-9,
+            "{changes:?}"
+        );
+        // exp(ln(1.21) / 2) - 1 = 10%.
+        assert!((s.spread_pct() - 10.0).abs() < 1e-9, "{}", s.spread_pct());
+        assert_eq!(s.change_range(), (changes[0], changes[1]));
         assert_eq!(s.layouts(), 2);
     }
 }

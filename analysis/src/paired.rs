@@ -609,48 +609,34 @@ mod tests {
             );
         }
 
-        /// Two layouts per side, 12 rounds alternating: layout 1 at `fast`, layout 2 at
-        /// `slow`, with the wobble.
-        fn two_layouts(fast: f64, slow: f64, phase: f64) -> Vec<f64> {
-            wobble(1.0, phase)
+        /// 12 rounds under four layouts in turn (three each): the base at `level` with the
+        /// wobble, the head `changes[k]` percent away from it under layout k.
+        fn four_layouts(level: f64, changes: [f64; 4]) -> (Vec<f64>, Vec<f64>) {
+            let base = wobble(level, 0.0);
+            let head = base
                 .iter()
                 .enumerate()
-                .map(|(i, w)| w * if i % 2 == 0 { fast } else { slow })
-                .collect()
+                .map(|(i, b)| b * (1.0 + changes[i % 4] / 100.0) * (1.0 + 0.002 * (i % 3) as f64))
+                .collect();
+            (base, head)
         }
 
         #[test]
         fn a_change_within_the_layout_spread_is_layout_sensitive_unless_strict() {
             use crate::compare::compare_paired_layouts;
-            let layouts: Vec<u64> = (0..12).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
-            // The layouts of one code are 30% apart; head is 8% slower under both: within.
+            let layouts: Vec<u64> = (0..12).map(|i| [11, 22, 33, 44][i % 4]).collect();
+            // Every round is slower, but layouts 2 and 3 show almost nothing: the layouts of
+            // one code moved the comparison by +-20%, more than the change.
+            let (hot_base, hot_head) = four_layouts(100.0, [40.0, 2.0, 1.0, 28.0]);
+            // The same +8% under every layout: the code's.
+            let (flat_base, flat_head) = four_layouts(100.0, [8.0, 8.0, 8.0, 8.0]);
             let base = vec![
-                rounds(
-                    "hot",
-                    "time",
-                    Direction::LowerIsBetter,
-                    &two_layouts(100.0, 130.0, 0.0),
-                ),
-                rounds(
-                    "flat",
-                    "time",
-                    Direction::LowerIsBetter,
-                    &two_layouts(100.0, 100.5, 0.0),
-                ),
+                rounds("hot", "time", Direction::LowerIsBetter, &hot_base),
+                rounds("flat", "time", Direction::LowerIsBetter, &flat_base),
             ];
             let head = vec![
-                rounds(
-                    "hot",
-                    "time",
-                    Direction::LowerIsBetter,
-                    &two_layouts(108.0, 140.4, 0.3),
-                ),
-                rounds(
-                    "flat",
-                    "time",
-                    Direction::LowerIsBetter,
-                    &two_layouts(108.0, 108.5, 0.3),
-                ),
+                rounds("hot", "time", Direction::LowerIsBetter, &hot_head),
+                rounds("flat", "time", Direction::LowerIsBetter, &flat_head),
             ];
             let c = compare_paired_layouts(&base, &head, &layouts, &CompareConfig::default());
             let hot = c.rows.iter().find(|r| r.benchmark == "hot").unwrap();
@@ -658,18 +644,21 @@ mod tests {
             assert!(hot.layout_sensitive);
             assert!(hot.significant, "the rounds do say it changed");
             let spread = hot.layout.as_ref().unwrap();
-            assert_eq!(spread.layouts(), 2);
-            assert!((spread.spread_pct() - 30.0).abs() < 1.5, "{spread:?}");
+            assert_eq!(spread.layouts(), 4);
+            // Half the range of ln(1.40) .. ln(1.01), as a percentage.
+            let want = ((1.40_f64.ln() - 1.01_f64.ln()) / 2.0).exp_m1() * 100.0;
+            assert!((spread.spread_pct() - want).abs() < 0.5, "{spread:?}");
             assert!(hot.reasons.iter().any(|r| r.contains("layout-sensitive")));
             assert!(
                 hot.reasons
                     .iter()
-                    .any(|r| r.starts_with("Layouts: 2 links"))
+                    .any(|r| r.starts_with("Layouts: 4 links"))
             );
             // A benchmark the layouts leave alone is still caught.
             let flat = c.rows.iter().find(|r| r.benchmark == "flat").unwrap();
             assert_eq!(flat.verdict, Verdict::Regression, "{:#?}", flat.reasons);
             assert!(!flat.layout_sensitive);
+            assert!(flat.layout.as_ref().unwrap().spread_pct() < 0.5);
             assert_eq!(c.counts.layout_sensitive, 1);
             // --layout-strict keeps the verdict.
             let strict = CompareConfig {

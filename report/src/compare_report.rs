@@ -72,7 +72,7 @@ fn verdict_cell(row: &Row, markdown: bool) -> String {
 fn layout_cell(row: &Row) -> String {
     row.layout
         .as_ref()
-        .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct()))
+        .map_or_else(String::new, |l| format!("±{:.1}%", l.spread_pct()))
 }
 
 /// Lines under the table: the rows the noise model flagged and the quarantined rows, each with
@@ -157,8 +157,8 @@ fn notes(c: &Comparison, markdown: bool) -> String {
         .find_map(|r| r.layout.as_ref().map(|l| l.layouts()))
     {
         out.push_str(&format!(
-            "Layout spread: how far apart the {k} layouts of one side were (max over min of \
-             their medians, the larger side's).\n"
+            "Layout spread: half the range of the changes the rounds of each of the {k} \
+             layouts showed (each layout links both sides in another function order).\n"
         ));
     }
     out

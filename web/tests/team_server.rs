@@ -457,12 +457,13 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
         }
         run
     };
+    // Rounds alternate between two layouts (`ab --layouts 2`).
     let plan = harness::ledger::PairingPlan {
         seed: 7,
         base_first: (0..10).map(|r| r % 2 == 0).collect(),
         base_rev: "main".to_owned(),
         head_rev: None,
-        round_layouts: Vec::new(),
+        round_layouts: (0..10).map(|r| if r % 2 == 0 { 11 } else { 22 }).collect(),
     };
     let (base, head) = local
         .record_pair(
@@ -500,12 +501,14 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
     assert!(stderr.contains("there already"), "{stderr}");
     let remote = Ledger::open(Location::parse(&db).unwrap()).await.unwrap();
     assert_eq!(remote.runs(&RunFilter::default()).await.unwrap().len(), 2);
-    assert!(
-        remote
-            .pairing_between(pushed.base, pushed.head)
-            .await
-            .unwrap()
-            .is_some()
+    let stored = remote
+        .pairing_between(pushed.base, pushed.head)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        stored.plan.round_layouts, plan.round_layouts,
+        "layouts survive the push"
     );
 
     // The gate on the server judges the pair on its rounds: b0 is 10% slower in all ten.
@@ -527,4 +530,12 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
     assert_eq!(code, 1, "{stderr}\n{stdout}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["rows"][0]["verdict"], "regression", "{stdout}");
+    // The server recomputed each side's per-layout medians from the stored layouts.
+    let layout = &json["rows"][0]["layout"];
+    assert_eq!(
+        layout["base"]["medians"].as_array().unwrap().len(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(json["rows"][0]["layout_sensitive"], false, "{stdout}");
 }

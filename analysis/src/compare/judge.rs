@@ -625,7 +625,7 @@ pub(super) fn finish(d: Draft, config: &CompareConfig, family_size: usize) -> Ro
                     Some(spread) if !config.layout_strict => {
                         layout_sensitive = true;
                         reasons.push(format!(
-                            "Verdict: unchanged, layout-sensitive: a {verdict} by the rounds ({why}), but {size} is within the layout spread of {spread:.2}% (links of the same code that differ only in function order were that far apart), so it is not attributable to the code (--layout-strict keeps it)."
+                            "Verdict: unchanged, layout-sensitive: a {verdict} by the rounds ({why}), but {size} is within the layout spread of {spread:.2}%, (under some layout the comparison showed much less of it, or the opposite), so it is not attributable to the code (--layout-strict keeps it)."
                         ));
                     }
                     Some(spread) => reasons.push(format!(
@@ -704,9 +704,16 @@ fn layout_sentence(l: &crate::layout::LayoutSpread) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let changes = l
+        .changes
+        .iter()
+        .map(|(_, c)| pct_str(*c))
+        .collect::<Vec<_>>()
+        .join(", ");
     format!(
-        "Layouts: {} links per side in different function orders; per-layout medians base [{}] (spread {:.2}%), head [{}] (spread {:.2}%).",
+        "Layouts: {} links per side in different function orders, the rounds rotating through them; the change under each layout [{changes}], so the layout spread (half their range) is {:.2}%. Per-layout medians: base [{}] (spread {:.2}%), head [{}] (spread {:.2}%).",
         l.layouts(),
+        l.spread_pct(),
         side(&l.base),
         l.base.spread_pct,
         side(&l.head),

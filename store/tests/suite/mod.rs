@@ -464,7 +464,8 @@ fn plan(rounds: usize) -> PairingPlan {
         base_first: (0..rounds).map(|r| r % 3 == 0).collect(),
         base_rev: "main".into(),
         head_rev: None,
-        round_layouts: Vec::new(),
+        // Two layouts in turn, as `bench-run ab --layouts 2` runs them.
+        round_layouts: (0..rounds).map(|r| r as u64 % 2 + 1).collect(),
     }
 }
 
@@ -515,12 +516,31 @@ pub async fn a_pair_round_trips_and_a_bad_pair_stores_nothing(f: &Fixture) {
     empty.measurements.clear();
     assert!(l.record_pair(&base, &empty, &plan(2)).await.is_err());
     assert!(l.record_pair(&base, &base, &plan(0)).await.is_err());
+    let mut mislaid = plan(2);
+    mislaid.round_layouts = vec![5];
+    let err = l
+        .record_pair(&base, &side(RunSource::AbHead, &[1.0, 2.0]), &mislaid)
+        .await
+        .expect_err("layouts of another length");
+    assert!(err.to_string().contains("names the layouts of 1"), "{err}");
     assert_eq!(
         f.count("runs").await,
         runs_before,
         "a failed pair leaves no run behind"
     );
     assert_eq!(f.count("pairings").await, 1);
+
+    // A pair measured under layouts keeps each round's layout seed, full u64s included.
+    let mut laid_out = plan(2);
+    laid_out.round_layouts = vec![u64::MAX, 17];
+    let (_, h) = l
+        .record_pair(&base, &side(RunSource::AbHead, &[1.5, 2.5]), &laid_out)
+        .await
+        .expect("pair with layouts");
+    let pairing = l.pairing_of(h).await.expect("pairing").expect("some");
+    assert_eq!(pairing.plan, laid_out);
+    assert_eq!(f.count("pairing_layouts").await, 2);
+    assert_eq!(l.pairings().await.expect("pairings")[1].plan, laid_out);
 }
 
 pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
@@ -742,6 +762,10 @@ pub async fn every_table_refuses_update_and_delete(f: &Fixture) {
             "UPDATE run_conditions SET others_cpus = 0",
         ),
         ("pairings", "UPDATE pairings SET base_rev = 'x'"),
+        (
+            "pairing_layouts",
+            "UPDATE pairing_layouts SET round_seeds = '1,1'",
+        ),
         ("ingest_keys", "UPDATE ingest_keys SET content_sha256 = 'x'"),
         (
             "ledger_identity",
@@ -777,6 +801,7 @@ pub async fn every_table_refuses_update_and_delete(f: &Fixture) {
             "INSERT OR REPLACE INTO run_conditions (run_id, others_cpus) VALUES (1, 0)",
             "REPLACE INTO tags (id, run_id, name, created_at) SELECT id, run_id, 'y', created_at FROM tags",
             "INSERT OR REPLACE INTO ingest_keys SELECT idempotency_key, run_id, 'x' FROM ingest_keys",
+            "INSERT OR REPLACE INTO pairing_layouts SELECT pairing_id, '2,2' FROM pairing_layouts",
         ]
     };
     for sql in replacing {

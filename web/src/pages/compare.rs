@@ -191,7 +191,7 @@ impl RowView {
             layout: row
                 .layout
                 .as_ref()
-                .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct())),
+                .map_or_else(String::new, |l| format!("±{:.1}%", l.spread_pct())),
             layout_title: row.layout.as_ref().map_or_else(String::new, |l| {
                 let side = |s: &harness::layout::SideLayouts| {
                     s.medians
@@ -200,13 +200,17 @@ impl RowView {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
+                let changes = l
+                    .changes
+                    .iter()
+                    .map(|(_, c)| format::pct(*c))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 format!(
-                    "{} layouts per side; medians per layout: base {} (spread {:.1}%); head {} (spread {:.1}%)",
+                    "{} layouts; the change under each: {changes}; medians per layout: base {}; head {}",
                     l.layouts(),
                     side(&l.base),
-                    l.base.spread_pct,
                     side(&l.head),
-                    l.head.spread_pct
                 )
             }),
             layout_sensitive: row.layout_sensitive,
