@@ -83,6 +83,16 @@ impl LayoutSpread {
     }
 }
 
+/// The values of the rounds of layout `seed`.
+fn of_layout(values: &[f64], round_layouts: &[u64], seed: u64) -> Vec<f64> {
+    values
+        .iter()
+        .zip(round_layouts)
+        .filter(|(_, s)| **s == seed)
+        .map(|(v, _)| *v)
+        .collect()
+}
+
 /// The per-layout medians of `values` (one per round) under `round_layouts` (the layout seed
 /// of each round). `None` when the lengths differ, fewer than [`MIN_LAYOUTS`] layouts ran, or a
 /// value is not positive and finite.
@@ -103,13 +113,7 @@ pub fn side_layouts(values: &[f64], round_layouts: &[u64]) -> Option<SideLayouts
     let medians: Vec<(u64, f64)> = seeds
         .iter()
         .filter_map(|&seed| {
-            let group: Vec<f64> = values
-                .iter()
-                .zip(round_layouts)
-                .filter(|(_, s)| **s == seed)
-                .map(|(v, _)| *v)
-                .collect();
-            crate::stats::median(&group).map(|m| (seed, m))
+            crate::stats::median(&of_layout(values, round_layouts, seed)).map(|m| (seed, m))
         })
         .collect();
     let min = medians.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
@@ -132,12 +136,7 @@ pub fn within_layout_pct(values: &[f64], round_layouts: &[u64]) -> Option<f64> {
     let spreads: Vec<f64> = seeds
         .iter()
         .filter_map(|&seed| {
-            let group: Vec<f64> = values
-                .iter()
-                .zip(round_layouts)
-                .filter(|(_, s)| **s == seed)
-                .map(|(v, _)| *v)
-                .collect();
+            let group = of_layout(values, round_layouts, seed);
             let min = group.iter().copied().fold(f64::INFINITY, f64::min);
             let max = group.iter().copied().fold(0.0, f64::max);
             (group.len() >= 2).then(|| (max / min - 1.0) * 100.0)
@@ -159,14 +158,9 @@ pub fn spread(x: &[f64], y: &[f64], round_layouts: &[u64]) -> Option<LayoutSprea
         .medians
         .iter()
         .filter_map(|&(seed, _)| {
-            let d: Vec<f64> = x
-                .iter()
-                .zip(y)
-                .zip(round_layouts)
-                .filter(|(_, s)| **s == seed)
-                .map(|((b, h), _)| (h / b).ln())
-                .collect();
-            crate::stats::median(&d).map(|c| (seed, c.exp_m1() * 100.0))
+            let d: Vec<f64> = x.iter().zip(y).map(|(b, h)| (h / b).ln()).collect();
+            crate::stats::median(&of_layout(&d, round_layouts, seed))
+                .map(|c| (seed, c.exp_m1() * 100.0))
         })
         .collect();
     Some(LayoutSpread {

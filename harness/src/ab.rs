@@ -58,6 +58,15 @@ pub enum AbError {
     /// A gungraun suite cannot run (its runner or valgrind is missing, or of another version).
     #[error(transparent)]
     Gungraun(#[from] crate::gungraun::GungraunError),
+    /// The workspace is not in a git repository: there are no revisions to build.
+    #[error(
+        "{} is not in a git repository: bench-run builds revisions (and layouts) from a checkout of one",
+        workspace.display()
+    )]
+    NotInGit {
+        /// The workspace's root.
+        workspace: PathBuf,
+    },
     /// Layout randomization cannot be set up.
     #[error("layout randomization: {0}")]
     Layouts(String),
@@ -105,6 +114,22 @@ fn git_text(dir: &Path, args: &[&str]) -> Result<String, AbError> {
 /// When `dir` is not inside a git work tree.
 pub fn repo_root(dir: &Path) -> Result<PathBuf, AbError> {
     git_text(dir, &["rev-parse", "--show-toplevel"]).map(PathBuf::from)
+}
+
+/// The git repository holding `workspace_root` and the workspace's path inside it (empty at
+/// its top), which is where the workspace lies in a build home's checkout too.
+///
+/// # Errors
+/// [`AbError::NotInGit`] when the workspace is not in a git work tree.
+pub fn repo_and_path(workspace_root: &Path) -> Result<(PathBuf, PathBuf), AbError> {
+    let repo = repo_root(workspace_root).map_err(|_| AbError::NotInGit {
+        workspace: workspace_root.to_owned(),
+    })?;
+    let within = workspace_root
+        .strip_prefix(&repo)
+        .map(Path::to_owned)
+        .unwrap_or_default();
+    Ok((repo, within))
 }
 
 /// The full commit hash `rev` names: a git revision, or `merge-base:REV` for the merge base of

@@ -12,14 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use util::{Sandbox, assert_exit, bench_lock, git, json, run_count, stderr, stdout};
 
-/// A sandbox whose fixture workspace is a git repository with one commit.
 fn repository() -> Sandbox {
-    let sandbox = Sandbox::new();
-    let dir = sandbox.workspace();
-    git(&dir, &["init", "-q"]);
-    git(&dir, &["add", "-A"]);
-    git(&dir, &["commit", "-q", "-m", "base"]);
-    sandbox
+    Sandbox::repository()
 }
 
 /// Makes `fnv` hash 30% more bytes, in the bench's code.

@@ -14,14 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use util::{Sandbox, assert_exit, bench_lock, git, git_output, stderr};
 
-/// A sandbox whose fixture workspace is a git repository with one commit.
 fn repository() -> Sandbox {
-    let sandbox = Sandbox::new();
-    let dir = sandbox.workspace();
-    git(&dir, &["init", "-q"]);
-    git(&dir, &["add", "-A"]);
-    git(&dir, &["commit", "-q", "-m", "base"]);
-    sandbox
+    Sandbox::repository()
 }
 
 fn bench_run_exe() -> &'static Path {

@@ -48,6 +48,16 @@ impl Sandbox {
         }
     }
 
+    /// A sandbox whose fixture workspace is a git repository with one commit (`base`).
+    pub fn repository() -> Self {
+        let sandbox = Self::new();
+        let dir = sandbox.workspace();
+        git(&dir, &["init", "-q"]);
+        git(&dir, &["add", "-A"]);
+        git(&dir, &["commit", "-q", "-m", "base"]);
+        sandbox
+    }
+
     /// A sandbox without the fixture (for import-only tests).
     pub fn empty() -> Self {
         Self {

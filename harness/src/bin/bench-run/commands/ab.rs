@@ -37,17 +37,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     let workspace = locate(&start_dir, &args.suite, args.build.package.as_deref())?.workspace;
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
-    let repo = ab::repo_root(&workspace.root).with_context(|| {
-        format!(
-            "bench-run ab checks out revisions with git: {} is not in a git repository",
-            workspace.root.display()
-        )
-    })?;
-    let within_repo = workspace
-        .root
-        .strip_prefix(&repo)
-        .map(Path::to_owned)
-        .unwrap_or_default();
+    let (repo, within_repo) = ab::repo_and_path(&workspace.root)?;
     let revisions = Revisions {
         base_commit: ab::resolve_commit(&repo, &args.base)?,
         base_rev: args.base.clone(),

@@ -13,6 +13,9 @@ use harness::{build_home, relink, report};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// One (benchmark, metric)'s unit and its value in every process, with the process's layout.
+type Processes = (String, Vec<(u64, f64)>);
+
 pub(super) fn calibrate_layouts(
     args: &RunArgs,
     rounds: u32,
@@ -29,18 +32,7 @@ pub(super) fn calibrate_layouts(
     let suite = args.suite.as_deref().unwrap_or_default();
     let start_dir = args.build.start_dir(cwd);
     let workspace = locate(&start_dir, suite, args.build.package.as_deref())?.workspace;
-    let repo = ab::repo_root(&workspace.root).with_context(|| {
-        format!(
-            "calibrate --layouts builds in bench-run ab's build home, from git: {} is not in a \
-             git repository",
-            workspace.root.display()
-        )
-    })?;
-    let within_repo = workspace
-        .root
-        .strip_prefix(&repo)
-        .map(Path::to_owned)
-        .unwrap_or_default();
+    let (repo, within_repo) = ab::repo_and_path(&workspace.root)?;
     let seed = seed.unwrap_or_else(super::ab::clock_seed);
     let home = BuildHome::open(&repo, &build_home::default_root(), |dir| {
         eprintln!(
@@ -97,8 +89,7 @@ pub(super) fn calibrate_layouts(
     added.extend(criterion_cli::noplot_arg(&args.criterion_args));
     let criterion_args = criterion_cli::command_line(&added, &args.criterion_args);
 
-    // Per (benchmark, metric): the template result and one (layout, value) per process.
-    let mut values: BTreeMap<(String, String), (String, Vec<(u64, f64)>)> = BTreeMap::new();
+    let mut values: BTreeMap<(String, String), Processes> = BTreeMap::new();
     let mut rng = harness::stats::SplitMix64(seed);
     for round in 1..=rounds {
         let mut order = usable.clone();
