@@ -78,6 +78,14 @@ fn quick_is_recorded_only_when_it_took_effect_and_is_never_a_default_baseline() 
         "{err}"
     );
     assert_eq!(show(&sandbox, "2")["run"]["quick"], true);
+    // `list` says which runs are quick.
+    let list = bench_run(&sandbox, &["list", "--format", "json"]);
+    let listed = json(&list);
+    assert_eq!(listed[0]["id"], 2);
+    assert_eq!(listed[0]["quick"], true, "{listed:#}");
+    assert_eq!(listed[1]["quick"], false, "{listed:#}");
+    let table = bench_run(&sandbox, &["list"]);
+    assert!(stdout(&table).contains("quick"), "{}", stdout(&table));
     // Its baseline is the full run #1, and the mix is a warning.
     assert_eq!(json(&partial)["base"]["id"], 1);
     assert!(

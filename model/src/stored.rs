@@ -33,6 +33,8 @@ pub struct RunSummary {
     pub results: i64,
     /// Tags given to this run.
     pub tags: Vec<String>,
+    /// Whether it is a `--quick` run (never a default baseline, never history).
+    pub quick: bool,
     /// How busy the machine was while it ran, when recorded (judged by
     /// `bench_analysis::contention`, not here).
     #[serde(skip)]

@@ -160,6 +160,7 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                 ("machine", Align::Left),
                 ("results", Align::Right),
                 ("source", Align::Left),
+                ("quick", Align::Left),
                 ("busy", Align::Left),
                 ("tags", Align::Left),
             ]);
@@ -177,6 +178,7 @@ pub fn runs_list(runs: &[RunSummary], format: OutputFormat) -> String {
                     r.machine.chars().take(8).collect(),
                     r.results.to_string(),
                     r.source.name().to_owned(),
+                    if r.quick { "quick" } else { "" }.to_owned(),
                     busy_cell(crate::contention::is_busy(r.conditions.as_ref())).to_owned(),
                     r.tags.join(", "),
                 ]);
@@ -215,6 +217,7 @@ fn run_summary_json(r: &RunSummary) -> Value {
         "cpu_model": r.cpu_model,
         "results": r.results,
         "tags": r.tags,
+        "quick": r.quick,
         "busy": crate::contention::is_busy(r.conditions.as_ref()),
     })
 }

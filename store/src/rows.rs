@@ -499,6 +499,7 @@ pub(crate) fn summary_from_row(row: &impl Cols) -> Result<RunSummary, LedgerErro
         machine_id: row.int("machine_id")?,
         machine: row.text("fingerprint")?,
         cpu_model: row.text("cpu_model")?,
+        quick: row.flag("quick")?,
         results: row.int("n_results")?,
         tags: row
             .opt_text("tag_names")?

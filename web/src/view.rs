@@ -141,6 +141,8 @@ pub struct RunRow {
     pub tags: String,
     /// Whether the machine was busy while it ran (false when not recorded).
     pub busy: bool,
+    /// Whether it is a `--quick` run.
+    pub quick: bool,
 }
 
 impl RunRow {
@@ -162,6 +164,7 @@ impl RunRow {
             source: r.source.name(),
             tags: r.tags.join(", "),
             busy: harness::conditions::is_busy(r.conditions.as_ref()) == Some(true),
+            quick: r.quick,
         }
     }
 }

@@ -366,7 +366,7 @@ impl LedgerStore for PostgresStore {
     async fn runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, LedgerError> {
         let rows = sqlx::query(
             "SELECT r.id, r.suite, r.created_at, r.source, r.git_commit, r.git_branch,
-                    r.git_dirty, r.git_summary, r.machine_id, m.fingerprint, m.cpu_model,
+                    r.git_dirty, r.git_summary, r.machine_id, m.fingerprint, m.cpu_model, r.quick,
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) AS n_results,
                     (SELECT string_agg(g.name, chr(31) ORDER BY g.name) FROM
                         (SELECT DISTINCT g.name FROM tags g WHERE g.run_id = r.id

@@ -425,7 +425,7 @@ impl LedgerStore for SqliteStore {
         // Prefixes compare with substr, not LIKE: `_` and `%` in a user's prefix are characters.
         let rows = sqlx::query(
             "SELECT r.id, r.suite, r.created_at, r.source, r.git_commit, r.git_branch,
-                    r.git_dirty, r.git_summary, r.machine_id, m.fingerprint, m.cpu_model,
+                    r.git_dirty, r.git_summary, r.machine_id, m.fingerprint, m.cpu_model, r.quick,
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) AS n_results,
                     (SELECT group_concat(name, char(31)) FROM
                         (SELECT DISTINCT g.name FROM tags g WHERE g.run_id = r.id
