@@ -425,7 +425,11 @@ def main():
     bmf = to_bmf(table)
     cost = cost_of_ab(done.values())
     if cost:
-        bmf["cost/ab_over_one_plain_run"] = {"ratio": cost["ratio"]}
+        if "ratio" in cost:
+            bmf["cost/ab_over_one_plain_run"] = {"ratio": cost["ratio"]}
+        if "layouts_over_one" in cost:
+            bmf["cost/ab_over_ab_1"] = {"ratio": cost["layouts_over_one"],
+                                        "wall_ratio": cost["layouts_wall_over_one"]}
         summary["cost"] = cost
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     (args.out / "accuracy.bmf.json").write_text(json.dumps(bmf, indent=1, sort_keys=True))
