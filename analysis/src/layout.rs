@@ -9,15 +9,16 @@
 //! ```text
 //! m_k      = median of the side's values in the rounds of layout k           (per side, shown)
 //! c_k      = median of d_r over the rounds of layout k                       (per layout)
-//! spread   = (max_k c_k - min_k c_k) / 2, as a percentage: exp(spread) - 1   (the row's)
+//! spread   = max_k c_k - min_k c_k, as a percentage: exp(spread) - 1         (the row's)
 //! ```
 //!
 //! `c_k` is the change the comparison shows under layout k. With no code change and no layout
 //! effect, every `c_k` is about 0; with a code change alone, every `c_k` is about that change;
 //! with layout effects, the `c_k` scatter, because each layout puts each side's hot code
-//! elsewhere. The row's **layout spread** is half their range: how far the layouts moved the
-//! comparison around its center. A significant change no larger than it could be the layouts'
-//! alone (some layout showed little of it, or the opposite), so the row is
+//! elsewhere. The row's **layout spread** is their range: how far the layouts moved the
+//! comparison. A significant change no larger than it could be the layouts' alone (some
+//! layout showed little of it, or the opposite, or the layouts disagree by more than the change
+//! itself), so the row is
 //! **layout-sensitive**: "unchanged", with the figure, rather than a regression or an
 //! improvement the code is not shown to carry (`CompareConfig::layout_strict` keeps the
 //! verdict). Being made of paired ratios, `c_k` is free of drift between rounds (a load that
@@ -51,8 +52,8 @@ pub struct LayoutSpread {
 }
 
 impl LayoutSpread {
-    /// The row's layout spread, in percent: half the range of the per-layout changes, taken on
-    /// the log scale (`exp((max c_k - min c_k) / 2) - 1`).
+    /// The row's layout spread, in percent: the range of the per-layout changes, taken on the
+    /// log scale (`exp(max c_k - min c_k) - 1`).
     #[must_use]
     pub fn spread_pct(&self) -> f64 {
         let logs = self.changes.iter().map(|(_, c)| (1.0 + c / 100.0).ln());
@@ -60,7 +61,7 @@ impl LayoutSpread {
             (lo.min(l), hi.max(l))
         });
         if min.is_finite() && max.is_finite() {
-            ((max - min) / 2.0).exp_m1() * 100.0
+            (max - min).exp_m1() * 100.0
         } else {
             0.0
         }
@@ -228,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn the_rows_spread_is_half_the_range_of_the_per_layout_changes() {
+    fn the_rows_spread_is_the_range_of_the_per_layout_changes() {
         // Layout 1: head 0% over base; layout 2: +21%; a drift that doubles both sides of the
         // third round changes nothing.
         let s = spread(&[10.0, 11.0, 20.0], &[10.0, 13.31, 40.0 * 0.5], &[1, 2, 1]).unwrap();
@@ -242,8 +243,8 @@ mod tests {
             changes[0].abs() < 1e-9 && (changes[1] - 21.0).abs() < 1e-9,
             "{changes:?}"
         );
-        // exp(ln(1.21) / 2) - 1 = 10%.
-        assert!((s.spread_pct() - 10.0).abs() < 1e-9, "{}", s.spread_pct());
+        // exp(ln(1.21) - ln(1)) - 1 = 21%.
+        assert!((s.spread_pct() - 21.0).abs() < 1e-9, "{}", s.spread_pct());
         assert_eq!(s.change_range(), (changes[0], changes[1]));
         assert_eq!(s.layouts(), 2);
     }

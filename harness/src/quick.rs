@@ -506,5 +506,16 @@ mod tests {
         );
         assert_eq!(mixing_warning(&stored(1, true), &stored(2, true)), None);
         assert_eq!(mixing_warning(&stored(1, false), &stored(2, false)), None);
+        // An ab side is not called a full run.
+        let ab_head = StoredRun {
+            source: RunSource::AbHead,
+            ..stored(11, false)
+        };
+        let warning = mixing_warning(&ab_head, &stored(12, true)).unwrap();
+        assert!(
+            warning.contains("the base run #11 is a side of a `bench-run ab`")
+                && !warning.contains("full run"),
+            "{warning}"
+        );
     }
 }

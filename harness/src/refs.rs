@@ -172,9 +172,26 @@ pub async fn resolve(
                 }),
             };
         }
-        RunRef::Name(name) => resolve_name(ledger, name, suite, git_dir).await?,
+        RunRef::Name(name) => match resolve_name(ledger, name, suite, git_dir).await? {
+            Some(run) => Some(run),
+            None => return Err(not_found(name_hint(name, git_dir))),
+        },
     };
     found.ok_or_else(|| not_found(None))
+}
+
+/// Why a name matched nothing, when the reason is not "no such run": outside a git
+/// repository, a git revision (`HEAD`, `main`, `HEAD~1`) cannot be resolved at all.
+fn name_hint(name: &str, git_dir: Option<&Path>) -> Option<String> {
+    let in_repo = git_dir.is_some_and(|dir| git2::Repository::discover(dir).is_ok());
+    (!in_repo).then(|| {
+        format!(
+            "it is no run id, tag or recorded commit's hash prefix, and {} is not in a git \
+             repository, so `{name}` cannot be read as a git revision; run the command inside \
+             the repository, or name the run by its id (`bench-run list`)",
+            git_dir.map_or_else(|| "this directory".to_owned(), |d| d.display().to_string())
+        )
+    })
 }
 
 /// The commit `merge-base:REV` names (`rev` without the prefix) in the repository containing
@@ -333,6 +350,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[allow(clippy::unwrap_used)]
     async fn previous_skips_quick_runs_and_confirmation_reruns() -> Result<(), RefError> {
         let ledger = Ledger::in_memory().await?;
         let full = ledger
@@ -363,6 +381,43 @@ mod tests {
         assert_eq!(ledger.previous_run(other_suite).await?, None);
         let previous = resolve(&ledger, &RunRef::Previous, Some("s"), None).await?;
         assert_eq!(previous, calibration);
+        // Outside a git repository, a git revision says why it cannot be one.
+        let outside = tempfile::tempdir().map_err(|e| RefError::NotFound {
+            reference: e.to_string(),
+            suite: None,
+            hint: None,
+        })?;
+        let err = resolve(
+            &ledger,
+            &RunRef::parse("HEAD"),
+            Some("s"),
+            Some(outside.path()),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("is not in a git repository, so `HEAD` cannot be read"),
+            "{err}"
+        );
+        // With only quick runs before it, `previous` says why nothing matched.
+        let only_quick = Ledger::in_memory().await?;
+        only_quick
+            .record_run(&run_of("q", RunSource::BenchRun, true))
+            .await?;
+        let latest = only_quick
+            .record_run(&run_of("q", RunSource::BenchRun, true))
+            .await?;
+        let err = resolve(&only_quick, &RunRef::Previous, Some("q"), None)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("no run matches \"previous\" in suite q: ")
+                && err.contains(&format!("(run #{latest})"))
+                && err.contains("--quick runs, the two sides of a `bench-run ab`"),
+            "{err}"
+        );
         Ok(())
     }
 

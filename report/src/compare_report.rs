@@ -72,7 +72,7 @@ fn verdict_cell(row: &Row, markdown: bool) -> String {
 fn layout_cell(row: &Row) -> String {
     row.layout
         .as_ref()
-        .map_or_else(String::new, |l| format!("±{:.1}%", l.spread_pct()))
+        .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct()))
 }
 
 /// Lines under the table: the rows the noise model flagged and the quarantined rows, each with
@@ -157,8 +157,8 @@ fn notes(c: &Comparison, markdown: bool) -> String {
         .find_map(|r| r.layout.as_ref().map(|l| l.layouts()))
     {
         out.push_str(&format!(
-            "Layout spread: half the range of the changes the rounds of each of the {k} \
-             layouts showed (each layout links both sides in another function order).\n"
+            "Layout spread: the range of the changes the rounds of each of the {k} layouts \
+             showed (each layout links both sides in another function order).\n"
         ));
     }
     out
@@ -433,6 +433,7 @@ pub fn comparison_json(c: &Comparison, base: &StoredRun, head: &StoredRun) -> St
                 "flags": r.flags,
                 "quarantined_by": r.quarantined_by,
                 "layout": r.layout,
+                "layout_spread_pct": r.layout.as_ref().map(bench_analysis::layout::LayoutSpread::spread_pct),
                 "layout_sensitive": r.layout_sensitive,
                 "threshold_pct": r.threshold_pct,
                 "verdict": r.verdict,

@@ -368,11 +368,16 @@ def main():
     parser.add_argument("--bench-run", default=str(ROOT / "target/release/bench-run"))
     parser.add_argument("--old-bench-run", default=str(ROOT / "target/old-gate/bench-run"))
     parser.add_argument("--no-load", action="store_true", help="run without the CPU load")
+    parser.add_argument("--rejudge", action="store_true",
+                        help="measure nothing: judge the stored pairs of the ab methods again with "
+                             "this bench-run's rule (`compare BASE HEAD` on their rounds), and "
+                             "summarise that")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
     methods = args.methods.split(",")
     # Absolute: the tools run with the scratch repository as their working directory.
     args.out = args.out.resolve()
+    args.bench_run = str(Path(args.bench_run).resolve())
     args.out.mkdir(parents=True, exist_ok=True)
     args.env = dict(os.environ, CARGO_TARGET_DIR=str(args.out / "target"))
     args.env.pop("BENCH_DB", None)
@@ -386,7 +391,21 @@ def main():
             for line in path.read_text().splitlines():
                 record = json.loads(line)
                 done[(method, record["index"])] = record
-    load = [] if args.no_load else start_load()
+    if args.rejudge:
+        for (method, index), record in list(done.items()):
+            runs = record["result"].get("runs")
+            if method not in ("ab", "ab-1", "instructions") or not runs or None in runs:
+                continue
+            judged, _ = run([args.bench_run, "--db", str(args.out / "new.sqlite"), "compare",
+                             str(runs[0]), str(runs[1]), "--format", "json"],
+                            repo, env=args.env, check=False)
+            rows = json.loads(judged.stdout).get("rows", []) if judged.stdout.strip() else []
+            caught, alarms, change = judge(rows)
+            failed = any(r["verdict"] == "regression" for r in rows)
+            record["result"].update(caught=caught, alarms=alarms, change_pct=change,
+                                    exit=1 if failed else 0)
+        trials = []
+    load = [] if args.no_load or args.rejudge else start_load()
     signal.signal(signal.SIGTERM, lambda *_: (stop_load(load), sys.exit(2)))
     try:
         if "old-gate" in methods:

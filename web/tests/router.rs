@@ -216,6 +216,83 @@ async fn compare_page_warns_when_a_quick_run_meets_a_full_one() {
 }
 
 #[tokio::test]
+async fn compare_page_shows_the_layout_spread_of_an_ab_pair() {
+    use harness::model::{RunSource, Samples, SamplingMode};
+    let ledger = Ledger::in_memory().await.unwrap();
+    // 12 rounds under four layouts: `hot` is 40% slower under two layouts and unchanged under
+    // the others (layout-sensitive), `flat` 8% slower under all four (the code's).
+    let changes = |name: &str| -> [f64; 4] {
+        if name == "hot" {
+            [1.40, 1.01, 1.02, 1.40]
+        } else {
+            [1.08; 4]
+        }
+    };
+    let side = |source: RunSource, head: bool| {
+        let mut measurements = Vec::new();
+        for name in ["hot", "flat"] {
+            let mut m = util::timed(name, 100.0, 1);
+            let values: Vec<f64> = (0..12)
+                .map(|r| {
+                    let wobble = 100.0 * (1.0 + 0.001 * (r % 3) as f64);
+                    if head {
+                        wobble * changes(name)[r % 4]
+                    } else {
+                        wobble
+                    }
+                })
+                .collect();
+            m.samples =
+                Some(Samples::new(SamplingMode::PerProcess, vec![1.0; 12], values).unwrap());
+            measurements.push(m);
+        }
+        harness::model::NewRun {
+            source,
+            provenance: util::provenance("demo", "m1", if head { 2 } else { 1 }),
+            measurements,
+        }
+    };
+    let plan = harness::ledger::PairingPlan {
+        seed: 1,
+        base_first: (0..12).map(|r| r % 2 == 0).collect(),
+        base_rev: "main".to_owned(),
+        head_rev: None,
+        round_layouts: (0..12).map(|r| [7, 8, 9, 10][r % 4]).collect(),
+    };
+    let (base, head) = ledger
+        .record_pair(
+            &side(RunSource::AbBase, false),
+            &side(RunSource::AbHead, true),
+            &plan,
+        )
+        .await
+        .unwrap();
+    let app = app(AppState::new(ledger));
+    let page = get(&app, &format!("/compare?base={base}&head={head}")).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("Layout spread</th>"), "{}", page.body);
+    assert!(page.body.contains("(layout-sensitive)"), "{}", page.body);
+    assert!(
+        page.body.contains("4 layouts; the change under each"),
+        "{}",
+        page.body
+    );
+    let api = get(&app, &format!("/api/compare?base={base}&head={head}")).await;
+    let rows = api.json()["rows"].clone();
+    let row = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["benchmark"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("hot")["verdict"], "unchanged", "{rows:#}");
+    assert_eq!(row("hot")["layout_sensitive"], true, "{rows:#}");
+    assert_eq!(row("flat")["verdict"], "regression", "{rows:#}");
+}
+
+#[tokio::test]
 async fn compare_page_has_the_before_after_table() {
     let (app, _) = seeded_app().await;
     let r = get(&app, "/compare?base=baseline&head=8").await;

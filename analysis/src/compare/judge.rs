@@ -711,7 +711,7 @@ fn layout_sentence(l: &crate::layout::LayoutSpread) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "Layouts: {} links per side in different function orders, the rounds rotating through them; the change under each layout [{changes}], so the layout spread (half their range) is {:.2}%. Per-layout medians: base [{}] (spread {:.2}%), head [{}] (spread {:.2}%).",
+        "Layouts: {} links per side in different function orders, the rounds rotating through them; the change under each layout [{changes}], so the layout spread (their range) is {:.2}%. Per-layout medians: base [{}] (spread {:.2}%), head [{}] (spread {:.2}%).",
         l.layouts(),
         l.spread_pct(),
         side(&l.base),

@@ -25,8 +25,17 @@ impl Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("ledger.sqlite");
         let location = Location::Sqlite(path.clone());
+        let ledger = Ledger::open(&location).await.expect("open sqlite ledger");
+        // Migrating leaves nothing beside the ledger but SQLite's own files (issue 45).
+        let mut beside: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with("ledger.sqlite") || n.ends_with("migrate-lock"))
+            .collect();
+        beside.sort();
+        assert!(beside.is_empty(), "left beside the ledger: {beside:?}");
         Self {
-            ledger: Ledger::open(&location).await.expect("open sqlite ledger"),
+            ledger,
             raw: Raw::Sqlite(SqliteStore::open(&path).await.expect("second handle")),
             location,
             _dir: Some(dir),

@@ -191,7 +191,7 @@ impl RowView {
             layout: row
                 .layout
                 .as_ref()
-                .map_or_else(String::new, |l| format!("±{:.1}%", l.spread_pct())),
+                .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct())),
             layout_title: row.layout.as_ref().map_or_else(String::new, |l| {
                 let side = |s: &harness::layout::SideLayouts| {
                     s.medians
