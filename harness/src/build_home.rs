@@ -8,7 +8,8 @@
 //!                 switched to each side's commit in turn
 //!     target/     its CARGO_TARGET_DIR: dependencies compile once, across runs
 //!     bin/linker  the linker shim of layout randomization (crate::relink)
-//!     runs/       scratch of each run: executables copied out, criterion's output
+//!     runs/       scratch of each run: executables copied out, criterion's output (a run
+//!                 that was killed leaves its own; the next one removes it)
 //! ```
 //!
 //! Why one path for both sides: cargo hashes a package's path into nothing when it is a
@@ -100,6 +101,9 @@ impl BuildHome {
             lock.lock()
                 .map_err(io(format!("cannot lock {}", lock_path.display())))?;
         }
+        // Holding the lock, no other run uses the scratch: what is there was left by a run
+        // that was killed.
+        let _ = std::fs::remove_dir_all(dir.join("runs"));
         Ok(Self {
             repo,
             dir,
@@ -268,7 +272,13 @@ mod tests {
         let (dir, commits) = repo_with_commits();
         let repo = dir.path().join("my repo");
         let root = dir.path().join("homes");
+        // A killed run's scratch is removed by the next opener.
+        let stale = root
+            .join(home_name(&repo.canonicalize().unwrap()))
+            .join("runs/ab-killed");
+        std::fs::create_dir_all(&stale).unwrap();
         let home = BuildHome::open(&repo, &root, |_| {}).unwrap();
+        assert!(!stale.exists());
         home.switch_to(&commits[0]).unwrap();
         let src = home.src();
         assert_eq!(std::fs::read_to_string(src.join("a.txt")).unwrap(), "one\n");
