@@ -185,13 +185,13 @@ impl BuildHome {
     }
 
     /// Makes the checkout hold the repository's working tree: its `HEAD` commit with every
-    /// uncommitted change laid over it ([`crate::checkout::overlay_working_tree`]).
+    /// uncommitted change laid over it ([`overlay_working_tree`]).
     ///
     /// # Errors
     /// When git fails or a file cannot be copied.
     pub fn switch_to_working_tree(&self, head_commit: &str) -> Result<(), AbError> {
         self.switch_to(head_commit)?;
-        crate::checkout::overlay_working_tree(&self.repo, &self.src())
+        overlay_working_tree(&self.repo, &self.src())
     }
 
     /// Whether `src` is a clone of this home's repository made by [`Self::switch_to`].
@@ -220,6 +220,44 @@ impl BuildHome {
             same(&objects) || common.as_deref().is_some_and(same)
         })
     }
+}
+
+/// Lays the working tree's uncommitted changes of `repo` over `dir`, a checkout of its `HEAD`:
+/// every file that differs from `HEAD` (staged or not) and every untracked file that is not
+/// ignored is copied, every file deleted since `HEAD` is removed.
+///
+/// # Errors
+/// When git refuses or a file cannot be copied.
+pub fn overlay_working_tree(repo: &Path, dir: &Path) -> Result<(), AbError> {
+    let split = |bytes: Vec<u8>| -> Vec<String> {
+        bytes
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    };
+    let changed = split(git(repo, &["diff", "--name-only", "-z", "HEAD"])?);
+    let untracked = split(git(
+        repo,
+        &["ls-files", "-z", "--others", "--exclude-standard"],
+    )?);
+    for path in changed.iter().chain(&untracked) {
+        let from = repo.join(path);
+        let to = dir.join(path);
+        if from.is_file() {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(io(format!("cannot create {}", parent.display())))?;
+            }
+            std::fs::copy(&from, &to).map_err(io(format!(
+                "cannot copy {} into the head checkout",
+                from.display()
+            )))?;
+        } else if !from.exists() && to.exists() {
+            std::fs::remove_file(&to).map_err(io(format!("cannot remove {}", to.display())))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

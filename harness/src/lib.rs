@@ -32,7 +32,6 @@ pub mod ab;
 pub mod baseline;
 pub mod build_home;
 pub mod cargo_config;
-pub mod checkout;
 pub mod conditions;
 pub mod confirm;
 pub mod criterion_cli;
