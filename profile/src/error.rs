@@ -130,6 +130,15 @@ pub enum ProfileError {
     },
 }
 
+/// The last `n` non-empty lines of `text`: where a failing tool explains itself.
+pub(crate) fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .get(lines.len().saturating_sub(n)..)
+        .unwrap_or_default()
+        .join("\n")
+}
+
 fn list_hint(available: &[String]) -> String {
     if available.is_empty() {
         String::new()

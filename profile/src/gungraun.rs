@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::callgrind;
-use crate::error::ProfileError;
+use crate::error::{ProfileError, tail};
 use crate::model::{Profile, Unit, sorted_costs};
 
 /// Most callgrind files one benchmark may leave (one per thread and dump).
@@ -95,16 +95,7 @@ pub fn capture_gungraun(
         return Err(ProfileError::CommandFailed {
             command: format!("{} --bench {}", exe.display(), filter_for(benchmark_id)),
             status: output.status.to_string(),
-            tail: text
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .rev()
-                .take(20)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("\n"),
+            tail: tail(&text, 20),
         });
     }
     let files = callgrind_files(&home)?;

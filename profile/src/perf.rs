@@ -25,6 +25,11 @@
 //!   `--exact` makes the id a literal name instead of a regular expression (`digest` would
 //!   otherwise also run `digest_twice`).
 //!
+//! * **Kernel frames** appear when the user may profile the kernel (root, or
+//!   `perf_event_paranoid` ≤ 1): time in page faults and system calls is then attributed to
+//!   kernel functions under the Rust frame that entered them. At the common default of 2,
+//!   perf counts user space only and time in the kernel is not sampled.
+//!
 //! The root frame perf gives a stack is the thread's command name, which for a bench
 //! executable carries cargo's hash (`wall-13b9ef424b`); it is renamed to the benchmark id so
 //! that base and head flamegraphs line up.
@@ -36,7 +41,7 @@ use std::process::{Command, Stdio};
 
 use inferno::collapse::Collapse as _;
 
-use crate::error::ProfileError;
+use crate::error::{ProfileError, tail};
 use crate::model::{Profile, Unit};
 
 /// Largest `perf script` output read (1 GiB): about three minutes of DWARF samples.
@@ -415,15 +420,6 @@ pub fn rename_root(folded: &str, comm: &str, name: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-/// The last `n` non-empty lines of `text`.
-fn tail(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines
-        .get(lines.len().saturating_sub(n)..)
-        .unwrap_or_default()
-        .join("\n")
 }
 
 #[cfg(test)]

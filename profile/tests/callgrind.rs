@@ -38,6 +38,15 @@ fn the_function_head_added_tops_the_diff_with_an_exact_delta() {
     assert_eq!(base.self_count(ADDED), 0);
 
     let changes = diff(&base, &head).unwrap();
+    for c in changes.iter().take(5) {
+        eprintln!(
+            "{:>10} -> {:>10}  {:+}  {}",
+            c.base_self,
+            c.head_self,
+            c.self_delta(),
+            c.name
+        );
+    }
     let top = &changes[0];
     assert_eq!(
         top.name,

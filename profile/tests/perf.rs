@@ -36,6 +36,14 @@ fn the_function_head_added_tops_the_diff() {
     assert_eq!(base.self_count(ADDED), 0, "base has no such function");
 
     let changes = diff(&base, &head).unwrap();
+    for c in changes.iter().take(5) {
+        eprintln!(
+            "{:>6.2}% -> {:>6.2}%  {}",
+            c.base_share * 100.0,
+            c.head_share * 100.0,
+            c.name
+        );
+    }
     let top = &changes[0];
     assert_eq!(
         top.name,
