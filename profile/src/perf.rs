@@ -101,6 +101,38 @@ impl Default for PerfOptions {
     }
 }
 
+/// How the benchmark id is handed to criterion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    /// `--exact ID` (criterion 0.4 and later).
+    Exact,
+    /// `^ID$` with the id's regex metacharacters escaped: criterion 0.3 has no `--exact`, and
+    /// its filter is a regular expression.
+    AnchoredRegex,
+}
+
+/// `^id$` matching `id` literally as a regular expression.
+#[must_use]
+pub fn anchored_regex(id: &str) -> String {
+    let mut out = String::with_capacity(id.len() + 2);
+    out.push('^');
+    for c in id.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('$');
+    out
+}
+
+/// Whether criterion's output says it does not know `--exact` (clap's complaint in criterion
+/// 0.3: "Found argument '--exact' which wasn't expected").
+#[must_use]
+pub fn rejects_exact(output: &str) -> bool {
+    output.contains("'--exact'") && output.contains("wasn't expected")
+}
+
 /// The arguments of `perf record` for one benchmark of a criterion executable.
 #[must_use]
 pub fn record_args(
@@ -108,6 +140,7 @@ pub fn record_args(
     data: &Path,
     exe: &Path,
     benchmark_id: &str,
+    filter: Filter,
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "record",
@@ -126,16 +159,14 @@ pub fn record_args(
     args.push("--".into());
     args.push(exe.into());
     args.extend(
-        [
-            "--bench",
-            "--profile-time",
-            &options.seconds.to_string(),
-            "--exact",
-            benchmark_id,
-        ]
-        .into_iter()
-        .map(OsString::from),
+        ["--bench", "--profile-time", &options.seconds.to_string()]
+            .into_iter()
+            .map(OsString::from),
     );
+    match filter {
+        Filter::Exact => args.extend(["--exact".into(), benchmark_id.into()]),
+        Filter::AnchoredRegex => args.push(anchored_regex(benchmark_id).into()),
+    }
     args
 }
 
@@ -156,18 +187,17 @@ pub fn capture_criterion(
 ) -> Result<Profile, ProfileError> {
     check_perf(&options.perf)?;
     let data = scratch.join("perf.data");
-    let mut record = Command::new(&options.perf);
-    record
-        .args(record_args(options, &data, exe, benchmark_id))
-        // criterion's `target/criterion` stays untouched.
-        .env("CRITERION_HOME", scratch.join("criterion"))
-        .stdin(Stdio::null());
-    if let Some(dir) = &options.current_dir {
-        record.current_dir(dir);
+    let mut output = record(exe, benchmark_id, &data, scratch, options, Filter::Exact)?;
+    if !output.status.success() && rejects_exact(&String::from_utf8_lossy(&output.stderr)) {
+        output = record(
+            exe,
+            benchmark_id,
+            &data,
+            scratch,
+            options,
+            Filter::AnchoredRegex,
+        )?;
     }
-    let output = record
-        .output()
-        .map_err(ProfileError::io(format!("cannot start {}", options.perf)))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
@@ -188,6 +218,29 @@ pub fn capture_criterion(
     let folded = run_perf_script(&options.perf, &data, scratch)?;
     let folded = rename_root(&folded, &comm_of(exe), benchmark_id);
     Profile::from_folded(Unit::Samples, folded, "perf script output")
+}
+
+/// Runs `perf record` on the benchmark and collects its output.
+fn record(
+    exe: &Path,
+    benchmark_id: &str,
+    data: &Path,
+    scratch: &Path,
+    options: &PerfOptions,
+    filter: Filter,
+) -> Result<std::process::Output, ProfileError> {
+    let mut record = Command::new(&options.perf);
+    record
+        .args(record_args(options, data, exe, benchmark_id, filter))
+        // criterion's `target/criterion` stays untouched.
+        .env("CRITERION_HOME", scratch.join("criterion"))
+        .stdin(Stdio::null());
+    if let Some(dir) = &options.current_dir {
+        record.current_dir(dir);
+    }
+    record
+        .output()
+        .map_err(ProfileError::io(format!("cannot start {}", options.perf)))
 }
 
 /// Fails with [`ProfileError::PerfMissing`] when `perf --version` cannot run.
@@ -440,6 +493,7 @@ mod tests {
             Path::new("/s/perf.data"),
             Path::new("/t/wall-1"),
             "group/digest 16",
+            Filter::Exact,
         );
         let args: Vec<String> = args
             .iter()
@@ -454,8 +508,28 @@ mod tests {
             call_graph: CallGraph::FramePointers,
             ..PerfOptions::default()
         };
-        let args = record_args(&fp, Path::new("d"), Path::new("e"), "x");
+        let args = record_args(&fp, Path::new("d"), Path::new("e"), "x", Filter::Exact);
         assert!(args.iter().any(|a| a == "fp"));
+        let args = record_args(
+            &fp,
+            Path::new("d"),
+            Path::new("e"),
+            "g/f(1.5)",
+            Filter::AnchoredRegex,
+        );
+        assert_eq!(args.last().unwrap(), r"^g/f\(1\.5\)$");
+        assert!(!args.iter().any(|a| a == "--exact"));
+    }
+
+    #[test]
+    fn criterion_03_has_no_exact() {
+        // What criterion 0.3.6 (clap 2) prints for `--exact`.
+        let clap2 = "error: Found argument '--exact' which wasn't expected, or isn't valid in \
+                     this context\n\nUSAGE:\n    wall-1 [FLAGS] [OPTIONS] [FILTER]\n";
+        assert!(rejects_exact(clap2));
+        assert!(!rejects_exact("error: unexpected argument '--foo' found"));
+        assert_eq!(anchored_regex("a.b"), r"^a\.b$");
+        assert_eq!(anchored_regex(r"x\y|z"), r"^x\\y\|z$");
     }
 
     #[test]
