@@ -3,7 +3,8 @@
 //! ```text
 //! perf record -e cpu-clock -F 997 --call-graph dwarf,8192 -o S/perf.data \
 //!     -- EXE --bench --profile-time T --exact ID        (CRITERION_HOME=S/criterion)
-//! perf script -i S/perf.data | inferno collapse-perf  ->  folded stacks  ->  Profile
+//! perf script -F comm,tid,time,event,ip,sym,dso -i S/perf.data
+//!     | inferno collapse-perf  ->  folded stacks  ->  Profile
 //! ```
 //!
 //! * **`cpu-clock`** is a software event driven by the kernel's high-resolution timer: it
@@ -46,6 +47,9 @@ use crate::model::{Profile, Unit};
 
 /// Largest `perf script` output read (1 GiB): about three minutes of DWARF samples.
 pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The fields of `perf script` output: what inferno's perf collapser reads, less the period.
+pub const SCRIPT_FIELDS: &str = "comm,tid,time,event,ip,sym,dso";
 
 /// The kernel's limit on a thread's command name, less its terminating NUL (`TASK_COMM_LEN`).
 const COMM_LEN: usize = 15;
@@ -339,7 +343,11 @@ fn list_benchmarks(exe: &Path, dir: Option<&Path>) -> Vec<String> {
 pub fn parse_list(stdout: &str) -> Vec<String> {
     stdout
         .lines()
-        .filter_map(|l| l.strip_suffix(": benchmark"))
+        // criterion 0.4 and later print `id: benchmark`, 0.3 `id: bench`.
+        .filter_map(|l| {
+            l.strip_suffix(": benchmark")
+                .or_else(|| l.strip_suffix(": bench"))
+        })
         .take(20)
         .map(str::to_owned)
         .collect()
@@ -354,7 +362,9 @@ fn run_perf_script(perf: &str, data: &Path, scratch: &Path) -> Result<String, Pr
     )))?;
     let mut child = Command::new(perf)
         .arg("script")
-        .arg("--input")
+        // No `period`: inferno would weight each sample by it (nanoseconds for cpu-clock);
+        // each sample counts once. No `symoff`: offsets would split a function's frames.
+        .args(["--fields", SCRIPT_FIELDS, "--input"])
         .arg(data)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -541,6 +551,9 @@ mod tests {
         assert!(!profiled("", "digest"));
         let list = "digest: benchmark\n\ndigest_twice: benchmark\n\n";
         assert_eq!(parse_list(list), ["digest", "digest_twice"]);
+        let list_03 = "WARNING: HTML report generation will become ...\n\
+                       Gnuplot not found, using plotters backend\nhash/fnv1a: bench\n";
+        assert_eq!(parse_list(list_03), ["hash/fnv1a"]);
     }
 
     #[test]
@@ -583,9 +596,11 @@ mod tests {
         let folded = fold_perf_script(file, "digest.script").unwrap();
         let folded = rename_root(&folded, "wall-13b9ef424b", "digest");
         let profile = Profile::from_folded(Unit::Samples, folded, "digest.script").unwrap();
+        // One count per sample (the fields leave out the period).
+        assert_eq!(profile.total, 16);
         assert!(profile.self_count("profiled::fnv1a") > 0, "{profile:?}");
         assert!(profile.self_count("profiled::rotate_sum") > 0);
-        // Offsets (`+0x80`) and addresses are gone; every stack starts at the benchmark id.
+        // Addresses are gone; every stack starts at the benchmark id.
         assert!(!profile.folded.contains("+0x"));
         assert!(profile.folded.lines().all(|l| l.starts_with("digest;")));
         let deep = profile
