@@ -57,6 +57,17 @@ if ! command -v valgrind >/dev/null 2>&1; then
             "sudo apt-get install -y valgrind" >&2
     fi
 fi
+# Profiles (`bench-run profile`, `ab --profile`) sample with `perf record` (Debian's linux-perf).
+if ! command -v perf >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        log "installing linux-perf (for wall-time profiles)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null
+    else
+        printf 'warning: perf is missing and installing it needs root: %s\n' \
+            "sudo apt-get install -y linux-perf" >&2
+    fi
+fi
 gungraun_version="$(awk '/^name = "gungraun"$/ { found = 1; next }
     found && /^version = / { gsub(/"/, "", $3); print $3; exit }' Cargo.lock)"
 if [ -z "$gungraun_version" ]; then

@@ -74,13 +74,17 @@ fn history(dir: &Path, changes: &[Change]) -> Vec<String> {
 
 fn bisect(sandbox: &Sandbox, good: &str, bad: &str, extra: &[&str]) -> std::process::Output {
     let _guard = bench_lock();
-    sandbox
+    let output = sandbox
         .bench_run()
         .args(["bisect", "--suite", "tiny_suite", "--good", good, "--bad", bad])
         .args(["--benchmark", "^fnv$", "--seed", "11", "--format", "json"])
         .args(extra)
+        // A shorter budget than ab's: fnv takes microseconds, and four tests bisect.
+        .args(["--", "--warm-up-time", "0.1", "--measurement-time", "0.25"])
         .output()
-        .unwrap()
+        .unwrap();
+    eprintln!("{}", stderr(&output));
+    output
 }
 
 /// The user's repository holds one worktree, a clean status, and no bench-run files.
@@ -175,7 +179,7 @@ fn two_slowdowns_are_reported_as_more_than_one_change() {
 }
 
 #[test]
-fn an_unbuildable_commit_is_skipped_and_named() {
+fn an_unbuildable_commit_is_skipped_and_named_and_no_slowdown_exits_2() {
     use Change::{Break, Docs, FnvBytes, Padding};
     let sandbox = Sandbox::repository();
     let dir = sandbox.workspace();
@@ -188,21 +192,32 @@ fn an_unbuildable_commit_is_skipped_and_named() {
     let unbuildable = report["unbuildable"].as_array().unwrap();
     assert_eq!(unbuildable.len(), 1, "{report:#}");
     assert_eq!(unbuildable[0][0], commits[2]);
+    assert!(stderr(&output).contains("skipped: it does not build"));
     assert_repository_untouched(&dir);
-}
 
-#[test]
-fn good_not_faster_than_bad_exits_2() {
-    use Change::{Docs, Padding};
-    let sandbox = Sandbox::repository();
-    let dir = sandbox.workspace();
-    let commits = history(&dir, &[Padding, Docs]);
-    let output = bisect(&sandbox, &commits[0], "HEAD", &["--layouts", "2"]);
+    // Interrupted (Ctrl-C) while it measures: the repository is untouched, and the scratch it
+    // left in the build home goes with the next run.
+    interrupt_while_measuring(&sandbox, &commits[0]);
+    assert_repository_untouched(&dir);
+    let runs_dirs = || -> usize {
+        std::fs::read_dir(sandbox.build_home())
+            .unwrap()
+            .map(|home| {
+                std::fs::read_dir(home.unwrap().path().join("runs"))
+                    .map_or(0, Iterator::count)
+            })
+            .sum()
+    };
+    assert_eq!(runs_dirs(), 1, "the interrupted run's scratch");
+
+    // Good not faster than bad (commit 3 only pads the sum benchmarks): nothing to bisect.
+    let output = bisect(&sandbox, &commits[0], &commits[3], &["--layouts", "2"]);
     assert_exit(&output, 2);
     let err = stderr(&output);
+    assert_eq!(runs_dirs(), 0, "scratch left behind");
     assert!(err.contains("is not slower than good"), "{err}");
     assert!(err.contains("nothing to bisect"), "{err}");
-    // The same commit on both ends, and an unknown revision, are refused before building.
+    // The same commit on both ends, and ends the wrong way round, are refused before building.
     let same = bisect(&sandbox, "HEAD", "HEAD", &[]);
     assert_exit(&same, 2);
     assert!(stderr(&same).contains("same commit"), "{}", stderr(&same));
@@ -214,4 +229,35 @@ fn good_not_faster_than_bad_exits_2() {
         stderr(&reversed)
     );
     assert_repository_untouched(&dir);
+}
+
+/// Starts a bisection and sends it SIGINT once it measures (the first round is done).
+fn interrupt_while_measuring(sandbox: &Sandbox, good: &str) {
+    use std::io::{BufRead, BufReader};
+    let _guard = bench_lock();
+    let mut child = sandbox
+        .bench_run()
+        .args(["bisect", "--suite", "tiny_suite", "--good", good, "--bad", "HEAD"])
+        .args(["--benchmark", "^fnv$", "--layouts", "2"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = String::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("round 1/") {
+            let status = std::process::Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(status.success());
+            break;
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "bisect was not interrupted:\n{seen}");
 }

@@ -208,7 +208,7 @@ impl Bisector<'_> {
             "bench-run bisect: step 0: good against bad, {} benchmark(s) x {confirm_rounds} rounds",
             self.benchmarks.len()
         );
-        let (sides, plan) = self.measure(0, last, confirm_rounds, |_| false)?;
+        let (sides, plan) = self.measure(0, last, confirm_rounds, |_| true)?;
         let (good_run, bad_run, comparison) = self.record(0, last, sides, &plan).await?;
         let targets: Vec<Target> = comparison
             .regressions()
@@ -429,7 +429,8 @@ impl Bisector<'_> {
     }
 
     /// Paired rounds of `base` against `head` (both built): `rounds` at first, then as many
-    /// again while `done` says no, up to [`ROUND_CAP_FACTOR`] times as many.
+    /// again while `done` says no, up to [`ROUND_CAP_FACTOR`] times as many (`|_| true`: one
+    /// batch).
     fn measure(
         &mut self,
         base: usize,
@@ -644,7 +645,7 @@ impl Bisector<'_> {
         );
         self.build(parent, true)?;
         self.build(index, true)?;
-        let (sides, plan) = self.measure(parent, index, rounds, |_| false)?;
+        let (sides, plan) = self.measure(parent, index, rounds, |_| true)?;
         let (parent_run, culprit_run, _) = self.record(parent, index, sides, &plan).await?;
         let change = self
             .change_of(parent_run, culprit_run, targets)
