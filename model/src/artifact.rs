@@ -371,8 +371,9 @@ pub struct FunctionCountRow {
     pub base: u64,
     /// Its self count in the head run.
     pub head: u64,
-    /// The change from base to head, as the producer defines it (head share minus base share,
-    /// or a relative change); rows are ranked by its magnitude.
+    /// The change from base to head: for [`CountUnit::Samples`], head share minus base share
+    /// (run lengths differ, so counts are not comparable); for [`CountUnit::Instructions`],
+    /// head minus base (exact counts of one execution each). Rows rank by its magnitude.
     pub change: f64,
 }
 

@@ -17,9 +17,9 @@
 //! pages (see [`crate::error`]).
 
 use crate::AppState;
+use crate::artifacts;
 use crate::error::{AppError, PublicError};
 use crate::extract::{Path, Query};
-use crate::artifacts;
 use crate::ingest;
 use crate::pages::compare::{CompareParams, compare_view_json};
 use crate::pages::resolve_run;

@@ -110,9 +110,7 @@ pub async fn serve(
     let kind = stored.summary.kind;
     let policy = match kind {
         ArtifactKind::Flamegraph | ArtifactKind::DiffFlamegraph => SVG_CONTENT_SECURITY_POLICY,
-        ArtifactKind::FoldedStacks | ArtifactKind::FunctionCounts => {
-            OTHER_CONTENT_SECURITY_POLICY
-        }
+        ArtifactKind::FoldedStacks | ArtifactKind::FunctionCounts => OTHER_CONTENT_SECURITY_POLICY,
     };
     let etag = format!("\"{}\"", stored.summary.sha256);
     let mut response = (
@@ -120,7 +118,10 @@ pub async fn serve(
             (header::CONTENT_TYPE, content_type(kind)),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
             (header::CONTENT_SECURITY_POLICY, policy),
-            (header::CACHE_CONTROL, "private, max-age=31536000, immutable"),
+            (
+                header::CACHE_CONTROL,
+                "private, max-age=31536000, immutable",
+            ),
         ],
         stored.bytes,
     )
@@ -154,7 +155,9 @@ pub async fn list(
             v
         })
         .collect();
-    Ok(Json(serde_json::json!({ "run": run.id, "artifacts": artifacts })))
+    Ok(Json(
+        serde_json::json!({ "run": run.id, "artifacts": artifacts }),
+    ))
 }
 
 /// An artifact as pushed (format version 1; module docs).
@@ -276,7 +279,13 @@ pub async fn ingest(
     } else {
         StatusCode::OK
     };
-    let mut response = (status, Json(PushedArtifactAnswer { id: done.id, url: url.clone() }))
+    let mut response = (
+        status,
+        Json(PushedArtifactAnswer {
+            id: done.id,
+            url: url.clone(),
+        }),
+    )
         .into_response();
     if let Ok(location) = HeaderValue::from_str(&url) {
         response.headers_mut().insert(header::LOCATION, location);

@@ -271,10 +271,10 @@ pub(crate) async fn read_push(
             .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
         if too_large {
             AppError::PayloadTooLarge(limit)
-            } else {
-                AppError::BadRequest(format!("cannot read the request body: {e}"))
-            }
-        })?;
+        } else {
+            AppError::BadRequest(format!("cannot read the request body: {e}"))
+        }
+    })?;
     let key = key.map(|key| IngestKey {
         key,
         content_sha256: hex(&Sha256::digest(&body)),
