@@ -1327,3 +1327,62 @@ async fn artifact_pushes_are_idempotent_and_refuse_corrupt_input_with_a_4xx() {
         "nothing else stored"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 46 item 4: a change point names its commit range and the bisect that finds its commit
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_change_point_shows_its_commit_range_and_the_bisect_command() {
+    let (app, _) = seeded_app().await;
+    let b = get(&app, "/suites/demo?machine=m1").await.body;
+    // parse/small steps at run 5 (commit 5); run 4 (commit 4) is the last at the old level.
+    let (good, bad) = (
+        format!("00000004{}", "ab".repeat(16)),
+        format!("00000005{}", "ab".repeat(16)),
+    );
+    assert!(
+        b.contains("<code>00000004ab</code> → <code>00000005ab</code>"),
+        "{b}"
+    );
+    assert!(
+        b.contains(&format!(
+            "<code class=\"command\">bench-run bisect --suite demo --good {good} --bad {bad} \
+             --benchmark &#39;parse/small&#39;</code>"
+        )),
+        "{b}"
+    );
+}
+
+#[tokio::test]
+async fn a_hostile_benchmark_id_is_quoted_for_the_shell_and_escaped_for_the_page() {
+    use harness::model::{NewRun, RunSource};
+    let ledger = Ledger::in_memory().await.unwrap();
+    let hostile = format!("it's {RAW_SCRIPT} $(rm -rf ~)");
+    for commit in 1..=8u32 {
+        let level = if commit >= 5 { 1300.0 } else { 1000.0 };
+        let run = NewRun {
+            source: RunSource::BenchRun,
+            provenance: util::provenance("odd suite", "m1", commit),
+            measurements: vec![util::timed(&hostile, level, commit)],
+        };
+        ledger.record_run(&run).await.unwrap();
+    }
+    let app = app(AppState::new(ledger));
+    let r = get(&app, "/suites/odd%20suite").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(!r.body.contains(RAW_SCRIPT));
+    // As a shell reads it: `'it'\''s <script>alert(1)</script> $(rm -rf ~)'`, one word; as
+    // the page writes it: every quote and angle bracket escaped.
+    let shell = format!(
+        "bench-run bisect --suite 'odd suite' --good 00000004{ab} --bad 00000005{ab} \
+         --benchmark 'it'\\''s {RAW_SCRIPT} $(rm -rf ~)'",
+        ab = "ab".repeat(16)
+    );
+    let escaped = shell
+        .replace('&', "&#38;")
+        .replace('\'', "&#39;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;");
+    assert!(r.body.contains(&escaped), "{escaped}\n{}", r.body);
+}
