@@ -6,6 +6,8 @@
 #   default: every command as printed; a `cargo bench` command gets criterion's `--test` after
 #            its own arguments (each benchmark runs once: the command resolves its features and
 #            targets, builds, and every benchmark runs), so the check takes minutes, not an hour;
+#            one with `--profile-time N` (which `--test` conflicts with) profiles each benchmark
+#            for criterion's minimum, 1 s, instead;
 #   --full:  the bench commands as printed, measuring for real.
 # Exits non-zero at the first command that fails, naming it.
 set -euo pipefail
@@ -31,13 +33,49 @@ run() {
     local printed="$*"
     local args=("$@")
     if [ "$full" -eq 0 ] && [ "${args[0]} ${args[1]}" = "cargo bench" ]; then
+        local has_sep=0 profile_time=-1 i
+        for i in "${!args[@]}"; do
+            [ "${args[$i]}" = "--" ] && has_sep=1
+            [ "${args[$i]}" = "--profile-time" ] && profile_time=$((i + 1))
+        done
+        if [ "$profile_time" -ge 0 ]; then
+            args[profile_time]=1
         # criterion's test mode, after the command's own `--` arguments if it has some.
-        local has_sep=0
-        for a in "${args[@]}"; do [ "$a" = "--" ] && has_sep=1; done
-        if [ "$has_sep" -eq 1 ]; then args+=(--test); else args+=(-- --test); fi
+        elif [ "$has_sep" -eq 1 ]; then
+            args+=(--test)
+        else
+            args+=(-- --test)
+        fi
     fi
     printf '\n==> (%s) %s\n' "$dir" "$printed" >&2
     (cd "$dir" && "${args[@]}") || failed "$dir" "$printed"
+}
+
+# criterion_dir DIR: where criterion writes for a bench run in DIR ($CRITERION_HOME, else cargo's
+# target directory's criterion/).
+criterion_dir() {
+    if [ -n "${CRITERION_HOME:-}" ]; then
+        (cd "$1" && realpath -m "$CRITERION_HOME")
+        return
+    fi
+    local target
+    target="$(cd "$1" && cargo metadata --format-version 1 --no-deps |
+        grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
+    [ -n "$target" ] || failed "$1" "cargo metadata (no target_directory)"
+    printf '%s/criterion\n' "$target"
+}
+
+# flamegraphs DIR SVG...: each SVG (removed before the profile run) is a flamegraph with frames of
+# DIR's crate in it.
+flamegraphs() {
+    local dir="$1" svg
+    shift
+    for svg in "$@"; do
+        [ -s "$svg" ] || failed "$dir" "no flamegraph at $svg"
+        grep -q '<svg' "$svg" || failed "$dir" "$svg is not an SVG"
+        grep -q 'riegeli_records::' "$svg" || failed "$dir" "$svg has no riegeli_records frame"
+        printf 'flamegraph: %s\n' "$svg" >&2
+    done
 }
 
 # Seed 002 (MATHLDBT).
@@ -55,5 +93,13 @@ run $r cargo bench --bench throughput -- simple_none/write
 run $r cargo bench --bench throughput -- simple_brotli_6/read
 run $r cargo bench --bench throughput -- transpose_zstd_3
 run $r cargo bench --bench head_to_head
+# "Flamegraph Profiling": pprof at 100 Hz under criterion's --profile-time, one SVG per benchmark
+# (the seed's two example paths are checked).
+flames="$(criterion_dir $r)"
+svgs=("$flames/simple_brotli_6/write/profile/flamegraph.svg"
+    "$flames/transpose_zstd_3/read/profile/flamegraph.svg")
+rm -f "${svgs[@]}"
+run $r cargo bench --bench throughput -- --profile-time 5
+flamegraphs $r "${svgs[@]}"
 
 printf '\nevery seed command ran\n' >&2

@@ -156,6 +156,66 @@ pub fn resolve_commit(repo: &Path, rev: &str) -> Result<String, AbError> {
     })
 }
 
+/// A commit of a first-parent chain.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChainCommit {
+    /// Full hash.
+    pub hash: String,
+    /// Its summary line.
+    pub summary: String,
+    /// Its author date (ISO 8601).
+    pub author_date: String,
+}
+
+/// The first-parent chain from `good` to `bad`, both included, oldest first.
+///
+/// # Errors
+/// When `good` is not on `bad`'s first-parent line (`git bisect` would follow merged branches;
+/// a paired measurement needs one line of builds), or git fails.
+pub fn first_parent_chain(repo: &Path, good: &str, bad: &str) -> Result<Vec<ChainCommit>, AbError> {
+    let log = git_text(
+        repo,
+        &[
+            "log",
+            "--first-parent",
+            "--reverse",
+            "--format=%H%x09%aI%x09%s",
+            &format!("{good}..{bad}"),
+        ],
+    )?;
+    let parse = |line: &str| {
+        let mut parts = line.splitn(3, '\t');
+        ChainCommit {
+            hash: parts.next().unwrap_or_default().to_owned(),
+            author_date: parts.next().unwrap_or_default().to_owned(),
+            summary: parts.next().unwrap_or_default().to_owned(),
+        }
+    };
+    let mut chain = vec![parse(&git_text(
+        repo,
+        &["log", "-1", "--format=%H%x09%aI%x09%s", good],
+    )?)];
+    chain.extend(log.lines().filter(|l| !l.is_empty()).map(parse));
+    // The first commit after good must be good's child on the first-parent line.
+    let follows = chain.windows(2).next().is_none_or(|pair| {
+        git_text(repo, &["rev-parse", &format!("{}^1", pair[1].hash)]).ok().as_deref()
+            == Some(pair[0].hash.as_str())
+    });
+    if chain.len() < 2 || !follows || chain.last().map(|c| c.hash.as_str()) != Some(bad) {
+        return Err(AbError::Git {
+            command: format!("log --first-parent {good}..{bad}"),
+            reason: format!(
+                "{} is not an ancestor of {} on its first-parent line: give a good revision \
+                 that bad descends from through first parents (for a merged branch, its merge \
+                 commit)",
+                &good[..good.len().min(12)],
+                &bad[..bad.len().min(12)]
+            ),
+        });
+    }
+    Ok(chain)
+}
+
 /// Copies the working tree's `Cargo.lock` of `workspace` into the same place of `checkout`
 /// when the checkout has none (a lock file that git does not track), so both sides resolve
 /// dependencies alike. Returns whether it copied.
@@ -552,6 +612,15 @@ impl SideRounds {
     #[must_use]
     pub fn rounds(&self) -> usize {
         self.rounds
+    }
+
+    /// The per-round values of one result, when every round measured it.
+    #[must_use]
+    pub fn values_of(&self, benchmark: &str, metric: &str) -> Option<Vec<f64>> {
+        let (_, values) = self
+            .values
+            .get(&(benchmark.to_owned(), metric.to_owned()))?;
+        values.iter().copied().collect()
     }
 
     /// The side's results: per key, the median over the rounds with its order-statistic

@@ -30,6 +30,7 @@
 
 pub mod ab;
 pub mod baseline;
+pub mod bisect;
 pub mod build_home;
 pub mod cargo_config;
 pub mod conditions;

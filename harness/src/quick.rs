@@ -275,11 +275,10 @@ pub fn mixing_warning(base: &StoredRun, head: &StoredRun) -> Option<String> {
         _ => return None,
     };
     // A side of `bench-run ab` is no more a full run than a quick one: it has its own budget.
-    let full_kind = match full.source {
-        crate::model::RunSource::AbBase | crate::model::RunSource::AbHead => {
-            "a side of a `bench-run ab` (per-process values over rounds)"
-        }
-        _ => "a full run",
+    let full_kind = if full.source.is_paired_side() {
+        "a side of paired rounds (`bench-run ab` or `bisect`: per-process values over rounds)"
+    } else {
+        "a full run"
     };
     Some(format!(
         "the {quick_role} run #{} is a --quick run and the {full_role} run #{} is {full_kind}: \
@@ -513,7 +512,7 @@ mod tests {
         };
         let warning = mixing_warning(&ab_head, &stored(12, true)).unwrap();
         assert!(
-            warning.contains("the base run #11 is a side of a `bench-run ab`")
+            warning.contains("the base run #11 is a side of paired rounds (`bench-run ab`")
                 && !warning.contains("full run"),
             "{warning}"
         );

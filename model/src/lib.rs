@@ -477,6 +477,10 @@ pub enum RunSource {
     /// `import markdown-log FILE`: an entry of a hand-kept markdown log (BENCHMARKS.md); the
     /// run's recording time is the entry's date.
     ImportMarkdownLog,
+    /// `bisect`: the good end of one step's paired rounds (one value per process and round).
+    BisectBase,
+    /// `bisect`: the commit one step tested, paired with [`RunSource::BisectBase`].
+    BisectHead,
 }
 
 impl RunSource {
@@ -496,6 +500,8 @@ impl RunSource {
             Self::AbHead => 10,
             Self::ImportLibtest => 11,
             Self::ImportMarkdownLog => 12,
+            Self::BisectBase => 13,
+            Self::BisectHead => 14,
         }
     }
 
@@ -515,6 +521,8 @@ impl RunSource {
             10 => Some(Self::AbHead),
             11 => Some(Self::ImportLibtest),
             12 => Some(Self::ImportMarkdownLog),
+            13 => Some(Self::BisectBase),
+            14 => Some(Self::BisectHead),
             _ => None,
         }
     }
@@ -535,7 +543,19 @@ impl RunSource {
             Self::AbHead => "ab-head",
             Self::ImportLibtest => "import-libtest",
             Self::ImportMarkdownLog => "import-markdown-log",
+            Self::BisectBase => "bisect-base",
+            Self::BisectHead => "bisect-head",
         }
+    }
+
+    /// Whether the run is one side of paired rounds (`ab`, `bisect`): its values are one per
+    /// process and round, measured at another budget, so it is never a run's history.
+    #[must_use]
+    pub const fn is_paired_side(self) -> bool {
+        matches!(
+            self,
+            Self::AbBase | Self::AbHead | Self::BisectBase | Self::BisectHead
+        )
     }
 }
 

@@ -38,6 +38,15 @@
 //! `rows` is shared) and one arm in [`Ledger::open`].
 
 mod artifacts;
+/// The SQL list of the source codes whose runs are sides of paired rounds
+/// ([`bench_model::RunSource::is_paired_side`]): never a run's history or its commit's run.
+/// A macro, so queries stay `&'static str` (checked against the enum by a test below).
+macro_rules! paired_sources {
+    () => {
+        "(9, 10, 13, 14)"
+    };
+}
+
 pub mod copy;
 mod error;
 mod location;
@@ -511,4 +520,19 @@ pub(crate) fn check_dated_run(dated: &DatedRun) -> Result<(), LedgerError> {
         rows::check_annotation(note)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod paired_sources_tests {
+    use bench_model::RunSource;
+
+    #[test]
+    fn the_sql_list_names_every_paired_source() {
+        let codes: Vec<String> = (0..100)
+            .filter_map(RunSource::from_code)
+            .filter(|s| s.is_paired_side())
+            .map(|s| s.code().to_string())
+            .collect();
+        assert_eq!(paired_sources!(), format!("({})", codes.join(", ")));
+    }
 }

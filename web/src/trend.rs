@@ -293,8 +293,11 @@ impl CommitRange {
     }
 
     /// The command that finds the commit of a change of `benchmark` in `suite` in this range:
-    /// `bench-run bisect --suite SUITE --good GOOD --bad BAD --benchmark 'BENCHMARK'`, every
-    /// argument quoted for a POSIX shell (the benchmark id always, in single quotes).
+    /// `bench-run bisect --suite SUITE --good GOOD --bad BAD --benchmark '^(?:ID)$'`, every
+    /// argument quoted for a POSIX shell (the filter always, in single quotes). `--benchmark`
+    /// is a criterion filter, a regex: the id goes in escaped and anchored
+    /// ([`harness::confirm::exact_filter`]), so it selects that benchmark and no other whose id
+    /// contains it.
     #[must_use]
     pub fn bisect_command(&self, suite: &str, benchmark: &str) -> String {
         let args = [
@@ -311,7 +314,7 @@ impl CommitRange {
         format!(
             "{} --benchmark {}",
             harness::report::shell_join(&args),
-            shell_single_quote(benchmark)
+            shell_single_quote(&harness::confirm::exact_filter(&[benchmark.to_owned()]))
         )
     }
 }
@@ -384,12 +387,14 @@ mod tests {
         assert_eq!(
             range.bisect_command("my suite", "g/it's <1>"),
             format!(
-                r"bench-run bisect --suite 'my suite' --good {good} --bad {bad} --benchmark 'g/it'\''s <1>'"
+                r"bench-run bisect --suite 'my suite' --good {good} --bad {bad} --benchmark '^(?:g/it'\''s <1>)$'"
             )
         );
         assert_eq!(
-            range.bisect_command("demo", "x"),
-            format!("bench-run bisect --suite demo --good {good} --bad {bad} --benchmark 'x'")
+            range.bisect_command("demo", "a.b(1)"),
+            format!(
+                r"bench-run bisect --suite demo --good {good} --bad {bad} --benchmark '^(?:a\.b\(1\))$'"
+            )
         );
     }
 }

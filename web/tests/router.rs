@@ -1348,7 +1348,7 @@ async fn a_change_point_shows_its_commit_range_and_the_bisect_command() {
     assert!(
         b.contains(&format!(
             "<code class=\"command\">bench-run bisect --suite demo --good {good} --bad {bad} \
-             --benchmark &#39;parse/small&#39;</code>"
+             --benchmark &#39;^(?:parse/small)$&#39;</code>"
         )),
         "{b}"
     );
@@ -1372,11 +1372,11 @@ async fn a_hostile_benchmark_id_is_quoted_for_the_shell_and_escaped_for_the_page
     let r = get(&app, "/suites/odd%20suite").await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(!r.body.contains(RAW_SCRIPT));
-    // As a shell reads it: `'it'\''s <script>alert(1)</script> $(rm -rf ~)'`, one word; as
-    // the page writes it: every quote and angle bracket escaped.
+    // As a shell reads it: one word, the id escaped and anchored as a regex (criterion's
+    // filter); as the page writes it: every quote and angle bracket escaped.
     let shell = format!(
         "bench-run bisect --suite 'odd suite' --good 00000004{ab} --bad 00000005{ab} \
-         --benchmark 'it'\\''s {RAW_SCRIPT} $(rm -rf ~)'",
+         --benchmark '^(?:it'\\''s <script>alert\\(1\\)</script> \\$\\(rm \\-rf \\~\\))$'",
         ab = "ab".repeat(16)
     );
     let escaped = shell

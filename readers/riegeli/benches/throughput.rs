@@ -6,6 +6,10 @@
 //!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
+//!
+//! `cargo bench --bench throughput -- --profile-time 5` runs each benchmark for 5 s under pprof
+//! (100 Hz) instead of measuring it, and writes its CPU flamegraph to
+//! `target/criterion/<config>/<bench>/profile/flamegraph.svg` (Linux; `common/flamegraph.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -17,7 +21,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-mod common;
+// Visible to tests/flamegraph.rs, which includes this file.
+pub(crate) mod common;
 use common::{
     NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, read_ours_with,
     write_ours,
@@ -49,5 +54,23 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Criterion with seed 004's profiler hook. Criterion calls it only under `--profile-time`, so
+/// measuring runs are as they were. `tests/flamegraph.rs` runs a benchmark through this config.
+#[cfg(target_os = "linux")]
+pub fn config() -> Criterion {
+    use common::flamegraph::{FREQUENCY_HZ, Flamegraph};
+    Criterion::default().with_profiler(Flamegraph::new(FREQUENCY_HZ))
+}
+
+/// pprof's sampler is unix-only and checked on Linux alone: elsewhere, plain criterion.
+#[cfg(not(target_os = "linux"))]
+pub fn config() -> Criterion {
+    Criterion::default()
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench
+}
 criterion_main!(benches);

@@ -472,15 +472,14 @@ impl LedgerStore for PostgresStore {
     }
 
     async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = $1
              WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
-               AND NOT p.quick AND p.source NOT IN ($2, $3, $4)",
-        )
+               AND NOT p.quick AND p.source <> $2 AND p.source NOT IN ",
+            paired_sources!()
+        ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
@@ -493,14 +492,13 @@ impl LedgerStore for PostgresStore {
         if commit.is_empty() {
             return Ok(None);
         }
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(id) FROM runs WHERE starts_with(git_commit, $1)
-             AND ($2::TEXT IS NULL OR suite = $2) AND source NOT IN ($3, $4)",
-        )
+             AND ($2::TEXT IS NULL OR suite = $2) AND source NOT IN ",
+            paired_sources!()
+        ))
         .bind(commit)
         .bind(suite)
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
@@ -560,18 +558,18 @@ impl LedgerStore for PostgresStore {
         before: RunId,
         runs: usize,
     ) -> Result<History, LedgerError> {
-        let rows = sqlx::query(
+        let rows = sqlx::query(concat!(
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
              JOIN (SELECT id FROM runs WHERE suite = $1 AND machine_id = $2 AND id < $3
-                     AND NOT quick AND source NOT IN ($4, $5)
-                   ORDER BY id DESC LIMIT $6) p ON p.id = x.run_id
-             ORDER BY x.run_id",
-        )
+                     AND NOT quick AND source NOT IN ",
+            paired_sources!(),
+            "
+                   ORDER BY id DESC LIMIT $4) p ON p.id = x.run_id
+             ORDER BY x.run_id"
+        ))
         .bind(suite)
         .bind(machine_id)
         .bind(before)
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .bind(i64::try_from(runs).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;

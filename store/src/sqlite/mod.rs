@@ -531,15 +531,14 @@ impl LedgerStore for SqliteStore {
     }
 
     async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = ?
              WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
-               AND p.quick = 0 AND p.source NOT IN (?, ?, ?)",
-        )
+               AND p.quick = 0 AND p.source <> ? AND p.source NOT IN ",
+            paired_sources!()
+        ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
@@ -553,14 +552,13 @@ impl LedgerStore for SqliteStore {
             return Ok(None);
         }
         // A range rather than LIKE: the prefix is the user's, and LIKE would read `_` and `%`.
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(id) FROM runs WHERE git_commit >= ?1 AND git_commit < ?1 || 'g'
-             AND (?2 IS NULL OR suite = ?2) AND source NOT IN (?3, ?4)",
-        )
+             AND (?2 IS NULL OR suite = ?2) AND source NOT IN ",
+            paired_sources!()
+        ))
         .bind(commit)
         .bind(suite)
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .fetch_one(&self.pool)
         .await?)
     }
@@ -619,18 +617,18 @@ impl LedgerStore for SqliteStore {
         before: RunId,
         runs: usize,
     ) -> Result<History, LedgerError> {
-        let rows = sqlx::query(
+        let rows = sqlx::query(concat!(
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
              JOIN (SELECT id FROM runs WHERE suite = ? AND machine_id = ? AND id < ? AND quick = 0
-                     AND source NOT IN (?, ?)
+                     AND source NOT IN ",
+            paired_sources!(),
+            "
                    ORDER BY id DESC LIMIT ?) p ON p.id = x.run_id
-             ORDER BY x.run_id",
-        )
+             ORDER BY x.run_id"
+        ))
         .bind(suite)
         .bind(machine_id)
         .bind(before)
-        .bind(RunSource::AbBase.code())
-        .bind(RunSource::AbHead.code())
         .bind(i64::try_from(runs).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;

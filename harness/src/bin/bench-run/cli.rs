@@ -137,6 +137,27 @@ ends with `bench-run show N`, which has all of them.
     run_refs!()
 );
 
+const BISECT_EXAMPLES: &str = "\
+Examples:
+  bench-run bisect --suite tiny_suite --good v1.2.0 --bad main --benchmark '^fnv$'
+      which commit between v1.2.0 and main made fnv slower
+  bench-run bisect --suite mathldbt_transport --good HEAD~32 --bad HEAD --threshold 3 \\
+      --summary bisect.md
+      a commit is bad when more than 3% slower than HEAD~32; the result as markdown too
+
+First the good and bad ends are measured against each other in paired rounds: the benchmarks
+bad confirms slower are the targets (exit 2 when none is: nothing to bisect). Each step then
+builds the commit nearest the middle of the open range (first-parent commits, one checkout in
+the build home, as `ab`) and measures it against good in paired rounds: it is bad when the
+interval of its change lies above the threshold, good when below; an unclear step gets more
+rounds, then the search stops and says which range is left. A commit whose bench executable is
+byte-identical to a judged commit's takes that verdict unmeasured; a commit that does not build
+is skipped and named. At the end the culprit's parent is measured against the culprit, and the
+culprit's effect is set beside the whole range's (under 70% of it: the range holds more than
+one change). Every step is recorded (sources bisect-base and bisect-head, with pairings).
+
+Exit status: 0 culprit found, 1 range left unresolved, 2 nothing to bisect or bad input.";
+
 const AB_EXAMPLES: &str = "\
 Examples:
   bench-run ab --suite mathldbt_transport --base main
@@ -494,6 +515,10 @@ pub enum Command {
     /// alternately, one process per side per round; judge each benchmark on the rounds.
     #[command(after_help = AB_EXAMPLES)]
     Ab(AbArgs),
+    /// Find the commit that made a suite slower: build the first-parent commits between a good
+    /// and a bad revision and test midpoints with paired rounds against the good one.
+    #[command(after_help = BISECT_EXAMPLES)]
+    Bisect(BisectArgs),
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     #[command(after_help = "Examples:
   bench-run calibrate --suite mathldbt_transport --runs 8
@@ -645,6 +670,69 @@ pub enum LedgerCommand {
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
+}
+
+/// Arguments of `bench-run bisect`.
+#[derive(Debug, Args, Clone)]
+pub struct BisectArgs {
+    /// Bench target to run (a `[[bench]]` of any workspace member).
+    #[arg(long, value_name = "NAME")]
+    pub suite: String,
+
+    /// A revision where the suite was fast (an ancestor of --bad on its first-parent line).
+    #[arg(long, value_name = "REV")]
+    pub good: String,
+
+    /// A revision where it is slow.
+    #[arg(long, value_name = "REV")]
+    pub bad: String,
+
+    /// Only benchmarks matching this criterion filter (a regex, passed to every process)
+    /// [default: every benchmark the good and bad ends confirm slower].
+    #[arg(long, value_name = "PATTERN")]
+    pub benchmark: Option<String>,
+
+    /// A commit is bad when it is slower than good by more than this (percent) [default: half
+    /// the whole range's slowdown, as the first step measures it].
+    #[arg(long, value_name = "PCT")]
+    pub threshold: Option<f64>,
+
+    /// Rounds per step at first; a step that is not yet clear gets as many again, up to four
+    /// times as many [default: 8; the first step as many as `ab` would run].
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+
+    /// Seed of the side orders and the layouts (default: from the clock; recorded either way).
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Function orders per commit (as `ab --layouts`) [default: 4].
+    #[arg(long, value_name = "K")]
+    pub layouts: Option<usize>,
+
+    /// Where the builds go (as `ab --build-home`).
+    #[arg(long, value_name = "DIR")]
+    pub build_home: Option<PathBuf>,
+
+    /// Also write the result as markdown to this file (for an issue comment).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// After recording, push every step's pair of runs to this bench-web server (token in
+    /// BENCH_PUSH_TOKEN).
+    #[arg(long, visible_alias = "server", value_name = "URL")]
+    pub push: Option<String>,
+
+    #[command(flatten)]
+    pub build: BuildArgs,
+
+    /// Output format of the result.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+
+    /// Arguments passed to every criterion process (after --), as `ab` takes them.
+    #[arg(last = true, value_name = "CRITERION ARGS")]
+    pub criterion_args: Vec<String>,
 }
 
 /// Arguments of `bench-run ab`.

@@ -12,6 +12,9 @@ use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
 use riegeli_records::{RecordReader, RecordWriter, WriterOptions};
 
+#[cfg(target_os = "linux")]
+pub mod flamegraph;
+
 /// Records per benchmark iteration (seed 004).
 pub const NUM_RECORDS: usize = 10_000;
 

@@ -239,46 +239,27 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     if args.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
     }
-    let side_provenance = |side: &BuiltSide, git: &harness::model::GitInfo, conditions| {
-        let toolchain = provenance::toolchain(&side.workspace_root).ok();
-        RunProvenance {
-            suite: side.target.name.clone(),
-            package: Some(side.target.package.clone()),
-            command: command.clone(),
-            cargo_command: Some(suite::cargo_bench_command(
-                &side.target,
-                &build,
-                &criterion_args,
-                None,
-            )),
-            cwd: cwd.display().to_string(),
-            machine: provenance::machine(),
-            build: build.recorded_build_config(
-                &side.workspace_root,
-                toolchain.as_ref().map(|t| t.host.as_str()),
-            ),
-            toolchain,
-            env: provenance::environment(&args.build.record_env),
-            git: git.clone(),
-            cpu_governor: provenance::cpu_governor(),
-            turbo: provenance::turbo(),
-            quick: false,
-            duration_ms: measured_ms,
-            bench_exe: Some(BenchExe {
-                sha256: side.sha256.clone(),
-                bytes: side.bytes,
-            }),
+    let provenance_of = |side: &BuiltSide, git: &harness::model::GitInfo, conditions| {
+        side_provenance(&SideRecord {
+            side,
+            git,
             conditions,
-        }
+            command: &command,
+            cwd,
+            build: &build,
+            criterion_args: &criterion_args,
+            record_env: &args.build.record_env,
+            duration_ms: measured_ms,
+        })
     };
     let base_run = NewRun {
         source: RunSource::AbBase,
-        provenance: side_provenance(&base, &base_git, base_conditions.clone()),
+        provenance: provenance_of(&base, &base_git, base_conditions.clone()),
         measurements: base_results,
     };
     let head_run = NewRun {
         source: RunSource::AbHead,
-        provenance: side_provenance(&head, &head_git, head_conditions.clone()),
+        provenance: provenance_of(&head, &head_git, head_conditions.clone()),
         measurements: head_results,
     };
     let (base_id, head_id) = ledger
@@ -328,14 +309,14 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
 
 /// What bench-run adds to the criterion arguments of every process: ab's budget as the
 /// suite's criterion takes it, unless the user gave their own, and no plots.
-fn process_args(user: &[String], criterion: Option<CriterionVersion>) -> Vec<AddedArg> {
+pub(super) fn process_args(user: &[String], criterion: Option<CriterionVersion>) -> Vec<AddedArg> {
     let mut added = criterion_cli::budget_args(&criterion_cli::AB, criterion, user);
     added.extend(criterion_cli::noplot_arg(user));
     added
 }
 
 /// The benchmarks both sides select, in the head's order; the others are named.
-fn common_benchmarks(
+pub(super) fn common_benchmarks(
     base: &BuiltSide,
     head: &BuiltSide,
     criterion_args: &[String],
@@ -378,49 +359,129 @@ fn run_rounds(
     scratch: &Path,
     explain: impl Fn(AbError) -> AbError,
 ) -> Result<(SideRounds, SideRounds)> {
-    let rounds = plan.base_first.len();
-    let started = Instant::now();
-    let mut base_rounds = SideRounds::default();
-    let mut head_rounds = SideRounds::default();
-    for (index, base_first) in plan.base_first.iter().enumerate() {
-        let round = index + 1;
-        let layout = plan.round_layouts.get(index).copied().unwrap_or(0);
-        let order: [(&BuiltSide, &'static str); 2] = if *base_first {
-            [(base, "base"), (head, "head")]
-        } else {
-            [(head, "head"), (base, "base")]
-        };
-        for (side, label) in order {
-            let output = ab::run_process(
-                side,
-                label,
-                round,
-                layout,
-                criterion_args,
-                benchmarks.to_vec(),
-                scratch,
-                |_, _, _| {},
-            )
-            .map_err(&explain)
-            .with_context(|| format!("the {label} process of round {round} failed"))?;
-            if round == 1 && label == "base" {
-                warn_about_own_settings(&output.results, criterion_args);
-            }
-            if label == "base" {
-                base_rounds.push_process(&output);
+    let mut sides = (SideRounds::default(), SideRounds::default());
+    let rounds = Rounds {
+        plan,
+        criterion_args,
+        benchmarks,
+        scratch,
+        label: "bench-run ab",
+    };
+    rounds.run(base, head, 0, &mut sides, explain)?;
+    Ok(sides)
+}
+
+/// Paired rounds of two built sides, as a plan lays them out.
+pub(super) struct Rounds<'a> {
+    pub plan: &'a PairingPlan,
+    pub criterion_args: &'a [String],
+    pub benchmarks: &'a [String],
+    pub scratch: &'a Path,
+    /// The progress lines' prefix.
+    pub label: &'a str,
+}
+
+impl Rounds<'_> {
+    /// Runs the plan's rounds from index `from` on, adding each side's results to `sides`.
+    pub(super) fn run(
+        &self,
+        base: &BuiltSide,
+        head: &BuiltSide,
+        from: usize,
+        sides: &mut (SideRounds, SideRounds),
+        explain: impl Fn(AbError) -> AbError,
+    ) -> Result<()> {
+        let rounds = self.plan.base_first.len();
+        let started = Instant::now();
+        for (index, base_first) in self.plan.base_first.iter().enumerate().skip(from) {
+            let round = index + 1;
+            let layout = self.plan.round_layouts.get(index).copied().unwrap_or(0);
+            let order: [(&BuiltSide, &'static str); 2] = if *base_first {
+                [(base, "base"), (head, "head")]
             } else {
-                head_rounds.push_process(&output);
+                [(head, "head"), (base, "base")]
+            };
+            for (side, label) in order {
+                let output = ab::run_process(
+                    side,
+                    label,
+                    round,
+                    layout,
+                    self.criterion_args,
+                    self.benchmarks.to_vec(),
+                    self.scratch,
+                    |_, _, _| {},
+                )
+                .map_err(&explain)
+                .with_context(|| format!("the {label} process of round {round} failed"))?;
+                if round == 1 && label == "base" {
+                    warn_about_own_settings(&output.results, self.criterion_args);
+                }
+                if label == "base" {
+                    sides.0.push_process(&output);
+                } else {
+                    sides.1.push_process(&output);
+                }
             }
+            let elapsed = started.elapsed().as_secs_f64();
+            #[expect(clippy::cast_precision_loss, reason = "round counts are small")]
+            let left = elapsed / (round - from) as f64 * (rounds - round) as f64;
+            eprintln!(
+                "{}: round {round}/{rounds} done ({} first; {elapsed:.0} s, about {left:.0} s left)",
+                self.label,
+                if *base_first { "base" } else { "head" }
+            );
         }
-        let elapsed = started.elapsed().as_secs_f64();
-        #[expect(clippy::cast_precision_loss, reason = "round counts are small")]
-        let left = elapsed / round as f64 * (rounds - round) as f64;
-        eprintln!(
-            "bench-run ab: round {round}/{rounds} done ({} first; {elapsed:.0} s, about {left:.0} s left)",
-            if *base_first { "base" } else { "head" }
-        );
+        Ok(())
     }
-    Ok((base_rounds, head_rounds))
+}
+
+/// What a side's run records about how it was measured.
+pub(super) struct SideRecord<'a> {
+    pub side: &'a BuiltSide,
+    pub git: &'a harness::model::GitInfo,
+    pub conditions: Option<RunConditions>,
+    pub command: &'a [String],
+    pub cwd: &'a Path,
+    pub build: &'a harness::suite::BuildOptions,
+    pub criterion_args: &'a [String],
+    pub record_env: &'a [String],
+    pub duration_ms: Option<i64>,
+}
+
+/// The provenance of one side of paired rounds.
+pub(super) fn side_provenance(r: &SideRecord<'_>) -> RunProvenance {
+    let side = r.side;
+    let toolchain = provenance::toolchain(&side.workspace_root).ok();
+    RunProvenance {
+        suite: side.target.name.clone(),
+        package: Some(side.target.package.clone()),
+        command: r.command.to_vec(),
+        cargo_command: Some(suite::cargo_bench_command(
+            &side.target,
+            r.build,
+            r.criterion_args,
+            None,
+        )),
+        cwd: r.cwd.display().to_string(),
+        machine: provenance::machine(),
+        build: r.build.recorded_build_config(
+            &side.workspace_root,
+            toolchain.as_ref().map(|t| t.host.as_str()),
+        ),
+        toolchain,
+        env: provenance::environment(r.record_env),
+        git: r.git.clone(),
+        cpu_governor: provenance::cpu_governor(),
+        turbo: provenance::turbo(),
+        quick: false,
+        duration_ms: r.duration_ms,
+        bench_exe: Some(BenchExe {
+            sha256: side.sha256.clone(),
+            bytes: side.bytes,
+        }),
+        conditions: r.conditions.clone(),
+    }
 }
 
 /// Warns when benchmarks of the suite set their own sample size or measurement time, so ab's
@@ -525,7 +586,7 @@ fn summary_markdown(
 
 /// The layout seeds both sides were relinked under, warning about the others; one layout (the
 /// default link) when fewer than two are usable.
-fn usable_layouts(base: &BuiltSide, head: &BuiltSide, wanted: usize) -> Vec<u64> {
+pub(super) fn usable_layouts(base: &BuiltSide, head: &BuiltSide, wanted: usize) -> Vec<u64> {
     if wanted <= 1 || base.gungraun {
         return Vec::new();
     }
@@ -556,7 +617,7 @@ fn usable_layouts(base: &BuiltSide, head: &BuiltSide, wanted: usize) -> Vec<u64>
     seeds
 }
 
-fn short(hash: &str) -> &str {
+pub(super) fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 

@@ -3,6 +3,7 @@
 //! recording, the verdict settings).
 
 mod ab;
+mod bisect;
 mod calibrate;
 mod calibrate_layouts;
 mod compare;
@@ -165,6 +166,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             ratio::interleave(request, db.as_deref(), &cwd).await
         }
         Some(Command::Ab(args)) => ab::ab(&args, db.as_deref(), &cwd).await,
+        Some(Command::Bisect(args)) => bisect::bisect(&args, db.as_deref(), &cwd).await,
         Some(Command::Calibrate {
             runs,
             layouts: Some(layouts),

@@ -1,0 +1,217 @@
+//! `bench-run bisect` on generated git histories of the fixture workspace: one commit slows
+//! `fnv` among commits that change nothing in the bench executable (docs) and commits that
+//! change it without slowing `fnv` (the `sum` benchmarks' padding). The culprit is named; two
+//! slowdowns are reported as more than one change; an unbuildable commit is skipped and named;
+//! good not faster than bad exits 2; nothing is left in the user's repository.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod util;
+
+use std::path::Path;
+use util::{Sandbox, assert_exit, bench_lock, git, git_output, json, stderr};
+
+/// What one generated commit does.
+#[derive(Clone, Copy)]
+enum Change {
+    /// Edits README.md: the bench executable stays byte-identical.
+    Docs,
+    /// Changes the `sum` benchmarks' buffer padding: another executable, `fnv` as fast.
+    Padding,
+    /// Makes `fnv` hash this many bytes (4096 at first).
+    FnvBytes(usize),
+    /// Breaks the bench's code (the next commit repairs it with the one after).
+    Break,
+}
+
+/// Commits `changes` on top of the fixture repository; returns every commit, oldest first,
+/// starting with the fixture's own.
+fn history(dir: &Path, changes: &[Change]) -> Vec<String> {
+    let bench = dir.join("benches/tiny_suite.rs");
+    let original = std::fs::read_to_string(&bench).unwrap();
+    assert!(original.contains("scaled(4096, \"fnv\")") && original.contains("4 * n + 512"));
+    let mut fnv_bytes = 4096;
+    let mut padding = 512;
+    let mut commits = vec![git_output(dir, &["rev-parse", "HEAD"])];
+    for (i, change) in changes.iter().enumerate() {
+        let mut broken = false;
+        let message = match *change {
+            Change::Docs => {
+                let readme = dir.join("README.md");
+                let mut text = std::fs::read_to_string(&readme).unwrap_or_default();
+                text.push_str(&format!("Note {i}.\n"));
+                std::fs::write(&readme, text).unwrap();
+                format!("docs: note {i}")
+            }
+            Change::Padding => {
+                padding += 8;
+                format!("sum: pad buffers to {padding}")
+            }
+            Change::FnvBytes(n) => {
+                fnv_bytes = n;
+                format!("fnv: hash {n} bytes")
+            }
+            Change::Break => {
+                broken = true;
+                format!("wip {i}: does not compile")
+            }
+        };
+        if !matches!(change, Change::Docs) {
+            let mut text = original
+                .replace("scaled(4096, \"fnv\")", &format!("scaled({fnv_bytes}, \"fnv\")"))
+                .replace("4 * n + 512", &format!("4 * n + {padding}"));
+            if broken {
+                text.push_str("\nfn broken() -> u32 { \"not a number\" }\n");
+            }
+            std::fs::write(&bench, text).unwrap();
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", &message]);
+        commits.push(git_output(dir, &["rev-parse", "HEAD"]));
+    }
+    commits
+}
+
+fn bisect(sandbox: &Sandbox, good: &str, bad: &str, extra: &[&str]) -> std::process::Output {
+    let _guard = bench_lock();
+    sandbox
+        .bench_run()
+        .args(["bisect", "--suite", "tiny_suite", "--good", good, "--bad", bad])
+        .args(["--benchmark", "^fnv$", "--seed", "11", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The user's repository holds one worktree, a clean status, and no bench-run files.
+fn assert_repository_untouched(dir: &Path) {
+    assert_eq!(
+        git_output(dir, &["worktree", "list"]).lines().count(),
+        1,
+        "a worktree was left registered"
+    );
+    assert_eq!(git_output(dir, &["status", "--porcelain"]), "");
+    assert!(!dir.join("target/bench-run").exists());
+}
+
+#[test]
+fn one_slowdown_among_sixteen_commits_is_named_and_same_binary_commits_are_free() {
+    use Change::{Docs, FnvBytes, Padding};
+    let sandbox = Sandbox::repository();
+    let dir = sandbox.workspace();
+    // 16 commits; the 11th makes fnv hash 35% more bytes.
+    let commits = history(
+        &dir,
+        &[
+            Docs, Padding, Docs, Docs, Padding, Docs, Docs, Padding, Docs, Docs,
+            FnvBytes(5530), Docs, Padding, Docs, Docs, Docs,
+        ],
+    );
+    let summary = sandbox.dir.path().join("bisect.md");
+    let output = bisect(
+        &sandbox,
+        &commits[0],
+        "HEAD",
+        &["--summary", summary.to_str().unwrap()],
+    );
+    assert_exit(&output, 0);
+    let err = stderr(&output);
+    let report = json(&output);
+    assert_eq!(report["culprit"]["hash"], commits[11], "{report:#}\n{err}");
+    assert_eq!(report["culprit"]["summary"], "fnv: hash 5530 bytes");
+    assert_eq!(report["found"]["kind"], "culprit");
+    assert_eq!(report["targets"], serde_json::json!(["fnv"]));
+    assert_eq!(report["commits_in_range"], 16);
+    let effect = &report["culprit_effect"];
+    assert_eq!(effect["more_than_one_change"], false, "{report:#}");
+    let share = effect["share_of_range"].as_f64().unwrap();
+    assert!((0.7..1.4).contains(&share), "share {share}");
+    // At most 2 ends + ceil(log2(16)) probes of new executables, and some probes free.
+    let measured = report["executables_measured"].as_u64().unwrap();
+    assert!(measured <= 2 + 4, "{measured} executables measured");
+    let steps = report["steps"].as_array().unwrap();
+    assert!(steps.len() <= 2 + 5, "{} steps", steps.len());
+    // Progress names the step, the commits left and the time so far.
+    assert!(err.contains("step 1: testing"), "{err}");
+    assert!(err.contains("commit(s) left"), "{err}");
+    // Every measured step was recorded as a pairing of its own.
+    for step in steps.iter().filter(|s| !s["runs"].is_null()) {
+        let head = step["runs"][1].as_i64().unwrap();
+        let show = sandbox
+            .bench_run()
+            .args(["show", &head.to_string(), "--format", "json"])
+            .output()
+            .unwrap();
+        assert_exit(&show, 0);
+        assert_eq!(json(&show)["run"]["source"], "bisect-head");
+    }
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.contains("first bad commit"), "{text}");
+    assert!(text.contains(&commits[11]), "{text}");
+    assert_repository_untouched(&dir);
+}
+
+#[test]
+fn two_slowdowns_are_reported_as_more_than_one_change() {
+    use Change::{Docs, FnvBytes, Padding};
+    let sandbox = Sandbox::repository();
+    let dir = sandbox.workspace();
+    // Two slowdowns of about 40% each; a commit is bad above 20%, so the first is found and
+    // explains about half of the range.
+    let commits = history(
+        &dir,
+        &[Docs, FnvBytes(5734), Padding, Docs, FnvBytes(8028), Docs],
+    );
+    let output = bisect(&sandbox, &commits[0], "HEAD", &["--threshold", "20"]);
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["culprit"]["hash"], commits[2], "{report:#}");
+    assert_eq!(
+        report["culprit_effect"]["more_than_one_change"], true,
+        "{report:#}"
+    );
+    let notes = stderr(&output);
+    assert!(notes.contains("first bad commit"), "{notes}");
+}
+
+#[test]
+fn an_unbuildable_commit_is_skipped_and_named() {
+    use Change::{Break, Docs, FnvBytes, Padding};
+    let sandbox = Sandbox::repository();
+    let dir = sandbox.workspace();
+    // Commit 2 does not compile (3 repairs it); the slowdown comes at 4.
+    let commits = history(&dir, &[Padding, Break, Padding, FnvBytes(5530), Docs]);
+    let output = bisect(&sandbox, &commits[0], "HEAD", &["--layouts", "2"]);
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["culprit"]["hash"], commits[4], "{report:#}");
+    let unbuildable = report["unbuildable"].as_array().unwrap();
+    assert_eq!(unbuildable.len(), 1, "{report:#}");
+    assert_eq!(unbuildable[0][0], commits[2]);
+    assert_repository_untouched(&dir);
+}
+
+#[test]
+fn good_not_faster_than_bad_exits_2() {
+    use Change::{Docs, Padding};
+    let sandbox = Sandbox::repository();
+    let dir = sandbox.workspace();
+    let commits = history(&dir, &[Padding, Docs]);
+    let output = bisect(&sandbox, &commits[0], "HEAD", &["--layouts", "2"]);
+    assert_exit(&output, 2);
+    let err = stderr(&output);
+    assert!(err.contains("is not slower than good"), "{err}");
+    assert!(err.contains("nothing to bisect"), "{err}");
+    // The same commit on both ends, and an unknown revision, are refused before building.
+    let same = bisect(&sandbox, "HEAD", "HEAD", &[]);
+    assert_exit(&same, 2);
+    assert!(stderr(&same).contains("same commit"), "{}", stderr(&same));
+    let reversed = bisect(&sandbox, "HEAD", &commits[0], &[]);
+    assert_exit(&reversed, 2);
+    assert!(
+        stderr(&reversed).contains("is not an ancestor"),
+        "{}",
+        stderr(&reversed)
+    );
+    assert_repository_untouched(&dir);
+}
