@@ -5,9 +5,19 @@
 //! id>`, so a push retried after a lost answer is recorded once on the server. A push is retried
 //! with exponential backoff while the server cannot be reached or answers 408, 429 or 5xx; a
 //! 4xx answer is final. Whatever happens, the run stays in the local ledger.
+//!
+//! A run's artifacts (profiles) follow it, one `POST /api/runs/{id}/artifacts` each (the `web`
+//! crate's `artifacts` module), with the server's id of the run and of the base run a diff
+//! compares against. The client learns the base's id there by pushing it again, as it was
+//! pushed before (alone, or with its pairing): the server answers a repeated push with the run
+//! it recorded. An artifact push is idempotent by content, so pushing a run again sends only
+//! what the server lacks into it, and adds nothing twice.
 
 use crate::ledger::{Ledger, LedgerError, RunId};
 use crate::remote::{self, Attempt};
+use base64::Engine as _;
+use bench_model::ArtifactSummary;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How often and how patiently to try.
@@ -55,6 +65,8 @@ pub struct Pushed {
     pub created: bool,
     /// Attempts it took.
     pub attempts: u32,
+    /// Its artifacts sent (recorded now or there already).
+    pub artifacts: usize,
 }
 
 /// Why a push did not land.
@@ -113,19 +125,32 @@ pub async fn push_run(
     token: &str,
     policy: RetryPolicy,
 ) -> Result<Pushed, PushError> {
-    let body = push_body(ledger, id).await?;
-    let key = idempotency_key(&ledger.ledger_id().await?, id);
-    let endpoint = format!("{}/api/runs", url.trim_end_matches('/'));
-    let ((remote_id, created), attempts) =
-        post_with_retries(policy, endpoint, token, key, body, |status, answer| {
-            answer["id"].as_i64().map(|id| (id, status == 201))
-        })
-        .await?;
+    let ((remote_id, created), attempts) = post_run(ledger, id, url, token, policy).await?;
+    let mut remote_ids = BTreeMap::from([(id, remote_id)]);
+    let artifacts = push_artifacts(ledger, id, &mut remote_ids, url, token, policy).await?;
     Ok(Pushed {
         remote_id,
         created,
         attempts,
+        artifacts,
     })
+}
+
+/// Posts run `id` alone (`POST /api/runs`): its id there, whether this recorded it, attempts.
+async fn post_run(
+    ledger: &Ledger,
+    id: RunId,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<((i64, bool), u32), PushError> {
+    let body = push_body(ledger, id).await?;
+    let key = idempotency_key(&ledger.ledger_id().await?, id);
+    let endpoint = format!("{}/api/runs", url.trim_end_matches('/'));
+    post_with_retries(policy, endpoint, token, key, body, |status, answer| {
+        answer["id"].as_i64().map(|id| (id, status == 201))
+    })
+    .await
 }
 
 /// What the server answered to a pushed pair.
@@ -139,6 +164,8 @@ pub struct PushedPair {
     pub url: String,
     /// Whether this push recorded them.
     pub created: bool,
+    /// Their artifacts sent (recorded now or there already).
+    pub artifacts: usize,
 }
 
 /// Pushes the two sides of the `bench-run ab` pairing `base`/`head` of `ledger`, with their
@@ -147,6 +174,24 @@ pub struct PushedPair {
 /// # Errors
 /// See [`PushError`]; [`LedgerError::Invalid`] when the two runs are not a pair.
 pub async fn push_pair(
+    ledger: &Ledger,
+    base: RunId,
+    head: RunId,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<PushedPair, PushError> {
+    let mut pushed = post_pair(ledger, base, head, url, token, policy).await?;
+    let mut remote_ids = BTreeMap::from([(base, pushed.base), (head, pushed.head)]);
+    for side in [base, head] {
+        pushed.artifacts +=
+            push_artifacts(ledger, side, &mut remote_ids, url, token, policy).await?;
+    }
+    Ok(pushed)
+}
+
+/// Posts the pair `base`/`head` alone (`POST /api/pairs`).
+async fn post_pair(
     ledger: &Ledger,
     base: RunId,
     head: RunId,
@@ -173,10 +218,98 @@ pub async fn push_pair(
             head: answer["head"].as_i64()?,
             url: answer["url"].as_str()?.to_owned(),
             created: status == 201,
+            artifacts: 0,
         })
     })
     .await?;
     Ok(pushed)
+}
+
+/// The push body of an artifact (the `web` crate's `artifacts::PushedArtifact`, version 1).
+#[must_use]
+pub fn artifact_body(
+    summary: &ArtifactSummary,
+    against: Option<i64>,
+    bytes: &[u8],
+) -> serde_json::Value {
+    serde_json::json!({
+        "version": 1,
+        "benchmark": summary.benchmark,
+        "kind": summary.kind,
+        "profiler": summary.profiler,
+        "against": against,
+        "media_type": summary.media_type,
+        "sha256": summary.sha256,
+        "content_base64": base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+/// Sends the artifacts of local run `run` to the server, where `remote_ids` knows its id; a
+/// base run the server's id of which is not known yet is pushed again to learn it (module
+/// docs), and remembered. Returns how many were sent.
+async fn push_artifacts(
+    ledger: &Ledger,
+    run: RunId,
+    remote_ids: &mut BTreeMap<RunId, i64>,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<usize, PushError> {
+    let artifacts = ledger.artifacts(run).await?;
+    let Some(&remote_run) = remote_ids.get(&run) else {
+        return Err(LedgerError::Invalid(format!("run {run} has no id on the server")).into());
+    };
+    let endpoint = format!(
+        "{}/api/runs/{remote_run}/artifacts",
+        url.trim_end_matches('/')
+    );
+    let ledger_id = ledger.ledger_id().await?;
+    for summary in &artifacts {
+        let against = match summary.against {
+            Some(base) => Some(remote_id_of(ledger, base, remote_ids, url, token, policy).await?),
+            None => None,
+        };
+        let stored = ledger
+            .artifact(summary.id)
+            .await?
+            .ok_or_else(|| LedgerError::Corrupt(format!("artifact {} vanished", summary.id)))?;
+        let body = artifact_body(summary, against, &stored.bytes);
+        // Idempotent by content on the server; the key only names the request in its logs.
+        let key = format!("{ledger_id}/artifact/{}", summary.id);
+        post_with_retries(policy, endpoint.clone(), token, key, body, |_, answer| {
+            answer["id"].as_i64()
+        })
+        .await?;
+    }
+    Ok(artifacts.len())
+}
+
+/// The server's id of local run `run`: known, or learnt by pushing it again as it was pushed
+/// (a side of an ab run with its pairing, any other run alone).
+async fn remote_id_of(
+    ledger: &Ledger,
+    run: RunId,
+    remote_ids: &mut BTreeMap<RunId, i64>,
+    url: &str,
+    token: &str,
+    policy: RetryPolicy,
+) -> Result<i64, PushError> {
+    if let Some(&id) = remote_ids.get(&run) {
+        return Ok(id);
+    }
+    if let Some(pairing) = ledger.pairing_of(run).await? {
+        let (base, head) = (pairing.base_run, pairing.head_run);
+        let pair = post_pair(ledger, base, head, url, token, policy).await?;
+        remote_ids.insert(base, pair.base);
+        remote_ids.insert(head, pair.head);
+    } else {
+        let ((id, _), _) = post_run(ledger, run, url, token, policy).await?;
+        remote_ids.insert(run, id);
+    }
+    remote_ids
+        .get(&run)
+        .copied()
+        .ok_or_else(|| LedgerError::NoSuchRun(run).into())
 }
 
 /// `POST`s `body` to `endpoint` with the token and idempotency key, retried by `policy`; `read`

@@ -11,8 +11,13 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod artifact;
 pub mod format;
 mod stored;
+pub use artifact::{
+    ArtifactError, ArtifactId, ArtifactKind, ArtifactSummary, CountUnit, FunctionCountRow,
+    FunctionCounts, MAX_ARTIFACT_BYTES, NewArtifact, StoredArtifact,
+};
 pub use stored::{Annotation, RunSummary, StoredRun};
 
 /// Which way is better for a metric.

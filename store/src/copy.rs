@@ -2,17 +2,18 @@
 //! moves a machine's local history to its server.
 //!
 //! Every run is copied as it was stored (creation time, source, provenance, results with
-//! statistics and raw samples, conditions, annotations) under a new id, and the copy records
+//! statistics and raw samples, conditions, annotations, artifacts) under a new id, and the copy records
 //! where it came from (the source ledger's identity and the run's id there). That is what makes
-//! a second copy add only what is new: runs recorded since, annotations written since, pairings
-//! whose runs are now both there, tags. Nothing in the destination is changed or removed:
+//! a second copy add only what is new: runs recorded since, annotations written since, artifacts
+//! recorded since (an artifact's base run is mapped like the run itself), pairings whose runs
+//! are now both there, tags. Nothing in the destination is changed or removed:
 //!
 //! - a tag name the destination does not use yet is given to the copied run it names; a name
 //!   that already names a run copied from the same source follows the source; a name the
 //!   destination uses for a run of its own is left alone and reported as a conflict;
 //! - the destination's own runs, tags and annotations stay as they are.
 
-use crate::{Annotation, LedgerError, LedgerStore, RunCopy, RunFilter, RunId};
+use crate::{Annotation, LedgerError, LedgerStore, NewArtifact, RunCopy, RunFilter, RunId};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +26,8 @@ pub struct CopyReport {
     pub runs_already_there: usize,
     /// Annotations added to runs copied before (written in the source since).
     pub annotations_added: usize,
+    /// Artifacts (profiles) copied, to new runs and to runs copied before.
+    pub artifacts_copied: usize,
     /// Pairings of `bench-run ab` sides copied.
     pub pairings_copied: usize,
     /// Tag names given or moved.
@@ -94,6 +97,10 @@ pub async fn copy_ledger(
             total,
         });
     }
+    // After every run: an artifact's base may be any run of the source.
+    for summary in &runs {
+        report.artifacts_copied += copy_artifacts(from, to, summary.id, &report.run_ids).await?;
+    }
     for pairing in from.pairings().await? {
         let (Some(&base), Some(&head)) = (
             report.run_ids.get(&pairing.base_run),
@@ -132,6 +139,71 @@ async fn add_missing_annotations(
         }
     }
     Ok(added)
+}
+
+/// Copies the artifacts of source run `run` that its copy lacks; returns how many. What is there
+/// is told apart by its summary, so a second copy reads no artifact's bytes again.
+async fn copy_artifacts(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+    run: RunId,
+    run_ids: &BTreeMap<RunId, RunId>,
+) -> Result<usize, LedgerError> {
+    let source = from.artifacts(run).await?;
+    let Some(&copy) = run_ids.get(&run) else {
+        return Ok(0);
+    };
+    if source.is_empty() {
+        return Ok(0);
+    }
+    let present: BTreeSet<_> = to
+        .artifacts(copy)
+        .await?
+        .into_iter()
+        .map(|a| (a.benchmark, a.kind, a.profiler, a.against, a.sha256))
+        .collect();
+    let mut copied = 0;
+    for summary in source {
+        let against = match summary.against {
+            Some(base) => Some(*run_ids.get(&base).ok_or_else(|| {
+                LedgerError::Corrupt(format!(
+                    "artifact {} compares against run {base}, which the source does not list",
+                    summary.id
+                ))
+            })?),
+            None => None,
+        };
+        let key = (
+            summary.benchmark.clone(),
+            summary.kind,
+            summary.profiler.clone(),
+            against,
+            summary.sha256.clone(),
+        );
+        if present.contains(&key) {
+            continue;
+        }
+        let stored = from.artifact(summary.id).await?.ok_or_else(|| {
+            LedgerError::Corrupt(format!("artifact {} vanished during the copy", summary.id))
+        })?;
+        let artifact = NewArtifact {
+            run: copy,
+            benchmark: summary.benchmark,
+            kind: summary.kind,
+            profiler: summary.profiler,
+            against,
+            media_type: summary.media_type,
+            bytes: stored.bytes,
+        };
+        if to
+            .copy_artifact(&artifact, &summary.created_at)
+            .await?
+            .created
+        {
+            copied += 1;
+        }
+    }
+    Ok(copied)
 }
 
 /// Makes each tag name of the source name the copy of its run, where the destination allows.

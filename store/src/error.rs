@@ -66,6 +66,9 @@ pub enum LedgerError {
         /// The run it recorded.
         run: RunId,
     },
+    /// An artifact that cannot be recorded: too large, of the wrong media type, malformed.
+    #[error(transparent)]
+    Artifact(#[from] bench_model::ArtifactError),
     /// An invalid argument, e.g. an empty tag name, or a `--db` value no engine takes.
     #[error("{0}")]
     Invalid(String),

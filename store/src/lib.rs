@@ -37,6 +37,7 @@
 //! Adding a third engine is one module implementing [`LedgerStore`] (the decoding of rows in
 //! `rows` is shared) and one arm in [`Ledger::open`].
 
+mod artifacts;
 /// The SQL list of the source codes whose runs are sides of paired rounds
 /// ([`bench_model::RunSource::is_paired_side`]): never a run's history or its commit's run.
 /// A macro, so queries stay `&'static str` (checked against the enum by a test below).
@@ -54,13 +55,16 @@ mod rows;
 pub mod sqlite;
 mod types;
 
-pub use bench_model::{History, HistoryPoint, MetricKey, RunId};
+pub use bench_model::{
+    ArtifactId, ArtifactKind, ArtifactSummary, History, HistoryPoint, MetricKey, NewArtifact,
+    RunId, StoredArtifact,
+};
 pub use error::LedgerError;
 pub use location::Location;
 pub use types::{
-    Annotation, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested, Pairing, PairingPlan,
-    RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary, TrendData, TrendRun,
-    TrendSeries, TrendValue,
+    Annotation, ArtifactIngested, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested,
+    Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary,
+    TrendData, TrendRun, TrendSeries, TrendValue,
 };
 
 use async_trait::async_trait;
@@ -325,8 +329,69 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
         pairing: &Pairing,
     ) -> Result<(), LedgerError>;
 
+    /// Records an artifact of a run and one of its benchmarks, such as a profile, once: the
+    /// same content for the same run, benchmark, kind, profiler and base run is the artifact
+    /// already recorded ([`ArtifactIngested::created`] is `false`), so a retried push or a
+    /// second copy adds nothing.
+    ///
+    /// # Errors
+    /// [`LedgerError::Artifact`] for one the model refuses (over
+    /// [`bench_model::MAX_ARTIFACT_BYTES`], a media type not its kind's, malformed content);
+    /// [`LedgerError::NoSuchRun`] when its run or base run does not exist; or when the write
+    /// fails. Nothing is stored on error.
+    async fn record_artifact_once(
+        &self,
+        artifact: &NewArtifact,
+    ) -> Result<ArtifactIngested, LedgerError>;
+
+    /// Records an artifact as it was stored elsewhere (its own creation time), once, as
+    /// [`LedgerStore::record_artifact_once`] does.
+    ///
+    /// # Errors
+    /// As [`LedgerStore::record_artifact_once`].
+    async fn copy_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError>;
+
+    /// The artifacts of `run`, without their bytes, by benchmark, then kind, then id.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn artifacts(&self, run: RunId) -> Result<Vec<ArtifactSummary>, LedgerError>;
+
+    /// One artifact with its bytes (checked against its SHA-256).
+    ///
+    /// # Errors
+    /// When the query fails, or the row is corrupt or no longer matches its digest.
+    async fn artifact(&self, id: ArtifactId) -> Result<Option<StoredArtifact>, LedgerError>;
+
     /// Closes the connections (waits for them to finish).
     async fn close(&self);
+
+    /// Records an artifact (see [`LedgerStore::record_artifact_once`]) and returns its id.
+    ///
+    /// # Errors
+    /// As [`LedgerStore::record_artifact_once`].
+    async fn record_artifact(&self, artifact: &NewArtifact) -> Result<ArtifactId, LedgerError> {
+        Ok(self.record_artifact_once(artifact).await?.id)
+    }
+
+    /// The artifacts of run `head` that compare it against run `base` (a differential
+    /// flamegraph, a diff of function counts), as [`LedgerStore::artifacts`] orders them.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn artifacts_against(
+        &self,
+        base: RunId,
+        head: RunId,
+    ) -> Result<Vec<ArtifactSummary>, LedgerError> {
+        let mut found = self.artifacts(head).await?;
+        found.retain(|a| a.against == Some(base));
+        Ok(found)
+    }
 
     /// Like [`LedgerStore::run`], but a missing run is an error.
     ///

@@ -256,3 +256,13 @@ pub struct DatedRun {
     /// Notes kept with the run as annotations written at `recorded_at`, in this order.
     pub notes: Vec<String>,
 }
+
+/// The outcome of recording an artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ArtifactIngested {
+    /// The artifact's id.
+    pub id: bench_model::ArtifactId,
+    /// Whether it was recorded now (`false`: the same content of the same run, benchmark,
+    /// kind, profiler and base was there already).
+    pub created: bool,
+}

@@ -9,7 +9,7 @@ mod engines;
 mod suite;
 
 use bench_store::copy::copy_ledger;
-use bench_store::{LedgerError, LedgerStore, PairingPlan, RunFilter};
+use bench_store::{ArtifactKind, LedgerError, LedgerStore, PairingPlan, RunFilter};
 use engines::Fixture;
 
 async fn fill(source: &Fixture) {
@@ -33,7 +33,15 @@ async fn fill(source: &Fixture) {
         head_rev: Some("feature".into()),
         round_layouts: Vec::new(),
     };
-    l.record_pair(&base, &head, &plan).await.expect("pair");
+    let (base, head) = l.record_pair(&base, &head, &plan).await.expect("pair");
+    // Profiles: of a run alone, and a diff of the head against the base (mapped in the copy).
+    for artifact in [
+        suite::artifact(a, ArtifactKind::Flamegraph, None, suite::SVG),
+        suite::artifact(b, ArtifactKind::FoldedStacks, None, b"main;f 1\n"),
+        suite::artifact(head, ArtifactKind::DiffFlamegraph, Some(base), suite::SVG),
+    ] {
+        l.record_artifact(&artifact).await.expect("artifact");
+    }
 }
 
 /// Every run of `from` reads back from `to` as it was stored there.
@@ -61,6 +69,36 @@ async fn assert_same(
             "run {}",
             a.id
         );
+        assert_same_artifacts(from, to, a.id, ids).await;
+    }
+}
+
+/// The artifacts of source run `run` are those of its copy: same bytes, kind, time, and their
+/// base mapped to its copy.
+async fn assert_same_artifacts(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+    run: i64,
+    ids: &std::collections::BTreeMap<i64, i64>,
+) {
+    let (source, copied) = (
+        from.artifacts(run).await.expect("source artifacts"),
+        to.artifacts(ids[&run]).await.expect("copied artifacts"),
+    );
+    assert_eq!(source.len(), copied.len(), "run {run}");
+    for (a, b) in source.iter().zip(&copied) {
+        assert_eq!(b.run, ids[&run]);
+        assert_eq!(b.against, a.against.map(|base| ids[&base]), "run {run}");
+        assert_eq!(
+            (&a.benchmark, a.kind, &a.profiler, &a.media_type, a.size),
+            (&b.benchmark, b.kind, &b.profiler, &b.media_type, b.size)
+        );
+        assert_eq!((&a.sha256, &a.created_at), (&b.sha256, &b.created_at));
+        let (x, y) = (
+            from.artifact(a.id).await.expect("read").expect("source"),
+            to.artifact(b.id).await.expect("read").expect("copy"),
+        );
+        assert_eq!(x.bytes, y.bytes);
     }
 }
 
@@ -81,6 +119,7 @@ async fn copy_between(source: Fixture, destination: Fixture) {
     assert_eq!(first.runs_copied, 4);
     assert_eq!(seen.last(), Some(&(4, 4)));
     assert_eq!(first.pairings_copied, 1);
+    assert_eq!(first.artifacts_copied, 3);
     assert_eq!(first.tags_set, 1, "base is new there");
     assert_eq!(
         first.tag_conflicts,
@@ -95,6 +134,12 @@ async fn copy_between(source: Fixture, destination: Fixture) {
     assert_eq!(pairing[0].plan, source_pairing.plan);
     assert_eq!(pairing[0].created_at, source_pairing.created_at);
     assert_eq!(pairing[0].base_run, ids[&source_pairing.base_run]);
+    let diff = &to
+        .artifacts(ids[&source_pairing.head_run])
+        .await
+        .expect("artifacts")[0];
+    assert_eq!(diff.kind, ArtifactKind::DiffFlamegraph);
+    assert_eq!(diff.against, Some(ids[&source_pairing.base_run]));
 
     // Again: nothing new, nothing doubled.
     let again = copy_ledger(from, to, |_| {}).await.expect("copy again");
@@ -102,11 +147,13 @@ async fn copy_between(source: Fixture, destination: Fixture) {
     assert_eq!(
         (
             again.annotations_added,
+            again.artifacts_copied,
             again.pairings_copied,
             again.tags_set
         ),
-        (0, 0, 0)
+        (0, 0, 0, 0)
     );
+    assert_eq!(destination.count("artifacts").await, 3);
     assert_eq!(to.runs(&RunFilter::default()).await.expect("runs").len(), 5);
 
     // What the source gained since is what the next copy brings.
@@ -117,11 +164,26 @@ async fn copy_between(source: Fixture, destination: Fixture) {
     from.tag(later, "base").await.expect("move tag");
     let a = from.run_by_tag("head").await.expect("head").expect("some");
     from.annotate(a, "second note").await.expect("note");
+    // A profile recorded later for a run copied before, against a run copied now.
+    from.record_artifact(&suite::artifact(
+        a,
+        ArtifactKind::DiffFlamegraph,
+        Some(later),
+        suite::SVG,
+    ))
+    .await
+    .expect("later artifact");
     let third = copy_ledger(from, to, |_| {}).await.expect("third copy");
     assert_eq!(
-        (third.runs_copied, third.annotations_added, third.tags_set),
-        (1, 1, 1)
+        (
+            third.runs_copied,
+            third.annotations_added,
+            third.artifacts_copied,
+            third.tags_set
+        ),
+        (1, 1, 1, 1)
     );
+    assert_same_artifacts(from, to, a, &third.run_ids).await;
     assert_eq!(
         to.run_by_tag("base").await.expect("tag"),
         Some(third.run_ids[&later]),

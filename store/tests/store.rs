@@ -22,4 +22,7 @@ on_both_engines!(
     concurrent_pushes_with_one_key_record_one_run,
     pair_pushes_are_recorded_once_per_key,
     a_newer_schema_is_refused,
+    artifacts_read_back_once,
+    bad_artifacts_store_nothing,
+    artifacts_are_append_only,
 );

@@ -2,7 +2,7 @@
 //!
 //! | scope | allows |
 //! |---|---|
-//! | `push` | `POST /api/runs` (ingest) |
+//! | `push` | `POST /api/runs`, `/api/pairs`, `/api/runs/{id}/artifacts` (ingest) |
 //! | `read` | every page and `GET /api/...`, when the server is private |
 //!
 //! A server has any number of tokens (`--token push:SECRET`, `--tokens-file`, the older

@@ -9,12 +9,15 @@
 //! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`harness::judge::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
 //! | `GET /api/testbeds` | `{"testbeds": [{"name", "testbed", "fingerprint", "cpu_model", "os", "runs", "latest_run"}]}`: every machine with runs; `testbed` is the `BENCH_MACHINE` name, `null` for a machine known by its hardware, and `name` is what `?testbed=` and `?machine=` take |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
+//! | `GET /api/runs/{ref}/artifacts` | `{"run": <id>, "artifacts": [{"id", "run", "benchmark", "kind", "profiler", "against", "media_type", "size", "sha256", "created_at", "url"}]}` |
+//! | `POST /api/runs/{id}/artifacts` | push of one artifact of a run ([`crate::artifacts`]) |
 //! | `POST /api/pairs` | ingest of both sides of a `bench-run ab` and their pairing ([`crate::ingest::ingest_pair`]) |
 //!
 //! Errors are `{"error": {"status": 404, "message": "..."}}` with the same status codes as the
 //! pages (see [`crate::error`]).
 
 use crate::AppState;
+use crate::artifacts;
 use crate::error::{AppError, PublicError};
 use crate::extract::{Path, Query};
 use crate::ingest;
@@ -38,6 +41,10 @@ pub fn router() -> Router<AppState> {
         .route("/runs", get(runs).post(ingest::ingest))
         .route("/pairs", axum::routing::post(ingest::ingest_pair))
         .route("/runs/{run}", get(run))
+        .route(
+            "/runs/{run}/artifacts",
+            get(artifacts::list).post(artifacts::ingest),
+        )
         .route("/compare", get(compare))
         .route("/suites/{suite}/trend", get(trend))
         .route("/evidence", get(evidence))

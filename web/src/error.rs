@@ -8,7 +8,8 @@
 //! | [`AppError::IngestDisabled`] | 403 | a fixed sentence |
 //! | [`AppError::Forbidden`] | 403 | what the token may not do |
 //! | [`AppError::Ledger`] (`KeyReused`) | 409 | the message |
-//! | [`AppError::PayloadTooLarge`] | 413 | the limit |
+//! | [`AppError::PayloadTooLarge`], [`AppError::Ledger`] (an artifact over the cap) | 413 | the limit |
+//! | [`AppError::Ledger`] (`Invalid`, another refused artifact) | 400 | the message |
 //! | [`AppError::Internal`], [`AppError::Ledger`] (most) | 500 | a generic sentence; the details are logged |
 //!
 //! Pages get an HTML error page; the JSON API (see [`crate::api`]) turns the same errors into
@@ -19,6 +20,7 @@ use askama::Template;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use harness::ledger::LedgerError;
+use harness::model::ArtifactError;
 use harness::provenance::MergeBaseError;
 use harness::refs::RefError;
 
@@ -109,6 +111,10 @@ impl AppError {
             // The ledger's own validation messages (duplicate results, empty runs) are meant
             // for users.
             Self::Ledger(LedgerError::Invalid(m)) => (StatusCode::BAD_REQUEST, m.clone()),
+            Self::Ledger(LedgerError::Artifact(e @ ArtifactError::TooLarge { .. })) => {
+                (StatusCode::PAYLOAD_TOO_LARGE, e.to_string())
+            }
+            Self::Ledger(LedgerError::Artifact(e)) => (StatusCode::BAD_REQUEST, e.to_string()),
             Self::Ledger(_) | Self::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 GENERIC_INTERNAL.to_owned(),

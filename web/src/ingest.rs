@@ -58,6 +58,9 @@
 //! Errors: 400 for an invalid body or key (with the reason), 401 without a valid token, 403 for
 //! a token that may not push or when ingest is disabled ([`crate::access`]), 409 for a reused
 //! key, 413 over [`MAX_BODY_BYTES`].
+//!
+//! A run's artifacts (profiles) follow it, one `POST /api/runs/{id}/artifacts` each
+//! ([`crate::artifacts`]).
 
 use crate::AppState;
 use crate::error::AppError;
@@ -213,7 +216,7 @@ pub async fn ingest(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let (body, key) = read_push(&state, &headers, body).await?;
+    let (body, key) = read_push(&state, &headers, body, MAX_BODY_BYTES).await?;
     let pushed: PushedRun = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("invalid run JSON: {e}")))?;
     let run = pushed.validate()?;
@@ -252,27 +255,26 @@ pub async fn ingest(
     Ok(response)
 }
 
-/// Checks the push token, then reads the body (never more than the limit) and the idempotency
-/// key with the body's digest.
-async fn read_push(
+/// Checks the push token, then reads the body (never more than `limit` bytes) and the
+/// idempotency key with the body's digest.
+pub(crate) async fn read_push(
     state: &AppState,
     headers: &HeaderMap,
     body: Body,
+    limit: usize,
 ) -> Result<(axum::body::Bytes, Option<IngestKey>), AppError> {
     state.access().check(headers, Scope::Push)?;
     let key = idempotency_key(headers)?;
     // Read the body only once the client is known, and never more than the limit.
-    let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|e| {
-            let too_large = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-            if too_large {
-                AppError::PayloadTooLarge(MAX_BODY_BYTES)
-            } else {
-                AppError::BadRequest(format!("cannot read the request body: {e}"))
-            }
-        })?;
+    let body = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let too_large = std::error::Error::source(&e)
+            .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+        if too_large {
+            AppError::PayloadTooLarge(limit)
+        } else {
+            AppError::BadRequest(format!("cannot read the request body: {e}"))
+        }
+    })?;
     let key = key.map(|key| IngestKey {
         key,
         content_sha256: hex(&Sha256::digest(&body)),
@@ -315,7 +317,7 @@ pub async fn ingest_pair(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let (body, key) = read_push(&state, &headers, body).await?;
+    let (body, key) = read_push(&state, &headers, body, MAX_BODY_BYTES).await?;
     let pushed: PushedPair = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("invalid pair JSON: {e}")))?;
     if pushed.version != FORMAT_VERSION {
@@ -371,7 +373,8 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, AppError> {
     Ok(Some(key.to_owned()))
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex digits of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");

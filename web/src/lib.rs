@@ -9,6 +9,7 @@
 //! | `/runs` | runs, filtered by suite, machine, branch and commit, paginated |
 //! | `/runs/{ref}` | one run: provenance, results, tags, annotations |
 //! | `/compare?base=&head=` | the before/after table with confidence intervals, noise floors, verdicts, geomean, the annotations of the span compared, markdown to copy |
+//! | `/artifacts/{id}` | one artifact of a run (a flamegraph, folded stacks, function counts), see [`artifacts`] |
 //! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
 //! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
 //!
@@ -45,6 +46,7 @@
 
 pub mod access;
 pub mod api;
+pub mod artifacts;
 pub mod chart;
 pub mod error;
 mod extract;
@@ -78,8 +80,9 @@ pub const TREND_CACHE_CAPACITY: usize = 16;
 /// How long a request may take before the server answers 503.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Content security policy of every response: no scripts at all, styles from this server only.
-/// Even a template that forgot to escape could not run a script.
+/// Content security policy of every response but an artifact's ([`artifacts`]): no scripts at
+/// all, styles from this server only. Even a template that forgot to escape could not run a
+/// script.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
      form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -182,8 +185,9 @@ async fn require_read(
     next: Next,
 ) -> Result<Response, AppError> {
     let path = request.uri().path();
-    let exempt =
-        (request.method() == Method::POST && path == "/api/runs") || path == "/static/style.css";
+    // Every POST under /api is a push, which checks its push token itself.
+    let exempt = (request.method() == Method::POST && path.starts_with("/api/"))
+        || path == "/static/style.css";
     if !exempt {
         state
             .access()
@@ -199,11 +203,13 @@ pub fn app(state: AppState) -> Router {
         .merge(pages::router())
         .nest("/api", api::router())
         .route("/static/style.css", get(style))
+        .route("/artifacts/{id}", get(artifacts::serve))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), require_read))
         .with_state(state)
         .layer(CompressionLayer::new())
-        .layer(SetResponseHeaderLayer::overriding(
+        // A response with a policy of its own keeps it (an SVG artifact's, see [`artifacts`]).
+        .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         ))

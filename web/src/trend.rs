@@ -267,6 +267,66 @@ pub fn analyse(series: TrendSeries) -> Series {
     }
 }
 
+/// The commits a change point lies between: the last commit measured at the old level (good)
+/// and the first at the new one (bad), full hashes. What `bench-run bisect` narrows down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitRange {
+    /// The commit of the last run before the change.
+    pub good: String,
+    /// The commit of the first run at the new level.
+    pub bad: String,
+}
+
+impl CommitRange {
+    /// The range of change point `change` of `series` over `runs` (the history's runs); `None`
+    /// at the first point, when either run is outside git, or when both are of one commit
+    /// (nothing to bisect: the change is not in the code between them).
+    #[must_use]
+    pub fn of(series: &Series, runs: &[TrendRun], change: &ChangePoint) -> Option<Self> {
+        let commit_at = |index: usize| {
+            let point = series.points.get(index)?;
+            runs.get(point.run)?.git_commit.clone()
+        };
+        let good = commit_at(change.index.checked_sub(1)?)?;
+        let bad = commit_at(change.index)?;
+        (good != bad).then_some(Self { good, bad })
+    }
+
+    /// The command that finds the commit of a change of `benchmark` in `suite` in this range:
+    /// `bench-run bisect --suite SUITE --good GOOD --bad BAD --benchmark '^(?:ID)$'`, every
+    /// argument quoted for a POSIX shell (the filter always, in single quotes). `--benchmark`
+    /// is a criterion filter, a regex: the id goes in escaped and anchored
+    /// ([`harness::confirm::exact_filter`]), so it selects that benchmark and no other whose id
+    /// contains it.
+    #[must_use]
+    pub fn bisect_command(&self, suite: &str, benchmark: &str) -> String {
+        let args = [
+            "bench-run",
+            "bisect",
+            "--suite",
+            suite,
+            "--good",
+            &self.good,
+            "--bad",
+            &self.bad,
+        ]
+        .map(str::to_owned);
+        format!(
+            "{} --benchmark {}",
+            harness::report::shell_join(&args),
+            shell_single_quote(&harness::confirm::exact_filter(&[benchmark.to_owned()]))
+        )
+    }
+}
+
+/// `text` as one word of a POSIX shell: in single quotes, each `'` in it written `'\''` (close
+/// the quotes, an escaped quote, reopen). Nothing is special inside single quotes, so no
+/// benchmark id can expand, split or end the command.
+#[must_use]
+pub fn shell_single_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +361,40 @@ mod tests {
         let off = TrendCache::new(0);
         off.put(a.clone(), 5, &history(1));
         assert!(off.get(&a, 5).is_none());
+    }
+
+    #[test]
+    fn a_benchmark_id_is_one_shell_word_whatever_it_holds() {
+        let cases = [
+            ("parse/small", "'parse/small'"),
+            ("it's", r"'it'\''s'"),
+            ("$(rm -rf /); `x` \"a b\" *", "'$(rm -rf /); `x` \"a b\" *'"),
+            ("''", r"''\'''\'''"),
+            ("", "''"),
+        ];
+        for (i, (id, want)) in cases.iter().enumerate() {
+            assert_eq!(shell_single_quote(id), *want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn the_bisect_command_names_the_range_and_quotes_what_needs_it() {
+        let range = CommitRange {
+            good: "a".repeat(40),
+            bad: "b".repeat(40),
+        };
+        let (good, bad) = (&range.good, &range.bad);
+        assert_eq!(
+            range.bisect_command("my suite", "g/it's <1>"),
+            format!(
+                r"bench-run bisect --suite 'my suite' --good {good} --bad {bad} --benchmark '^(?:g/it'\''s <1>)$'"
+            )
+        );
+        assert_eq!(
+            range.bisect_command("demo", "a.b(1)"),
+            format!(
+                r"bench-run bisect --suite demo --good {good} --bad {bad} --benchmark '^(?:a\.b\(1\))$'"
+            )
+        );
     }
 }

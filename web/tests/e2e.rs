@@ -473,3 +473,143 @@ fn browser_dashboard_compare_and_trend() {
     let runs: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(runs["runs"].as_array().unwrap().len(), 1);
 }
+
+/// A flamegraph of `folded` stacks, as inferno writes it (with its script).
+fn flamegraph(folded: &str, title: &str) -> Vec<u8> {
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_owned();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, folded.lines(), &mut svg).unwrap();
+    svg
+}
+
+/// The differential flamegraph of `head` against `base` (inferno-diff-folded, then a
+/// flamegraph of the difference).
+fn diff_flamegraph(base: &str, head: &str) -> Vec<u8> {
+    let mut folded = Vec::new();
+    inferno::differential::from_readers(
+        inferno::differential::Options::default(),
+        base.as_bytes(),
+        head.as_bytes(),
+        &mut folded,
+    )
+    .unwrap();
+    let folded = String::from_utf8(folded).unwrap();
+    flamegraph(&folded, "head against base")
+}
+
+/// Issue 46: real inferno flamegraphs, stored in the ledger, shown as images on the compare
+/// page and interactive when opened: inferno's script runs under the artifact's sandboxed
+/// policy without a console message, while the page itself runs no script.
+#[test]
+fn browser_flamegraphs_render_on_the_compare_page_and_run_when_opened() {
+    use harness::ledger::Ledger;
+    use harness::model::{ArtifactKind, NewArtifact, NewRun, RunSource};
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let db = work.path().join("ledger.sqlite");
+    let base_stacks = "main;parse;tokens 60\nmain;parse;alloc 20\nmain;render 20\n";
+    let head_stacks = "main;parse;tokens 60\nmain;parse;alloc 50\nmain;render 20\n";
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (base, head, head_svg) = runtime.block_on(async {
+        let ledger = Ledger::open(db.as_path()).await.unwrap();
+        let mut ids = Vec::new();
+        for (commit, level) in [(1, 1000.0), (2, 1300.0)] {
+            let run = NewRun {
+                source: RunSource::BenchRun,
+                provenance: util::provenance("demo", "m1", commit),
+                measurements: vec![util::timed("parse/small", level, commit)],
+            };
+            ids.push(ledger.record_run(&run).await.unwrap());
+        }
+        let (base, head) = (ids[0], ids[1]);
+        let counts = serde_json::json!({"unit": "samples", "rows": [
+            {"function": RAW_SCRIPT, "base_share": 0.2, "head_share": 0.38,
+             "base": 20, "head": 50, "change": 0.18}]});
+        let mut head_svg = 0;
+        for (run, kind, against, bytes) in [
+            (
+                base,
+                ArtifactKind::Flamegraph,
+                None,
+                flamegraph(base_stacks, "base"),
+            ),
+            (
+                head,
+                ArtifactKind::Flamegraph,
+                None,
+                flamegraph(head_stacks, "head"),
+            ),
+            (
+                head,
+                ArtifactKind::DiffFlamegraph,
+                Some(base),
+                diff_flamegraph(base_stacks, head_stacks),
+            ),
+            (
+                head,
+                ArtifactKind::FunctionCounts,
+                Some(base),
+                counts.to_string().into_bytes(),
+            ),
+        ] {
+            let a = NewArtifact::new(run, "parse/small", kind, "perf", against, bytes);
+            let id = ledger.record_artifact(&a).await.unwrap();
+            if run == head && kind == ArtifactKind::Flamegraph {
+                head_svg = id;
+            }
+        }
+        ledger.close().await;
+        (base, head, head_svg)
+    });
+    let server = Server::start(&db, &[]);
+
+    // The compare page: three flamegraphs as images and the top functions, escaped.
+    let compare = format!("/compare?base={base}&head={head}");
+    let dom = chromium_run(&chromium, &server.url(&compare), "--dump-dom");
+    assert_escaped(&dom, "compare with profiles");
+    assert_eq!(
+        dom.matches("<img src=\"/artifacts/").count(),
+        3,
+        "base, head and differential flamegraphs: {dom}"
+    );
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{dom}"
+    );
+    let shot = screenshot(&chromium, &server, &compare, "compare-profiles");
+    let page_bytes = std::fs::metadata(&shot).unwrap().len();
+
+    // Opened directly, the SVG's own script runs (inferno's init() drops the fixed width to
+    // fit the window), sandboxed, and logs nothing (chromium_run fails on any console line).
+    let svg_url = server.url(&format!("/artifacts/{head_svg}"));
+    let dom = chromium_run(&chromium, &svg_url, "--dump-dom");
+    let root = &dom[dom.find("<svg").expect("an svg document")..];
+    let root_tag = &root[..root.find('>').unwrap()];
+    assert!(root_tag.contains("onload=\"init(evt)\""), "{root_tag}");
+    assert!(
+        !root_tag.contains(" width="),
+        "init() ran and made the flamegraph fluid: {root_tag}"
+    );
+    assert!(
+        dom.contains("main;parse;alloc") || dom.contains("alloc"),
+        "{dom}"
+    );
+    let file = artifacts_dir().join("flamegraph.png");
+    chromium_run(
+        &chromium,
+        &svg_url,
+        &format!("--screenshot={}", file.display()),
+    );
+    let svg_bytes = std::fs::metadata(&file).unwrap().len();
+    assert!(
+        svg_bytes > 5_000,
+        "a flamegraph screenshot of {svg_bytes} bytes"
+    );
+    eprintln!("screenshots: compare {page_bytes} bytes, flamegraph {svg_bytes} bytes");
+}

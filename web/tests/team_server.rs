@@ -539,3 +539,162 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
     );
     assert_eq!(json["rows"][0]["layout_sensitive"], false, "{stdout}");
 }
+
+/// Issue 46: a run's profiles follow it to the server, the base of a diff mapped to the
+/// server's id of the base run (pushed alone or as a side of an ab pair, before or not), and
+/// pushing again adds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn artifacts_follow_their_runs_to_the_server_once() {
+    use harness::model::{ArtifactKind, NewArtifact};
+    let Some(pg) = testkit::postgres::server("artifacts pushed to postgres") else {
+        return;
+    };
+    let local = Ledger::in_memory().await.unwrap();
+    let svg = |name: &str| {
+        format!(
+            "<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\"><title>{name}</title></svg>"
+        )
+        .into_bytes()
+    };
+    let (older, newer) = (
+        local.record_run(&run(1, 0)).await.unwrap(),
+        local.record_run(&run(1, 1)).await.unwrap(),
+    );
+    let mut base = run(2, 0);
+    base.source = RunSource::AbBase;
+    let mut head = run(2, 1);
+    head.source = RunSource::AbHead;
+    let plan = harness::ledger::PairingPlan {
+        seed: 1,
+        base_first: (0..SAMPLES).map(|r| r % 2 == 0).collect(),
+        base_rev: "main".to_owned(),
+        head_rev: None,
+        round_layouts: Vec::new(),
+    };
+    let (base, head) = local.record_pair(&base, &head, &plan).await.unwrap();
+    let counts = br#"{"unit":"instructions","rows":[{"function":"f","base_share":0.5,"head_share":0.6,"base":50,"head":60,"change":10}]}"#;
+    let bench = "group/bench_000";
+    for (run, kind, against, bytes) in [
+        (older, ArtifactKind::Flamegraph, None, svg("older")),
+        (newer, ArtifactKind::Flamegraph, None, svg("newer")),
+        (
+            newer,
+            ArtifactKind::DiffFlamegraph,
+            Some(older),
+            svg("diff"),
+        ),
+        (
+            newer,
+            ArtifactKind::FoldedStacks,
+            None,
+            b"main;f 1\n".to_vec(),
+        ),
+        (
+            head,
+            ArtifactKind::DiffFlamegraph,
+            Some(base),
+            svg("ab diff"),
+        ),
+        (
+            head,
+            ArtifactKind::FunctionCounts,
+            Some(base),
+            counts.to_vec(),
+        ),
+    ] {
+        let kind_profiler = if kind == ArtifactKind::FunctionCounts {
+            "callgrind"
+        } else {
+            "perf"
+        };
+        let a = NewArtifact::new(run, bench, kind, kind_profiler, against, bytes);
+        local.record_artifact(&a).await.unwrap();
+    }
+
+    let db = pg.create_database();
+    let server = Server::start(&db, free_port());
+    // The newer run first: its diff's base is pushed with it, to learn its id there.
+    let pushed_newer = push_run(&local, newer, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    assert_eq!((pushed_newer.created, pushed_newer.artifacts), (true, 3));
+    let pushed_older = push_run(&local, older, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    assert!(!pushed_older.created, "pushed with the diff that names it");
+    assert_eq!(pushed_older.artifacts, 1);
+    let pair = harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    assert_eq!((pair.created, pair.artifacts), (true, 2));
+
+    let remote = Ledger::open(Location::parse(&db).unwrap()).await.unwrap();
+    assert_eq!(remote.runs(&RunFilter::default()).await.unwrap().len(), 4);
+    let mapping = [
+        (older, pushed_older.remote_id),
+        (newer, pushed_newer.remote_id),
+        (base, pair.base),
+        (head, pair.head),
+    ];
+    same_artifacts(&local, &remote, &mapping).await;
+
+    // Everything again: nothing is added.
+    push_run(&local, newer, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+        .await
+        .unwrap();
+    assert_eq!(remote.runs(&RunFilter::default()).await.unwrap().len(), 4);
+    let mut stored = 0;
+    for (_, remote_run) in mapping {
+        stored += remote.artifacts(remote_run).await.unwrap().len();
+    }
+    assert_eq!(stored, 6);
+    same_artifacts(&local, &remote, &mapping).await;
+
+    // Served by the server, and shown on its compare page.
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let diff = &remote
+        .artifacts_against(pair.base, pair.head)
+        .await
+        .unwrap()[0];
+    let (status, body) = util::http_get(&addr, &format!("/artifacts/{}", diff.id));
+    assert_eq!(status, 200);
+    assert!(body.contains("<title>ab diff</title>"), "{body}");
+    let (status, page) = util::http_get(
+        &addr,
+        &format!("/compare?base={}&head={}", pair.base, pair.head),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&format!("<img src=\"/artifacts/{}\"", diff.id)),
+        "{page}"
+    );
+    assert!(page.contains("Change (instructions)"), "{page}");
+}
+
+/// Each local run's artifacts are its remote copy's: kind, digest, bytes, and the base mapped.
+async fn same_artifacts(local: &Ledger, remote: &Ledger, mapping: &[(i64, i64)]) {
+    let remote_of: BTreeMap<i64, i64> = mapping.iter().copied().collect();
+    for &(local_run, remote_run) in mapping {
+        let (ours, theirs) = (
+            local.artifacts(local_run).await.unwrap(),
+            remote.artifacts(remote_run).await.unwrap(),
+        );
+        assert_eq!(ours.len(), theirs.len(), "run {local_run}");
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(
+                (&a.benchmark, a.kind, &a.sha256),
+                (&b.benchmark, b.kind, &b.sha256)
+            );
+            assert_eq!(
+                b.against,
+                a.against.map(|r| remote_of[&r]),
+                "run {local_run}"
+            );
+            let bytes = remote.artifact(b.id).await.unwrap().unwrap().bytes;
+            assert_eq!(bytes, local.artifact(a.id).await.unwrap().unwrap().bytes);
+        }
+    }
+}

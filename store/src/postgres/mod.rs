@@ -7,14 +7,16 @@
 //! `ON CONFLICT DO NOTHING` and read back, so two first runs of one machine both land).
 //! sqlx's migrator holds an advisory lock, so concurrent first opens migrate once.
 
+use crate::artifacts;
 use crate::rows::{self, Cols, check_new_run};
 use crate::{
-    Annotation, BUSY_TIMEOUT, DatedRun, History, IngestKey, Ingested, LedgerError, LedgerStore,
-    Location, MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy,
-    RunFilter, RunId, RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    Annotation, ArtifactId, ArtifactIngested, ArtifactSummary, BUSY_TIMEOUT, DatedRun, History,
+    IngestKey, Ingested, LedgerError, LedgerStore, Location, MachineSummary, PairIngested, Pairing,
+    PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredArtifact, StoredRun,
+    SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
-use bench_model::{Measurement, NewRun, RunSource};
+use bench_model::{Measurement, NewArtifact, NewRun, RunSource};
 use sqlx::AssertSqlSafe;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use std::collections::BTreeMap;
@@ -214,6 +216,55 @@ impl PostgresStore {
             .fetch_optional(&self.pool)
             .await?;
         found.map(|_| ()).ok_or(LedgerError::NoSuchRun(run))
+    }
+
+    /// Records a checked artifact with its recording time, unless the same one is there.
+    async fn insert_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        let sha256 = artifacts::check(artifact)?;
+        for run in std::iter::once(artifact.run).chain(artifact.against) {
+            self.require_exists(run).await?;
+        }
+        // A concurrent recording of the same artifact holds its index entry until it commits:
+        // this insert waits for it, inserts nothing, and the row is read back below.
+        let inserted: Option<ArtifactId> = sqlx::query_scalar(
+            "INSERT INTO artifacts (run_id, benchmark, kind, profiler, against_run_id, media_type,
+                size, sha256, created_at, bytes)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT DO NOTHING RETURNING id",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(&artifact.media_type)
+        .bind(artifacts::size_of(artifact))
+        .bind(&sha256)
+        .bind(created_at)
+        .bind(&artifact.bytes)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some(id) = inserted {
+            return Ok(ArtifactIngested { id, created: true });
+        }
+        let id: ArtifactId = sqlx::query_scalar(
+            "SELECT id FROM artifacts WHERE run_id = $1 AND benchmark = $2 AND kind = $3
+               AND profiler = $4 AND COALESCE(against_run_id, 0) = COALESCE($5, 0)
+               AND sha256 = $6",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(&sha256)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(ArtifactIngested { id, created: false })
     }
 
     async fn tags_of(&self, run: RunId) -> Result<Vec<String>, LedgerError> {
@@ -732,6 +783,43 @@ impl LedgerStore for PostgresStore {
         insert_pairing(&mut tx, base, head, &pairing.plan, &pairing.created_at).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn record_artifact_once(
+        &self,
+        artifact: &NewArtifact,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        self.insert_artifact(artifact, &now_rfc3339()).await
+    }
+
+    async fn copy_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        self.insert_artifact(artifact, created_at).await
+    }
+
+    async fn artifacts(&self, run: RunId) -> Result<Vec<ArtifactSummary>, LedgerError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {} FROM artifacts WHERE run_id = $1 ORDER BY benchmark, kind, id",
+            artifacts::SUMMARY_COLUMNS
+        )))
+        .bind(run)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(artifacts::summary_from_row).collect()
+    }
+
+    async fn artifact(&self, id: ArtifactId) -> Result<Option<StoredArtifact>, LedgerError> {
+        let row = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {}, bytes FROM artifacts WHERE id = $1",
+            artifacts::SUMMARY_COLUMNS
+        )))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(artifacts::stored_from_row).transpose()
     }
 
     async fn close(&self) {

@@ -4,14 +4,16 @@
 //! start: concurrent writers queue on it (WAL journal, [`crate::BUSY_TIMEOUT`]) instead of
 //! failing half way. Triggers (migrations/sqlite) reject UPDATE, DELETE and replacing inserts.
 
+use crate::artifacts;
 use crate::rows::{self, Cols, check_new_run, json_text};
 use crate::{
-    Annotation, BUSY_TIMEOUT, DatedRun, History, IngestKey, Ingested, LedgerError, LedgerStore,
-    Location, MachineSummary, PairIngested, Pairing, PairingPlan, RunAnnotation, RunCopy,
-    RunFilter, RunId, RunSummary, StoredRun, SuiteSummary, TrendData, now_rfc3339,
+    Annotation, ArtifactId, ArtifactIngested, ArtifactSummary, BUSY_TIMEOUT, DatedRun, History,
+    IngestKey, Ingested, LedgerError, LedgerStore, Location, MachineSummary, PairIngested, Pairing,
+    PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredArtifact, StoredRun,
+    SuiteSummary, TrendData, now_rfc3339,
 };
 use async_trait::async_trait;
-use bench_model::{Measurement, NewRun, RunSource};
+use bench_model::{Measurement, NewArtifact, NewRun, RunSource};
 use sqlx::AssertSqlSafe;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
@@ -270,6 +272,58 @@ impl SqliteStore {
             .fetch_optional(&self.pool)
             .await?;
         found.map(|_| ()).ok_or(LedgerError::NoSuchRun(run))
+    }
+
+    /// Records a checked artifact with its recording time, unless the same one is there.
+    async fn insert_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        let sha256 = artifacts::check(artifact)?;
+        // The write lock first: a concurrent recording of the same artifact waits, then finds it.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        for run in std::iter::once(artifact.run).chain(artifact.against) {
+            let found: Option<i64> = sqlx::query_scalar("SELECT id FROM runs WHERE id = ?")
+                .bind(run)
+                .fetch_optional(&mut *tx)
+                .await?;
+            found.ok_or(LedgerError::NoSuchRun(run))?;
+        }
+        let earlier: Option<ArtifactId> = sqlx::query_scalar(
+            "SELECT id FROM artifacts WHERE run_id = ? AND benchmark = ? AND kind = ?
+               AND profiler = ? AND COALESCE(against_run_id, 0) = COALESCE(?, 0) AND sha256 = ?",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(&sha256)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(id) = earlier {
+            return Ok(ArtifactIngested { id, created: false });
+        }
+        let id: ArtifactId = sqlx::query_scalar(
+            "INSERT INTO artifacts (run_id, benchmark, kind, profiler, against_run_id, media_type,
+                size, sha256, created_at, bytes)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(&artifact.media_type)
+        .bind(artifacts::size_of(artifact))
+        .bind(&sha256)
+        .bind(created_at)
+        .bind(&artifact.bytes)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(ArtifactIngested { id, created: true })
     }
 
     async fn tags_of(&self, run: RunId) -> Result<Vec<String>, LedgerError> {
@@ -793,6 +847,43 @@ impl LedgerStore for SqliteStore {
         insert_pairing(&mut tx, base, head, &pairing.plan, &pairing.created_at).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn record_artifact_once(
+        &self,
+        artifact: &NewArtifact,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        self.insert_artifact(artifact, &now_rfc3339()).await
+    }
+
+    async fn copy_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        self.insert_artifact(artifact, created_at).await
+    }
+
+    async fn artifacts(&self, run: RunId) -> Result<Vec<ArtifactSummary>, LedgerError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {} FROM artifacts WHERE run_id = ? ORDER BY benchmark, kind, id",
+            artifacts::SUMMARY_COLUMNS
+        )))
+        .bind(run)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(artifacts::summary_from_row).collect()
+    }
+
+    async fn artifact(&self, id: ArtifactId) -> Result<Option<StoredArtifact>, LedgerError> {
+        let row = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {}, bytes FROM artifacts WHERE id = ?",
+            artifacts::SUMMARY_COLUMNS
+        )))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(artifacts::stored_from_row).transpose()
     }
 
     async fn close(&self) {

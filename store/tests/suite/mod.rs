@@ -8,7 +8,9 @@ use bench_store::{
 };
 use std::collections::BTreeMap;
 
+mod artifacts;
 mod ingest;
+pub use artifacts::*;
 pub use ingest::*;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,

@@ -306,6 +306,8 @@ struct ComparePage {
     quick_warning: Option<String>,
     annotations: Vec<NoteView>,
     markdown: String,
+    /// Flamegraphs and top functions of the benchmarks that have them.
+    profiles: Vec<super::profiles::BenchmarkProfiles>,
 }
 
 #[derive(Template)]
@@ -340,6 +342,7 @@ async fn compare_page(
         }
     };
     let loaded = load(&state, &params).await?;
+    let profiles = super::profiles::comparison(&state, loaded.base.id, loaded.head.id).await?;
     let c = &loaded.comparison;
     let base_ref = params.base.clone().unwrap_or_default();
     let head_ref = params.head.clone().unwrap_or_default();
@@ -399,6 +402,7 @@ async fn compare_page(
             .collect(),
         markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
         threshold: format!("{}", loaded.config.threshold_pct),
+        profiles,
         base_ref,
         head_ref,
     };

@@ -2,6 +2,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod dashboard;
+pub(crate) mod profiles;
 pub(crate) mod runs;
 pub(crate) mod suites;
 

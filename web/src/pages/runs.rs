@@ -212,6 +212,8 @@ struct RunTemplate {
     json_href: String,
     /// What made the machine busy while the run measured, when it was.
     busy: Option<String>,
+    /// Its profiles and other artifacts, per benchmark.
+    profiles: Vec<super::profiles::BenchmarkArtifacts>,
 }
 
 fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
@@ -334,6 +336,7 @@ async fn run_page(
     let run = resolve_run(&state, &reference, None).await?;
     let results = state.ledger().measurements(run.id).await?;
     let previous = harness::baseline::resolve_baseline(state.ledger(), &run, None, None).await?;
+    let artifacts = state.ledger().artifacts(run.id).await?;
     let p = &run.provenance;
     render(&RunTemplate {
         id: run.id,
@@ -356,5 +359,6 @@ async fn run_page(
             let findings = harness::conditions::assess(c);
             (!findings.is_empty()).then(|| harness::conditions::describe(&findings))
         }),
+        profiles: super::profiles::per_benchmark(run.id, &artifacts),
     })
 }

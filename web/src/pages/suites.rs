@@ -5,7 +5,7 @@ use crate::AppState;
 use crate::chart::{self, Note, RunLabels};
 use crate::error::AppError;
 use crate::extract::{Path, Query, non_empty};
-use crate::trend::{self, MachineChoice, Series, Trend};
+use crate::trend::{self, CommitRange, MachineChoice, Series, Trend};
 use crate::view;
 use askama::Template;
 use axum::Router;
@@ -58,6 +58,11 @@ struct ChangeView {
     after: String,
     class: &'static str,
     compare_href: Option<String>,
+    /// Short hashes of the last commit before the change and the first at it.
+    range: Option<(String, String)>,
+    /// The `bench-run bisect` command that finds the commit (shell-quoted; escaped by the
+    /// template like any text).
+    bisect: Option<String>,
 }
 
 struct NoteView {
@@ -100,7 +105,7 @@ struct SuitePage {
     scale_href: String,
 }
 
-fn change_views(series: &Series, runs: &[TrendRun]) -> Vec<ChangeView> {
+fn change_views(suite: &str, series: &Series, runs: &[TrendRun]) -> Vec<ChangeView> {
     series
         .change_points
         .iter()
@@ -111,7 +116,17 @@ fn change_views(series: &Series, runs: &[TrendRun]) -> Vec<ChangeView> {
             let worse = (cp.shift_pct > 0.0)
                 == (series.direction == harness::model::Direction::LowerIsBetter);
             let commit = runs.get(p.run).and_then(|r| r.git_commit.as_deref());
+            let range = CommitRange::of(series, runs, cp);
             Some(ChangeView {
+                bisect: range
+                    .as_ref()
+                    .map(|r| r.bisect_command(suite, &series.benchmark)),
+                range: range.map(|r| {
+                    (
+                        view::short_commit(Some(&r.good), false),
+                        view::short_commit(Some(&r.bad), false),
+                    )
+                }),
                 run_href: view::run_href(p.run_id),
                 run_id: p.run_id,
                 commit: view::short_commit(commit, false),
@@ -172,7 +187,7 @@ fn chart_view(ctx: &ChartContext<'_>, i: usize, series: &Series) -> Result<Chart
         ),
         log_ignored: ctx.log_scale && !drawn.log_scale,
         svg: drawn.svg,
-        changes: change_views(series, &ctx.trend.history.runs),
+        changes: change_views(&ctx.trend.suite, series, &ctx.trend.history.runs),
         notes: note_views,
         id,
     })
