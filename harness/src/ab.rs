@@ -198,7 +198,9 @@ pub fn first_parent_chain(repo: &Path, good: &str, bad: &str) -> Result<Vec<Chai
     chain.extend(log.lines().filter(|l| !l.is_empty()).map(parse));
     // The first commit after good must be good's child on the first-parent line.
     let follows = chain.windows(2).next().is_none_or(|pair| {
-        git_text(repo, &["rev-parse", &format!("{}^1", pair[1].hash)]).ok().as_deref()
+        git_text(repo, &["rev-parse", &format!("{}^1", pair[1].hash)])
+            .ok()
+            .as_deref()
             == Some(pair[0].hash.as_str())
     });
     if chain.len() < 2 || !follows || chain.last().map(|c| c.hash.as_str()) != Some(bad) {

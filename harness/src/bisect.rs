@@ -346,9 +346,10 @@ impl Report {
                 line
             }
             (Found::Unresolved { good, bad }, _) => {
-                let (last_good, first_bad) = self.left_range.as_ref().map_or(("?", "?"), |(g, b)| {
-                    (short(g), short(b))
-                });
+                let (last_good, first_bad) = self
+                    .left_range
+                    .as_ref()
+                    .map_or(("?", "?"), |(g, b)| (short(g), short(b)));
                 format!(
                     "unresolved: the first bad commit lies after {last_good} up to {first_bad} \
                      ({} commit(s))",
@@ -382,7 +383,10 @@ impl Report {
             );
         }
         for (hash, reason) in &self.unbuildable {
-            notes.push(format!("skipped {} (does not build): {reason}", short(hash)));
+            notes.push(format!(
+                "skipped {} (does not build): {reason}",
+                short(hash)
+            ));
         }
         notes
     }
@@ -402,7 +406,11 @@ impl Report {
             let (verdict, change, interval, rounds) = step_cells(s);
             out.push_str(&format!(
                 "{:<5} {:<12} {:<14} {:>9} {:>21} {:>6}  {}\n",
-                if s.step == 0 { "end".to_owned() } else { s.step.to_string() },
+                if s.step == 0 {
+                    "end".to_owned()
+                } else {
+                    s.step.to_string()
+                },
                 short(&s.commit.hash),
                 verdict,
                 change,
@@ -463,7 +471,11 @@ impl Report {
             let (verdict, change, interval, rounds) = step_cells(s);
             out.push_str(&format!(
                 "| {} | `{}` | {verdict} | {change} | {interval} | {rounds} | {} |\n",
-                if s.step == 0 { "end".to_owned() } else { s.step.to_string() },
+                if s.step == 0 {
+                    "end".to_owned()
+                } else {
+                    s.step.to_string()
+                },
                 short(&s.commit.hash),
                 escape_md(&s.commit.summary)
             ));

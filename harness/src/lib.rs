@@ -42,6 +42,7 @@ pub mod interleave;
 pub mod judge;
 pub mod ledger;
 pub mod locate;
+pub mod profile;
 pub mod provenance;
 pub mod push;
 pub mod quick;

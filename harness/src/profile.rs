@@ -9,12 +9,11 @@
 
 use crate::ab::BuiltSide;
 use crate::model::RunId;
+use crate::model::{ArtifactKind, CountUnit, FunctionCountRow, FunctionCounts, NewArtifact};
 use bench_profile::{
-    FunctionChange, GungraunOptions, PerfOptions, Profile, ProfileError, Unit,
-    capture_criterion, capture_gungraun,
+    FunctionChange, GungraunOptions, PerfOptions, Profile, ProfileError, Unit, capture_criterion,
+    capture_gungraun,
 };
-use bench_store::{ArtifactKind, NewArtifact};
-use serde::Serialize;
 use std::path::Path;
 
 /// How long criterion's `--profile-time` runs one benchmark when the user says nothing.
@@ -94,32 +93,6 @@ pub fn profiler_of(unit: Unit) -> &'static str {
     }
 }
 
-/// One function's row of a profile or a profile diff, as stored and shown.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct FunctionRow {
-    /// The function's (demangled) name.
-    pub function: String,
-    /// Its self share of the base (0 without a base).
-    pub base_share: f64,
-    /// Its self share of the head.
-    pub head_share: f64,
-    /// Its self count in the base.
-    pub base: u64,
-    /// Its self count in the head.
-    pub head: u64,
-    /// The change in share (percentage points), the sort key.
-    pub change: f64,
-}
-
-/// The function-counts document stored beside a profile: `{"unit": .., "rows": [..]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct FunctionCounts {
-    /// `samples` or `instructions`.
-    pub unit: String,
-    /// The functions, largest change (or self share) first.
-    pub rows: Vec<FunctionRow>,
-}
-
 /// The functions whose self share changed most from `base` to `head`, or (without a base)
 /// the largest self shares of `head`; at most `limit`.
 ///
@@ -130,12 +103,16 @@ pub fn function_counts(
     head: &Profile,
     limit: usize,
 ) -> Result<FunctionCounts, ProfileError> {
+    let unit = match head.unit {
+        Unit::Samples => CountUnit::Samples,
+        Unit::Instructions => CountUnit::Instructions,
+    };
     let rows = match base {
         Some(base) => bench_profile::diff(base, head)?
             .into_iter()
             .take(limit)
-            .map(|c: FunctionChange| FunctionRow {
-                change: c.share_change() * 100.0,
+            .map(|c: FunctionChange| FunctionCountRow {
+                change: change_of(unit, &c),
                 function: c.name,
                 base_share: c.base_share,
                 head_share: c.head_share,
@@ -147,20 +124,34 @@ pub fn function_counts(
             .functions
             .iter()
             .take(limit)
-            .map(|f| FunctionRow {
+            .map(|f| FunctionCountRow {
                 function: f.name.clone(),
                 base_share: 0.0,
                 head_share: head.share(f.self_count),
                 base: 0,
                 head: f.self_count,
-                change: head.share(f.self_count) * 100.0,
+                change: match unit {
+                    CountUnit::Samples => head.share(f.self_count),
+                    #[expect(clippy::cast_precision_loss, reason = "a count shown as a change")]
+                    CountUnit::Instructions => f.self_count as f64,
+                },
             })
             .collect(),
     };
-    Ok(FunctionCounts {
-        unit: head.unit.as_str().to_owned(),
-        rows,
-    })
+    Ok(FunctionCounts { unit, rows })
+}
+
+/// A row's change as the stored document defines it: the share's change for samples (run
+/// lengths differ), the exact count's for instructions.
+fn change_of(unit: CountUnit, c: &FunctionChange) -> f64 {
+    match unit {
+        CountUnit::Samples => c.share_change(),
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a count delta shown as a change"
+        )]
+        CountUnit::Instructions => c.self_delta() as f64,
+    }
 }
 
 /// The artifacts of one benchmark's profile on run `run`: its folded stacks, its flamegraph,
@@ -176,17 +167,15 @@ pub fn artifacts(
     base: Option<(RunId, &Profile)>,
 ) -> Result<Vec<NewArtifact>, ProfileError> {
     let profiler = profiler_of(head.unit).to_owned();
-    let artifact = |kind: ArtifactKind, against: Option<RunId>, bytes: Vec<u8>| NewArtifact {
-        run,
-        benchmark: benchmark.to_owned(),
-        kind,
-        profiler: profiler.clone(),
-        against,
-        media_type: kind.media_type().to_owned(),
-        bytes,
+    let artifact = |kind: ArtifactKind, against: Option<RunId>, bytes: Vec<u8>| {
+        NewArtifact::new(run, benchmark, kind, profiler.clone(), against, bytes)
     };
     let mut out = vec![
-        artifact(ArtifactKind::FoldedStacks, None, head.folded.clone().into_bytes()),
+        artifact(
+            ArtifactKind::FoldedStacks,
+            None,
+            head.folded.clone().into_bytes(),
+        ),
         artifact(
             ArtifactKind::Flamegraph,
             None,
@@ -215,10 +204,18 @@ pub fn artifacts(
     Ok(out)
 }
 
+/// A change as shown: points of share for samples, an instruction delta for counts.
+fn change_cell(unit: CountUnit, change: f64) -> String {
+    match unit {
+        CountUnit::Samples => format!("{:+.1}pt", change * 100.0),
+        CountUnit::Instructions => format!("{change:+.0}"),
+    }
+}
+
 /// The function rows of one benchmark as a terminal table.
 #[must_use]
 pub fn counts_table(benchmark: &str, counts: &FunctionCounts, with_base: bool) -> String {
-    let mut out = format!("{benchmark} ({}):\n", counts.unit);
+    let mut out = format!("{benchmark} ({}):\n", counts.unit.name());
     if with_base {
         out.push_str(&format!(
             "  {:>8} {:>8} {:>8}  function\n",
@@ -230,10 +227,10 @@ pub fn counts_table(benchmark: &str, counts: &FunctionCounts, with_base: bool) -
     for row in counts.rows.iter().take(TOP_FUNCTIONS) {
         if with_base {
             out.push_str(&format!(
-                "  {:>7.1}% {:>7.1}% {:>+7.1}pt  {}\n",
+                "  {:>7.1}% {:>7.1}% {:>9}  {}\n",
                 row.base_share * 100.0,
                 row.head_share * 100.0,
-                row.change,
+                change_cell(counts.unit, row.change),
                 row.function
             ));
         } else {
@@ -256,7 +253,7 @@ pub fn counts_markdown(benchmark: &str, counts: &FunctionCounts, with_base: bool
             .replace('>', "&gt;")
             .replace('`', "\\`")
     };
-    let mut out = format!("#### `{}` ({})\n\n", escape(benchmark), counts.unit);
+    let mut out = format!("#### `{}` ({})\n\n", escape(benchmark), counts.unit.name());
     if with_base {
         out.push_str("| base | head | change | function |\n|---:|---:|---:|---|\n");
     } else {
@@ -265,10 +262,10 @@ pub fn counts_markdown(benchmark: &str, counts: &FunctionCounts, with_base: bool
     for row in counts.rows.iter().take(TOP_FUNCTIONS) {
         if with_base {
             out.push_str(&format!(
-                "| {:.1}% | {:.1}% | {:+.1} pt | {} |\n",
+                "| {:.1}% | {:.1}% | {} | {} |\n",
                 row.base_share * 100.0,
                 row.head_share * 100.0,
-                row.change,
+                change_cell(counts.unit, row.change),
                 escape(&row.function)
             ));
         } else {
@@ -297,7 +294,7 @@ mod tests {
         let head = profile("main;work;hash 45\nmain;work;slow_new 45\nmain;other 10\n");
         let counts = function_counts(Some(&base), &head, 5).unwrap();
         assert_eq!(counts.rows[0].function, "slow_new");
-        assert!((counts.rows[0].change - 45.0).abs() < 1e-9);
+        assert!((counts.rows[0].change - 0.45).abs() < 1e-9);
         let artifacts = artifacts(7, "hash/1k", &head, Some((6, &base))).unwrap();
         let kinds: Vec<ArtifactKind> = artifacts.iter().map(|a| a.kind).collect();
         assert_eq!(
@@ -311,7 +308,7 @@ mod tests {
         );
         assert!(artifacts.iter().all(|a| a.run == 7 && a.profiler == "perf"));
         assert_eq!(artifacts[3].against, Some(6));
-        let stored: FunctionCounts = serde_json::from_slice(&artifacts[2].bytes).unwrap();
+        let stored = FunctionCounts::from_json(&artifacts[2].bytes).unwrap();
         assert_eq!(stored, counts);
         let table = counts_table("hash/1k", &counts, true);
         assert!(table.contains("slow_new"), "{table}");

@@ -58,7 +58,10 @@ fn history(dir: &Path, changes: &[Change]) -> Vec<String> {
         };
         if !matches!(change, Change::Docs) {
             let mut text = original
-                .replace("scaled(4096, \"fnv\")", &format!("scaled({fnv_bytes}, \"fnv\")"))
+                .replace(
+                    "scaled(4096, \"fnv\")",
+                    &format!("scaled({fnv_bytes}, \"fnv\")"),
+                )
                 .replace("4 * n + 512", &format!("4 * n + {padding}"));
             if broken {
                 text.push_str("\nfn broken() -> u32 { \"not a number\" }\n");
@@ -76,7 +79,15 @@ fn bisect(sandbox: &Sandbox, good: &str, bad: &str, extra: &[&str]) -> std::proc
     let _guard = bench_lock();
     let output = sandbox
         .bench_run()
-        .args(["bisect", "--suite", "tiny_suite", "--good", good, "--bad", bad])
+        .args([
+            "bisect",
+            "--suite",
+            "tiny_suite",
+            "--good",
+            good,
+            "--bad",
+            bad,
+        ])
         .args(["--benchmark", "^fnv$", "--seed", "11", "--format", "json"])
         .args(extra)
         // A shorter budget than ab's: fnv takes microseconds, and four tests bisect.
@@ -107,8 +118,22 @@ fn one_slowdown_among_sixteen_commits_is_named_and_same_binary_commits_are_free(
     let commits = history(
         &dir,
         &[
-            Docs, Padding, Docs, Docs, Padding, Docs, Docs, Padding, Docs, Docs,
-            FnvBytes(5530), Docs, Padding, Docs, Docs, Docs,
+            Docs,
+            Padding,
+            Docs,
+            Docs,
+            Padding,
+            Docs,
+            Docs,
+            Padding,
+            Docs,
+            Docs,
+            FnvBytes(5530),
+            Docs,
+            Padding,
+            Docs,
+            Docs,
+            Docs,
         ],
     );
     let summary = sandbox.dir.path().join("bisect.md");
@@ -203,8 +228,7 @@ fn an_unbuildable_commit_is_skipped_and_named_and_no_slowdown_exits_2() {
         std::fs::read_dir(sandbox.build_home())
             .unwrap()
             .map(|home| {
-                std::fs::read_dir(home.unwrap().path().join("runs"))
-                    .map_or(0, Iterator::count)
+                std::fs::read_dir(home.unwrap().path().join("runs")).map_or(0, Iterator::count)
             })
             .sum()
     };
@@ -237,7 +261,15 @@ fn interrupt_while_measuring(sandbox: &Sandbox, good: &str) {
     let _guard = bench_lock();
     let mut child = sandbox
         .bench_run()
-        .args(["bisect", "--suite", "tiny_suite", "--good", good, "--bad", "HEAD"])
+        .args([
+            "bisect",
+            "--suite",
+            "tiny_suite",
+            "--good",
+            good,
+            "--bad",
+            "HEAD",
+        ])
         .args(["--benchmark", "^fnv$", "--layouts", "2"])
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())

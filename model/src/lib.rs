@@ -481,6 +481,9 @@ pub enum RunSource {
     BisectBase,
     /// `bisect`: the commit one step tested, paired with [`RunSource::BisectBase`].
     BisectHead,
+    /// `profile`: a build profiled, not timed; its results are the profiles' totals (samples
+    /// or instructions) and its artifacts the profiles.
+    Profile,
 }
 
 impl RunSource {
@@ -502,6 +505,7 @@ impl RunSource {
             Self::ImportMarkdownLog => 12,
             Self::BisectBase => 13,
             Self::BisectHead => 14,
+            Self::Profile => 15,
         }
     }
 
@@ -523,6 +527,7 @@ impl RunSource {
             12 => Some(Self::ImportMarkdownLog),
             13 => Some(Self::BisectBase),
             14 => Some(Self::BisectHead),
+            15 => Some(Self::Profile),
             _ => None,
         }
     }
@@ -545,6 +550,7 @@ impl RunSource {
             Self::ImportMarkdownLog => "import-markdown-log",
             Self::BisectBase => "bisect-base",
             Self::BisectHead => "bisect-head",
+            Self::Profile => "profile",
         }
     }
 
@@ -556,6 +562,13 @@ impl RunSource {
             self,
             Self::AbBase | Self::AbHead | Self::BisectBase | Self::BisectHead
         )
+    }
+
+    /// Whether the run's values were measured otherwise than a suite's run (per process and
+    /// round, or under a profiler): such a run is never another run's history or baseline.
+    #[must_use]
+    pub const fn kept_out_of_history(self) -> bool {
+        self.is_paired_side() || matches!(self, Self::Profile)
     }
 }
 

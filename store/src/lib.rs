@@ -38,12 +38,12 @@
 //! `rows` is shared) and one arm in [`Ledger::open`].
 
 mod artifacts;
-/// The SQL list of the source codes whose runs are sides of paired rounds
-/// ([`bench_model::RunSource::is_paired_side`]): never a run's history or its commit's run.
+/// The SQL list of the source codes whose runs are never a run's history or its commit's run
+/// ([`bench_model::RunSource::kept_out_of_history`]: paired sides, profiles).
 /// A macro, so queries stay `&'static str` (checked against the enum by a test below).
-macro_rules! paired_sources {
+macro_rules! kept_out_of_history {
     () => {
-        "(9, 10, 13, 14)"
+        "(9, 10, 13, 14, 15)"
     };
 }
 
@@ -527,12 +527,12 @@ mod paired_sources_tests {
     use bench_model::RunSource;
 
     #[test]
-    fn the_sql_list_names_every_paired_source() {
+    fn the_sql_list_names_every_source_kept_out_of_history() {
         let codes: Vec<String> = (0..100)
             .filter_map(RunSource::from_code)
-            .filter(|s| s.is_paired_side())
+            .filter(|s| s.kept_out_of_history())
             .map(|s| s.code().to_string())
             .collect();
-        assert_eq!(paired_sources!(), format!("({})", codes.join(", ")));
+        assert_eq!(kept_out_of_history!(), format!("({})", codes.join(", ")));
     }
 }

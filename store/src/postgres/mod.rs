@@ -476,7 +476,7 @@ impl LedgerStore for PostgresStore {
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = $1
              WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
                AND NOT p.quick AND p.source <> $2 AND p.source NOT IN ",
-            paired_sources!()
+            kept_out_of_history!()
         ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
@@ -495,7 +495,7 @@ impl LedgerStore for PostgresStore {
         Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(id) FROM runs WHERE starts_with(git_commit, $1)
              AND ($2::TEXT IS NULL OR suite = $2) AND source NOT IN ",
-            paired_sources!()
+            kept_out_of_history!()
         ))
         .bind(commit)
         .bind(suite)
@@ -562,7 +562,7 @@ impl LedgerStore for PostgresStore {
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
              JOIN (SELECT id FROM runs WHERE suite = $1 AND machine_id = $2 AND id < $3
                      AND NOT quick AND source NOT IN ",
-            paired_sources!(),
+            kept_out_of_history!(),
             "
                    ORDER BY id DESC LIMIT $4) p ON p.id = x.run_id
              ORDER BY x.run_id"

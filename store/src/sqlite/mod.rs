@@ -535,7 +535,7 @@ impl LedgerStore for SqliteStore {
             "SELECT MAX(p.id) FROM runs p JOIN runs r ON r.id = ?
              WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
                AND p.quick = 0 AND p.source <> ? AND p.source NOT IN ",
-            paired_sources!()
+            kept_out_of_history!()
         ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
@@ -555,7 +555,7 @@ impl LedgerStore for SqliteStore {
         Ok(sqlx::query_scalar(concat!(
             "SELECT MAX(id) FROM runs WHERE git_commit >= ?1 AND git_commit < ?1 || 'g'
              AND (?2 IS NULL OR suite = ?2) AND source NOT IN ",
-            paired_sources!()
+            kept_out_of_history!()
         ))
         .bind(commit)
         .bind(suite)
@@ -621,7 +621,7 @@ impl LedgerStore for SqliteStore {
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
              JOIN (SELECT id FROM runs WHERE suite = ? AND machine_id = ? AND id < ? AND quick = 0
                      AND source NOT IN ",
-            paired_sources!(),
+            kept_out_of_history!(),
             "
                    ORDER BY id DESC LIMIT ?) p ON p.id = x.run_id
              ORDER BY x.run_id"

@@ -137,6 +137,22 @@ ends with `bench-run show N`, which has all of them.
     run_refs!()
 );
 
+const PROFILE_EXAMPLES: &str = "\
+Examples:
+  bench-run profile --suite tiny_suite --benchmark '^fnv$'
+      where fnv spends its time in the working tree: top functions, flamegraph in the ledger
+  bench-run profile --suite booklet_ops --rev v0.3.0 --seconds 10 --format json
+      a release's profiles, ten seconds of sampling per benchmark
+  bench-run ab --suite tiny_suite --base main --profile-regressions
+      ab's verdict, then base and head profiles of every regression and their difference
+
+Wall-time suites run each benchmark in criterion's --profile-time mode under
+`perf record -e cpu-clock --call-graph dwarf` (Debian's linux-perf; perf_event_paranoid at most 2);
+instruction-count (gungraun) suites run under callgrind, whose per-function counts are exact.
+The run is recorded (source profile, its results the profiles' totals) with each benchmark's
+folded stacks, flamegraph SVG and top functions as artifacts; `bench-web` shows them on the run
+page.";
+
 const BISECT_EXAMPLES: &str = "\
 Examples:
   bench-run bisect --suite tiny_suite --good v1.2.0 --bad main --benchmark '^fnv$'
@@ -519,6 +535,10 @@ pub enum Command {
     /// and a bad revision and test midpoints with paired rounds against the good one.
     #[command(after_help = BISECT_EXAMPLES)]
     Bisect(BisectArgs),
+    /// Where the time goes: profile a suite's benchmarks (perf on criterion's --profile-time,
+    /// callgrind for gungraun suites) and store the profiles and flamegraphs in the ledger.
+    #[command(after_help = PROFILE_EXAMPLES)]
+    Profile(ProfileArgs),
     /// Run a suite repeatedly to learn its run-to-run noise on this machine.
     #[command(after_help = "Examples:
   bench-run calibrate --suite mathldbt_transport --runs 8
@@ -672,6 +692,46 @@ pub enum LedgerCommand {
     },
 }
 
+/// Arguments of `bench-run profile`.
+#[derive(Debug, Args, Clone)]
+pub struct ProfileArgs {
+    /// Bench target to run (a `[[bench]]` of any workspace member).
+    #[arg(long, value_name = "NAME")]
+    pub suite: String,
+
+    /// Only benchmarks matching this criterion filter (a regex) [default: every benchmark].
+    #[arg(long, value_name = "PATTERN")]
+    pub benchmark: Option<String>,
+
+    /// The revision to profile, built in the build home [default: the working tree].
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+
+    /// Seconds of criterion's --profile-time per benchmark (wall-time suites).
+    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
+    pub seconds: u32,
+
+    /// Where the build goes (as `ab --build-home`).
+    #[arg(long, value_name = "DIR")]
+    pub build_home: Option<PathBuf>,
+
+    /// Also write the top functions as markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// After recording, push the run and its profiles to this bench-web server (token in
+    /// BENCH_PUSH_TOKEN).
+    #[arg(long, visible_alias = "server", value_name = "URL")]
+    pub push: Option<String>,
+
+    #[command(flatten)]
+    pub build: BuildArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
 /// Arguments of `bench-run bisect`.
 #[derive(Debug, Args, Clone)]
 pub struct BisectArgs {
@@ -788,6 +848,20 @@ pub struct AbArgs {
     /// Output format of the verdict table.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+
+    /// After the verdict, profile base and head of every benchmark judged a regression and
+    /// store both profiles, their function diff and the differential flamegraph (`--profile`
+    /// is cargo's profile, as in `cargo bench --profile`).
+    #[arg(long)]
+    pub profile_regressions: bool,
+
+    /// Profile base and head of this benchmark (its full id; repeatable), regression or not.
+    #[arg(long, value_name = "ID")]
+    pub profile_benchmark: Vec<String>,
+
+    /// Seconds of criterion's --profile-time per benchmark and side, when profiling.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
+    pub profile_time: u32,
 
     #[command(flatten)]
     pub verdict: VerdictArgs,

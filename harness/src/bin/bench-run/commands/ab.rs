@@ -12,7 +12,7 @@ use harness::ledger::PairingPlan;
 use harness::ledger::StoredRun;
 use harness::locate::locate;
 use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
-use harness::report;
+use harness::report::{self, OutputFormat};
 use harness::suite::{self, SuiteError};
 use harness::{build_home, conditions, paired, provenance};
 use std::path::Path;
@@ -280,13 +280,43 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         &plan.round_layouts,
         &config,
     );
-    print_comparison(
-        &comparison,
-        &base_stored,
-        &head_stored,
-        args.format,
-        args.verdict.explain,
-    );
+    let profiling = profile_targets(args, &comparison, &benchmarks);
+    // JSON waits for the profiles, so that stdout stays one document.
+    let json_with_profiles = args.format == OutputFormat::Json && !profiling.is_empty();
+    if !json_with_profiles {
+        print_comparison(
+            &comparison,
+            &base_stored,
+            &head_stored,
+            args.format,
+            args.verdict.explain,
+        );
+    }
+    let profiles = if profiling.is_empty() {
+        Vec::new()
+    } else {
+        profile_sides(
+            &ledger,
+            (&base, base_id),
+            (&head, head_id),
+            &profiling,
+            args.profile_time,
+            scratch.path(),
+        )
+        .await?
+    };
+    if json_with_profiles {
+        let mut doc: serde_json::Value = serde_json::from_str(&report::comparison_json(
+            &comparison,
+            &base_stored,
+            &head_stored,
+        ))
+        .context("cannot read the comparison's JSON")?;
+        doc["profiles"] = serde_json::to_value(&profiles).unwrap_or_default();
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else if !profiles.is_empty() {
+        super::profile::print_profiles(&profiles, args.format, true);
+    }
     let server_link = match &args.push {
         Some(url) => super::push::push_pair(&ledger, base_id, head_id, url).await,
         None => None,
@@ -294,6 +324,10 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     if let Some(path) = &args.summary {
         let mut text =
             summary_markdown(&comparison, &base_stored, &head_stored, &revisions, rounds);
+        if !profiles.is_empty() {
+            text.push('\n');
+            text.push_str(&super::profile::profiles_markdown(&profiles, true));
+        }
         if let Some(link) = &server_link {
             text.push_str(&format!("\nOn the team's server: [compare]({link})\n"));
         }
@@ -305,6 +339,52 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
         );
     }
     Ok(verdict(&comparison, base_id, head_id, started))
+}
+
+/// The benchmarks to profile after the verdict: the regressions with
+/// `--profile-regressions`, and every `--profile-benchmark` that both sides measured.
+fn profile_targets(args: &AbArgs, comparison: &Comparison, benchmarks: &[String]) -> Vec<String> {
+    let mut wanted: Vec<String> = Vec::new();
+    if args.profile_regressions {
+        wanted.extend(comparison.regressions().map(|r| r.benchmark.clone()));
+    }
+    for id in &args.profile_benchmark {
+        if benchmarks.contains(id) {
+            wanted.push(id.clone());
+        } else {
+            eprintln!("warning: --profile-benchmark {id}: both sides measured no such benchmark");
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    wanted
+}
+
+/// Profiles `benchmarks` on both sides and stores them: the base's as artifacts of its run,
+/// the head's with their diff against the base's as artifacts of the head's run.
+async fn profile_sides(
+    ledger: &harness::ledger::Ledger,
+    (base, base_id): (&BuiltSide, i64),
+    (head, head_id): (&BuiltSide, i64),
+    benchmarks: &[String],
+    seconds: u32,
+    scratch: &Path,
+) -> Result<Vec<super::profile::ProfileShown>> {
+    let base_profiles = super::profile::capture(base, benchmarks, seconds, scratch, "base ");
+    let head_profiles = super::profile::capture(head, benchmarks, seconds, scratch, "head ");
+    super::profile::store(ledger, base_id, None, &base_profiles, &Default::default()).await?;
+    let by_benchmark = base_profiles
+        .into_iter()
+        .filter_map(|p| p.profile.ok().map(|profile| (p.benchmark, profile)))
+        .collect();
+    super::profile::store(
+        ledger,
+        head_id,
+        Some(base_id),
+        &head_profiles,
+        &by_benchmark,
+    )
+    .await
 }
 
 /// What bench-run adds to the criterion arguments of every process: ab's budget as the

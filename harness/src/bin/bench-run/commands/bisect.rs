@@ -176,8 +176,9 @@ impl Bisector<'_> {
             short(&self.chain[last].hash),
             self.home.dir().display()
         );
-        self.build(0, true)
-            .with_context(|| format!("cannot build suite {} at good `{}`", args.suite, args.good))?;
+        self.build(0, true).with_context(|| {
+            format!("cannot build suite {} at good `{}`", args.suite, args.good)
+        })?;
         // Later commits resolve dependencies as good did when Cargo.lock is not committed.
         let _ = std::fs::copy(
             self.home.src().join(&self.within).join("Cargo.lock"),
@@ -247,7 +248,11 @@ impl Bisector<'_> {
         eprintln!(
             "bench-run bisect: bad is slower on {} by {:+.1}% (runs #{good_run}, #{bad_run}); a \
              commit is bad above {:+.1}%",
-            targets.iter().map(Target::name).collect::<Vec<_>>().join(", "),
+            targets
+                .iter()
+                .map(Target::name)
+                .collect::<Vec<_>>()
+                .join(", "),
             range_effect.log_median.exp_m1() * 100.0,
             threshold.exp_m1() * 100.0
         );
@@ -272,9 +277,7 @@ impl Bisector<'_> {
                 bisect::steps_left(search.left()),
                 self.started.elapsed().as_secs_f64()
             );
-            let (status, change, runs) = self
-                .test(index, &search, &targets, threshold)
-                .await?;
+            let (status, change, runs) = self.test(index, &search, &targets, threshold).await?;
             match &status {
                 Status::Good {
                     by: Decision::SameBinary,
@@ -287,7 +290,10 @@ impl Bisector<'_> {
                 }
                 _ => {}
             }
-            eprintln!("bench-run bisect: step {step}: {}", describe(&status, change.as_ref()));
+            eprintln!(
+                "bench-run bisect: step {step}: {}",
+                describe(&status, change.as_ref())
+            );
             steps.push(Step {
                 step,
                 commit,
@@ -301,7 +307,9 @@ impl Bisector<'_> {
         let found = search.found();
         let (culprit, culprit_effect, left_range) = match found {
             Found::Culprit { index } => {
-                let effect = self.culprit_effect(index, confirm_rounds, &targets, &range_effect).await?;
+                let effect = self
+                    .culprit_effect(index, confirm_rounds, &targets, &range_effect)
+                    .await?;
                 (Some(self.chain[index].clone()), Some(effect), None)
             }
             Found::Unresolved { good, bad } => (
@@ -417,12 +425,8 @@ impl Bisector<'_> {
             ab_command::process_args(&user, criterion)
         };
         self.criterion_args = criterion_cli::command_line(&added, &user);
-        self.benchmarks = ab_command::common_benchmarks(
-            &good,
-            &bad,
-            &self.criterion_args,
-            self.scratch.path(),
-        )?;
+        self.benchmarks =
+            ab_command::common_benchmarks(&good, &bad, &self.criterion_args, self.scratch.path())?;
         let wanted = self.args.layouts.unwrap_or(relink::DEFAULT_LAYOUTS);
         self.layouts = ab_command::usable_layouts(&good, &bad, wanted);
         Ok(())
@@ -492,7 +496,8 @@ impl Bisector<'_> {
         plan: &PairingPlan,
     ) -> Result<(i64, i64, compare::Comparison)> {
         let (base_rounds, head_rounds) = sides;
-        let (base_conditions, head_conditions) = (base_rounds.conditions(), head_rounds.conditions());
+        let (base_conditions, head_conditions) =
+            (base_rounds.conditions(), head_rounds.conditions());
         let (base_results, _) = base_rounds.into_measurements(self.config.confidence);
         let (head_results, _) = head_rounds.into_measurements(self.config.confidence);
         if base_results.is_empty() || head_results.is_empty() {
@@ -561,8 +566,7 @@ impl Bisector<'_> {
         let (Some(b), Some(h)) = (values(&base), values(&head)) else {
             return Ok(None);
         };
-        Ok(bisect::round_changes(&b, &h)
-            .and_then(|d| paired::analyze(&d, self.config.confidence)))
+        Ok(bisect::round_changes(&b, &h).and_then(|d| paired::analyze(&d, self.config.confidence)))
     }
 
     /// Tests commit `index`: builds it, judges it by its executable when a judged commit has
@@ -593,8 +597,24 @@ impl Bisector<'_> {
                 continue;
             }
             match &search.statuses()[other] {
-                Status::Good { .. } => return Ok((Status::Good { by: Decision::SameBinary }, None, None)),
-                Status::Bad { .. } => return Ok((Status::Bad { by: Decision::SameBinary }, None, None)),
+                Status::Good { .. } => {
+                    return Ok((
+                        Status::Good {
+                            by: Decision::SameBinary,
+                        },
+                        None,
+                        None,
+                    ));
+                }
+                Status::Bad { .. } => {
+                    return Ok((
+                        Status::Bad {
+                            by: Decision::SameBinary,
+                        },
+                        None,
+                        None,
+                    ));
+                }
                 _ => {}
             }
         }
@@ -607,13 +627,18 @@ impl Bisector<'_> {
                 .and_then(|d| bisect::judge(&d, threshold, confidence))
                 .is_some_and(|l| l.verdict != Verdict::Unclear)
         })?;
-        let d = step_changes(&sides, targets).context("a target was not measured in every round")?;
+        let d =
+            step_changes(&sides, targets).context("a target was not measured in every round")?;
         let likeness = bisect::judge(&d, threshold, confidence)
             .context("the step's rounds hold no usable value")?;
         let (good_run, head_run, _) = self.record(0, index, sides, &plan).await?;
         let status = match likeness.verdict {
-            Verdict::Good => Status::Good { by: Decision::Measured },
-            Verdict::Bad => Status::Bad { by: Decision::Measured },
+            Verdict::Good => Status::Good {
+                by: Decision::Measured,
+            },
+            Verdict::Bad => Status::Bad {
+                by: Decision::Measured,
+            },
             Verdict::Unclear => Status::Unclear,
         };
         Ok((status, Some(likeness.change), Some((good_run, head_run))))
@@ -681,11 +706,16 @@ impl Bisector<'_> {
         if let Some(path) = &self.args.summary {
             let mut text = report.markdown();
             if let Some(link) = links.last() {
-                text.push_str(&format!("\nOn the team's server: [the culprit's step]({link})\n"));
+                text.push_str(&format!(
+                    "\nOn the team's server: [the culprit's step]({link})\n"
+                ));
             }
             std::fs::write(path, text)
                 .with_context(|| format!("cannot write the summary to {}", path.display()))?;
-            eprintln!("bench-run bisect: wrote the markdown summary to {}", path.display());
+            eprintln!(
+                "bench-run bisect: wrote the markdown summary to {}",
+                path.display()
+            );
         }
         eprintln!("bisect: {} ({:.0} s)", report.headline(), report.wall_s);
         Ok(())
@@ -725,12 +755,12 @@ fn describe(status: &Status, change: Option<&PairedChange>) -> String {
         )
     });
     match status {
-        Status::Good { by: Decision::SameBinary } => {
-            "good: the same bench executable as a good commit (not measured)".to_owned()
-        }
-        Status::Bad { by: Decision::SameBinary } => {
-            "bad: the same bench executable as a bad commit (not measured)".to_owned()
-        }
+        Status::Good {
+            by: Decision::SameBinary,
+        } => "good: the same bench executable as a good commit (not measured)".to_owned(),
+        Status::Bad {
+            by: Decision::SameBinary,
+        } => "bad: the same bench executable as a bad commit (not measured)".to_owned(),
         Status::Good { .. } => format!("good{change}"),
         Status::Bad { .. } => format!("bad{change}"),
         Status::Unbuildable { reason } => format!("skipped: it does not build: {reason}"),

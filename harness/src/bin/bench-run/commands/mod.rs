@@ -12,6 +12,7 @@ mod gate;
 mod import;
 mod ledger;
 mod log;
+mod profile;
 mod push;
 mod ratio;
 mod run;
@@ -167,6 +168,7 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }
         Some(Command::Ab(args)) => ab::ab(&args, db.as_deref(), &cwd).await,
         Some(Command::Bisect(args)) => bisect::bisect(&args, db.as_deref(), &cwd).await,
+        Some(Command::Profile(args)) => profile::profile(&args, db.as_deref(), &cwd).await,
         Some(Command::Calibrate {
             runs,
             layouts: Some(layouts),
