@@ -364,16 +364,16 @@ impl Report {
     #[must_use]
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if let Some(e) = &self.culprit_effect {
-            if e.more_than_one_change {
-                notes.push(format!(
-                    "the range holds more than one change: the culprit explains {:.0}% of the \
-                     range's slowdown (under {:.0}%); bisect the rest with --good {}",
-                    e.share_of_range.unwrap_or(0.0) * 100.0,
-                    SOLE_CHANGE_SHARE * 100.0,
-                    self.culprit.as_ref().map_or("", |c| short(&c.hash))
-                ));
-            }
+        if let Some(e) = &self.culprit_effect
+            && e.more_than_one_change
+        {
+            notes.push(format!(
+                "the range holds more than one change: the culprit explains {:.0}% of the \
+                 range's slowdown (under {:.0}%); bisect the rest with --good {}",
+                e.share_of_range.unwrap_or(0.0) * 100.0,
+                SOLE_CHANGE_SHARE * 100.0,
+                self.culprit.as_ref().map_or("", |c| short(&c.hash))
+            ));
         }
         if self.steps.iter().any(|s| s.status == Status::Unclear) {
             notes.push(
