@@ -399,13 +399,13 @@ impl Report {
             out.push_str(&format!("  note: {note}\n"));
         }
         out.push_str(&format!(
-            "\n{:<5} {:<12} {:<14} {:>9} {:>21} {:>6}  {}\n",
+            "\n{:<5} {:<12} {:<15} {:>8} {:>18} {:>6}  {}\n",
             "step", "commit", "verdict", "change", "interval", "rounds", "summary"
         ));
         for s in &self.steps {
             let (verdict, change, interval, rounds) = step_cells(s);
             out.push_str(&format!(
-                "{:<5} {:<12} {:<14} {:>9} {:>21} {:>6}  {}\n",
+                "{:<5} {:<12} {:<15} {:>8} {:>18} {:>6}  {}\n",
                 if s.step == 0 {
                     "end".to_owned()
                 } else {
@@ -448,7 +448,7 @@ impl Report {
         out.push_str(&format!("**{}**\n\n", escape_md(&self.headline())));
         if let Some(c) = &self.culprit {
             out.push_str(&format!(
-                "Commit `{}` by date {}: {}\n\n",
+                "Commit `{}`, authored {}: {}\n\n",
                 c.hash,
                 c.author_date,
                 escape_md(&c.summary)

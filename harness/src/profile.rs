@@ -93,8 +93,16 @@ pub fn profiler_of(unit: Unit) -> &'static str {
     }
 }
 
-/// The functions whose self share changed most from `base` to `head`, or (without a base)
-/// the largest self shares of `head`; at most `limit`.
+/// The functions whose self time changed most from `base` to `head`, or (without a base) the
+/// largest self shares of `head`; at most `limit`.
+///
+/// Sample shares are zero-sum: when head adds a function that takes half the time, every other
+/// function's share halves although its time did not move. With `time_ratio`, the benchmark's
+/// measured head/base time per iteration, a function's self time is estimated as its share
+/// times the benchmark's time, and the change is that estimate's change as a share of the
+/// base's time (`head_share * time_ratio - base_share`): the new function's half, the others'
+/// nothing. Without it (no timing), the change is the share's. Instruction counts are exact:
+/// their change is the count's.
 ///
 /// # Errors
 /// When the two profiles count different units.
@@ -102,17 +110,20 @@ pub fn function_counts(
     base: Option<&Profile>,
     head: &Profile,
     limit: usize,
+    time_ratio: Option<f64>,
 ) -> Result<FunctionCounts, ProfileError> {
     let unit = match head.unit {
         Unit::Samples => CountUnit::Samples,
         Unit::Instructions => CountUnit::Instructions,
     };
-    let rows = match base {
+    let ratio = time_ratio
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(1.0);
+    let mut rows: Vec<FunctionCountRow> = match base {
         Some(base) => bench_profile::diff(base, head)?
             .into_iter()
-            .take(limit)
             .map(|c: FunctionChange| FunctionCountRow {
-                change: change_of(unit, &c),
+                change: change_of(unit, &c, ratio),
                 function: c.name,
                 base_share: c.base_share,
                 head_share: c.head_share,
@@ -123,7 +134,6 @@ pub fn function_counts(
         None => head
             .functions
             .iter()
-            .take(limit)
             .map(|f| FunctionCountRow {
                 function: f.name.clone(),
                 base_share: 0.0,
@@ -138,14 +148,17 @@ pub fn function_counts(
             })
             .collect(),
     };
+    // Stable: ties keep the diff's order.
+    rows.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
+    rows.truncate(limit);
     Ok(FunctionCounts { unit, rows })
 }
 
-/// A row's change as the stored document defines it: the share's change for samples (run
-/// lengths differ), the exact count's for instructions.
-fn change_of(unit: CountUnit, c: &FunctionChange) -> f64 {
+/// A row's change: for samples, the change in estimated self time as a share of the base's
+/// time (`ratio`: head/base time per iteration); for instructions, the exact count's.
+fn change_of(unit: CountUnit, c: &FunctionChange, ratio: f64) -> f64 {
     match unit {
-        CountUnit::Samples => c.share_change(),
+        CountUnit::Samples => c.head_share * ratio - c.base_share,
         #[expect(
             clippy::cast_precision_loss,
             reason = "a count delta shown as a change"
@@ -155,8 +168,8 @@ fn change_of(unit: CountUnit, c: &FunctionChange) -> f64 {
 }
 
 /// The artifacts of one benchmark's profile on run `run`: its folded stacks, its flamegraph,
-/// and with a base profile (of run `base_run`) the function changes and the differential
-/// flamegraph; else its own largest functions.
+/// and with a base profile (of run `base_run`) the function changes ([`function_counts`],
+/// scaled by `time_ratio`) and the differential flamegraph; else its own largest functions.
 ///
 /// # Errors
 /// When a flamegraph cannot be drawn or the units differ.
@@ -165,6 +178,7 @@ pub fn artifacts(
     benchmark: &str,
     head: &Profile,
     base: Option<(RunId, &Profile)>,
+    time_ratio: Option<f64>,
 ) -> Result<Vec<NewArtifact>, ProfileError> {
     let profiler = profiler_of(head.unit).to_owned();
     let artifact = |kind: ArtifactKind, against: Option<RunId>, bytes: Vec<u8>| {
@@ -182,7 +196,7 @@ pub fn artifacts(
             bench_profile::profile_flamegraph_svg(head, benchmark)?.into_bytes(),
         ),
     ];
-    let counts = function_counts(base.map(|(_, p)| p), head, 50)?;
+    let counts = function_counts(base.map(|(_, p)| p), head, 50, time_ratio)?;
     let against = base.map(|(id, _)| id);
     out.push(artifact(
         ArtifactKind::FunctionCounts,
@@ -291,11 +305,19 @@ mod tests {
     #[test]
     fn a_new_function_tops_the_changes_and_every_artifact_is_made() {
         let base = profile("main;work;hash 90\nmain;other 10\n");
-        let head = profile("main;work;hash 45\nmain;work;slow_new 45\nmain;other 10\n");
-        let counts = function_counts(Some(&base), &head, 5).unwrap();
+        let head = profile("main;work;hash 45\nmain;work;slow_new 50\nmain;other 5\n");
+        // Shares alone: hash lost nearly as much share as slow_new gained.
+        let shares = function_counts(Some(&base), &head, 5, None).unwrap();
+        let hash_share = shares.rows.iter().find(|r| r.function == "hash").unwrap();
+        assert!((hash_share.change + 0.45).abs() < 1e-9);
+        // The benchmark took twice as long: hash and other kept their time, slow_new is the
+        // change (as much time as the whole base).
+        let counts = function_counts(Some(&base), &head, 5, Some(2.0)).unwrap();
         assert_eq!(counts.rows[0].function, "slow_new");
-        assert!((counts.rows[0].change - 0.45).abs() < 1e-9);
-        let artifacts = artifacts(7, "hash/1k", &head, Some((6, &base))).unwrap();
+        assert!((counts.rows[0].change - 1.0).abs() < 1e-9);
+        let hash = counts.rows.iter().find(|r| r.function == "hash").unwrap();
+        assert!(hash.change.abs() < 1e-9, "{hash:?}");
+        let artifacts = artifacts(7, "hash/1k", &head, Some((6, &base)), Some(2.0)).unwrap();
         let kinds: Vec<ArtifactKind> = artifacts.iter().map(|a| a.kind).collect();
         assert_eq!(
             kinds,
@@ -319,9 +341,9 @@ mod tests {
     #[test]
     fn without_a_base_the_largest_functions_are_listed() {
         let head = profile("main;a 30\nmain;b 70\n");
-        let counts = function_counts(None, &head, 1).unwrap();
+        let counts = function_counts(None, &head, 1, None).unwrap();
         assert_eq!(counts.rows.len(), 1);
         assert_eq!(counts.rows[0].function, "b");
-        assert_eq!(artifacts(1, "x", &head, None).unwrap().len(), 3);
+        assert_eq!(artifacts(1, "x", &head, None, None).unwrap().len(), 3);
     }
 }

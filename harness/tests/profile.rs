@@ -83,6 +83,24 @@ fn a_profile_is_recorded_with_its_flamegraph_and_top_functions() {
         .unwrap();
     assert_exit(&show, 0);
     assert_eq!(json(&show)["run"]["source"], "profile");
+    // The profiles go with their run into another ledger, once.
+    let copy_to = sandbox.dir.path().join("copy.sqlite");
+    for expected in [3, 0] {
+        let copy = sandbox
+            .command()
+            .args(["ledger", "copy", "--from", &sandbox.db(), "--to"])
+            .arg(&copy_to)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_exit(&copy, 0);
+        assert_eq!(
+            json(&copy)["artifacts_copied"],
+            expected,
+            "{}",
+            stderr(&copy)
+        );
+    }
     // A profile run is no suite run's baseline.
     let gate = sandbox
         .bench_run()

@@ -371,8 +371,10 @@ pub struct FunctionCountRow {
     pub base: u64,
     /// Its self count in the head run.
     pub head: u64,
-    /// The change from base to head: for [`CountUnit::Samples`], head share minus base share
-    /// (run lengths differ, so counts are not comparable); for [`CountUnit::Instructions`],
+    /// The change from base to head: for [`CountUnit::Samples`], the change in the function's
+    /// estimated self time as a share of the base's time, `head_share * r - base_share` with
+    /// `r` the benchmark's measured head/base time (1 when unknown: then the share's change;
+    /// run lengths differ, so counts are not comparable); for [`CountUnit::Instructions`],
     /// head minus base (exact counts of one execution each). Rows rank by its magnitude.
     pub change: f64,
 }

@@ -295,6 +295,13 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     let profiles = if profiling.is_empty() {
         Vec::new()
     } else {
+        // Each benchmark's measured head/base time turns sample shares into time.
+        let time_ratios = comparison
+            .rows
+            .iter()
+            .filter(|r| r.metric == harness::model::metric::TIME)
+            .filter_map(|r| Some((r.benchmark.clone(), r.after? / r.before?)))
+            .collect();
         profile_sides(
             &ledger,
             (&base, base_id),
@@ -302,6 +309,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             &profiling,
             args.profile_time,
             scratch.path(),
+            &time_ratios,
         )
         .await?
     };
@@ -369,10 +377,19 @@ async fn profile_sides(
     benchmarks: &[String],
     seconds: u32,
     scratch: &Path,
+    time_ratios: &std::collections::BTreeMap<String, f64>,
 ) -> Result<Vec<super::profile::ProfileShown>> {
     let base_profiles = super::profile::capture(base, benchmarks, seconds, scratch, "base ");
     let head_profiles = super::profile::capture(head, benchmarks, seconds, scratch, "head ");
-    super::profile::store(ledger, base_id, None, &base_profiles, &Default::default()).await?;
+    super::profile::store(
+        ledger,
+        base_id,
+        None,
+        &base_profiles,
+        &Default::default(),
+        &Default::default(),
+    )
+    .await?;
     let by_benchmark = base_profiles
         .into_iter()
         .filter_map(|p| p.profile.ok().map(|profile| (p.benchmark, profile)))
@@ -383,6 +400,7 @@ async fn profile_sides(
         Some(base_id),
         &head_profiles,
         &by_benchmark,
+        time_ratios,
     )
     .await
 }

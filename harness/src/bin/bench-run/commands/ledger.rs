@@ -55,6 +55,7 @@ pub(super) async fn copy(
                 "runs_already_there": report.runs_already_there,
                 "annotations_added": report.annotations_added,
                 "pairings_copied": report.pairings_copied,
+                "artifacts_copied": report.artifacts_copied,
                 "tags_set": report.tags_set,
                 "tag_conflicts": report.tag_conflicts,
                 "run_ids": report.run_ids.iter().map(|(a, b)| (a.to_string(), *b)).collect::<std::collections::BTreeMap<_, _>>(),
@@ -63,11 +64,12 @@ pub(super) async fn copy(
         OutputFormat::Table | OutputFormat::Markdown => {
             println!(
                 "copied {} runs from {from} into {to} ({} were already there); {} annotations added, \
-                 {} pairings, {} tags set",
+                 {} pairings, {} artifacts, {} tags set",
                 report.runs_copied,
                 report.runs_already_there,
                 report.annotations_added,
                 report.pairings_copied,
+                report.artifacts_copied,
                 report.tags_set,
             );
             for name in &report.tag_conflicts {

@@ -142,7 +142,15 @@ pub(super) async fn profile(args: &ProfileArgs, db: Option<&str>, cwd: &Path) ->
         .record_run(&run)
         .await
         .with_context(|| format!("cannot record the run in {}", ledger.location()))?;
-    let shown = store(&ledger, run_id, None, &profiles, &BTreeMap::new()).await?;
+    let shown = store(
+        &ledger,
+        run_id,
+        None,
+        &profiles,
+        &BTreeMap::new(),
+        &BTreeMap::new(),
+    )
+    .await?;
     eprintln!(
         "bench-run profile: recorded run #{run_id} with {} profile(s) in {}",
         shown.iter().filter(|s| s.error.is_none()).count(),
@@ -204,6 +212,7 @@ pub(super) async fn store(
     base_run: Option<RunId>,
     profiles: &[BenchmarkProfile],
     base: &BTreeMap<String, bench_profile::Profile>,
+    time_ratios: &BTreeMap<String, f64>,
 ) -> Result<Vec<ProfileShown>> {
     let mut shown = Vec::new();
     for p in profiles {
@@ -224,7 +233,8 @@ pub(super) async fn store(
                 entry.profiler = Some(profile::profiler_of(head.unit));
                 entry.total = Some(head.total);
                 entry.against = base_profile.map(|(id, _)| id);
-                match profile::artifacts(run, &p.benchmark, head, base_profile) {
+                let ratio = time_ratios.get(&p.benchmark).copied();
+                match profile::artifacts(run, &p.benchmark, head, base_profile, ratio) {
                     Ok(artifacts) => {
                         for artifact in &artifacts {
                             let id = ledger.record_artifact(artifact).await.with_context(|| {
@@ -240,6 +250,7 @@ pub(super) async fn store(
                             base_profile.map(|(_, b)| b),
                             head,
                             profile::TOP_FUNCTIONS,
+                            ratio,
                         )
                         .ok();
                     }
