@@ -568,7 +568,7 @@ pub fn process_value(m: &Measurement) -> Option<f64> {
 type RoundValues = (Measurement, Vec<Option<f64>>);
 
 /// One side's results over the rounds, per `(benchmark, metric)`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SideRounds {
     rounds: usize,
     values: BTreeMap<(String, String), RoundValues>,

@@ -23,8 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Confidence of a step's interval: with 8 rounds, all must lie on one side of the threshold.
-const STEP_CONFIDENCE: f64 = 0.99;
+/// Confidence of a step's interval. With 8 rounds the interval is their whole range at 0.95
+/// as at 0.99 (all rounds must lie on one side of the threshold); later batches narrow it.
+const STEP_CONFIDENCE: f64 = 0.95;
 /// Rounds of a step at first, unless `--rounds` says otherwise.
 const STEP_ROUNDS: usize = 8;
 /// A step that is not yet clear runs again up to this many times its first rounds.
@@ -209,7 +210,7 @@ impl Bisector<'_> {
             "bench-run bisect: step 0: good against bad, {} benchmark(s) x {confirm_rounds} rounds",
             self.benchmarks.len()
         );
-        let (sides, plan) = self.measure(0, last, confirm_rounds, |_| true)?;
+        let (sides, plan) = self.measure(0, last, confirm_rounds, |_, _| true)?;
         let (good_run, bad_run, comparison) = self.record(0, last, sides, &plan).await?;
         let targets: Vec<Target> = comparison
             .regressions()
@@ -433,14 +434,14 @@ impl Bisector<'_> {
     }
 
     /// Paired rounds of `base` against `head` (both built): `rounds` at first, then as many
-    /// again while `done` says no, up to [`ROUND_CAP_FACTOR`] times as many (`|_| true`: one
+    /// again while `done` says no, up to [`ROUND_CAP_FACTOR`] times as many (`|_, _| true`: one
     /// batch).
     fn measure(
         &mut self,
         base: usize,
         head: usize,
         rounds: usize,
-        mut done: impl FnMut(&(SideRounds, SideRounds)) -> bool,
+        mut done: impl FnMut(&(SideRounds, SideRounds), &PairingPlan) -> bool,
     ) -> Result<((SideRounds, SideRounds), PairingPlan)> {
         let (base_side, head_side) = (self.side(base).clone(), self.side(head).clone());
         let cap = rounds * ROUND_CAP_FACTOR;
@@ -474,7 +475,7 @@ impl Bisector<'_> {
             };
             runner.run(&base_side, &head_side, from, &mut sides, |e| e)?;
             batch += 1;
-            if done(&sides) || plan.base_first.len() + rounds > cap {
+            if done(&sides, &plan) || plan.base_first.len() + rounds > cap {
                 break;
             }
             eprintln!(
@@ -622,7 +623,7 @@ impl Bisector<'_> {
         let rounds = self.step_rounds();
         let targets_owned = targets.to_vec();
         let confidence = STEP_CONFIDENCE;
-        let (sides, plan) = self.measure(0, index, rounds, |sides| {
+        let (sides, plan) = self.measure(0, index, rounds, |sides, _| {
             step_changes(sides, &targets_owned)
                 .and_then(|d| bisect::judge(&d, threshold, confidence))
                 .is_some_and(|l| l.verdict != Verdict::Unclear)
@@ -670,7 +671,7 @@ impl Bisector<'_> {
         );
         self.build(parent, true)?;
         self.build(index, true)?;
-        let (sides, plan) = self.measure(parent, index, rounds, |_| true)?;
+        let (sides, plan) = self.measure(parent, index, rounds, |_, _| true)?;
         let (parent_run, culprit_run, _) = self.record(parent, index, sides, &plan).await?;
         let change = self
             .change_of(parent_run, culprit_run, targets)
