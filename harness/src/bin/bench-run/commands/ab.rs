@@ -5,7 +5,7 @@ use crate::Outcome;
 use crate::cli::AbArgs;
 use anyhow::{Context, Result, bail};
 use harness::ab::AbError;
-use harness::ab::{self, BuildHome, BuiltSide, SideBuild, SideRounds};
+use harness::ab::{self, BuiltSide, SideBuild, SideRounds};
 use harness::compare::{self, Comparison, GateOutcome};
 use harness::criterion_cli::{self, AddedArg, CriterionVersion};
 use harness::ledger::PairingPlan;
@@ -14,7 +14,7 @@ use harness::locate::locate;
 use harness::model::{BenchExe, NewRun, RunConditions, RunProvenance, RunSource};
 use harness::report::{self, OutputFormat};
 use harness::suite::{self, SuiteError};
-use harness::{build_home, conditions, paired, provenance};
+use harness::{conditions, paired, provenance};
 use std::path::Path;
 use std::time::Instant;
 
@@ -61,16 +61,7 @@ pub(super) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     }
     let build = args.build.options();
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let root = args
-        .build_home
-        .clone()
-        .unwrap_or_else(build_home::default_root);
-    let home = BuildHome::open(&repo, &root, |dir| {
-        eprintln!(
-            "bench-run ab: waiting for another bench-run ab of this repository ({} is in use)",
-            dir.display()
-        );
-    })?;
+    let home = super::open_build_home(&repo, args.build_home.as_deref(), "ab")?;
     let scratch = home.scratch()?;
     // Gungraun suites count instructions, which do not depend on the order of functions.
     let wanted_layouts = args.layouts.unwrap_or(harness::relink::DEFAULT_LAYOUTS);

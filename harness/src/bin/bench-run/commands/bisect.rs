@@ -17,8 +17,8 @@ use harness::ledger::{Ledger, PairingPlan};
 use harness::locate::locate;
 use harness::model::{Direction, GitInfo, NewRun, RunSource};
 use harness::paired::{self, PairedChange};
+use harness::relink;
 use harness::report::OutputFormat;
-use harness::{build_home, relink};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -97,16 +97,7 @@ pub(super) async fn bisect(args: &BisectArgs, db: Option<&str>, cwd: &Path) -> R
         return Ok(Outcome::Incomparable);
     }
     let chain = ab::first_parent_chain(&repo, &good, &bad)?;
-    let root = args
-        .build_home
-        .clone()
-        .unwrap_or_else(build_home::default_root);
-    let home = BuildHome::open(&repo, &root, |dir| {
-        eprintln!(
-            "bench-run bisect: waiting for another bench-run of this repository ({} is in use)",
-            dir.display()
-        );
-    })?;
+    let home = super::open_build_home(&repo, args.build_home.as_deref(), "bisect")?;
     let scratch = home.scratch()?;
     let seed = args.seed.unwrap_or_else(ab_command::clock_seed);
     let me = relink::own_executable().context("cannot find bench-run's own executable")?;

@@ -235,6 +235,22 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
     }
 }
 
+/// The build home of `repo` under `root` (default: [`harness::build_home::default_root`]),
+/// waiting, with a line saying so, while another bench-run holds it.
+fn open_build_home(
+    repo: &Path,
+    root: Option<&Path>,
+    command: &str,
+) -> Result<harness::build_home::BuildHome> {
+    let root = root.map_or_else(harness::build_home::default_root, Path::to_owned);
+    Ok(harness::build_home::BuildHome::open(repo, &root, |dir| {
+        eprintln!(
+            "bench-run {command}: waiting for another bench-run of this repository ({} is in use)",
+            dir.display()
+        );
+    })?)
+}
+
 async fn open_ledger(db: Option<&str>, cwd: &Path) -> Result<Ledger> {
     let location = harness::ledger::default_location(db, cwd)?;
     Ledger::open(location).await.map_err(|e| anyhow!(e))

@@ -7,7 +7,7 @@ use super::{git_info, invocation, open_ledger};
 use crate::Outcome;
 use crate::cli::ProfileArgs;
 use anyhow::{Context, Result, bail};
-use harness::ab::{self, BuildHome, BuiltSide, SideBuild};
+use harness::ab::{self, BuiltSide, SideBuild};
 use harness::ledger::{Ledger, RunId};
 use harness::locate::locate;
 use harness::model::{
@@ -15,7 +15,7 @@ use harness::model::{
 };
 use harness::profile::{self, BenchmarkProfile};
 use harness::report::OutputFormat;
-use harness::{build_home, relink, suite};
+use harness::{relink, suite};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,16 +46,7 @@ pub(super) async fn profile(args: &ProfileArgs, db: Option<&str>, cwd: &Path) ->
     let workspace = locate(&start_dir, &args.suite, args.build.package.as_deref())?.workspace;
     let ledger = open_ledger(db, &start_dir).await?;
     let (repo, within) = ab::repo_and_path(&workspace.root)?;
-    let root = args
-        .build_home
-        .clone()
-        .unwrap_or_else(build_home::default_root);
-    let home = BuildHome::open(&repo, &root, |dir| {
-        eprintln!(
-            "bench-run profile: waiting for another bench-run of this repository ({} is in use)",
-            dir.display()
-        );
-    })?;
+    let home = super::open_build_home(&repo, args.build_home.as_deref(), "profile")?;
     let scratch = home.scratch()?;
     let name = args
         .rev
