@@ -978,6 +978,9 @@ mod tests {
             (RunSource::AbHead, 10),
             (RunSource::ImportLibtest, 11),
             (RunSource::ImportMarkdownLog, 12),
+            (RunSource::BisectBase, 13),
+            (RunSource::BisectHead, 14),
+            (RunSource::Profile, 15),
         ];
         for (value, code) in sources {
             assert_eq!(value.code(), code);
@@ -985,7 +988,7 @@ mod tests {
         }
         assert_eq!(Direction::from_code(0), None);
         assert_eq!(Statistic::from_code(8), None);
-        assert_eq!(RunSource::from_code(13), None);
+        assert_eq!(RunSource::from_code(16), None);
     }
 
     #[test]
