@@ -29,6 +29,8 @@ pub struct BenchmarkProfile {
     pub benchmark: String,
     /// Its profile, or why there is none.
     pub profile: Result<Profile, ProfileError>,
+    /// Wall time of the capture (the profiled run, its warm-up and the folding), in seconds.
+    pub seconds: f64,
 }
 
 /// Profiles `benchmarks` of `side`, one after the other (criterion suites under perf for
@@ -47,6 +49,7 @@ pub fn profile_side(
         .enumerate()
         .map(|(i, benchmark)| {
             on_start(i + 1, benchmarks.len(), benchmark);
+            let started = std::time::Instant::now();
             let profile = tempfile::tempdir_in(scratch)
                 .map_err(|source| ProfileError::Io {
                     what: "cannot create a scratch directory for a profile".to_owned(),
@@ -79,6 +82,7 @@ pub fn profile_side(
             BenchmarkProfile {
                 benchmark: benchmark.clone(),
                 profile,
+                seconds: started.elapsed().as_secs_f64(),
             }
         })
         .collect()

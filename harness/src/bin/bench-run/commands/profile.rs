@@ -168,8 +168,13 @@ pub(super) fn capture(
         eprintln!("bench-run: profiling {label}{id} ({i}/{n})");
     });
     for p in &profiles {
-        if let Err(e) = &p.profile {
-            eprintln!("warning: no profile of {label}{}: {e}", p.benchmark);
+        match &p.profile {
+            Ok(_) => eprintln!(
+                "bench-run: profiled {label}{} in {:.1} s ({seconds} s of criterion's \
+                 --profile-time)",
+                p.benchmark, p.seconds
+            ),
+            Err(e) => eprintln!("warning: no profile of {label}{}: {e}", p.benchmark),
         }
     }
     profiles
