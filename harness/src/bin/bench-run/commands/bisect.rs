@@ -201,7 +201,17 @@ impl Bisector<'_> {
             "bench-run bisect: step 0: good against bad, {} benchmark(s) x {confirm_rounds} rounds",
             self.benchmarks.len()
         );
-        let (sides, plan) = self.measure(0, last, confirm_rounds, |_, _| true)?;
+        // A slowdown not yet clear (not significant, or within the layout spread) gets more
+        // rounds before the ends are called alike.
+        let config = self.config.clone();
+        let (sides, plan) = self.measure(0, last, confirm_rounds, |sides, plan| {
+            let (base, _) = sides.0.clone().into_measurements(config.confidence);
+            let (head, _) = sides.1.clone().into_measurements(config.confidence);
+            compare::compare_paired_layouts(&base, &head, &plan.round_layouts, &config)
+                .regressions()
+                .next()
+                .is_some()
+        })?;
         let (good_run, bad_run, comparison) = self.record(0, last, sides, &plan).await?;
         let targets: Vec<Target> = comparison
             .regressions()
