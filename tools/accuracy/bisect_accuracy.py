@@ -85,6 +85,9 @@ def bisect(args, repo, out, trial):
          "--seed", str(args.seed + trial), "--build-home", str(out / "build-home"),
          "--format", "json"],
         repo, check=False)
+    if done.returncode == 2 and "nothing to bisect" in done.stderr:
+        return {"named": None, "found": "nothing-to-bisect", "stderr": done.stderr[-3000:],
+                "seconds": seconds}
     if done.returncode not in (0, 1):
         return {"error": done.stderr[-3000:], "seconds": seconds}
     report = json.loads(done.stdout)
@@ -119,23 +122,33 @@ def median(values):
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
+def refused(result):
+    """A bisection that called the ends alike (exit 2, nothing to bisect)."""
+    return result.get("found") == "nothing-to-bisect" or "nothing to bisect" in result.get("error", "")
+
+
 def summarise(records):
-    bisects = [r for r in records if r["kind"] == "bisect" and "error" not in r["result"]]
-    right = sum(1 for r in bisects if r["result"]["named"] == r["culprit"])
-    wrong = sum(1 for r in bisects if r["result"]["named"] not in (None, r["culprit"]))
-    unresolved = sum(1 for r in bisects if r["result"]["named"] is None)
-    errors = sum(1 for r in records if r["kind"] == "bisect" and "error" in r["result"])
+    bisects = [r for r in records if r["kind"] == "bisect"
+               and ("error" not in r["result"] or refused(r["result"]))]
+    nothing = sum(1 for r in bisects if refused(r["result"]))
+    bisects_found = [r for r in bisects if not refused(r["result"])]
+    right = sum(1 for r in bisects if r["result"].get("named") == r["culprit"])
+    wrong = sum(1 for r in bisects if r["result"].get("named") not in (None, r["culprit"]))
+    unresolved = sum(1 for r in bisects_found if r["result"]["named"] is None)
+    errors = sum(1 for r in records if r["kind"] == "bisect" and "error" in r["result"]
+                 and not refused(r["result"]))
     abs_ = [r["result"]["seconds"] for r in records if r["kind"] == "ab"]
-    wall = median(r["result"]["seconds"] for r in bisects)
+    wall = median(r["result"]["seconds"] for r in bisects_found)
     return {
         "trials": len(bisects),
         "errors": errors,
         "culprit_named": right,
         "wrong_commit": wrong,
         "unresolved": unresolved,
-        "median_executables_measured": median(r["result"]["executables_measured"] for r in bisects),
-        "max_executables_measured": max((r["result"]["executables_measured"] for r in bisects), default=None),
-        "median_steps": median(r["result"]["steps"] for r in bisects),
+        "nothing_to_bisect": nothing,
+        "median_executables_measured": median(r["result"]["executables_measured"] for r in bisects_found),
+        "max_executables_measured": max((r["result"]["executables_measured"] for r in bisects_found), default=None),
+        "median_steps": median(r["result"]["steps"] for r in bisects_found),
         "median_wall_s": wall,
         "median_ab_wall_s": median(abs_),
         "wall_over_ab": (wall / median(abs_)) if wall and abs_ else None,
@@ -149,6 +162,7 @@ def to_bmf(summary):
             f"culprit_named_of_{n}": {"value": summary["culprit_named"]},
             f"wrong_commit_of_{n}": {"value": summary["wrong_commit"]},
             f"unresolved_of_{n}": {"value": summary["unresolved"]},
+            f"nothing_to_bisect_of_{n}": {"value": summary["nothing_to_bisect"]},
         },
         "bisect/cost": {
             "median_executables_measured": {"value": summary["median_executables_measured"]},
@@ -171,6 +185,8 @@ def main():
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--bench-run", default=str(ROOT / "target/release/bench-run"))
     parser.add_argument("--no-load", action="store_true")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated trials to run (the others' histories are still drawn)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     repo = make_repo(args.out)
@@ -183,6 +199,8 @@ def main():
         for trial in range(args.trials):
             # The history is drawn whether or not the trial ran, so a resumed run draws the same.
             culprit, position = make_history(repo, trial, args.commits, args.permille, rng)
+            if args.only is not None and str(trial) not in args.only.split(","):
+                continue
             jobs = [("bisect", bisect)] + ([("ab", ab)] if trial % 3 == 0 else [])
             for kind, job in jobs:
                 if (kind, trial) in done:
