@@ -220,8 +220,8 @@ fn an_unbuildable_commit_is_skipped_and_named_and_no_slowdown_exits_2() {
     assert!(stderr(&output).contains("skipped: it does not build"));
     assert_repository_untouched(&dir);
 
-    // Interrupted (Ctrl-C) while it measures: the repository is untouched, and the scratch it
-    // left in the build home goes with the next run.
+    // Killed while it measures: the repository is untouched, and the scratch it left in the
+    // build home goes with the next run.
     interrupt_while_measuring(&sandbox, &commits[0]);
     assert_repository_untouched(&dir);
     let runs_dirs = || -> usize {
@@ -255,7 +255,10 @@ fn an_unbuildable_commit_is_skipped_and_named_and_no_slowdown_exits_2() {
     assert_repository_untouched(&dir);
 }
 
-/// Starts a bisection and sends it SIGINT once it measures (the first round is done).
+/// Starts a bisection and kills it with SIGTERM once it measures (the first round is done):
+/// bench-run handles no signal, so SIGTERM ends it as Ctrl-C's SIGINT does, and unlike SIGINT
+/// it is not ignored in a job a non-interactive shell started in the background (as a CI
+/// runner may start this test).
 fn interrupt_while_measuring(sandbox: &Sandbox, good: &str) {
     use std::io::{BufRead, BufReader};
     let _guard = bench_lock();
@@ -275,21 +278,31 @@ fn interrupt_while_measuring(sandbox: &Sandbox, good: &str) {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut seen = String::new();
-    for line in BufReader::new(stderr).lines() {
+    let mut killed = false;
+    for line in lines.by_ref() {
         let line = line.unwrap();
         seen.push_str(&line);
         seen.push('\n');
         if line.contains("round 1/") {
             let status = std::process::Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
+                .args(["-TERM", &child.id().to_string()])
                 .status()
                 .unwrap();
             assert!(status.success());
+            killed = true;
             break;
         }
     }
+    // Keep reading until it is gone: a closed pipe would fail its next line instead.
+    for line in lines.map_while(Result::ok) {
+        seen.push_str(&line);
+        seen.push('\n');
+    }
     let status = child.wait().unwrap();
-    assert!(!status.success(), "bisect was not interrupted:\n{seen}");
+    eprintln!("{seen}");
+    assert!(killed, "bisect never reached its first round:\n{seen}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "bisect was not killed:\n{seen}");
 }
