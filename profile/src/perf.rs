@@ -1,9 +1,10 @@
 //! Wall-time profiles of one criterion benchmark with Linux perf.
 //!
 //! ```text
-//! perf record -e cpu-clock -F 997 --call-graph dwarf,8192 -o S/perf.data \
+//! perf record -e cpu-clock -F 997 --call-graph dwarf,8192 --no-buildid --no-bpf-event \
+//!     -o S/perf.data \
 //!     -- EXE --bench --profile-time T --exact ID        (CRITERION_HOME=S/criterion)
-//! perf script -F comm,tid,time,event,ip,sym,dso -i S/perf.data
+//! perf script [--no-inline] -F comm,tid,time,event,ip,sym,dso -i S/perf.data
 //!     | inferno collapse-perf  ->  folded stacks  ->  Profile
 //! ```
 //!
@@ -21,6 +22,18 @@
 //!   unwound to `std::rt::lang_start_internal`. perf's DWARF unwinder reads `.eh_frame`, so it
 //!   needs no debug info. The price is a copy of 8 KiB of stack per sample (about 7 MB of
 //!   `perf.data` per second at 997 Hz), kept in the scratch directory.
+//! * **No build ids, no BPF events, and inlined frames only where there is debug info.** Each
+//!   is a fixed cost of every capture that buys a benchmark's profile nothing. The profile
+//!   is read back at once, while the executables it names are still in place, so perf need
+//!   not collect build ids: that pass reads every sample again at the end of `perf record`.
+//!   BPF events describe the kernel's loaded BPF programs, which perf otherwise reads at
+//!   start: `perf record -- /bin/true` took 1.30 s with them and 0.15 s without, on this
+//!   machine (perf 6.1; the option exists since perf 5.1).
+//!   Inlined frames come from DWARF debug info through addr2line, which is most of the cost
+//!   of `perf script` (measured on `decode_zstd_ws`, 5 s: 4.0 s with them, 0.3 s without). A
+//!   default `cargo bench` build carries no debug info, so there is nothing inlined to find in
+//!   the benchmark's own code and `--no-inline` loses only libc's inlined frames; a build
+//!   with `debug = true` in its bench profile gets them (BENCHMARKS.md has the cost).
 //! * **criterion's `--profile-time`** iterates one benchmark for T seconds with no analysis and
 //!   nothing saved, so the profile holds the routine and little of criterion itself;
 //!   `--exact` makes the id a literal name instead of a regular expression (`digest` would
@@ -154,6 +167,8 @@ pub fn record_args(
         &options.frequency_hz.to_string(),
         "--call-graph",
         &options.call_graph.arg(),
+        "--no-buildid",
+        "--no-bpf-event",
         "--output",
     ]
     .into_iter()
@@ -219,7 +234,7 @@ pub fn capture_criterion(
             available: list_benchmarks(exe, options.current_dir.as_deref()),
         });
     }
-    let folded = run_perf_script(&options.perf, &data, scratch)?;
+    let folded = run_perf_script(&options.perf, &data, scratch, has_debug_info(exe))?;
     let folded = rename_root(&folded, &comm_of(exe), benchmark_id);
     Profile::from_folded(Unit::Samples, folded, "perf script output")
 }
@@ -353,8 +368,34 @@ pub fn parse_list(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-/// Runs `perf script` on `data` and folds its output, read as it is produced.
-fn run_perf_script(perf: &str, data: &Path, scratch: &Path) -> Result<String, ProfileError> {
+/// Whether the ELF file `exe` carries DWARF debug info, where inlined frames are found; false
+/// when it cannot be read as an object file (perf then says what is wrong with it).
+#[must_use]
+pub fn has_debug_info(exe: &Path) -> bool {
+    use object::{Object as _, ObjectSection as _};
+    let Ok(file) = std::fs::File::open(exe) else {
+        return false;
+    };
+    // Reads the headers and section table only, not the whole executable.
+    let cache = object::ReadCache::new(file);
+    let Ok(parsed) = object::File::parse(&cache) else {
+        return false;
+    };
+    [".debug_info", ".zdebug_info"].iter().any(|name| {
+        parsed
+            .section_by_name(name)
+            .is_some_and(|section| section.size() > 0)
+    })
+}
+
+/// Runs `perf script` on `data` and folds its output, read as it is produced; `inline`:
+/// whether to resolve inlined frames (see the module docs).
+fn run_perf_script(
+    perf: &str,
+    data: &Path,
+    scratch: &Path,
+    inline: bool,
+) -> Result<String, ProfileError> {
     let stderr_path = scratch.join("perf-script.stderr");
     let stderr = std::fs::File::create(&stderr_path).map_err(ProfileError::io(format!(
         "cannot create {}",
@@ -364,6 +405,7 @@ fn run_perf_script(perf: &str, data: &Path, scratch: &Path) -> Result<String, Pr
         .arg("script")
         // No `period`: inferno would weight each sample by it (nanoseconds for cpu-clock);
         // each sample counts once. No `symoff`: offsets would split a function's frames.
+        .args((!inline).then_some("--no-inline"))
         .args(["--fields", SCRIPT_FIELDS, "--input"])
         .arg(data)
         .stdin(Stdio::null())
@@ -511,7 +553,8 @@ mod tests {
             .collect();
         assert_eq!(
             args.join(" "),
-            "record --event cpu-clock --freq 997 --call-graph dwarf,8192 --output /s/perf.data \
+            "record --event cpu-clock --freq 997 --call-graph dwarf,8192 --no-buildid \
+             --no-bpf-event --output /s/perf.data \
              -- /t/wall-1 --bench --profile-time 5 --exact group/digest 16"
         );
         let fp = PerfOptions {
@@ -529,6 +572,23 @@ mod tests {
         );
         assert_eq!(args.last().unwrap(), r"^g/f\(1\.5\)$");
         assert!(!args.iter().any(|a| a == "--exact"));
+    }
+
+    #[test]
+    fn debug_info_is_found_in_the_section_table() {
+        // This test executable is built by the test profile, which carries debug info.
+        let me = std::env::current_exe().unwrap();
+        assert!(has_debug_info(&me), "{}", me.display());
+        // Not an object file, empty, missing: no debug info, and no panic.
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("text");
+        std::fs::write(&text, b"#!/bin/sh\necho not an ELF file\n").unwrap();
+        assert!(!has_debug_info(&text));
+        let truncated = dir.path().join("truncated");
+        let head = std::fs::read(&me).unwrap();
+        std::fs::write(&truncated, &head[..200.min(head.len())]).unwrap();
+        assert!(!has_debug_info(&truncated));
+        assert!(!has_debug_info(&dir.path().join("missing")));
     }
 
     #[test]

@@ -32,6 +32,11 @@ fn the_function_head_added_tops_the_diff() {
     let base = capture(Side::Base, "digest").unwrap();
     let head = capture(Side::Head, "digest").unwrap();
     assert_eq!(base.unit, Unit::Samples);
+    // So `perf script` runs with --no-inline: there is nothing inlined to find.
+    assert!(
+        !bench_profile::perf::has_debug_info(&build(Side::Base).wall),
+        "a default `cargo bench` build carries no debug info"
+    );
     // About 997 a second for 3 s (plus criterion's warm-up): counts are samples, not the
     // nanoseconds each sample stands for.
     assert!(

@@ -44,19 +44,34 @@ pub fn build(side: Side) -> Build {
         Side::Base => &BASE,
         Side::Head => &HEAD,
     };
-    cell.get_or_init(|| cargo_bench_no_run(side)).clone()
+    cell.get_or_init(|| cargo_bench_no_run(side, false)).clone()
 }
 
-fn cargo_bench_no_run(side: Side) -> Build {
+/// The base fixture built with DWARF debug info (`debug = true` in the bench profile), in a
+/// target directory of its own.
+pub fn build_with_debug_info() -> Build {
+    static BASE: OnceLock<Build> = OnceLock::new();
+    BASE.get_or_init(|| cargo_bench_no_run(Side::Base, true))
+        .clone()
+}
+
+fn cargo_bench_no_run(side: Side, debug_info: bool) -> Build {
     let mut command = Command::new(env!("CARGO"));
     command
         .current_dir(fixture())
         .args(["bench", "--no-run", "--locked", "--message-format=json"])
-        .env("CARGO_TARGET_DIR", fixture_target_dir())
         // What the user's build has: nothing from the environment of this test run.
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env_remove("CARGO_PROFILE_BENCH_DEBUG");
+    if debug_info {
+        let target = fixture_target_dir().with_file_name("profile-fixture-target-debuginfo");
+        command
+            .env("CARGO_TARGET_DIR", target)
+            .env("CARGO_PROFILE_BENCH_DEBUG", "true");
+    } else {
+        command.env("CARGO_TARGET_DIR", fixture_target_dir());
+    }
     if side == Side::Head {
         command.args(["--features", "head"]);
     }
