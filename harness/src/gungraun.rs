@@ -270,6 +270,21 @@ pub fn list_id(listed: &str) -> String {
     }
 }
 
+/// The ids ([`list_id`]) of the benchmarks `--list` printed, kept when they match `pattern`, a
+/// regular expression searched in the id as criterion searches its filter (gungraun's own
+/// filter is a glob on the module path, which a criterion-style pattern would not match).
+///
+/// # Errors
+/// When `pattern` is not a regular expression.
+pub fn matching_ids(listed: &[String], pattern: Option<&str>) -> Result<Vec<String>, regex::Error> {
+    let pattern = pattern.map(regex::Regex::new).transpose()?;
+    Ok(listed
+        .iter()
+        .map(|l| list_id(l))
+        .filter(|id| pattern.as_ref().is_none_or(|p| p.is_match(id)))
+        .collect())
+}
+
 #[derive(Deserialize)]
 struct ProgressLine {
     group: String,
@@ -533,6 +548,20 @@ version = "0.19.1"
         );
         assert_eq!(list_id("file::group::function"), "group/function");
         assert_eq!(list_id("odd"), "odd");
+        let listed = [
+            "suite::tiny::checksum::n10000".to_owned(),
+            "suite::tiny::fnv::kib4".to_owned(),
+        ];
+        assert_eq!(
+            matching_ids(&listed, Some("fnv")).unwrap(),
+            ["tiny/fnv/kib4"]
+        );
+        assert_eq!(matching_ids(&listed, None).unwrap().len(), 2);
+        assert_eq!(
+            matching_ids(&listed, Some("^tiny/checksum/n1")).unwrap(),
+            ["tiny/checksum/n10000"]
+        );
+        assert!(matching_ids(&listed, Some("fnv(")).is_err());
         let line = r#"{"group":"codec","function_name":"encode","id":"plain","profiles":[]}"#;
         assert_eq!(finished_id(line).as_deref(), Some("codec/encode/plain"));
         let line = r#"  {"group":"g","function_name":"f","version":"7"}"#;

@@ -280,3 +280,98 @@ fn missing_valgrind_is_named() {
         "{err}"
     );
 }
+
+/// Makes `fnv1a` also call a new, named function: more instructions in the head, all of them
+/// in that function.
+fn add_function_to_fnv(workspace: &Path) {
+    let path = workspace.join("src/lib.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let head = text.replace(
+        "pub fn fnv1a(bytes: &[u8]) -> u64 {\n    bytes.iter()",
+        "pub fn fnv1a(bytes: &[u8]) -> u64 {\n    added_in_head(bytes) ^ bytes.iter()",
+    ) + "\n/// Work the head adds.\n#[inline(never)]\npub fn added_in_head(bytes: &[u8]) -> u64 {\n    \
+         bytes.iter().fold(7u64, |h, b| h.rotate_left(5).wrapping_mul(31) ^ u64::from(*b))\n}\n";
+    assert!(head.contains("added_in_head(bytes) ^"), "fnv1a has moved");
+    std::fs::write(&path, head).unwrap();
+}
+
+#[test]
+fn ab_profiles_a_gungraun_regression_under_callgrind_and_the_added_function_tops_the_exact_diff() {
+    if !tools_available("gungraun profiles") {
+        return;
+    }
+    let fixture = Fixture::new();
+    let workspace = fixture.dir.path().join("gungraun_tiny");
+    util::git(&workspace, &["init", "-q"]);
+    util::git(&workspace, &["add", "-A"]);
+    util::git(&workspace, &["commit", "-q", "-m", "base"]);
+    add_function_to_fnv(&workspace);
+    // One build home for every run of this test binary, so gungraun compiles once.
+    let build_home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gungraun-build-home");
+    let output = {
+        let _guard = util::bench_lock();
+        fixture
+            .bench_run()
+            .env("BENCH_RUN_BUILD_HOME", &build_home)
+            .args(["ab", "--suite", "tiny_instructions", "--base", "HEAD"])
+            .args(["--profile-regressions", "--format", "json"])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&output, 1);
+    let doc = json(&output);
+    let profiles = doc["profiles"].as_array().unwrap();
+    // Only fnv regressed; checksum's counts are identical on both sides.
+    let names: Vec<&str> = profiles
+        .iter()
+        .map(|p| p["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tiny/fnv/kib4"], "{doc:#}");
+    let fnv = &profiles[0];
+    assert_eq!(fnv["profiler"], "callgrind", "{fnv:#}");
+    assert_eq!(fnv["counts"]["unit"], "instructions", "{fnv:#}");
+    let top = &fnv["counts"]["rows"][0];
+    assert!(
+        top["function"].as_str().unwrap().contains("added_in_head"),
+        "{fnv:#}"
+    );
+    // Exact: the base has none of it, and the head's count is a whole number of instructions
+    // that a second profile of the same build repeats.
+    assert_eq!(top["base"], 0, "{top:#}");
+    let head_count = top["head"].as_f64().unwrap();
+    assert!(head_count >= 4096.0 && head_count.fract() == 0.0, "{top:#}");
+    let again = {
+        let _guard = util::bench_lock();
+        fixture
+            .bench_run()
+            .env("BENCH_RUN_BUILD_HOME", &build_home)
+            .args([
+                "profile",
+                "--suite",
+                "tiny_instructions",
+                "--benchmark",
+                "fnv",
+            ])
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    assert_exit(&again, 0);
+    let again = json(&again);
+    let row = again[0]["counts"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["function"] == top["function"])
+        .unwrap_or_else(|| panic!("no {} in {again:#}", top["function"]))
+        .clone();
+    // A profile of one run alone counts it as the head.
+    assert_eq!(row["head"].as_f64(), Some(head_count), "{row:#}");
+    let kinds: Vec<&str> = fnv["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a[1].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"diff-flamegraph"), "{kinds:?}");
+}

@@ -81,8 +81,13 @@ pub(super) async fn profile(args: &ProfileArgs, db: Option<&str>, cwd: &Path) ->
     let git = git_info(&home.src());
     let filter: Vec<String> = args.benchmark.iter().cloned().collect();
     let criterion_home = tempfile::tempdir_in(scratch.path()).context("cannot create scratch")?;
-    let benchmarks =
-        suite::list_benchmarks(&side.exe, &side.target, &filter, criterion_home.path())?;
+    let benchmarks = if side.gungraun {
+        let listed = suite::list_benchmarks(&side.exe, &side.target, &[], criterion_home.path())?;
+        harness::gungraun::matching_ids(&listed, args.benchmark.as_deref())
+            .context("--benchmark is not a regular expression")?
+    } else {
+        suite::list_benchmarks(&side.exe, &side.target, &filter, criterion_home.path())?
+    };
     if benchmarks.is_empty() {
         bail!(
             "no benchmark of suite {} matches {}",
