@@ -120,6 +120,7 @@ impl Sandbox {
             .env("BENCH_RUN_BUILD_HOME", self.build_home())
             .env_remove("BENCH_DB")
             .env_remove("FIXTURE_SLOWDOWN")
+            .env_remove("FIXTURE_CLOCK")
             .env_remove("BENCH_RUN_FAILPOINT");
         command
     }
@@ -238,31 +239,6 @@ pub fn git(dir: &Path, args: &[&str]) {
         output.status.success(),
         "git {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-/// Runs a timing-dependent `scenario` up to `attempts` times, each from a fresh start: noise on
-/// a shared machine can spoil one attempt, while a wrong verdict fails them all. Panics with
-/// every attempt's message when none passes.
-pub fn retry(attempts: usize, scenario: fn()) {
-    let mut failures = Vec::new();
-    for attempt in 1..=attempts {
-        match std::panic::catch_unwind(scenario) {
-            Ok(()) => return,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default();
-                eprintln!("attempt {attempt} of {attempts} failed; retrying on a fresh ledger");
-                failures.push(format!("attempt {attempt}: {message}"));
-            }
-        }
-    }
-    panic!(
-        "the scenario failed {attempts} times:\n{}",
-        failures.join("\n\n")
     );
 }
 
