@@ -1,5 +1,6 @@
 //! Test-only helpers shared by the workspace's crates: the pinned Python venv of the reference
-//! implementations, and a real PostgreSQL server for the store tests ([`postgres`]).
+//! implementations, a real PostgreSQL server for the store tests ([`postgres`]), and, with the
+//! `ledger` feature, synthetic ledgers of a known shape (`synthetic`).
 //!
 //! The interop tests run the real implementations (ROOT, C++ riegeli, Python booklet) from the
 //! pinned venv that `tools/venv.sh` creates and `tools/test.sh` exports as `$BENCH_PYTHON`.
@@ -9,6 +10,8 @@
 use std::path::{Path, PathBuf};
 
 pub mod postgres;
+#[cfg(feature = "ledger")]
+pub mod synthetic;
 
 /// The workspace root (this crate lives directly under it).
 #[must_use]

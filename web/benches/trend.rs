@@ -18,8 +18,8 @@ use harness::ledger::{Ledger, Location, copy_ledger};
 use http_body_util::BodyExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use testkit::synthetic::SyntheticSuite;
 use tower::ServiceExt;
-use web::synthetic::SyntheticSuite;
 
 const BENCHMARKS: usize = 50;
 const RUNS: usize = 1_000;

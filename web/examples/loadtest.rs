@@ -29,7 +29,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use web::synthetic::SyntheticSuite;
+use testkit::synthetic::SyntheticSuite;
 
 #[derive(Debug, Parser)]
 struct Args {

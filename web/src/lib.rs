@@ -52,7 +52,6 @@ pub mod error;
 mod extract;
 pub mod ingest;
 pub(crate) mod pages;
-pub mod synthetic;
 pub mod ticks;
 pub mod trend;
 mod view;

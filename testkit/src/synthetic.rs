@@ -3,11 +3,11 @@
 //! in a third of the series, an annotation) so that change-point detection and annotations do
 //! their full work.
 
-use harness::ledger::{Ledger, LedgerError};
-use harness::model::{
+use bench_model::{
     BenchmarkId, Direction, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance,
     RunSource,
 };
+use bench_store::{Ledger, LedgerError};
 use std::collections::BTreeMap;
 
 /// The shape of a synthetic suite: `benchmarks` series over `runs` runs on one machine.
