@@ -1,7 +1,8 @@
 //! # harness
 //!
 //! The library behind `bench-run`: it finds and runs criterion suites, records every result with
-//! its provenance in an append-only SQLite ledger, and compares runs with a verdict that is
+//! its provenance in an append-only ledger (a SQLite file, or a PostgreSQL server for a team),
+//! and compares runs with a verdict that is
 //! statistically sound, reproducible and explainable.
 //!
 //! Layers, from the outside in:

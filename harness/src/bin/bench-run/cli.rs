@@ -15,8 +15,9 @@ origin/main at."
     };
 }
 
-const ABOUT: &str = "Run criterion suites, record every result with its provenance in an append-only \
-SQLite ledger, compare runs and gate CI on regressions.";
+const ABOUT: &str = "Run criterion and gungraun suites, record every result with its provenance in \
+an append-only ledger (a SQLite file, or PostgreSQL for a team), compare runs and gate CI on \
+regressions.";
 
 const EXAMPLES: &str = "\
 Examples:
