@@ -2,8 +2,7 @@
 //!
 //! The library behind `bench-run`: it finds and runs criterion suites, records every result with
 //! its provenance in an append-only ledger (a SQLite file, or a PostgreSQL server for a team),
-//! and compares runs with a verdict that is
-//! statistically sound, reproducible and explainable.
+//! and compares runs with a verdict that is statistically sound, reproducible and explainable.
 //!
 //! Layers, from the outside in:
 //!
