@@ -33,6 +33,7 @@ pub mod baseline;
 pub mod bisect;
 pub mod build_home;
 pub mod cargo_config;
+pub mod comparison;
 pub mod conditions;
 pub mod confirm;
 pub mod criterion_cli;

@@ -7,7 +7,7 @@
 //! | [`AppError::Unauthorized`] | 401 | a fixed sentence, with `WWW-Authenticate: Bearer` |
 //! | [`AppError::IngestDisabled`] | 403 | a fixed sentence |
 //! | [`AppError::Forbidden`] | 403 | what the token may not do |
-//! | [`AppError::Ledger`] (`KeyReused`) | 409 | the message |
+//! | [`AppError::Ledger`] (`KeyReused`), [`AppError::Refused`] | 409 | the message |
 //! | [`AppError::PayloadTooLarge`], [`AppError::Ledger`] (an artifact over the cap) | 413 | the limit |
 //! | [`AppError::Ledger`] (`Invalid`, another refused artifact) | 400 | the message |
 //! | [`AppError::Internal`], [`AppError::Ledger`] (most) | 500 | a generic sentence; the details are logged |
@@ -45,6 +45,10 @@ pub enum AppError {
     /// A request body over the limit.
     #[error("request body exceeds {0} bytes")]
     PayloadTooLarge(usize),
+    /// A use case refused the request as `bench-run` refuses it (exit 2): two runs of
+    /// different suites, say. The message says why and how to ask anyway.
+    #[error("{0}")]
+    Refused(String),
     /// The ledger failed.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
@@ -105,6 +109,7 @@ impl AppError {
             Self::Unauthorized => (StatusCode::UNAUTHORIZED, self.to_string()),
             Self::IngestDisabled => (StatusCode::FORBIDDEN, self.to_string()),
             Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
+            Self::Refused(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Ledger(LedgerError::KeyReused { .. }) => (StatusCode::CONFLICT, self.to_string()),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, self.to_string()),
             Self::Ledger(LedgerError::NoSuchRun(_)) => (StatusCode::NOT_FOUND, self.to_string()),

@@ -216,6 +216,60 @@ async fn compare_page_warns_when_a_quick_run_meets_a_full_one() {
 }
 
 #[tokio::test]
+async fn runs_of_different_suites_are_refused_as_bench_run_compare_refuses_them() {
+    let (app, ids) = seeded_app().await;
+    // Run 8 is of suite `demo`, run 10 of suite `bmf` (util::seeded).
+    let (demo, bmf) = (ids[7], ids[9]);
+    for uri in [
+        format!("/compare?base={demo}&head={bmf}"),
+        format!("/api/compare?base={demo}&head={bmf}"),
+    ] {
+        let r = get(&app, &uri).await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{uri}: {}", r.body);
+        // The CLI's sentence (quotes escaped as HTML or JSON).
+        assert!(
+            r.body.contains("refusing to compare suite")
+                && (r
+                    .body
+                    .contains(&format!("demo&#34; (run #{demo}) with suite"))
+                    || r.body
+                        .contains(&format!("demo\\\" (run #{demo}) with suite"))),
+            "{uri}: {}",
+            r.body
+        );
+        assert!(r.body.contains("allow_mismatch=1"), "{uri}: {}", r.body);
+    }
+    // Allowed, as with --allow-mismatch: compared, and the difference is said first.
+    let page = get(
+        &app,
+        &format!("/compare?base={demo}&head={bmf}&allow_mismatch=1"),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("suite differs"), "{}", page.body);
+    let api = get(
+        &app,
+        &format!("/api/compare?base={demo}&head={bmf}&allow_mismatch=true"),
+    )
+    .await;
+    assert_eq!(api.status, StatusCode::OK, "{}", api.body);
+    let warnings = api.json()["warnings"].clone();
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("runs differ: suite differs"),
+        "{warnings:#}"
+    );
+    let bad = get(
+        &app,
+        &format!("/compare?base={demo}&head={bmf}&allow_mismatch=yes"),
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
 async fn compare_page_shows_the_layout_spread_of_an_ab_pair() {
     use harness::model::{RunSource, Samples, SamplingMode};
     let ledger = Ledger::in_memory().await.unwrap();

@@ -10,7 +10,8 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::compare::{self, CompareConfig, Comparison, Mismatch, Row, Verdict};
+use harness::compare::{CompareConfig, Comparison, Mismatch, Row, Verdict};
+use harness::comparison::{CompareOutcome, compare_pair};
 use harness::ledger::{RunAnnotation, RunFilter, StoredRun};
 use harness::model::metric;
 use harness::report::{self, format};
@@ -27,6 +28,8 @@ pub struct CompareParams {
     pub head: Option<String>,
     pub threshold: Option<String>,
     pub hide: Option<String>,
+    /// `1` or `true`: compare runs of different suites anyway (`--allow-mismatch`).
+    pub allow_mismatch: Option<String>,
 }
 
 /// A loaded comparison: both runs, the verdicts and how the runs differ.
@@ -35,6 +38,8 @@ pub struct Loaded {
     pub head: StoredRun,
     pub comparison: Comparison,
     pub mismatches: Vec<Mismatch>,
+    /// Set when the runs are of different suites and that was allowed.
+    pub suite_warning: Option<String>,
     /// Set when one run is a `--quick` run and the other is not.
     pub quick_warning: Option<String>,
     pub config: CompareConfig,
@@ -60,18 +65,39 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     config
         .validate()
         .map_err(|e| AppError::BadRequest(format!("parameter threshold: {e}")))?;
+    let allow_mismatch = match non_empty(params.allow_mismatch.as_ref()) {
+        None | Some("0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(other) => {
+            return Err(AppError::BadRequest(format!(
+                "parameter allow_mismatch must be 1 or true, got {other:?}"
+            )));
+        }
+    };
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
-    let comparison = harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
-    let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
-    let quick_warning = harness::quick::mixing_warning(&base, &head);
+    let evidence =
+        harness::judge::gather(state.ledger(), &base, &head, config.history_runs()).await?;
+    let compared = match compare_pair(&evidence, &config, allow_mismatch) {
+        CompareOutcome::Refused(refusal) => {
+            return Err(AppError::Refused(format!(
+                "{refusal}; add allow_mismatch=1 to the query to compare anyway"
+            )));
+        }
+        CompareOutcome::Compared(compared) => *compared,
+    };
+    let suite_warning = compared
+        .suite_differs
+        .is_some()
+        .then(|| compared.warnings().remove(0));
     let annotations = annotations(state, &base, &head).await?;
     Ok(Loaded {
         base,
         head,
-        comparison,
-        mismatches,
-        quick_warning,
+        comparison: compared.comparison,
+        mismatches: compared.mismatches,
+        suite_warning,
+        quick_warning: compared.quick_warning,
         config,
         annotations,
     })
@@ -120,7 +146,13 @@ pub async fn compare_view_json(
         );
         obj.insert(
             "warnings".to_owned(),
-            serde_json::json!(loaded.quick_warning.iter().collect::<Vec<_>>()),
+            serde_json::json!(
+                loaded
+                    .suite_warning
+                    .iter()
+                    .chain(&loaded.quick_warning)
+                    .collect::<Vec<_>>()
+            ),
         );
         obj.insert(
             "threshold_pct".to_owned(),
@@ -392,7 +424,12 @@ async fn compare_page(
         summary: harness::report::summary(c),
         correction: c.correction.name(),
         family_size: c.family_size,
-        mismatches: loaded.mismatches.iter().map(ToString::to_string).collect(),
+        mismatches: loaded
+            .suite_warning
+            .iter()
+            .cloned()
+            .chain(loaded.mismatches.iter().map(ToString::to_string))
+            .collect(),
         notes: report::comparison_notes(c, &loaded.base, &loaded.head),
         quick_warning: loaded.quick_warning.clone(),
         annotations: loaded

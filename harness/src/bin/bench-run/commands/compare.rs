@@ -1,12 +1,13 @@
 //! `bench-run compare`: two stored runs side by side, with a verdict per benchmark; always exit
 //! 0 unless the runs are of different suites (then 2, or a warning with `--allow-mismatch`).
 
-use super::{compare_config, print_comparison, warn_busy};
+use super::{compare_config, print_comparison};
 use crate::Outcome;
 use crate::cli::VerdictArgs;
 use anyhow::Result;
 use harness::baseline;
 use harness::compare::CompareConfig;
+use harness::comparison::{CompareOutcome, compare_pair};
 use harness::judge::Evidence;
 use harness::ledger::Ledger;
 use harness::remote::Server;
@@ -56,29 +57,20 @@ fn judge_and_print(
     config: &CompareConfig,
     request: &Request<'_>,
 ) -> Result<Outcome> {
-    let (base, head) = (&evidence.base, &evidence.head);
-    if let Some(refusal) = harness::gate::suite_refusal(base, head) {
-        if !request.allow_mismatch {
+    let compared = match compare_pair(evidence, config, request.allow_mismatch) {
+        CompareOutcome::Refused(refusal) => {
             eprintln!("compare: {refusal}; pass --allow-mismatch to compare anyway");
             return Ok(Outcome::Incomparable);
         }
-        eprintln!(
-            "warning: runs differ: suite differs: base {:?} (run #{}), head {:?} (run #{})",
-            base.provenance.suite, base.id, head.provenance.suite, head.id
-        );
-    }
-    for mismatch in harness::compare::check_comparable(&base.provenance, &head.provenance) {
-        eprintln!("warning: runs differ: {mismatch}");
-    }
-    warn_busy(base, head);
-    if let Some(warning) = harness::quick::mixing_warning(base, head) {
+        CompareOutcome::Compared(compared) => compared,
+    };
+    for warning in compared.warnings() {
         eprintln!("warning: {warning}");
     }
-    let comparison = harness::judge::decide(evidence, config);
     print_comparison(
-        &comparison,
-        base,
-        head,
+        &compared.comparison,
+        &evidence.base,
+        &evidence.head,
         request.format,
         request.verdict.explain,
     );
