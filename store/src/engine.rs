@@ -1,9 +1,15 @@
 //! What the shared statements need of an engine.
 //!
-//! Every statement of the store is written once (`ledger.rs`, `write.rs`) and runs on both
-//! engines. Parameters are PostgreSQL's `$1`, `$2`, ...: SQLite reads `$N` as a named
-//! parameter, and sqlx binds it to the N-th argument, so one parameter may appear twice on
-//! both. What still differs is small and lives in each engine's [`Engine`] impl:
+//! Every statement of the store is written once (in `sql/`) and runs on both engines:
+//!
+//! - parameters are PostgreSQL's `$1`, `$2`, ...: SQLite reads `$N` as a named parameter and
+//!   sqlx binds it to the N-th argument, so a parameter may appear twice on both;
+//! - where the two spell a thing differently but share a form, the shared form is written:
+//!   `CAST($1 AS TEXT)`, not `$1::TEXT`; `NOT quick`, true of a 0 flag on SQLite and of a
+//!   false BOOLEAN on PostgreSQL; `string_agg(... ORDER BY ...)` (SQLite 3.44, bundled);
+//!   `substr` prefixes; `ON CONFLICT ... DO NOTHING RETURNING`.
+//!
+//! What still differs is small and lives in each engine's [`Engine`] impl:
 //!
 //! - how a write transaction begins ([`Engine::BEGIN_WRITE`]);
 //! - two SQL fragments, a run's commit order and a list of run ids ([`Engine::COMMIT_ORDER`],
@@ -11,8 +17,8 @@
 //! - how a run's results are inserted ([`Engine::insert_measurements`]): a statement per row
 //!   in-process, a statement per table over a network.
 //!
-//! The sqlx side, binding the ledger's kinds of value and running a statement, is [`Run`]: one
-//! blanket impl holds the bounds, so generic code needs none.
+//! The sqlx side, binding the ledger's kinds of value and running a statement, is [`Driver`]:
+//! one blanket impl holds the sqlx bounds, so the shared code needs none.
 
 use crate::rows::Cols;
 use crate::sql::Rendered;
@@ -72,9 +78,9 @@ arg_from! {
     &'a Vec<u8> => |v: &'a Vec<u8>| Arg::Bytes(v.as_slice()),
 }
 
-/// The sqlx capabilities the shared statements use: binding an [`Arg`] and running a
-/// statement on a connection.
-pub trait Run: Database {
+/// What the shared statements use of a sqlx driver: binding an [`Arg`] and running a statement
+/// on a connection.
+pub trait Driver: Database {
     /// Binds the next argument.
     fn bind(query: Query<Self>, arg: Arg<'_>) -> Query<Self>;
     /// Every row.
@@ -94,7 +100,7 @@ pub trait Run: Database {
     ) -> BoxFuture<'_, sqlx::Result<Self::QueryResult>>;
 }
 
-impl<DB> Run for DB
+impl<DB> Driver for DB
 where
     DB: Database<Arguments: IntoArguments<DB>>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -137,7 +143,7 @@ where
 }
 
 /// Where an engine's SQL or its way of writing differs; everything else is shared.
-pub trait Engine: Run + Database<Row: Cols> {
+pub trait Engine: Driver + Database<Row: Cols> {
     /// The statement that begins a write transaction.
     const BEGIN_WRITE: &'static str;
 
@@ -204,7 +210,7 @@ impl<E: Engine> Stmt<E> {
     pub async fn fetch_one(self, conn: &mut E::Connection) -> Result<E::Row, LedgerError> {
         E::fetch_optional(conn, self.0)
             .await?
-            .ok_or(LedgerError::Query(Box::new(sqlx::Error::RowNotFound)))
+            .ok_or_else(|| sqlx::Error::RowNotFound.into())
     }
 
     /// Runs it for its effect.

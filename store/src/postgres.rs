@@ -6,7 +6,7 @@
 //! writers run side by side (shared rows are inserted with `ON CONFLICT DO NOTHING` and read
 //! back, so two first runs of one machine both land). sqlx's migrator holds an advisory lock,
 //! so concurrent first opens migrate once. The statements are shared with SQLite
-//! ([`crate::engine`]); this module connects, migrates, and says what PostgreSQL spells its
+//! (`engine.rs`); this module connects, migrates, and says what PostgreSQL spells its
 //! own way.
 
 use crate::engine::{BoxFuture, Engine, Query};

@@ -3,7 +3,7 @@
 //! A run is written in one `BEGIN IMMEDIATE` transaction, which takes the write lock at the
 //! start: concurrent writers queue on it (WAL journal, [`crate::BUSY_TIMEOUT`]) instead of
 //! failing half way. Triggers (migrations/sqlite) reject UPDATE, DELETE and replacing inserts.
-//! The statements are shared with PostgreSQL ([`crate::engine`]); this module opens the file,
+//! The statements are shared with PostgreSQL (`engine.rs`); this module opens the file,
 //! migrates it, and says what SQLite spells its own way.
 
 use crate::engine::{BoxFuture, Engine, Query};

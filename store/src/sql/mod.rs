@@ -1,13 +1,8 @@
 //! The ledger on an SQL engine: [`SqlStore`] implements [`LedgerStore`] once for both engines,
-//! every statement written once (see [`crate::engine`] for how, and for what differs).
+//! every statement written once ([`crate::engine`] says how, and what differs between them).
 //!
-//! Reads run on a connection of the pool. Writes run in one transaction begun with
-//! [`Engine::BEGIN_WRITE`]; shared rows (machines, toolchains, idempotency keys, artifacts) are
-//! looked up first and inserted with `ON CONFLICT DO NOTHING`, then read back when nothing was
-//! inserted. On SQLite the write lock is held from the start, so the lookup is final and no
-//! insert conflicts (its append-only triggers refuse any that would); on PostgreSQL a
-//! concurrent writer may insert the same row between the lookup and the insert, and its row
-//! wins.
+//! Reads run on a connection of the pool; writes run in one transaction each (`write.rs`);
+//! the schema is checked against the embedded migrations on open (`schema.rs`).
 
 use crate::artifacts;
 use crate::engine::{Engine, Tx};
@@ -21,11 +16,13 @@ use crate::{
 use async_trait::async_trait;
 use bench_model::{Measurement, NewArtifact, NewRun, RunSource};
 use sqlx::Database;
-use sqlx::migrate::Migrator;
 use sqlx::pool::{Pool, PoolConnection};
 use std::collections::BTreeMap;
 
+mod schema;
 mod write;
+
+use write::vanished;
 
 /// The columns of `run_conditions` a run's row is read with.
 macro_rules! condition_columns {
@@ -70,206 +67,6 @@ impl<E: Engine> SqlStore<E> {
 
     async fn begin_write(&self) -> Result<Tx<E>, LedgerError> {
         Ok(self.pool.begin_with(E::BEGIN_WRITE).await?)
-    }
-
-    /// The migrations applied to the ledger; `has_table` is the engine's query for whether
-    /// sqlx's migrations table exists (none: a new database).
-    async fn applied_migrations(&self, has_table: &'static str) -> Result<Vec<i64>, LedgerError> {
-        let mut conn = self.conn().await.map_err(|e| self.open_error(e))?;
-        let found = E::query(has_table)
-            .fetch_optional(&mut conn)
-            .await
-            .map_err(|e| self.open_error(e))?;
-        if found.is_none() {
-            return Ok(Vec::new());
-        }
-        E::query("SELECT version FROM _sqlx_migrations WHERE success")
-            .fetch_all(&mut conn)
-            .await?
-            .iter()
-            .map(|r| r.int("version"))
-            .collect()
-    }
-
-    fn open_error(&self, e: LedgerError) -> LedgerError {
-        match e {
-            LedgerError::Query(source) => LedgerError::Open {
-                location: self.location.to_string(),
-                source,
-            },
-            other => other,
-        }
-    }
-
-    /// The newest migration `migrator` knows; an error when the ledger has a newer one.
-    fn supported(&self, migrator: &Migrator, applied: &[i64]) -> Result<i64, LedgerError> {
-        let supported = migrator.iter().map(|m| m.version).max().unwrap_or(0);
-        match applied.iter().max() {
-            Some(&found) if found > supported => Err(LedgerError::NewerSchema {
-                location: self.location.to_string(),
-                found,
-                supported,
-            }),
-            _ => Ok(supported),
-        }
-    }
-
-    /// Whether some migration of `migrator` is still to run (a newer schema is refused).
-    pub(crate) async fn needs_migration(
-        &self,
-        migrator: &Migrator,
-        has_table: &'static str,
-    ) -> Result<bool, LedgerError> {
-        let applied = self.applied_migrations(has_table).await?;
-        self.supported(migrator, &applied)?;
-        Ok(!migrator.iter().all(|m| applied.contains(&m.version)))
-    }
-
-    /// Refuses a ledger whose schema is not the newest of `migrator`: not migrated, older or
-    /// newer (a read-only open cannot migrate).
-    pub(crate) async fn require_migrated(
-        &self,
-        migrator: &Migrator,
-        has_table: &'static str,
-    ) -> Result<(), LedgerError> {
-        let applied = self.applied_migrations(has_table).await?;
-        let supported = self.supported(migrator, &applied)?;
-        if applied.iter().max() == Some(&supported) {
-            return Ok(());
-        }
-        Err(LedgerError::Invalid(format!(
-            "{} is not a migrated ledger; open it once with bench-run to create it",
-            self.location
-        )))
-    }
-
-    /// The error of a failed migration.
-    pub(crate) fn migrate_error(&self, source: sqlx::migrate::MigrateError) -> LedgerError {
-        LedgerError::Migrate {
-            location: self.location.to_string(),
-            source: Box::new(source),
-        }
-    }
-
-    /// Records a checked run with its recording time and notes under `key`, unless the key
-    /// recorded it already (see [`LedgerStore::record_run_once`]).
-    async fn record_once(
-        &self,
-        run: &NewRun,
-        created_at: &str,
-        notes: &[String],
-        key: &IngestKey,
-    ) -> Result<Ingested, LedgerError> {
-        key.check()?;
-        let mut tx = self.begin_write().await?;
-        if let Some(earlier) = rows::earlier_push(key, Self::stored_key(&mut tx, key).await?)? {
-            return Ok(earlier);
-        }
-        let id = Self::insert_run(
-            &mut tx,
-            run.source,
-            &run.provenance,
-            &run.measurements,
-            created_at,
-        )
-        .await?;
-        for text in notes {
-            let note = Annotation {
-                created_at: created_at.to_owned(),
-                text: text.clone(),
-            };
-            Self::insert_annotation(&mut tx, id, &note).await?;
-        }
-        if !Self::claim_key(&mut tx, key, id).await? {
-            tx.rollback().await?;
-            let stored = Self::stored_key(&mut *self.conn().await?, key).await?;
-            return rows::earlier_push(key, stored)?.ok_or_else(|| vanished(key));
-        }
-        tx.commit().await?;
-        Ok(Ingested { id, created: true })
-    }
-
-    async fn require_exists(conn: &mut E::Connection, run: RunId) -> Result<(), LedgerError> {
-        E::query("SELECT id FROM runs WHERE id = $1")
-            .bind(run)
-            .fetch_optional(conn)
-            .await?
-            .map(|_| ())
-            .ok_or(LedgerError::NoSuchRun(run))
-    }
-
-    /// Records a checked artifact with its recording time, unless the same one is there.
-    async fn insert_artifact(
-        &self,
-        artifact: &NewArtifact,
-        created_at: &str,
-    ) -> Result<ArtifactIngested, LedgerError> {
-        let sha256 = artifacts::check(artifact)?;
-        let mut tx = self.begin_write().await?;
-        for run in std::iter::once(artifact.run).chain(artifact.against) {
-            Self::require_exists(&mut tx, run).await?;
-        }
-        if let Some(id) = Self::artifact_id(&mut tx, artifact, &sha256).await? {
-            return Ok(ArtifactIngested { id, created: false });
-        }
-        // A concurrent recording of the same artifact holds its index entry until it commits:
-        // this insert waits for it, inserts nothing, and the row is read back below.
-        let inserted = E::query(
-            "INSERT INTO artifacts (run_id, benchmark, kind, profiler, against_run_id, media_type,
-                size, sha256, created_at, bytes)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-             ON CONFLICT DO NOTHING RETURNING id",
-        )
-        .bind(artifact.run)
-        .bind(&artifact.benchmark)
-        .bind(artifact.kind.code())
-        .bind(&artifact.profiler)
-        .bind(artifact.against)
-        .bind(&artifact.media_type)
-        .bind(artifacts::size_of(artifact))
-        .bind(&sha256)
-        .bind(created_at)
-        .bind(&artifact.bytes)
-        .fetch_optional(&mut tx)
-        .await?;
-        if let Some(row) = inserted {
-            let id = row.int("id")?;
-            tx.commit().await?;
-            return Ok(ArtifactIngested { id, created: true });
-        }
-        let id = Self::artifact_id(&mut tx, artifact, &sha256)
-            .await?
-            .ok_or_else(|| {
-                LedgerError::Corrupt(format!(
-                    "artifact of run {} vanished while it was recorded",
-                    artifact.run
-                ))
-            })?;
-        tx.rollback().await?;
-        Ok(ArtifactIngested { id, created: false })
-    }
-
-    /// The id of the artifact recorded with this content, if any.
-    async fn artifact_id(
-        conn: &mut E::Connection,
-        artifact: &NewArtifact,
-        sha256: &str,
-    ) -> Result<Option<ArtifactId>, LedgerError> {
-        E::query(
-            "SELECT id FROM artifacts WHERE run_id = $1 AND benchmark = $2 AND kind = $3
-               AND profiler = $4 AND COALESCE(against_run_id, 0) = COALESCE($5, 0)
-               AND sha256 = $6",
-        )
-        .bind(artifact.run)
-        .bind(&artifact.benchmark)
-        .bind(artifact.kind.code())
-        .bind(&artifact.profiler)
-        .bind(artifact.against)
-        .bind(sha256)
-        .fetch_optional(conn)
-        .await?
-        .map(|r| r.int("id"))
-        .transpose()
     }
 
     async fn tags_of(&self, run: RunId) -> Result<Vec<String>, LedgerError> {
@@ -404,6 +201,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         let base_id = Self::insert_new_run(&mut tx, base).await?;
         let head_id = Self::insert_new_run(&mut tx, head).await?;
         Self::insert_pairing(&mut tx, base_id, head_id, plan, &now_rfc3339()).await?;
+        // A concurrent push with this key may have claimed it since the lookup: its pair wins.
         if !Self::claim_key(&mut tx, key, head_id).await? {
             tx.rollback().await?;
             let mut conn = self.conn().await?;
@@ -887,9 +685,4 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     async fn close(&self) {
         self.pool.close().await;
     }
-}
-
-/// A key that a concurrent push claimed but that is not stored once it committed.
-fn vanished(key: &IngestKey) -> LedgerError {
-    LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
 }

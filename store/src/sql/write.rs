@@ -1,14 +1,152 @@
-//! How a run becomes rows, inside the caller's write transaction: the run, its conditions, the
-//! shared machine and toolchain rows, annotations, pairings and the idempotency keys of pushed
-//! runs. Results are the engine's ([`Engine::insert_measurements`]).
+//! The ledger's writes, each one transaction begun with [`Engine::BEGIN_WRITE`], and how a run
+//! becomes rows inside it: the run, its conditions, the shared machine and toolchain rows,
+//! annotations, pairings, artifacts and the idempotency keys of pushed runs. Results are the
+//! engine's ([`Engine::insert_measurements`]).
+//!
+//! Shared rows (machines, toolchains, idempotency keys, artifacts) are looked up first and
+//! inserted with `ON CONFLICT DO NOTHING`, then read back when nothing was inserted. On SQLite
+//! the write lock is held from `BEGIN IMMEDIATE`, so the lookup is final and no insert
+//! conflicts (its append-only triggers would refuse one that did); on PostgreSQL a concurrent
+//! writer may insert the same row between the lookup and the insert: the insert waits for it
+//! to commit, inserts nothing, and its row is the one read back.
 
 use super::SqlStore;
+use crate::artifacts;
 use crate::engine::Engine;
 use crate::rows::{self, Cols, json_text, to_i64};
-use crate::{Annotation, IngestKey, LedgerError, PairingPlan, RunId, now_rfc3339};
-use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Toolchain};
+use crate::{
+    Annotation, ArtifactId, ArtifactIngested, IngestKey, Ingested, LedgerError, PairingPlan, RunId,
+    now_rfc3339,
+};
+use bench_model::{Machine, Measurement, NewArtifact, NewRun, RunProvenance, RunSource, Toolchain};
 
 impl<E: Engine> SqlStore<E> {
+    /// Records a checked run with its recording time and notes under `key`, unless the key
+    /// recorded it already (see [`crate::LedgerStore::record_run_once`]).
+    pub(super) async fn record_once(
+        &self,
+        run: &NewRun,
+        created_at: &str,
+        notes: &[String],
+        key: &IngestKey,
+    ) -> Result<Ingested, LedgerError> {
+        key.check()?;
+        let mut tx = self.begin_write().await?;
+        if let Some(earlier) = rows::earlier_push(key, Self::stored_key(&mut tx, key).await?)? {
+            return Ok(earlier);
+        }
+        let id = Self::insert_run(
+            &mut tx,
+            run.source,
+            &run.provenance,
+            &run.measurements,
+            created_at,
+        )
+        .await?;
+        for text in notes {
+            let note = Annotation {
+                created_at: created_at.to_owned(),
+                text: text.clone(),
+            };
+            Self::insert_annotation(&mut tx, id, &note).await?;
+        }
+        // A concurrent push with this key may have claimed it since the lookup: its run wins.
+        if !Self::claim_key(&mut tx, key, id).await? {
+            tx.rollback().await?;
+            let stored = Self::stored_key(&mut *self.conn().await?, key).await?;
+            return rows::earlier_push(key, stored)?.ok_or_else(|| vanished(key));
+        }
+        tx.commit().await?;
+        Ok(Ingested { id, created: true })
+    }
+
+    /// [`LedgerError::NoSuchRun`] unless run `run` exists.
+    pub(super) async fn require_exists(
+        conn: &mut E::Connection,
+        run: RunId,
+    ) -> Result<(), LedgerError> {
+        E::query("SELECT id FROM runs WHERE id = $1")
+            .bind(run)
+            .fetch_optional(conn)
+            .await?
+            .map(|_| ())
+            .ok_or(LedgerError::NoSuchRun(run))
+    }
+
+    /// Records a checked artifact with its recording time, unless the same one is there.
+    pub(super) async fn insert_artifact(
+        &self,
+        artifact: &NewArtifact,
+        created_at: &str,
+    ) -> Result<ArtifactIngested, LedgerError> {
+        let sha256 = artifacts::check(artifact)?;
+        let mut tx = self.begin_write().await?;
+        for run in std::iter::once(artifact.run).chain(artifact.against) {
+            Self::require_exists(&mut tx, run).await?;
+        }
+        if let Some(id) = Self::artifact_id(&mut tx, artifact, &sha256).await? {
+            return Ok(ArtifactIngested { id, created: false });
+        }
+        // A concurrent recording of the same artifact (PostgreSQL) holds its index entry until
+        // it commits: this insert waits for it, inserts nothing, and the row is read back below.
+        let inserted = E::query(
+            "INSERT INTO artifacts (run_id, benchmark, kind, profiler, against_run_id, media_type,
+                size, sha256, created_at, bytes)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT DO NOTHING RETURNING id",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(&artifact.media_type)
+        .bind(artifacts::size_of(artifact))
+        .bind(&sha256)
+        .bind(created_at)
+        .bind(&artifact.bytes)
+        .fetch_optional(&mut tx)
+        .await?;
+        if let Some(row) = inserted {
+            let id = row.int("id")?;
+            tx.commit().await?;
+            return Ok(ArtifactIngested { id, created: true });
+        }
+        let id = Self::artifact_id(&mut tx, artifact, &sha256)
+            .await?
+            .ok_or_else(|| {
+                LedgerError::Corrupt(format!(
+                    "artifact of run {} vanished while it was recorded",
+                    artifact.run
+                ))
+            })?;
+        tx.rollback().await?;
+        Ok(ArtifactIngested { id, created: false })
+    }
+
+    /// The id of the artifact recorded with this content, if any.
+    async fn artifact_id(
+        conn: &mut E::Connection,
+        artifact: &NewArtifact,
+        sha256: &str,
+    ) -> Result<Option<ArtifactId>, LedgerError> {
+        E::query(
+            "SELECT id FROM artifacts WHERE run_id = $1 AND benchmark = $2 AND kind = $3
+               AND profiler = $4 AND COALESCE(against_run_id, 0) = COALESCE($5, 0)
+               AND sha256 = $6",
+        )
+        .bind(artifact.run)
+        .bind(&artifact.benchmark)
+        .bind(artifact.kind.code())
+        .bind(&artifact.profiler)
+        .bind(artifact.against)
+        .bind(sha256)
+        .fetch_optional(conn)
+        .await?
+        .map(|r| r.int("id"))
+        .transpose()
+    }
+
     pub(super) async fn insert_annotation(
         tx: &mut E::Connection,
         run: RunId,
@@ -292,4 +430,9 @@ impl<E: Engine> SqlStore<E> {
         .execute(tx)
         .await
     }
+}
+
+/// A key that a concurrent push claimed but that is not stored once it committed.
+pub(super) fn vanished(key: &IngestKey) -> LedgerError {
+    LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
 }
