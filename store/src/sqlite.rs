@@ -64,6 +64,8 @@ impl Engine for Sqlite {
     }
 }
 
+/// Anonymous `?` parameters, unlike the shared statements' `$N`: sqlx binds them without
+/// reading each parameter's name, which counts on a statement run for every result.
 async fn insert_measurement(
     tx: &mut SqliteConnection,
     run_id: RunId,
@@ -75,8 +77,7 @@ async fn insert_measurement(
         "INSERT INTO results (run_id, benchmark, group_id, function_id, value_str, metric, unit,
             direction, estimate, lower, upper, confidence_level, standard_error, throughput_kind,
             throughput_per_iter, sample_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-         RETURNING id",
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(run_id)
     .bind(&m.benchmark.full)
@@ -104,7 +105,7 @@ async fn insert_measurement(
         sqlx::query(
             "INSERT INTO statistics (result_id, statistic, point, lower, upper, confidence_level,
                 standard_error)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(result_id)
         .bind(statistic.code())
@@ -119,7 +120,7 @@ async fn insert_measurement(
     if let Some(samples) = &m.samples {
         sqlx::query(
             "INSERT INTO samples (result_id, sampling_mode, iters, times_ns)
-             VALUES ($1, $2, $3, $4)",
+             VALUES (?, ?, ?, ?)",
         )
         .bind(result_id)
         .bind(samples.mode().code())
