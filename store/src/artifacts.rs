@@ -1,14 +1,10 @@
 //! What both engines share about artifacts (issue 46): checking one before it is written, its
-//! digest, and decoding its rows. The SQL lives with each engine.
+//! digest, and decoding its rows. The SQL is the store's (`sql/mod.rs`).
 
 use crate::LedgerError;
 use crate::rows::Cols;
 use bench_model::{ArtifactKind, ArtifactSummary, NewArtifact, StoredArtifact};
 use sha2::{Digest, Sha256};
-
-/// The columns of an artifact's summary, in the order both engines select them.
-pub(crate) const SUMMARY_COLUMNS: &str =
-    "id, run_id, benchmark, kind, profiler, against_run_id, media_type, size, sha256, created_at";
 
 /// Checks `artifact` (everything the model can check alone) and returns its digest.
 pub(crate) fn check(artifact: &NewArtifact) -> Result<String, LedgerError> {

@@ -2,8 +2,9 @@
 //!
 //! The append-only benchmark ledger behind one trait of domain operations, [`LedgerStore`]:
 //! record a run, read it back, list and find runs, tag and annotate them, read a benchmark's
-//! history and a suite's trend. No database type crosses the trait. Two engines implement it,
-//! one module each:
+//! history and a suite's trend. No database type crosses the trait. One implementation, with
+//! every statement written once, runs on two engines; each engine's module holds only what
+//! differs (connecting, migrating, locking, and a few spellings of SQL):
 //!
 //! - [`sqlite`]: one file, the embedded default for one machine (`results/ledger.sqlite`);
 //! - [`postgres`]: a server, for a team whose runners all record into one history.
@@ -34,8 +35,8 @@
 //! - **No silent downgrade**: a ledger migrated by a newer build is refused with
 //!   [`LedgerError::NewerSchema`] and left untouched.
 //!
-//! Adding a third engine is one module implementing [`LedgerStore`] (the decoding of rows in
-//! `rows` is shared) and one arm in [`Ledger::open`].
+//! Adding a third SQL engine is one module implementing the store's `Engine` hooks for its sqlx
+//! driver, its migrations, and one arm in [`Ledger::open`].
 
 mod artifacts;
 /// The SQL list of the source codes whose runs are never a run's history or its commit's run
@@ -48,10 +49,12 @@ macro_rules! kept_out_of_history {
 }
 
 pub mod copy;
+mod engine;
 mod error;
 mod location;
 pub mod postgres;
 mod rows;
+mod sql;
 pub mod sqlite;
 mod types;
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Named column access over one engine's row type.
-pub(crate) trait Cols {
+pub trait Cols {
     fn int(&self, column: &str) -> Result<i64, LedgerError>;
     fn opt_int(&self, column: &str) -> Result<Option<i64>, LedgerError>;
     fn real(&self, column: &str) -> Result<f64, LedgerError>;

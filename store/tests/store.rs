@@ -23,6 +23,7 @@ on_both_engines!(
     pair_pushes_are_recorded_once_per_key,
     a_newer_schema_is_refused,
     artifacts_read_back_once,
+    concurrent_recordings_of_one_artifact_store_one,
     bad_artifacts_store_nothing,
     artifacts_are_append_only,
 );

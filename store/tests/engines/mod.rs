@@ -1,9 +1,9 @@
-//! The engines under test: a fresh ledger of each, and a way around the store's operations to
-//! try what the database must refuse.
+//! The engines under test: a fresh ledger of each, and a connection of the test's own to the
+//! same database, to try what the database must refuse (the store has no door for raw SQL).
 
-use bench_store::postgres::PostgresStore;
-use bench_store::sqlite::SqliteStore;
 use bench_store::{Ledger, LedgerError, Location};
+use sqlx::postgres::PgPool;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 
 /// A fresh, empty ledger on one engine.
 pub struct Fixture {
@@ -14,9 +14,10 @@ pub struct Fixture {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// The test's own connections to the ledger's database, past the store.
 enum Raw {
-    Sqlite(SqliteStore),
-    Postgres(PostgresStore),
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
 }
 
 impl Fixture {
@@ -34,9 +35,17 @@ impl Fixture {
             .collect();
         beside.sort();
         assert!(beside.is_empty(), "left beside the ledger: {beside:?}");
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .busy_timeout(bench_store::BUSY_TIMEOUT);
+        let raw = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await
+            .expect("raw connection");
         Self {
             ledger,
-            raw: Raw::Sqlite(SqliteStore::open(&path).await.expect("second handle")),
+            raw: Raw::Sqlite(raw),
             location,
             _dir: Some(dir),
         }
@@ -48,9 +57,7 @@ impl Fixture {
         let url = server.create_database();
         let location = Location::parse(&url).expect("postgres url");
         let ledger = Ledger::open(&location).await.expect("open postgres ledger");
-        let raw = PostgresStore::open(&url, &location)
-            .await
-            .expect("second handle");
+        let raw = PgPool::connect(&url).await.expect("raw connection");
         Some(Self {
             ledger,
             raw: Raw::Postgres(raw),
@@ -59,20 +66,21 @@ impl Fixture {
         })
     }
 
-    /// Runs `sql` directly on the database.
+    /// Runs `sql` directly on the database; the rows it changed.
     pub async fn execute(&self, sql: &str) -> Result<u64, LedgerError> {
-        match &self.raw {
-            Raw::Sqlite(s) => s.execute_unchecked(sql).await,
-            Raw::Postgres(s) => s.execute_unchecked(sql).await,
-        }
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        Ok(match &self.raw {
+            Raw::Sqlite(pool) => sqlx::query(sql).execute(pool).await?.rows_affected(),
+            Raw::Postgres(pool) => sqlx::query(sql).execute(pool).await?.rows_affected(),
+        })
     }
 
     /// `SELECT COUNT(*) FROM table`.
     pub async fn count(&self, table: &str) -> i64 {
-        let sql = format!("SELECT COUNT(*) FROM {table}");
+        let sql = sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}"));
         match &self.raw {
-            Raw::Sqlite(s) => s.count_unchecked(&sql).await,
-            Raw::Postgres(s) => s.count_unchecked(&sql).await,
+            Raw::Sqlite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
+            Raw::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
         }
         .expect("count")
     }

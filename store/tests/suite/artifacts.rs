@@ -17,6 +17,43 @@ pub fn artifact(
     NewArtifact::new(run, "g/f/1", kind, "perf", against, bytes.to_vec())
 }
 
+/// 16 recordings of one artifact at once (a retried push, a copy beside it): one is stored,
+/// and every recording answers its id. Twice: the second round finds the pool's connections
+/// open, so the recordings really overlap.
+pub async fn concurrent_recordings_of_one_artifact_store_one(f: &Fixture) {
+    let run = f
+        .ledger
+        .record_run(&small_run("s", "m", 1.0))
+        .await
+        .expect("run");
+    for (round, bytes) in [&b"main;f 3\n"[..], b"main;g 5\n"].into_iter().enumerate() {
+        let recordings: Vec<_> = (0..16)
+            .map(|i| {
+                let ledger = f.ledger.clone();
+                let a = artifact(run, ArtifactKind::FoldedStacks, None, bytes);
+                tokio::spawn(async move {
+                    if i % 2 == 0 {
+                        ledger.record_artifact_once(&a).await
+                    } else {
+                        ledger.copy_artifact(&a, "2026-01-01T00:00:00.000Z").await
+                    }
+                })
+            })
+            .collect();
+        let mut answers = Vec::new();
+        for r in recordings {
+            answers.push(r.await.expect("join").expect("record"));
+        }
+        let created = answers.iter().filter(|a| a.created).count();
+        assert_eq!(created, 1, "round {round}: {answers:?}");
+        assert!(
+            answers.iter().all(|a| a.id == answers[0].id),
+            "round {round}: {answers:?}"
+        );
+    }
+    assert_eq!(f.count("artifacts").await, 2);
+}
+
 /// Every kind reads back as recorded, listed by benchmark then kind; recording the same
 /// content again is the artifact already there; a diff is found by its base.
 pub async fn artifacts_read_back_once(f: &Fixture) {
