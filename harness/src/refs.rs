@@ -5,6 +5,7 @@
 //! | form | meaning |
 //! |---|---|
 //! | `42` | run id 42; when no run has that id, the text is tried as a name below (an all-digit hash prefix) |
+//! | `5f3a9c1e#42` | run 42 of the ledger whose identity starts with `5f3a9c1e` (8 to 32 hex digits): this ledger's own run 42, or the copy here of that ledger's run 42. BENCHMARKS.md cites runs this way, since every ledger numbers its runs from 1 |
 //! | `latest` | the newest run (of the suite in context, if any) |
 //! | `previous` | the default baseline of `latest`: the newest earlier run of the same suite on the same machine that is a full measurement (`--quick` runs and `gate --confirm` re-runs are skipped; [`crate::ledger::LedgerStore::previous_run`]) |
 //! | `merge-base:REV` | the newest run at the merge base of REV and `HEAD`, e.g. `merge-base:origin/main`: the commit a pull request's branch left main at |
@@ -46,6 +47,13 @@ pub enum RunRef {
     Previous,
     /// `merge-base:REV`: the newest run at the merge base of REV and `HEAD`.
     MergeBase(String),
+    /// `LEDGER#RUN`: run `run` of the ledger whose identity starts with `ledger`.
+    Cited {
+        /// 8 to 32 lowercase hex digits of a ledger's identity.
+        ledger: String,
+        /// The run's id in that ledger.
+        run: RunId,
+    },
     /// A tag or a git revision.
     Name(String),
 }
@@ -57,6 +65,9 @@ impl RunRef {
         let text = text.trim();
         if let Some(rev) = merge_base_rev(text) {
             return Self::MergeBase(rev.to_owned());
+        }
+        if let Some((ledger, run)) = parse_citation(text) {
+            return Self::Cited { ledger, run };
         }
         match text {
             "latest" => Self::Latest,
@@ -78,9 +89,34 @@ impl std::fmt::Display for RunRef {
             Self::Latest => f.write_str("latest"),
             Self::Previous => f.write_str("previous"),
             Self::MergeBase(rev) => write!(f, "{MERGE_BASE_PREFIX}{rev}"),
+            Self::Cited { ledger, run } => write!(f, "{ledger}#{run}"),
             Self::Name(name) => f.write_str(name),
         }
     }
+}
+
+/// Hex digits of a ledger's identity a citation carries: enough that two ledgers rarely share
+/// them (one in four billion), few enough to read.
+pub const CITATION_DIGITS: usize = 8;
+
+/// The citation of run `run` of the ledger with identity `ledger_id`: `5f3a9c1e#42`, a name
+/// that stays the run's in any ledger holding it or its copy.
+#[must_use]
+pub fn citation(ledger_id: &str, run: RunId) -> String {
+    let digits = ledger_id.get(..CITATION_DIGITS).unwrap_or(ledger_id);
+    format!("{digits}#{run}")
+}
+
+/// `(ledger prefix, run)` of a citation `HEX#N` (8 to 32 lowercase hex digits, a canonical
+/// positive number), or `None`.
+fn parse_citation(text: &str) -> Option<(String, RunId)> {
+    let (ledger, run) = text.split_once('#')?;
+    let hex = (CITATION_DIGITS..=32).contains(&ledger.len())
+        && ledger
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let run: RunId = run.parse().ok().filter(|r: &RunId| *r > 0)?;
+    (hex && text.ends_with(&format!("#{run}"))).then(|| (ledger.to_owned(), run))
 }
 
 /// Errors raised while resolving a reference.
@@ -172,6 +208,33 @@ pub async fn resolve(
                 }),
             };
         }
+        RunRef::Cited {
+            ledger: prefix,
+            run,
+        } => {
+            let own = ledger.ledger_id().await?;
+            if own.starts_with(prefix.as_str()) {
+                return match ledger.run(*run).await? {
+                    Some(found) => Ok(found.id),
+                    None => Err(not_found(Some(format!(
+                        "this ledger ({}) has no run #{run}",
+                        citation(&own, *run).split('#').next().unwrap_or_default()
+                    )))),
+                };
+            }
+            let copies = ledger.copies_of(prefix, *run).await?;
+            return match copies.as_slice() {
+                [copy] => Ok(*copy),
+                [] => Err(not_found(Some(format!(
+                    "it was recorded in ledger {prefix}, and this ledger ({}) holds no copy of                      it; copy that ledger here with `bench-run ledger copy --from LEDGER`, or                      look it up there",
+                    own.get(..CITATION_DIGITS).unwrap_or(&own)
+                )))),
+                _ => Err(not_found(Some(format!(
+                    "runs #{run} of {} ledgers whose identities start with {prefix} were copied                      here; give more of the ledger's digits",
+                    copies.len()
+                )))),
+            };
+        }
         RunRef::Name(name) => match resolve_name(ledger, name, suite, git_dir).await? {
             Some(run) => Some(run),
             None => return Err(not_found(name_hint(name, git_dir))),
@@ -250,6 +313,34 @@ mod tests {
         assert_eq!(RunRef::parse("-1"), RunRef::Id(-1));
         assert_eq!(RunRef::parse("0123"), RunRef::Name("0123".into()));
         assert_eq!(RunRef::parse("+5"), RunRef::Name("+5".into()));
+        let cited = |ledger: &str, run| RunRef::Cited {
+            ledger: ledger.to_owned(),
+            run,
+        };
+        assert_eq!(RunRef::parse("5f3a9c1e#42"), cited("5f3a9c1e", 42));
+        assert_eq!(
+            RunRef::parse(&citation(&"ab".repeat(16), 7)),
+            cited("abababab", 7)
+        );
+        assert_eq!(
+            RunRef::parse(&format!("{}#1", "a".repeat(32))),
+            cited(&"a".repeat(32), 1)
+        );
+        // Not citations: too few or too many digits, upper case, not hex, not a run number.
+        for text in [
+            "5f3a9c1#42",
+            &format!("{}#1", "a".repeat(33)),
+            "5F3A9C1E#42",
+            "5f3a9c1g#42",
+            "5f3a9c1e#0",
+            "5f3a9c1e#042",
+            "5f3a9c1e#-1",
+            "5f3a9c1e#",
+            "5f3a9c1e#4#2",
+        ] {
+            assert_eq!(RunRef::parse(text), RunRef::Name(text.into()), "{text}");
+        }
+        assert_eq!(cited("5f3a9c1e", 42).to_string(), "5f3a9c1e#42");
     }
 
     #[test]

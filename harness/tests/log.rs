@@ -127,7 +127,40 @@ fn a_second_entry_names_the_machine_by_fingerprint_and_leaves_the_first_unchange
         first_text.contains("Results: 15 of 200 — 10 ratios held against a bar, 5 others"),
         "{first_text}"
     );
-    assert!(first_text.ends_with("\nAll results: `bench-run show 1`.\n"));
+    // The run is cited by the ledger's identity and its id, and `show` takes the citation.
+    let citation = first_text
+        .rsplit_once("All results: `bench-run show ")
+        .and_then(|(_, rest)| rest.strip_suffix("`.\n"))
+        .unwrap_or_else(|| panic!("no citation: {first_text}"))
+        .to_owned();
+    let (ledger_digits, run) = citation.split_once('#').unwrap();
+    assert_eq!(run, "1");
+    assert!(
+        ledger_digits.len() == 8 && ledger_digits.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{citation}"
+    );
+    assert!(
+        first_text.contains(&format!("- Run: `{citation}`\n")),
+        "{first_text}"
+    );
+    let shown = sandbox
+        .bench_run()
+        .args(["show", &citation, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_exit(&shown, 0);
+    assert_eq!(json(&shown)["run"]["id"], 1);
+    let elsewhere = sandbox
+        .bench_run()
+        .args(["show", "0000ffff#1"])
+        .output()
+        .unwrap();
+    assert_exit(&elsewhere, 2);
+    assert!(
+        stderr(&elsewhere).contains("recorded in ledger 0000ffff"),
+        "{}",
+        stderr(&elsewhere)
+    );
 
     // The second names the machine by its fingerprint; the first entry's bytes stay as they were.
     let out = log(
@@ -173,7 +206,9 @@ fn a_second_entry_names_the_machine_by_fingerprint_and_leaves_the_first_unchange
         );
     }
     assert!(second.contains("| Change vs #1 |"), "{second}");
-    assert!(second.ends_with("\nAll results: `bench-run show 2`.\n"));
+    assert!(second.ends_with(&format!(
+        "\nAll results: `bench-run show {ledger_digits}#2`.\n"
+    )));
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //!
 //! CLAIM (one line)
 //!
+//! - Run: `LEDGER#N`, the run's citation: unique across ledgers (every ledger numbers its
+//!   runs from 1), and `bench-run show LEDGER#N` finds it in that ledger or in a copy of it
 //! - Command: the exact command stored in the ledger (and the cargo command it ran)
 //! - Machine: its fingerprint; the full description only in the first entry on that machine
 //! - Rust, Git, baseline, busy machine, notes, annotations
@@ -13,7 +15,7 @@
 //! Results: K of M — why these rows (see [`select`])
 //! | at most 15 rows |
 //!
-//! All results: `bench-run show N`.
+//! All results: `bench-run show LEDGER#N`.
 //! ```
 //!
 //! Whether the machine is already described is read from the log itself
@@ -46,6 +48,8 @@ pub struct Delta {
 pub struct Entry<'a> {
     /// The run.
     pub run: &'a StoredRun,
+    /// Its citation, `LEDGER#N` (`harness::refs::citation`).
+    pub citation: &'a str,
     /// The entry's title (one line).
     pub title: &'a str,
     /// What the run shows, in one line.
@@ -88,6 +92,7 @@ pub fn render(entry: &Entry<'_>) -> String {
         format!("{} (run #{}, {})", entry.title, run.id, code_span(&p.suite))
     };
     out.push_str(&format!("## {date} — {heading}\n\n{}\n\n", entry.claim));
+    out.push_str(&format!("- Run: `{}`\n", entry.citation));
     out.push_str(&format!("- Command: {}\n", command_span(&p.command)));
     if let Some(cargo) = &p.cargo_command {
         out.push_str(&format!(
@@ -123,7 +128,10 @@ pub fn render(entry: &Entry<'_>) -> String {
         out.push_str("\n\n");
         out.push_str(&results_table(entry).to_markdown());
     }
-    out.push_str(&format!("\nAll results: `bench-run show {}`.\n", run.id));
+    out.push_str(&format!(
+        "\nAll results: `bench-run show {}`.\n",
+        entry.citation
+    ));
     out
 }
 
@@ -340,7 +348,7 @@ fn row_name(m: &Measurement) -> String {
 }
 
 /// Header written when the log file does not exist yet.
-pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run id, title, claim,\n  exact command(s), machine (in full in the first entry on it, by fingerprint after), toolchain\n  and git commit, and shows at most 15 results; `bench-run show N` has all of them.\n- Any performance claim in this repository cites one of these entries.\n";
+pub const NEW_LOG_HEADER: &str = "# Benchmark log (append-only)\n\nRules:\n\n- Append-only; never edit old entries. Corrections are new entries or ledger annotations.\n- Entries are written by `bench-run log`, from the ledger; each names its run (`LEDGER#N`, unique\n  across ledgers), title, claim, exact command(s), machine (in full in the first entry on it, by\n  fingerprint after), toolchain and git commit, and shows at most 15 results; `bench-run show\n  LEDGER#N` has all of them.\n- Any performance claim in this repository cites one of these entries.\n";
 
 /// Whether `title` names run `id` as `run #id` (not `run #id0`, another run).
 fn names_run(title: &str, id: i64) -> bool {
@@ -446,6 +454,7 @@ mod tests {
     ) -> Entry<'a> {
         Entry {
             run,
+            citation: "0123abcd#8",
             title: "Two threads read pt 1.86x faster",
             claim: "On the readspeed files two threads over one reach 1.86 under zstd (bar 1.8: met).",
             rows,
@@ -520,8 +529,9 @@ mod tests {
             text.contains("Results: 15 of 200 — 2 ratios held against a bar, 2 significant changes against run #5, largest first, 11 others (one of each benchmark group in turn)."),
             "{text}"
         );
+        assert!(text.contains("\n- Run: `0123abcd#8`\n"), "{text}");
         assert!(
-            text.ends_with("\nAll results: `bench-run show 8`.\n"),
+            text.ends_with("\nAll results: `bench-run show 0123abcd#8`.\n"),
             "{text}"
         );
         assert!(
@@ -605,6 +615,7 @@ mod tests {
         let notes = ["Warning: the head run #3 is a --quick run.".to_owned()];
         let text = render(&Entry {
             notes: &notes,
+            citation: "0123abcd#3",
             ..entry(&head, &rows, 2, None, &deltas, true)
         });
         assert!(
@@ -623,7 +634,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.ends_with("All results: `bench-run show 3`.\n"),
+            text.ends_with("All results: `bench-run show 0123abcd#3`.\n"),
             "{text}"
         );
     }

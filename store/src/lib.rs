@@ -300,6 +300,18 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     async fn copied_runs(&self, origin_ledger: &str)
     -> Result<BTreeMap<RunId, RunId>, LedgerError>;
 
+    /// The runs here that are copies of run `origin_run` of a ledger whose identity starts with
+    /// `origin_prefix` (a citation `LEDGER#RUN` names a run by where it was first recorded).
+    /// More than one when the prefix is shared by two ledgers copied here.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn copies_of(
+        &self,
+        origin_prefix: &str,
+        origin_run: RunId,
+    ) -> Result<Vec<RunId>, LedgerError>;
+
     /// Records a copy of a run of another ledger as it was stored there (its creation time,
     /// source, provenance, results and annotations), with where it came from, in one
     /// transaction.

@@ -140,6 +140,28 @@ async fn copy_between(source: Fixture, destination: Fixture) {
         .expect("artifacts")[0];
     assert_eq!(diff.kind, ArtifactKind::DiffFlamegraph);
     assert_eq!(diff.against, Some(ids[&source_pairing.base_run]));
+    // A citation `LEDGER#RUN` of a source run finds its copy by the source's identity.
+    let origin = from.ledger_id().await.expect("ledger id");
+    for (source_run, copy) in &ids {
+        let found = to
+            .copies_of(&origin[..8], *source_run)
+            .await
+            .expect("copies");
+        assert_eq!(found, [*copy], "run {source_run}");
+    }
+    assert!(
+        to.copies_of(&origin[..8], 999)
+            .await
+            .expect("none")
+            .is_empty()
+    );
+    let own_id = to.ledger_id().await.expect("own id");
+    assert!(
+        to.copies_of(&own_id[..8], own)
+            .await
+            .expect("own")
+            .is_empty()
+    );
 
     // Again: nothing new, nothing doubled.
     let again = copy_ledger(from, to, |_| {}).await.expect("copy again");

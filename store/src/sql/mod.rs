@@ -576,6 +576,25 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             .collect()
     }
 
+    async fn copies_of(
+        &self,
+        origin_prefix: &str,
+        origin_run: RunId,
+    ) -> Result<Vec<RunId>, LedgerError> {
+        E::query(
+            "SELECT run_id FROM run_origins \
+             WHERE origin_run = $1 AND substr(origin_ledger, 1, length($2)) = $2 \
+             ORDER BY run_id",
+        )
+        .bind(origin_run)
+        .bind(origin_prefix)
+        .fetch_all(&mut *self.conn().await?)
+        .await?
+        .iter()
+        .map(|r| r.int("run_id"))
+        .collect()
+    }
+
     async fn record_copy(&self, copy: &RunCopy) -> Result<RunId, LedgerError> {
         rows::check_run_parts(&copy.provenance, &copy.measurements)?;
         let mut tx = self.begin_write().await?;

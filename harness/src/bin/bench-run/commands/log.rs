@@ -71,8 +71,10 @@ pub(super) async fn log_run(ledger: &Ledger, cwd: &Path, request: Request<'_>) -
     let path = file.unwrap_or_else(|| workspace_root(cwd).join("BENCHMARKS.md"));
     let existing = read_log(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let chosen = log::select_rows(&all, &deltas, only, rows);
+    let citation = harness::refs::citation(&ledger.ledger_id().await?, run.id);
     let text = log::render(&log::Entry {
         run: &run,
+        citation: &citation,
         title,
         claim,
         rows: &chosen,
