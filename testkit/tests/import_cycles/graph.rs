@@ -618,16 +618,17 @@ impl std::fmt::Display for Cycle {
     }
 }
 
-/// Every strongly connected group of files, as the shortest cycle through each of its files
-/// (deduplicated; each cycle starts at its smallest path).
+/// Every import that closes a cycle, as the shortest cycle through it: so each import that has
+/// to go is named at least once (deduplicated; each cycle starts at its smallest path).
 pub fn cycles(edges: &[Edge]) -> Vec<Cycle> {
     let mut next: BTreeMap<&Path, BTreeSet<&Path>> = BTreeMap::new();
     for e in edges {
         next.entry(&e.from).or_default().insert(&e.to);
     }
     let mut found = BTreeSet::new();
-    for &start in next.keys() {
-        if let Some(cycle) = shortest_cycle(&next, start) {
+    for e in edges {
+        // The path runs from e.to back to e.from; the import e.from -> e.to closes it.
+        if let Some(cycle) = shortest_path(&next, &e.to, &e.from) {
             let min = cycle
                 .iter()
                 .enumerate()
@@ -641,28 +642,29 @@ pub fn cycles(edges: &[Edge]) -> Vec<Cycle> {
     found.into_iter().collect()
 }
 
-/// The shortest path from `start` back to itself (breadth first), without the repeated end.
-fn shortest_cycle<'a>(
+/// The shortest path from `from` to `to` (breadth first), both ends included.
+fn shortest_path<'a>(
     next: &BTreeMap<&'a Path, BTreeSet<&'a Path>>,
-    start: &'a Path,
+    from: &'a Path,
+    to: &'a Path,
 ) -> Option<Vec<&'a Path>> {
     let mut came_from: BTreeMap<&Path, &Path> = BTreeMap::new();
-    let mut queue = std::collections::VecDeque::from([start]);
+    let mut queue = std::collections::VecDeque::from([from]);
     while let Some(at) = queue.pop_front() {
-        for &to in next.get(at).into_iter().flatten() {
-            if to == start {
-                let mut cycle = vec![at];
-                let mut cur = at;
-                while cur != start {
-                    cur = came_from[cur];
-                    cycle.push(cur);
-                }
-                cycle.reverse();
-                return Some(cycle);
+        if at == to {
+            let mut path = vec![at];
+            let mut cur = at;
+            while cur != from {
+                cur = came_from[cur];
+                path.push(cur);
             }
-            if !came_from.contains_key(to) {
-                came_from.insert(to, at);
-                queue.push_back(to);
+            path.reverse();
+            return Some(path);
+        }
+        for &n in next.get(at).into_iter().flatten() {
+            if n != from && !came_from.contains_key(n) {
+                came_from.insert(n, at);
+                queue.push_back(n);
             }
         }
     }
@@ -712,6 +714,24 @@ mod tests {
             ("src/b.rs", "use crate::a::A;\npub struct B;\n"),
         ]);
         assert_eq!(found, ["src/a.rs -> src/b.rs -> src/a.rs"]);
+    }
+
+    #[test]
+    fn every_import_in_a_cycle_is_named() {
+        // a <-> b and a <-> c: the shortest cycle through a is only one of them.
+        let found = cycles_of(&[
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
+            ("src/a.rs", "use crate::{b::B, c::C};\npub struct A;\n"),
+            ("src/b.rs", "use crate::a::A;\npub struct B;\n"),
+            ("src/c.rs", "use crate::a::A;\npub struct C;\n"),
+        ]);
+        assert_eq!(
+            found,
+            [
+                "src/a.rs -> src/b.rs -> src/a.rs",
+                "src/a.rs -> src/c.rs -> src/a.rs"
+            ]
+        );
     }
 
     #[test]

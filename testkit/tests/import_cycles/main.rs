@@ -71,6 +71,7 @@ fn no_file_imports_a_file_that_imports_it_back() {
         files.extend(krate.files().map(Path::to_path_buf));
         let edges = krate.edges();
         edge_count += edges.len();
+        print_edges(&edges);
         for cycle in cycles(&edges) {
             let hops = cycle.0.iter().zip(cycle.0.iter().cycle().skip(1));
             let proof = hops
@@ -109,6 +110,24 @@ fn no_file_imports_a_file_that_imports_it_back() {
         "no longer cycles, delete these lines from testkit/tests/import_cycles/known.txt:\n{}",
         gone.join("\n")
     );
+}
+
+/// With `IMPORT_EDGES=PREFIX` (and `--nocapture`), prints the imports of the files under PREFIX:
+/// what to look at when cutting a cycle.
+fn print_edges(edges: &[Edge]) {
+    let Ok(prefix) = std::env::var("IMPORT_EDGES") else {
+        return;
+    };
+    for e in edges.iter().filter(|e| e.from.starts_with(&prefix)) {
+        println!(
+            "{} -> {} ({}:{} {})",
+            e.from.display(),
+            e.to.display(),
+            e.from.display(),
+            e.line,
+            e.path
+        );
+    }
 }
 
 /// The lines of `known.txt`, without comments and blank lines.
