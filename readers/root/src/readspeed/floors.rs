@@ -173,7 +173,7 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
 mod tests {
     use super::{Decompressed, find_entries, item_ends, touch_entries};
     use crate::basket::BasketData;
-    use crate::decode::{headed_for_test, streamed_string};
+    use crate::decode::framing::{headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
 
     /// A streamed `vector<…>` entry: a 6-byte header, the count, then the items as given.
