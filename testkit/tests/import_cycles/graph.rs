@@ -112,6 +112,8 @@ enum Target {
     Module(usize),
     /// An item defined in this module.
     Item(usize),
+    /// Something of another crate, maybe through an alias (`use bench_model as model`).
+    External,
 }
 
 /// One import of file `to` by file `from`, with the first place it was seen.
@@ -344,9 +346,11 @@ impl Crate {
             "self" => module,
             "super" => self.modules[module].parent?,
             "::" => return None,
-            name => match self.lookup(module, name, !rest.is_empty(), visiting)? {
-                Target::Module(m) => m,
-                item @ Target::Item(_) => return Some(item),
+            // A first name not in scope is another crate's.
+            name => match self.lookup(module, name, !rest.is_empty(), visiting) {
+                Some(Target::Module(m)) => m,
+                Some(other) => return Some(other),
+                None => return Some(Target::External),
             },
         };
         for (k, seg) in rest.iter().enumerate() {
@@ -356,7 +360,7 @@ impl Crate {
                 "super" => self.modules[cur].parent?,
                 name => match self.lookup(cur, name, more, visiting) {
                     Some(Target::Module(m)) => m,
-                    Some(item @ Target::Item(_)) => return Some(item),
+                    Some(other) => return Some(other),
                     // Unknown here: blame the module's own file (stricter, never blind).
                     None => return Some(Target::Item(cur)),
                 },
@@ -415,7 +419,9 @@ impl Crate {
             for r in &m.refs {
                 let target = match self.resolve(index, &r.segs, &mut Vec::new()) {
                     Some(Target::Item(t)) => Some(t),
-                    None if r.macro_call && r.segs.len() == 1 => self.macro_home(index, &r.segs[0]),
+                    Some(Target::External) | None if r.macro_call && r.segs.len() == 1 => {
+                        self.macro_home(index, &r.segs[0])
+                    }
                     _ => None,
                 };
                 let Some(target) = target else { continue };
@@ -732,6 +738,21 @@ mod tests {
                 "src/a.rs -> src/c.rs -> src/a.rs"
             ]
         );
+    }
+
+    #[test]
+    fn an_alias_of_another_crate_is_not_the_aliasing_file() {
+        let edges = edges_of(&[
+            (
+                "src/lib.rs",
+                "pub(crate) use bench_model as model;\nmod a;\npub use a::A;\n",
+            ),
+            (
+                "src/a.rs",
+                "use crate::model::Machine;\npub struct A(crate::model::Run);\n",
+            ),
+        ]);
+        assert_eq!(edges, [("src/lib.rs".into(), "src/a.rs".into())]);
     }
 
     #[test]
