@@ -19,7 +19,9 @@
 //! - a `name!` call of a `macro_rules!` macro defined in an enclosing module's file is an import
 //!   of that file (textual macro scope);
 //! - types, values and macros share one namespace, except that a name that is both a module and
-//!   an item is the module when more segments follow.
+//!   an item is the module when more segments follow;
+//! - a glob import counts only for the names used through it, and a `use` that renames another
+//!   crate (`use bench_model as model`) makes the paths through it that crate's.
 //!
 //! Identifiers after `.` (fields, methods) or before a single `:` (field and parameter names)
 //! are not paths. Attributes are skipped, except `#[path = "..."]` on a `mod` declaration.
