@@ -4,7 +4,6 @@
 //! machine, toolchain, profile or feature set are not comparable for a gate
 //! ([`check_comparable`]). [`crate::compare`] re-exports all of it.
 
-use crate::compare::{Comparison, Verdict};
 use crate::model::RunProvenance;
 use serde::Serialize;
 use std::fmt;
@@ -40,44 +39,6 @@ pub fn same_binary_sentence(sha256: &str) -> String {
          not the code's",
         short_hash(sha256)
     )
-}
-
-/// Applies the same-binary rule to a comparison of two runs of one executable (`sha256`, from
-/// [`same_binary`]): every regression and improvement becomes [`Verdict::Unchanged`], every
-/// paired row says why, the counts follow, and [`Comparison::same_binary`] records the hash.
-/// New, missing and ignored rows keep their verdict. The statistics (change, p-values,
-/// `significant`) are left as computed: they describe how much the environment moved.
-pub fn mark_same_binary(comparison: &mut Comparison, sha256: &str) {
-    let sentence = same_binary_sentence(sha256);
-    let mut overridden = 0;
-    for row in &mut comparison.rows {
-        if !matches!(
-            row.verdict,
-            Verdict::Regression | Verdict::Improvement | Verdict::Unchanged
-        ) {
-            continue;
-        }
-        let was = row.verdict;
-        if was != Verdict::Unchanged {
-            row.verdict = Verdict::Unchanged;
-            overridden += 1;
-        }
-        let note = if was == Verdict::Unchanged {
-            format!("Same executable: {sentence}; this row is unchanged either way.")
-        } else {
-            format!(
-                "Same executable: {sentence}, so this row is unchanged (it would otherwise be \
-                 {was})."
-            )
-        };
-        // After the verdict sentence, which `finish` writes last.
-        row.reasons.push(note);
-    }
-    let counts = &mut comparison.counts;
-    counts.regressions = 0;
-    counts.improvements = 0;
-    counts.unchanged += overridden;
-    comparison.same_binary = Some(sha256.to_owned());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,82 +206,7 @@ pub fn check_comparable(base: &RunProvenance, head: &RunProvenance) -> Vec<Misma
 #[allow(clippy::unwrap_used, clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::compare::fixtures::*;
-    use crate::compare::{GateOutcome, gate};
-    use crate::model::Direction;
-
-    #[test]
-    fn same_binary_turns_every_verdict_into_unchanged() {
-        let hash = "ab12cd34ef56".repeat(5) + "abcd";
-        let exe = |sha: &str| {
-            Some(crate::model::BenchExe {
-                sha256: sha.to_owned(),
-                bytes: 1000,
-            })
-        };
-        let mut base = provenance();
-        let mut head = provenance();
-        assert_eq!(same_binary(&base, &head), None, "no hash recorded");
-        base.bench_exe = exe(&hash);
-        assert_eq!(same_binary(&base, &head), None, "only one side has a hash");
-        head.bench_exe = exe(&"0".repeat(64));
-        assert_eq!(same_binary(&base, &head), None, "different executables");
-        head.bench_exe = exe(&hash);
-        assert_eq!(same_binary(&base, &head), Some(hash.clone()));
-
-        let base_rows = [
-            timed("slow", &jittered(1, 100, 1000.0, 2.0)),
-            timed("fast", &jittered(3, 100, 1000.0, 2.0)),
-            timed("same", &jittered(5, 100, 1000.0, 2.0)),
-            timed("gone", &jittered(7, 100, 1000.0, 2.0)),
-        ];
-        let head_rows = [
-            timed("slow", &jittered(2, 100, 1300.0, 2.0)),
-            timed("fast", &jittered(4, 100, 700.0, 2.0)),
-            timed("same", &jittered(6, 100, 1000.0, 2.0)),
-            timed("born", &jittered(8, 100, 1000.0, 2.0)),
-        ];
-        let mut c = run(&base_rows, &head_rows);
-        assert_eq!((c.counts.regressions, c.counts.improvements), (1, 1));
-        let slow_change = row(&c, "slow").change;
-        mark_same_binary(&mut c, &hash);
-        assert_eq!(c.same_binary.as_deref(), Some(hash.as_str()));
-        let verdicts: Vec<(&str, Verdict)> = c
-            .rows
-            .iter()
-            .map(|r| (r.benchmark.as_str(), r.verdict))
-            .collect();
-        assert_eq!(
-            verdicts,
-            [
-                ("born", Verdict::New),
-                ("fast", Verdict::Unchanged),
-                ("gone", Verdict::Missing),
-                ("same", Verdict::Unchanged),
-                ("slow", Verdict::Unchanged),
-            ]
-        );
-        assert_eq!(
-            (
-                c.counts.regressions,
-                c.counts.improvements,
-                c.counts.unchanged
-            ),
-            (0, 0, 3)
-        );
-        assert_eq!(c.counts.new + c.counts.missing, 2);
-        // The statistics stay: they measure the environment.
-        assert_eq!(row(&c, "slow").change, slow_change);
-        assert!(row(&c, "slow").significant);
-        let last = row(&c, "slow").reasons.last().unwrap();
-        assert!(
-            last.contains("same executable (sha256 ab12cd34ef56)")
-                && last.contains("environment's, not the code's")
-                && last.contains("would otherwise be regression"),
-            "{last}"
-        );
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
-    }
+    use crate::compare::fixtures::provenance;
 
     #[test]
     fn mismatch_detection() {
@@ -377,13 +263,5 @@ mod tests {
             t.rustc_commit = Some("abc".to_owned());
         }
         assert_eq!(check_comparable(&base, &nightly).len(), 1);
-
-        // The gate refuses mismatched runs unless told otherwise.
-        let c = run(
-            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
-            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
-        );
-        assert_eq!(gate(&c, &found, false).exit_code(), 2);
-        assert_eq!(gate(&c, &found, true).exit_code(), 0);
     }
 }

@@ -20,6 +20,7 @@ pub mod comparable;
 pub mod compare;
 pub mod config;
 pub mod contention;
+mod format;
 pub mod layout;
 pub mod noise;
 pub mod paired;

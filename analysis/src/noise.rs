@@ -76,7 +76,7 @@
 //! - **flag**: a warning that a benchmark cannot be gated reliably ([`NoiseFlag`]).
 
 use crate::changepoint;
-use crate::compare::{num, pct_str as signed_pct};
+use crate::format::{num, pct_str};
 pub use crate::model::HistoryPoint;
 use crate::model::RunId;
 use crate::stats;
@@ -735,7 +735,7 @@ impl NoiseAnalysis {
                 .rev()
                 .take(LISTED)
                 .rev()
-                .map(|c| format!("#{} ({})", c.run, signed_pct(c.shift_pct)))
+                .map(|c| format!("#{} ({})", c.run, pct_str(c.shift_pct)))
                 .collect();
             history.push_str(&format!(
                 "; change point(s) at {} (found with a preliminary floor of {:.2}%); no change across a change point counts as noise.",
@@ -766,7 +766,7 @@ impl NoiseAnalysis {
                         "#{} = {} (outlier: {} from its segment's median, more than {:.2}%)",
                         d.run,
                         num(d.value),
-                        signed_pct(deviation_pct),
+                        pct_str(deviation_pct),
                         limit_pct
                     ),
                 })

@@ -14,47 +14,12 @@
 //! what the server lacks into it, and adds nothing twice.
 
 use crate::ledger::{Ledger, LedgerError, RunId};
+// The policy lives with the client that applies it; pushes are one of its users.
+pub use crate::remote::RetryPolicy;
 use crate::remote::{self, Attempt};
 use base64::Engine as _;
 use bench_model::ArtifactSummary;
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-/// How often and how patiently to try.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all (at least 1).
-    pub attempts: u32,
-    /// Wait before the second attempt; doubled before each later one.
-    pub first_delay: Duration,
-    /// Longest wait between two attempts.
-    pub max_delay: Duration,
-}
-
-impl Default for RetryPolicy {
-    /// 6 attempts over about 15 s (0.5, 1, 2, 4, 8 s between them).
-    fn default() -> Self {
-        Self {
-            attempts: 6,
-            first_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(8),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// The wait before attempt `n` (1-based; none before the first).
-    #[must_use]
-    pub fn delay_before(&self, n: u32) -> Duration {
-        if n <= 1 {
-            return Duration::ZERO;
-        }
-        let doublings = (n - 2).min(16);
-        self.first_delay
-            .saturating_mul(1 << doublings)
-            .min(self.max_delay)
-    }
-}
 
 /// What the server answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,16 +319,6 @@ async fn post_with_retries<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_up_to_its_cap() {
-        let p = RetryPolicy::default();
-        let waits: Vec<u64> = (1..=7)
-            .map(|n| u64::try_from(p.delay_before(n).as_millis()).unwrap_or(u64::MAX))
-            .collect();
-        assert_eq!(waits, [0, 500, 1000, 2000, 4000, 8000, 8000]);
-        assert_eq!(p.delay_before(u32::MAX), p.max_delay);
-    }
 
     #[test]
     fn keys_name_the_ledger_and_the_run() {

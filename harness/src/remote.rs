@@ -1,11 +1,46 @@
 //! Talking to a team's bench-web server: the HTTP client under `--push` and `--server`.
 //!
-//! Every request is retried with backoff ([`crate::push::RetryPolicy`]) while the server
+//! Every request is retried with backoff ([`RetryPolicy`]) while the server
 //! cannot be reached or answers 408, 429 or 5xx; any other 4xx answer is final.
 
 use crate::judge::Evidence;
-use crate::push::RetryPolicy;
 use std::time::Duration;
+
+/// How often and how patiently to try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all (at least 1).
+    pub attempts: u32,
+    /// Wait before the second attempt; doubled before each later one.
+    pub first_delay: Duration,
+    /// Longest wait between two attempts.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 6 attempts over about 15 s (0.5, 1, 2, 4, 8 s between them).
+    fn default() -> Self {
+        Self {
+            attempts: 6,
+            first_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before attempt `n` (1-based; none before the first).
+    #[must_use]
+    pub fn delay_before(&self, n: u32) -> Duration {
+        if n <= 1 {
+            return Duration::ZERO;
+        }
+        let doublings = (n - 2).min(16);
+        self.first_delay
+            .saturating_mul(1 << doublings)
+            .min(self.max_delay)
+    }
+}
 
 /// How one attempt failed.
 #[derive(Debug)]
@@ -198,5 +233,20 @@ impl Server {
             url: self.url.clone(),
             reason: e.to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let p = RetryPolicy::default();
+        let waits: Vec<u64> = (1..=7)
+            .map(|n| u64::try_from(p.delay_before(n).as_millis()).unwrap_or(u64::MAX))
+            .collect();
+        assert_eq!(waits, [0, 500, 1000, 2000, 4000, 8000, 8000]);
+        assert_eq!(p.delay_before(u32::MAX), p.max_delay);
     }
 }

@@ -16,7 +16,7 @@
 //! flamegraph, a function-count diff); its **profiler** names the tool that sampled or counted
 //! (`perf`, `callgrind`, `pprof`).
 
-use crate::RunId;
+use crate::run::RunId;
 use serde::{Deserialize, Serialize};
 
 /// Row id of an artifact.

@@ -1,7 +1,7 @@
 //! Runs as the ledger returns them: a recorded run with its id, time and annotations, and the
 //! summary a listing shows. Plain data, shared by the store, the reports and the web app.
 
-use crate::{RunConditions, RunId, RunProvenance, RunSource};
+use crate::run::{RunConditions, RunId, RunProvenance, RunSource};
 use serde::{Deserialize, Serialize};
 
 /// A run as listed: identity and the provenance fields scripts filter on.

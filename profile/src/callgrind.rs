@@ -33,7 +33,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::error::ProfileError;
-use crate::model::{Profile, Unit, folded_frame_name, sorted_costs};
+use crate::model::{Profile, folded_frame_name, sorted_costs};
+use crate::unit::Unit;
 
 /// Largest callgrind file read (512 MiB); real profiles of one benchmark are kilobytes to a
 /// few megabytes.

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ProfileError;
-use crate::model::{Profile, Unit, share};
+use crate::model::{Profile, share};
+use crate::unit::Unit;
 
 /// One function's self cost in base and head.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::model::Unit;
+use crate::unit::Unit;
 
 /// The error of every fallible function of this crate.
 #[derive(Debug, thiserror::Error)]

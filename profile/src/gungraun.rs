@@ -12,7 +12,8 @@ use std::process::{Command, Stdio};
 
 use crate::callgrind;
 use crate::error::{ProfileError, tail};
-use crate::model::{Profile, Unit, sorted_costs};
+use crate::model::{Profile, sorted_costs};
+use crate::unit::Unit;
 
 /// Most callgrind files one benchmark may leave (one per thread and dump).
 pub const MAX_FILES: usize = 256;

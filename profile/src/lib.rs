@@ -75,13 +75,15 @@ pub mod gungraun;
 mod model;
 pub mod perf;
 pub mod render;
+mod unit;
 
 pub use diff::{FunctionChange, diff};
 pub use error::ProfileError;
 pub use gungraun::{GungraunOptions, capture_gungraun};
-pub use model::{FunctionCost, MAX_FOLDED_BYTES, Profile, Unit};
+pub use model::{FunctionCost, MAX_FOLDED_BYTES, Profile};
 pub use perf::{CallGraph, PerfOptions, capture_criterion};
 pub use render::{
     DiffScale, diff_flamegraph_svg, flamegraph_svg, profile_diff_flamegraph_svg,
     profile_flamegraph_svg,
 };
+pub use unit::Unit;

@@ -56,7 +56,8 @@ use std::process::{Command, Stdio};
 use inferno::collapse::Collapse as _;
 
 use crate::error::{ProfileError, tail};
-use crate::model::{Profile, Unit};
+use crate::model::Profile;
+use crate::unit::Unit;
 
 /// Largest `perf script` output read (1 GiB): about three minutes of DWARF samples.
 pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024 * 1024;

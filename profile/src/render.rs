@@ -3,7 +3,8 @@
 //! `<script>&"` arrives in the SVG as text, escaped, never as markup.
 
 use crate::error::ProfileError;
-use crate::model::{Profile, Unit};
+use crate::model::Profile;
+use crate::unit::Unit;
 
 /// How a differential flamegraph compares base with head.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

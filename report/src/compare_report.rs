@@ -2,11 +2,11 @@
 
 use super::format;
 use super::table::{Align, Table, escape_markdown_cell};
-use super::{machine_line, short_commit, toolchain_line};
 use crate::compare::{Comparison, Evidence, NoiseSource, Row, Verdict};
 use crate::model::Direction;
 use crate::model::StoredRun;
 use crate::noise::NoiseFlag;
+use crate::run_lines::{busy_text, machine_line, short_commit, toolchain_line};
 use serde_json::{Value, json};
 
 fn change_cell(row: &Row) -> String {
@@ -283,7 +283,7 @@ pub fn comparison_notes(c: &Comparison, base: &StoredRun, head: &StoredRun) -> V
         ));
     }
     for (side, run) in [("base", base), ("head", head)] {
-        if let Some(text) = super::busy_text(run) {
+        if let Some(text) = busy_text(run) {
             notes.push(format!(
                 "Busy machine: the {side} {text}; its timings may be the machine's, not the code's."
             ));

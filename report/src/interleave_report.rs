@@ -1,8 +1,8 @@
 //! `interleave` output: the paired ratios of an interleaved run, as a table, markdown or JSON.
 
-use super::OutputFormat;
 use super::format::sig4;
 use super::table::{Align, Table, code_span};
+use crate::output::{OutputFormat, to_json};
 use crate::ratio::PairedRatio;
 use serde_json::{Value, json};
 
@@ -34,7 +34,7 @@ pub fn interleave_report(
             "bar": bar,
             "rows": rows.iter().map(row).collect::<Vec<Value>>(),
         });
-        return super::to_json(&value);
+        return to_json(&value);
     }
     let markdown = format == OutputFormat::Markdown;
     let mut columns = vec![

@@ -11,7 +11,7 @@ pub use bench_model::format;
 pub mod log;
 pub mod table;
 
-use crate::model::{Direction, Measurement, RunProvenance, RunSummary, StoredRun};
+use crate::model::{Direction, Measurement, RunSummary, StoredRun};
 use serde_json::{Value, json};
 use table::{Align, Table};
 
@@ -25,10 +25,17 @@ pub use compare_report::{
 
 mod compare_report;
 mod interleave_report;
+mod output;
 mod ratio_report;
+mod run_lines;
 
 pub use interleave_report::interleave_report;
+pub use output::OutputFormat;
+use output::to_json;
 pub use ratio_report::{RatioSources, ratio_report};
+pub use run_lines::{
+    busy_text, features_text, machine_line, shell_join, short_commit, toolchain_line,
+};
 
 /// The layout sensitivity of a suite (`bench-run calibrate --layouts`): per benchmark, each
 /// layout's median, the spread between them, the process noise within one layout, and whether
@@ -113,33 +120,6 @@ pub fn layout_sensitivity(
     )
 }
 
-/// Output formats shared by the subcommands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum OutputFormat {
-    /// Aligned plain-text table.
-    #[default]
-    Table,
-    /// GitHub-flavoured markdown.
-    Markdown,
-    /// JSON (a stable contract for scripts).
-    Json,
-}
-
-/// `run #5 ran on a busy machine: <what was over which limit>`, or `None` when the run was not
-/// busy or recorded no conditions.
-#[must_use]
-pub fn busy_text(run: &StoredRun) -> Option<String> {
-    let findings = crate::contention::assess(run.provenance.conditions.as_ref()?);
-    (!findings.is_empty()).then(|| {
-        format!(
-            "run #{} ran on a busy machine: {}",
-            run.id,
-            crate::contention::describe(&findings)
-        )
-    })
-}
-
 /// The `busy` cell of a run list: `BUSY`, else empty (quiet, or not recorded: imports).
 fn busy_cell(busy: Option<bool>) -> &'static str {
     if busy == Some(true) { "BUSY" } else { "" }
@@ -220,24 +200,6 @@ fn run_summary_json(r: &RunSummary) -> Value {
         "quick": r.quick,
         "busy": crate::contention::is_busy(r.conditions.as_ref()),
     })
-}
-
-/// `abc1234` or `abc1234+` (dirty), empty outside git.
-#[must_use]
-pub fn short_commit(commit: Option<&str>, dirty: bool) -> String {
-    commit.map_or_else(String::new, |c| {
-        format!(
-            "{}{}",
-            c.chars().take(10).collect::<String>(),
-            if dirty { "+" } else { "" }
-        )
-    })
-}
-
-fn to_json(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
-    text.push('\n');
-    text
 }
 
 /// The `run` object of `show --format json`.
@@ -421,61 +383,6 @@ pub fn results_table(results: &[Measurement]) -> Table {
     table
 }
 
-/// Machine and toolchain in one line each, as in the seed log.
-#[must_use]
-pub fn machine_line(p: &RunProvenance) -> String {
-    let m = &p.machine;
-    let cores = match m.physical_cores {
-        Some(physical) => format!("{physical}c/{}t", m.logical_cores),
-        None => format!("{}t", m.logical_cores),
-    };
-    #[expect(clippy::cast_precision_loss, reason = "display only")]
-    let memory = m
-        .memory_bytes
-        .map(|b| format!(", {:.1} GiB", b as f64 / f64::from(1u32 << 30)))
-        .unwrap_or_default();
-    format!("{} ({cores}{memory})", m.cpu_model)
-}
-
-/// The features of a build as the JSON records them: the named features, the cargo flags that
-/// chose them, and what that means for the package's default features.
-/// `features: lz4,zstd; cargo flags: --features lz4,zstd (default features on)`.
-#[must_use]
-pub fn features_text(build: &model::BuildConfig) -> String {
-    let or_none = |items: &[String], sep: &str| {
-        if items.is_empty() {
-            "none".to_owned()
-        } else {
-            items.join(sep)
-        }
-    };
-    let switches = build.feature_switches();
-    let defaults = if switches.contains(&"--all-features") {
-        "all features on"
-    } else if switches.contains(&"--no-default-features") {
-        "default features off"
-    } else {
-        "default features on"
-    };
-    format!(
-        "features: {}; cargo flags: {} ({defaults})",
-        or_none(&build.features, ","),
-        or_none(&build.feature_flags, " ")
-    )
-}
-
-/// The toolchain in one line.
-#[must_use]
-pub fn toolchain_line(p: &RunProvenance) -> String {
-    p.toolchain.as_ref().map_or_else(
-        || "unknown".to_owned(),
-        |t| {
-            let rustc = t.rustc_verbose.lines().next().unwrap_or(&t.rustc_version);
-            format!("{rustc}, {}", t.cargo_version)
-        },
-    )
-}
-
 fn provenance_text(run: &StoredRun, markdown: bool) -> String {
     let p = &run.provenance;
     let code = |s: &str| {
@@ -571,24 +478,6 @@ fn provenance_text(run: &StoredRun, markdown: bool) -> String {
     let mut out = lines.join(sep);
     out.push('\n');
     out
-}
-
-/// Joins argv for display, quoting arguments that need it.
-#[must_use]
-pub fn shell_join(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c))
-            {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The table of `bench-run calibrate`: per benchmark of `history`, its noise floor under

@@ -25,23 +25,13 @@
 
 use super::format;
 use super::table::{Align, Table, code_span};
-use super::{machine_line, shell_join, short_commit, toolchain_line};
-use crate::compare::Verdict;
 use crate::model::{Direction, Measurement, StoredRun};
+use crate::run_lines::{machine_line, shell_join, short_commit, toolchain_line};
 use std::collections::BTreeMap;
 
 pub mod select;
 
-pub use select::{BAR_METRICS, Chosen, MAX_ROWS, Reason, held_against_bar, select_rows};
-
-/// The change of one result against the baseline, as the log shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Delta {
-    /// Change of the headline estimate in percent (positive: larger).
-    pub change_pct: f64,
-    /// The comparison's verdict.
-    pub verdict: Verdict,
-}
+pub use select::{BAR_METRICS, Chosen, Delta, MAX_ROWS, Reason, held_against_bar, select_rows};
 
 /// Everything one log entry shows.
 #[derive(Debug, Clone)]
@@ -361,6 +351,7 @@ fn names_run(title: &str, id: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::Verdict;
     use crate::model::{Estimate, Machine, RunProvenance, RunSource};
 
     const FINGERPRINT: &str = "0845446e52e76cf5";

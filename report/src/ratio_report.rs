@@ -1,8 +1,8 @@
 //! `ratio` output: our speeds against an anchor's, as a table, markdown or JSON.
 
-use super::OutputFormat;
 use super::format::{sig4, value};
 use super::table::{Align, Table, code_span};
+use crate::output::{OutputFormat, to_json};
 use crate::ratio::{BarVerdict, RatioRow, RatioTable};
 use serde_json::{Value, json};
 
@@ -125,5 +125,5 @@ fn ratio_json(table: &RatioTable, sources: &RatioSources, bar: Option<f64>) -> S
         "rows": table.rows.iter().map(row).collect::<Vec<Value>>(),
         "unpaired": table.unpaired.iter().map(|(b, why)| json!({"benchmark": b, "reason": why})).collect::<Vec<Value>>(),
     });
-    super::to_json(&value)
+    to_json(&value)
 }

@@ -16,7 +16,7 @@
 //! # Ok::<(), bench_worker::process::WorkerProcessError>(())
 //! ```
 
-use crate::{InterleaveError, Trial, WorkerBenchmark};
+use crate::protocol::{InterleaveError, Trial, WorkerBenchmark};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -182,7 +182,8 @@ impl WorkerProcess {
     /// The worker was silent, exited, or greeted in another protocol.
     pub fn hello(&mut self, timeout: Duration) -> Result<Vec<WorkerBenchmark>, WorkerProcessError> {
         let line = self.next_line(timeout)?;
-        let mut benchmarks = crate::parse_hello(&line).map_err(|source| self.protocol(source))?;
+        let mut benchmarks =
+            crate::protocol::parse_hello(&line).map_err(|source| self.protocol(source))?;
         if let Some(label) = &self.label {
             for b in &mut benchmarks {
                 b.id = format!("{label}/{}", b.id);
@@ -215,14 +216,14 @@ impl WorkerProcess {
                 command: self.command.clone(),
             });
         };
-        writeln!(stdin, "{}", crate::request(id))
+        writeln!(stdin, "{}", crate::protocol::request(id))
             .and_then(|()| stdin.flush())
             .map_err(|source| WorkerProcessError::Send {
                 command: self.command.clone(),
                 source,
             })?;
         let line = self.next_line(timeout)?;
-        crate::parse_reply(&line, id).map_err(|source| self.protocol(source))
+        crate::protocol::parse_reply(&line, id).map_err(|source| self.protocol(source))
     }
 
     /// Closes the worker's stdin and waits up to `timeout` for it to exit, then kills it.

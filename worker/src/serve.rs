@@ -18,7 +18,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use crate::{PROTOCOL, WorkerBenchmark};
+use crate::protocol::{PROTOCOL, WorkerBenchmark};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -138,7 +138,7 @@ impl TrialLength {
 )]
 mod tests {
     use super::*;
-    use crate::{DeclaredThroughput, InterleaveError};
+    use crate::protocol::{DeclaredThroughput, InterleaveError};
 
     #[test]
     fn serves_the_protocol_that_interleave_parses() {
@@ -154,9 +154,9 @@ mod tests {
         ];
         let input = format!(
             "{}\n{}\n{}\nnot json\n",
-            crate::request("a/ours"),
-            crate::request("b/ours"),
-            crate::request("c/ours")
+            crate::protocol::request("a/ours"),
+            crate::protocol::request("b/ours"),
+            crate::protocol::request("c/ours")
         );
         let mut out = Vec::new();
         serve_on(
@@ -172,18 +172,18 @@ mod tests {
         let text = String::from_utf8(out).expect("utf-8");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 5);
-        assert_eq!(crate::parse_hello(lines[0]), Ok(benchmarks));
-        let trial = crate::parse_reply(lines[1], "a/ours").expect("trial");
+        assert_eq!(crate::protocol::parse_hello(lines[0]), Ok(benchmarks));
+        let trial = crate::protocol::parse_reply(lines[1], "a/ours").expect("trial");
         assert_eq!((trial.iters, trial.ns), (3.0, 7000.0));
         assert!(matches!(
-            crate::parse_reply(lines[2], "b/ours"),
+            crate::protocol::parse_reply(lines[2], "b/ours"),
             Err(InterleaveError::TrialFailed { .. })
         ));
         assert!(matches!(
-            crate::parse_reply(lines[3], "c/ours"),
+            crate::protocol::parse_reply(lines[3], "c/ours"),
             Err(InterleaveError::TrialFailed { .. })
         ));
-        assert!(crate::parse_reply(lines[4], "x").is_err());
+        assert!(crate::protocol::parse_reply(lines[4], "x").is_err());
     }
 
     #[test]

@@ -4,8 +4,9 @@
 use sha2::{Digest, Sha256};
 
 use super::fields::{self, LoggedCommand, MachineLines};
+use super::records::{LogRun, MAX_PROBLEMS, SkippedEntry, UnreadableEntry, heading_level, quoted};
 use super::results::{self, Bullet, Context, Heading, Pending, Statement};
-use super::{LogRun, MAX_PROBLEMS, SkippedEntry, UnreadableEntry, heading_level, quoted, table};
+use super::table;
 use crate::LineProblem;
 use crate::model::{BuildConfig, GitInfo, Measurement, RunProvenance};
 

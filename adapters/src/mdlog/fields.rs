@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 use time::format_description::well_known::Rfc3339;
 
-use super::quoted;
+use super::records::quoted;
 use crate::model::{Machine, Toolchain};
 
 /// Earliest and latest year a log entry may carry: anything else is a typo.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::fields::unticked;
-use super::quoted;
+use super::records::quoted;
 use crate::check_time_ns;
 use crate::model::{BenchmarkId, Direction, Estimate, Measurement, Statistic, metric};
 

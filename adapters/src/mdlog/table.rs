@@ -1,7 +1,7 @@
 //! Markdown tables of results: a header, a separator, rows; label columns name the benchmark,
 //! value columns hold measured values, `delta` columns are left out.
 
-use super::quoted;
+use super::records::quoted;
 use super::results::{
     Context, Pending, Statement, Unit, header_unit, looks_numeric, metric_name, name_of, pending,
     quantity, split_parentheses,

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::float_cmp, clippy::panic)]
 
+use super::records::MAX_PROBLEMS;
 use super::*;
 use crate::model::{Direction, Estimate, Statistic};
 use std::path::Path;

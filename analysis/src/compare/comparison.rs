@@ -2,7 +2,7 @@
 //! [`Evidence`], the [`Comparison`] of two runs with its [`Counts`] and [`Geomean`], and the
 //! [`gate`] that turns a comparison into the exit status of `bench-run`.
 
-use crate::comparable::Mismatch;
+use crate::comparable::{Mismatch, same_binary_sentence};
 use crate::config::Correction;
 use crate::model::Direction;
 use crate::noise::{NoiseExplanation, NoiseFlag, NoiseFloor};
@@ -337,61 +337,40 @@ pub fn gate(comparison: &Comparison, mismatches: &[Mismatch], allow_mismatch: bo
     }
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::float_cmp)]
-mod tests {
-    use super::*;
-    use crate::compare::fixtures::*;
-    use crate::compare::{CompareConfig, History, compare};
-
-    #[test]
-    fn quarantined_rows_are_shown_but_never_fail_the_gate() {
-        let base = [
-            timed("flaky/io", &jittered(1, 100, 1000.0, 2.0)),
-            timed("stable", &jittered(5, 100, 1000.0, 2.0)),
-            exact("odd", "time", "ns", Direction::LowerIsBetter, 100.0),
-        ];
-        let head = [
-            timed("flaky/io", &jittered(2, 100, 1300.0, 2.0)),
-            timed("stable", &jittered(6, 100, 1000.0, 2.0)),
-            exact("odd", "time", "ns", Direction::LowerIsBetter, f64::NAN),
-        ];
-        let plain = compare(&base, &head, &History::new(), &CompareConfig::default());
-        assert_eq!(gate(&plain, &[], false), GateOutcome::Unusable);
-
-        let config = CompareConfig {
-            quarantine: vec!["flaky/*".to_owned(), "odd".to_owned()],
-            ..CompareConfig::default()
+/// Applies the same-binary rule to a comparison of two runs of one executable (`sha256`, from
+/// [`same_binary`]): every regression and improvement becomes [`Verdict::Unchanged`], every
+/// paired row says why, the counts follow, and [`Comparison::same_binary`] records the hash.
+/// New, missing and ignored rows keep their verdict. The statistics (change, p-values,
+/// `significant`) are left as computed: they describe how much the environment moved.
+pub fn mark_same_binary(comparison: &mut Comparison, sha256: &str) {
+    let sentence = same_binary_sentence(sha256);
+    let mut overridden = 0;
+    for row in &mut comparison.rows {
+        if !matches!(
+            row.verdict,
+            Verdict::Regression | Verdict::Improvement | Verdict::Unchanged
+        ) {
+            continue;
+        }
+        let was = row.verdict;
+        if was != Verdict::Unchanged {
+            row.verdict = Verdict::Unchanged;
+            overridden += 1;
+        }
+        let note = if was == Verdict::Unchanged {
+            format!("Same executable: {sentence}; this row is unchanged either way.")
+        } else {
+            format!(
+                "Same executable: {sentence}, so this row is unchanged (it would otherwise be \
+                 {was})."
+            )
         };
-        let c = compare(&base, &head, &History::new(), &config);
-        let r = row(&c, "flaky/io");
-        assert_eq!(
-            r.verdict,
-            Verdict::Regression,
-            "the verdict is still computed"
-        );
-        assert_eq!(r.quarantined_by.as_deref(), Some("flaky/*"));
-        assert!(r.p_adjusted.is_some(), "still in the family");
-        assert!(r.reasons.last().unwrap().starts_with("Quarantined"));
-        assert_eq!(c.family_size, 2);
-        assert_eq!(c.counts.regressions, 1);
-        assert_eq!(c.counts.quarantined, 2);
-        assert_eq!(c.counts.unusable, 1);
-        assert!(!c.has_regression());
-        assert_eq!(c.gating_regressions().count(), 0);
-        assert_eq!(c.quarantined().count(), 2);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
-        assert_eq!(row(&c, "stable").quarantined_by, None);
-
-        // Ignoring wins over quarantine: the row is ignored, not quarantined.
-        let both = CompareConfig {
-            ignore: vec!["flaky/*".to_owned()],
-            ..config
-        };
-        let c = compare(&base, &head, &History::new(), &both);
-        let r = row(&c, "flaky/io");
-        assert_eq!(r.verdict, Verdict::Ignored);
-        assert_eq!(r.quarantined_by, None);
-        assert_eq!(c.counts.quarantined, 1);
+        // After the verdict sentence, which `finish` writes last.
+        row.reasons.push(note);
     }
+    let counts = &mut comparison.counts;
+    counts.regressions = 0;
+    counts.improvements = 0;
+    counts.unchanged += overridden;
+    comparison.same_binary = Some(sha256.to_owned());
 }

@@ -1,12 +1,13 @@
 //! Test fixtures shared by the comparison tests: deterministic samples, measurements of each
-//! kind of evidence, histories and run provenance.
+//! kind of evidence, histories and run provenance. They import nothing of `compare` itself, so
+//! the tests of the files below it can use them; `run` and `row`, which call [`compare`], are in
+//! the tests of `mod.rs`.
 
 #![allow(clippy::unwrap_used)]
 
-use super::{CompareConfig, Comparison, History, HistoryPoint, Row, compare};
 use crate::model::{
-    BenchmarkId, BuildConfig, Direction, Estimate, Machine, Measurement, RunProvenance, Samples,
-    SamplingMode, Toolchain, metric,
+    BenchmarkId, BuildConfig, Direction, Estimate, HistoryPoint, Machine, Measurement,
+    RunProvenance, Samples, SamplingMode, Toolchain, metric,
 };
 use crate::stats;
 use std::collections::BTreeMap;
@@ -83,14 +84,6 @@ pub(crate) fn points(values: &[f64]) -> Vec<HistoryPoint> {
         .zip(1..)
         .map(|(&v, run)| HistoryPoint::new(run, v))
         .collect()
-}
-
-pub(crate) fn run(base: &[Measurement], head: &[Measurement]) -> Comparison {
-    compare(base, head, &History::new(), &CompareConfig::default())
-}
-
-pub(crate) fn row<'a>(c: &'a Comparison, id: &str) -> &'a Row {
-    c.rows.iter().find(|r| r.benchmark == id).unwrap()
 }
 
 pub(crate) fn provenance() -> RunProvenance {

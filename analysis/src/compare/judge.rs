@@ -3,12 +3,38 @@
 //! the corrected p-value and the rule, and writes the sentences behind the verdict.
 
 use super::comparison::{Change, Evidence, Row, Verdict};
-use super::{Pairing, Slot, noise_analysis};
 use crate::config::{CompareConfig, Correction, MIN_SAMPLES};
-use crate::model::{Direction, Estimate, History, Measurement, MetricKey, Samples, SamplingMode};
+use crate::format::{num, pct_str};
+use crate::model::{
+    Direction, Estimate, History, HistoryPoint, Measurement, MetricKey, Samples, SamplingMode,
+};
 use crate::noise::{NoiseAnalysis, NoiseExplanation, NoiseFloor, NoiseSource};
 use crate::paired;
 use crate::stats::{self, MwuMethod};
+
+/// The whole noise model of one key: floor, explanation and flags ([`crate::noise::analyse`]).
+#[must_use]
+pub fn noise_analysis(history: &[HistoryPoint], config: &CompareConfig) -> NoiseAnalysis {
+    crate::noise::analyse(history, &config.noise_settings())
+}
+
+/// Base and head measurement of one key, with how many duplicates were dropped.
+#[derive(Default)]
+pub(super) struct Slot<'a> {
+    pub(super) base: Option<&'a Measurement>,
+    pub(super) head: Option<&'a Measurement>,
+    pub(super) base_duplicates: usize,
+    pub(super) head_duplicates: usize,
+}
+
+/// How the two sides' results relate.
+#[derive(Clone, Copy)]
+pub(super) enum Pairing<'a> {
+    /// Two runs measured apart.
+    None,
+    /// Paired rounds, with the layout seed of each round (empty: one layout).
+    Rounds(&'a [u64]),
+}
 
 /// What a paired row's evidence says before the correction.
 pub(super) enum Judgement {
@@ -738,29 +764,10 @@ fn direction_words(direction: Direction) -> &'static str {
     }
 }
 
-/// A value with about six significant digits, without trailing zeros (shared with the noise
-/// model's sentences).
-pub(crate) fn num(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e12) {
-        return format!("{v:.4e}");
-    }
-    let s = format!("{v:.4}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        s
-    }
-}
-
 /// A value in its unit for reading (`14.99 µs`, `4.387 MiB`), scaled the way the report tables
 /// scale it.
 fn human(v: f64, unit: &str) -> String {
     bench_model::format::value(v, unit)
-}
-
-/// A percentage with sign and two decimals.
-pub(crate) fn pct_str(v: f64) -> String {
-    format!("{v:+.2}%")
 }
 
 /// A p-value: four decimals, or scientific notation below 1e-4.
@@ -769,186 +776,5 @@ fn pval(p: f64) -> String {
         format!("{p:.2e}")
     } else {
         format!("{p:.4}")
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::float_cmp)]
-mod tests {
-    use super::*;
-    use crate::compare::fixtures::*;
-    use crate::compare::{DEFAULT_DETERMINISTIC_THRESHOLD_PCT, GateOutcome, compare, gate};
-    use crate::model::metric;
-
-    #[test]
-    fn small_shift_is_significant_but_below_threshold() {
-        // 3% slower with 0.5% jitter: clearly significant, but within the 5% threshold.
-        let base = [timed("x", &jittered(7, 50, 100.0, 0.5))];
-        let head = [timed("x", &jittered(8, 50, 103.0, 0.5))];
-        let c = run(&base, &head);
-        let r = row(&c, "x");
-        assert!(r.significant);
-        assert_eq!(r.verdict, Verdict::Unchanged);
-        assert!(
-            r.reasons
-                .last()
-                .unwrap()
-                .contains("significant but |change| at the interval end nearest 0 ")
-        );
-        // With a 1% threshold it becomes a regression (the default floor is 2%).
-        let config = CompareConfig {
-            threshold_pct: 1.0,
-            ..CompareConfig::default()
-        };
-        let c = compare(&base, &head, &History::new(), &config);
-        assert_eq!(row(&c, "x").verdict, Verdict::Regression);
-    }
-
-    #[test]
-    fn higher_is_better_metrics() {
-        let ops = |v: f64| exact("rows", "ops", "ops/s", Direction::HigherIsBetter, v);
-        let c = run(&[ops(1000.0)], &[ops(700.0)]);
-        let r = row(&c, "rows");
-        assert_eq!(r.verdict, Verdict::Regression);
-        assert!((r.change.unwrap().point_pct + 30.0).abs() < 1e-9);
-        assert_eq!(
-            row(&run(&[ops(1000.0)], &[ops(1300.0)]), "rows").verdict,
-            Verdict::Improvement
-        );
-
-        // With time samples, a higher-is-better metric is taken as 1/time.
-        let mut base = timed("tp", &jittered(3, 100, 1000.0, 2.0));
-        let mut head = timed("tp", &jittered(4, 100, 1300.0, 2.0));
-        for m in [&mut base, &mut head] {
-            m.metric = "throughput".to_owned();
-            m.unit = "bytes/s".to_owned();
-            m.direction = Direction::HigherIsBetter;
-            m.estimate = Estimate::point(1e9 / m.estimate.point);
-        }
-        let c = run(&[base], &[head]);
-        let r = row(&c, "tp");
-        assert_eq!(r.verdict, Verdict::Regression, "{:#?}", r.reasons);
-        let change = r.change.unwrap();
-        assert!((change.point_pct + 23.1).abs() < 1.5, "{change:?}");
-        assert!(change.lower_pct.unwrap() < change.point_pct);
-        assert!(change.upper_pct.unwrap() > change.point_pct);
-        // The geomean orients the ratio: >1 is worse.
-        assert!(c.geomean.unwrap().change_pct > 25.0);
-    }
-
-    #[test]
-    fn exact_metrics() {
-        let bytes = |v: f64| exact("enc", "bytes", "bytes", Direction::LowerIsBetter, v);
-        let r = run(&[bytes(1000.0)], &[bytes(1100.0)]);
-        assert_eq!(row(&r, "enc").verdict, Verdict::Regression);
-        assert_eq!(row(&r, "enc").evidence, Evidence::Exact);
-        assert!(row(&r, "enc").p_value.is_none());
-        assert_eq!(r.family_size, 0);
-        // Deterministic: 1% is beyond the deterministic threshold; 0.3% is within it.
-        let r = run(&[bytes(1000.0)], &[bytes(1010.0)]);
-        assert_eq!(row(&r, "enc").verdict, Verdict::Regression);
-        assert_eq!(
-            row(&r, "enc").threshold_pct,
-            DEFAULT_DETERMINISTIC_THRESHOLD_PCT
-        );
-        let r = run(&[bytes(1000.0)], &[bytes(1003.0)]);
-        assert!(row(&r, "enc").significant);
-        assert_eq!(row(&r, "enc").verdict, Verdict::Unchanged);
-        let r = run(&[bytes(1000.0)], &[bytes(1000.0)]);
-        assert!(!row(&r, "enc").significant);
-        assert_eq!(row(&r, "enc").change.unwrap().point_pct, 0.0);
-        // From zero: the relative change is undefined and counts as infinite.
-        let r = run(&[bytes(0.0)], &[bytes(8.0)]);
-        let z = row(&r, "enc");
-        assert_eq!((z.verdict, z.change), (Verdict::Regression, None));
-        assert!(z.reasons.iter().any(|s| s.contains("base value is 0")));
-        assert_eq!(
-            row(&run(&[bytes(0.0)], &[bytes(0.0)]), "enc").verdict,
-            Verdict::Unchanged
-        );
-    }
-
-    #[test]
-    fn explanations_scale_values_like_the_tables() {
-        let r = run(
-            &[bounded("b", 14_990.0, 14_000.0, 15_500.0)],
-            &[bounded("b", 5_050_700.0, 5_000_000.0, 5_100_000.0)],
-        );
-        let reasons = &row(&r, "b").reasons;
-        assert!(
-            reasons
-                .iter()
-                .any(|s| s == "Before 14.99 µs, after 5.051 ms (headline estimates)."),
-            "{reasons:#?}"
-        );
-        assert!(
-            reasons
-                .iter()
-                .any(|s| s.contains("Base [14.00 µs, 15.50 µs]")),
-            "{reasons:#?}"
-        );
-        assert!(!reasons.iter().any(|s| s.contains("14990")), "{reasons:#?}");
-    }
-
-    #[test]
-    fn interval_evidence() {
-        let r = run(
-            &[bounded("b", 100.0, 50.0, 150.0)],
-            &[bounded("b", 130.0, 80.0, 180.0)],
-        );
-        let row_b = row(&r, "b");
-        assert_eq!(row_b.evidence, Evidence::Intervals { overlap: true });
-        assert_eq!(row_b.verdict, Verdict::Unchanged);
-        assert!(row_b.reasons.iter().any(|s| s.contains("no p-value")));
-        let r = run(
-            &[bounded("b", 100.0, 95.0, 105.0)],
-            &[bounded("b", 130.0, 125.0, 135.0)],
-        );
-        let row_b = row(&r, "b");
-        assert_eq!(row_b.evidence, Evidence::Intervals { overlap: false });
-        assert_eq!(row_b.verdict, Verdict::Regression);
-        let change = row_b.change.unwrap();
-        assert!((change.point_pct - 30.0).abs() < 1e-9);
-        assert!((change.lower_pct.unwrap() - (125.0 / 105.0 - 1.0) * 100.0).abs() < 1e-9);
-        assert!((change.upper_pct.unwrap() - (135.0 / 95.0 - 1.0) * 100.0).abs() < 1e-9);
-        // One side without bounds counts as an exact interval.
-        let plain = exact("b", metric::TIME, "ns", Direction::LowerIsBetter, 104.0);
-        let r = run(&[bounded("b", 100.0, 95.0, 105.0)], &[plain]);
-        assert_eq!(row(&r, "b").evidence, Evidence::Intervals { overlap: true });
-        // Samples on one side only: bounds decide.
-        let mut with_samples = timed("b", &jittered(1, 10, 100.0, 1.0));
-        with_samples.estimate.lower = Some(99.0);
-        with_samples.estimate.upper = Some(101.0);
-        let r = run(&[with_samples], &[bounded("b", 200.0, 190.0, 210.0)]);
-        assert_eq!(
-            row(&r, "b").evidence,
-            Evidence::Intervals { overlap: false }
-        );
-        assert_eq!(row(&r, "b").verdict, Verdict::Regression);
-    }
-
-    #[test]
-    fn unusable_input_and_duplicates() {
-        let a = exact("x", "time", "ns", Direction::LowerIsBetter, 10.0);
-        let b = exact("x", "time", "us", Direction::LowerIsBetter, 10.0);
-        let c = run(std::slice::from_ref(&a), &[b]);
-        let r = row(&c, "x");
-        assert!(
-            matches!(&r.evidence, Evidence::Unusable { reason } if reason.contains("units differ"))
-        );
-        assert_eq!(r.verdict, Verdict::Unchanged);
-        assert_eq!(c.unusable().count(), 1);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Unusable);
-        let nan = exact("x", "time", "ns", Direction::LowerIsBetter, f64::NAN);
-        assert_eq!(run(std::slice::from_ref(&a), &[nan]).counts.unusable, 1);
-        let dup = exact("x", "time", "ns", Direction::LowerIsBetter, 99.0);
-        let c = run(&[a.clone(), dup], &[a]);
-        assert_eq!(row(&c, "x").verdict, Verdict::Unchanged);
-        assert!(
-            row(&c, "x")
-                .reasons
-                .iter()
-                .any(|s| s.contains("first occurrence"))
-        );
     }
 }

@@ -55,15 +55,20 @@ mod comparison;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod judge;
+#[cfg(test)]
+mod judge_tests;
+#[cfg(test)]
+mod paired_tests;
 
 pub use self::comparison::{
     Change, Comparison, Counts, Evidence, GateOutcome, Geomean, Row, Verdict, gate,
+    mark_same_binary,
 };
-use self::judge::{Draft, Judgement, assess, finish};
-pub(crate) use self::judge::{num, pct_str};
+pub use self::judge::noise_analysis;
+use self::judge::{Draft, Judgement, Pairing, Slot, assess, finish};
 pub use crate::comparable::{
-    Mismatch, MismatchField, SHORT_HASH_LEN, check_comparable, mark_same_binary, same_binary,
-    same_binary_sentence, short_hash,
+    Mismatch, MismatchField, SHORT_HASH_LEN, check_comparable, same_binary, same_binary_sentence,
+    short_hash,
 };
 pub use crate::config::{
     CompareConfig, ConfigError, Correction, DEFAULT_ALPHA, DEFAULT_CONFIDENCE,
@@ -72,33 +77,17 @@ pub use crate::config::{
 };
 use crate::model::{Direction, Measurement};
 pub use crate::model::{History, MetricKey};
-use crate::noise::{self, NoiseAnalysis};
 pub use crate::noise::{HistoryPoint, NOISE_FENCE_IQR_MULTIPLIER, NoiseFloor, NoiseSource};
 use crate::stats;
 use std::collections::BTreeMap;
 
-/// Noise floor of one key from its history (oldest first): [`noise::analyse`]'s floor, whose
+/// Noise floor of one key from its history (oldest first): [`crate::noise::analyse`]'s floor, whose
 /// docs give the method (run-to-run changes within segments between change points, outliers
 /// trimmed, `Q3 + NOISE_FENCE_IQR_MULTIPLIER * IQR` of the last `max_history` of them, or
 /// `default_noise_floor_pct` with fewer than `min_history`).
 #[must_use]
 pub fn noise_floor(history: &[HistoryPoint], config: &CompareConfig) -> NoiseFloor {
     noise_analysis(history, config).floor
-}
-
-/// The whole noise model of one key: floor, explanation and flags ([`noise::analyse`]).
-#[must_use]
-pub fn noise_analysis(history: &[HistoryPoint], config: &CompareConfig) -> NoiseAnalysis {
-    noise::analyse(history, &config.noise_settings())
-}
-
-/// Base and head measurement of one key, with how many duplicates were dropped.
-#[derive(Default)]
-struct Slot<'a> {
-    base: Option<&'a Measurement>,
-    head: Option<&'a Measurement>,
-    base_duplicates: usize,
-    head_duplicates: usize,
 }
 
 /// Compares `head` against `base`.
@@ -174,15 +163,6 @@ pub fn compare_paired_layouts(
         config,
         Pairing::Rounds(round_layouts),
     )
-}
-
-/// How the two sides' results relate.
-#[derive(Clone, Copy)]
-pub(super) enum Pairing<'a> {
-    /// Two runs measured apart.
-    None,
-    /// Paired rounds, with the layout seed of each round (empty: one layout).
-    Rounds(&'a [u64]),
 }
 
 fn compare_rows(
@@ -319,6 +299,16 @@ mod tests {
     use crate::model::metric;
     use crate::noise::NoiseFlag;
     use crate::stats::MwuMethod;
+
+    /// The default comparison of two runs.
+    pub(super) fn run(base: &[Measurement], head: &[Measurement]) -> Comparison {
+        compare(base, head, &History::new(), &CompareConfig::default())
+    }
+
+    /// The row of benchmark `id`.
+    pub(super) fn row<'a>(c: &'a Comparison, id: &str) -> &'a Row {
+        c.rows.iter().find(|r| r.benchmark == id).unwrap()
+    }
 
     #[test]
     fn thirty_percent_slowdown_is_a_regression() {
@@ -669,5 +659,92 @@ mod tests {
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         assert_eq!(ids, sorted);
+    }
+
+    #[test]
+    fn same_binary_turns_every_verdict_into_unchanged() {
+        let hash = "ab12cd34ef56".repeat(5) + "abcd";
+        let exe = |sha: &str| {
+            Some(crate::model::BenchExe {
+                sha256: sha.to_owned(),
+                bytes: 1000,
+            })
+        };
+        let mut base = provenance();
+        let mut head = provenance();
+        assert_eq!(same_binary(&base, &head), None, "no hash recorded");
+        base.bench_exe = exe(&hash);
+        assert_eq!(same_binary(&base, &head), None, "only one side has a hash");
+        head.bench_exe = exe(&"0".repeat(64));
+        assert_eq!(same_binary(&base, &head), None, "different executables");
+        head.bench_exe = exe(&hash);
+        assert_eq!(same_binary(&base, &head), Some(hash.clone()));
+
+        let base_rows = [
+            timed("slow", &jittered(1, 100, 1000.0, 2.0)),
+            timed("fast", &jittered(3, 100, 1000.0, 2.0)),
+            timed("same", &jittered(5, 100, 1000.0, 2.0)),
+            timed("gone", &jittered(7, 100, 1000.0, 2.0)),
+        ];
+        let head_rows = [
+            timed("slow", &jittered(2, 100, 1300.0, 2.0)),
+            timed("fast", &jittered(4, 100, 700.0, 2.0)),
+            timed("same", &jittered(6, 100, 1000.0, 2.0)),
+            timed("born", &jittered(8, 100, 1000.0, 2.0)),
+        ];
+        let mut c = run(&base_rows, &head_rows);
+        assert_eq!((c.counts.regressions, c.counts.improvements), (1, 1));
+        let slow_change = row(&c, "slow").change;
+        mark_same_binary(&mut c, &hash);
+        assert_eq!(c.same_binary.as_deref(), Some(hash.as_str()));
+        let verdicts: Vec<(&str, Verdict)> = c
+            .rows
+            .iter()
+            .map(|r| (r.benchmark.as_str(), r.verdict))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("born", Verdict::New),
+                ("fast", Verdict::Unchanged),
+                ("gone", Verdict::Missing),
+                ("same", Verdict::Unchanged),
+                ("slow", Verdict::Unchanged),
+            ]
+        );
+        assert_eq!(
+            (
+                c.counts.regressions,
+                c.counts.improvements,
+                c.counts.unchanged
+            ),
+            (0, 0, 3)
+        );
+        assert_eq!(c.counts.new + c.counts.missing, 2);
+        // The statistics stay: they measure the environment.
+        assert_eq!(row(&c, "slow").change, slow_change);
+        assert!(row(&c, "slow").significant);
+        let last = row(&c, "slow").reasons.last().unwrap();
+        assert!(
+            last.contains("same executable (sha256 ab12cd34ef56)")
+                && last.contains("environment's, not the code's")
+                && last.contains("would otherwise be regression"),
+            "{last}"
+        );
+        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+    }
+
+    #[test]
+    fn the_gate_refuses_mismatched_runs_unless_told_otherwise() {
+        let mut head = provenance();
+        head.machine.fingerprint = "m2".to_owned();
+        let found = check_comparable(&provenance(), &head);
+        assert_eq!(found.len(), 1);
+        let c = run(
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+            &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
+        );
+        assert_eq!(gate(&c, &found, false).exit_code(), 2);
+        assert_eq!(gate(&c, &found, true).exit_code(), 0);
     }
 }

@@ -74,4 +74,5 @@ pub use format::{Header, Kind, hash_key, hash_keys};
 pub use keytable::DEFAULT_KEY_TABLE_LIMIT;
 pub use serial::{JsonValue, Limits, Serializer, Value};
 pub use storage::ReadMode;
-pub use store::{Booklet, Entry, Flag, Iter, Location, OpenOptions, open};
+pub use store::iter::{Entry, Iter, Location};
+pub use store::{Booklet, Flag, OpenOptions, open};

@@ -4,21 +4,18 @@
 //! zstd frame (RFC 8878), or as exactly one gzip member (RFC 1952) whose
 //! content is the message. The three are told apart by their first bytes
 //! (`MATHLDBT`, `28 B5 2F FD`, `1F 8B`), so
-//! [`Decoder::decode_compressed`] needs no side channel.
+//! [`Decoder::decode_compressed`](crate::Decoder::decode_compressed) needs no side channel.
 //!
-//! Compressors and decompressors live in the [`Encoder`] / [`Decoder`] and
+//! Compressors and decompressors live in the [`Encoder`](crate::Encoder) /
+//! [`Decoder`](crate::Decoder) and
 //! are reused across calls (a zstd `CCtx`/`DCtx`, a deflate state), as are
 //! the output buffers. Decompression takes `max_uncompressed_len` and
 //! enforces it before allocating: from the zstd frame header's content
 //! size when present (our encoder always writes it) or the gzip `ISIZE`
 //! hint, and by bounding the output buffer otherwise.
 
-use crate::decode::decode_message;
 use crate::error::{DecodeError, EncodeError};
 use crate::format::MAGIC;
-use crate::model::ColumnarBatch;
-use crate::view::ColumnarBatchView;
-use crate::{Decoder, Encoder};
 
 /// The compression applied to a whole message on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,7 +88,7 @@ pub fn detect_wire_format(bytes: &[u8]) -> Option<WireFormat> {
     }
 }
 
-/// Reusable compressor state of an [`Encoder`].
+/// Reusable compressor state of an [`Encoder`](crate::Encoder).
 #[derive(Default)]
 pub(crate) struct CompressState {
     #[cfg(feature = "compression-zstd")]
@@ -109,7 +106,7 @@ impl std::fmt::Debug for CompressState {
     }
 }
 
-/// Reusable decompressor state of a [`Decoder`].
+/// Reusable decompressor state of a [`Decoder`](crate::Decoder).
 #[derive(Default)]
 pub(crate) struct DecompressState {
     #[cfg(feature = "compression-zstd")]
@@ -127,40 +124,11 @@ impl std::fmt::Debug for DecompressState {
     }
 }
 
-impl Encoder {
-    /// Encodes `batch` and compresses the message as `compression`.
-    /// Returns the wire bytes, held in the encoder.
-    ///
-    /// # Errors
-    /// As [`Encoder::encode`], or [`EncodeError::Compress`].
-    pub fn encode_compressed(
-        &mut self,
-        batch: &ColumnarBatch,
-        compression: Compression,
-    ) -> Result<&[u8], EncodeError> {
-        let (raw, state) = self.encode_parts(batch)?;
-        compress(raw, compression, state)
-    }
-
-    /// Encodes a borrowed view and compresses it as `compression`.
-    ///
-    /// # Errors
-    /// As [`Encoder::encode_compressed`].
-    pub fn encode_view_compressed(
-        &mut self,
-        view: &ColumnarBatchView<'_>,
-        compression: Compression,
-    ) -> Result<&[u8], EncodeError> {
-        let (raw, state) = self.encode_parts(view)?;
-        compress(raw, compression, state)
-    }
-}
-
 #[cfg_attr(
     not(any(feature = "compression-zstd", feature = "compression-gzip")),
     allow(unused_variables, reason = "no compressor compiled in")
 )]
-fn compress<'a>(
+pub(crate) fn compress<'a>(
     raw: &'a [u8],
     compression: Compression,
     state: &'a mut CompressState,
@@ -180,60 +148,7 @@ fn compress<'a>(
     }
 }
 
-impl Decoder {
-    /// Decodes wire bytes (a raw message, a zstd frame or a gzip member)
-    /// into a new batch, refusing to inflate past `max_uncompressed_len`.
-    ///
-    /// # Errors
-    /// [`DecodeError::UncompressedTooLarge`], [`DecodeError::Decompress`],
-    /// [`DecodeError::CompressionUnavailable`],
-    /// [`DecodeError::UnknownWireFormat`], or any error of
-    /// [`Decoder::decode`].
-    pub fn decode_compressed(
-        &mut self,
-        wire: &[u8],
-        max_uncompressed_len: usize,
-    ) -> Result<ColumnarBatch, DecodeError> {
-        let mut batch = ColumnarBatch::default();
-        self.decode_compressed_into(wire, max_uncompressed_len, &mut batch)?;
-        Ok(batch)
-    }
-
-    /// As [`Decoder::decode_compressed`], into an existing batch.
-    ///
-    /// # Errors
-    /// As [`Decoder::decode_compressed`]; on error `batch` is left empty.
-    pub fn decode_compressed_into(
-        &mut self,
-        wire: &[u8],
-        max_uncompressed_len: usize,
-        batch: &mut ColumnarBatch,
-    ) -> Result<(), DecodeError> {
-        let raw = match decompress(wire, max_uncompressed_len, &mut self.decompress_state) {
-            Ok(raw) => raw,
-            Err(e) => {
-                batch.reset();
-                return Err(e);
-            }
-        };
-        decode_message(raw, &self.options, &mut self.scratch, batch)
-    }
-
-    /// Decompresses wire bytes into the decoder's buffer and returns the
-    /// raw message (not yet validated).
-    ///
-    /// # Errors
-    /// As [`Decoder::decode_compressed`], for the decompression step.
-    pub fn decompress<'a>(
-        &'a mut self,
-        wire: &'a [u8],
-        max_uncompressed_len: usize,
-    ) -> Result<&'a [u8], DecodeError> {
-        decompress(wire, max_uncompressed_len, &mut self.decompress_state)
-    }
-}
-
-fn decompress<'a>(
+pub(crate) fn decompress<'a>(
     wire: &'a [u8],
     max: usize,
     state: &'a mut DecompressState,

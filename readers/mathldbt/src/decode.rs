@@ -20,10 +20,12 @@
 //! `max_decoded_bytes`.
 
 use crate::bits;
+use crate::compression::decompress;
 use crate::dict::Interner;
 use crate::error::DecodeError;
 use crate::format::{Descriptor, HEADER_LEN, MAX_BUFFERS, MIN_DESCRIPTOR_LEN, Reader};
-use crate::model::{Bitmap, ColumnValues, ColumnarBatch, Field, offset_pairs};
+use crate::model::{Bitmap, ColumnValues, ColumnarBatch, Field};
+use crate::offsets::offset_pairs;
 use crate::types::Encoding;
 use crate::varint;
 use xxhash_rust::xxh3::Xxh3Default;
@@ -753,6 +755,60 @@ fn decode_delta(
         });
     }
     Ok(())
+}
+
+// Wire decompression before decoding (the codecs are in compression.rs).
+impl Decoder {
+    /// Decodes wire bytes (a raw message, a zstd frame or a gzip member)
+    /// into a new batch, refusing to inflate past `max_uncompressed_len`.
+    ///
+    /// # Errors
+    /// [`DecodeError::UncompressedTooLarge`], [`DecodeError::Decompress`],
+    /// [`DecodeError::CompressionUnavailable`],
+    /// [`DecodeError::UnknownWireFormat`], or any error of
+    /// [`Decoder::decode`].
+    pub fn decode_compressed(
+        &mut self,
+        wire: &[u8],
+        max_uncompressed_len: usize,
+    ) -> Result<ColumnarBatch, DecodeError> {
+        let mut batch = ColumnarBatch::default();
+        self.decode_compressed_into(wire, max_uncompressed_len, &mut batch)?;
+        Ok(batch)
+    }
+
+    /// As [`Decoder::decode_compressed`], into an existing batch.
+    ///
+    /// # Errors
+    /// As [`Decoder::decode_compressed`]; on error `batch` is left empty.
+    pub fn decode_compressed_into(
+        &mut self,
+        wire: &[u8],
+        max_uncompressed_len: usize,
+        batch: &mut ColumnarBatch,
+    ) -> Result<(), DecodeError> {
+        let raw = match decompress(wire, max_uncompressed_len, &mut self.decompress_state) {
+            Ok(raw) => raw,
+            Err(e) => {
+                batch.reset();
+                return Err(e);
+            }
+        };
+        decode_message(raw, &self.options, &mut self.scratch, batch)
+    }
+
+    /// Decompresses wire bytes into the decoder's buffer and returns the
+    /// raw message (not yet validated).
+    ///
+    /// # Errors
+    /// As [`Decoder::decode_compressed`], for the decompression step.
+    pub fn decompress<'a>(
+        &'a mut self,
+        wire: &'a [u8],
+        max_uncompressed_len: usize,
+    ) -> Result<&'a [u8], DecodeError> {
+        decompress(wire, max_uncompressed_len, &mut self.decompress_state)
+    }
 }
 
 #[cfg(test)]

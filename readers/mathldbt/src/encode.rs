@@ -11,6 +11,7 @@
 //! zero, and nothing depends on addresses, hash seeds or time.
 
 use crate::bits;
+use crate::compression::{Compression, compress};
 use crate::dict::Interner;
 use crate::error::EncodeError;
 use crate::format::{
@@ -618,7 +619,7 @@ fn encode_dict(
     // Byte slices: the view's offsets are known to be on char boundaries,
     // so there is no need for `str` slicing's boundary checks here.
     let data = values.data().as_bytes();
-    let rows = crate::model::offset_pairs(values.offsets())
+    let rows = crate::offsets::offset_pairs(values.offsets())
         .map(|(s, e)| data.get(s..e).unwrap_or_default());
     match col.validity() {
         None => {
@@ -651,5 +652,35 @@ fn put_indices(out: &mut Vec<u8>, indices: &[u32], width: u8) {
             }
         }
         _ => put_u32s(out, indices),
+    }
+}
+
+// Wire compression of the encoded message (the codecs are in compression.rs).
+impl Encoder {
+    /// Encodes `batch` and compresses the message as `compression`.
+    /// Returns the wire bytes, held in the encoder.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`], or [`EncodeError::Compress`].
+    pub fn encode_compressed(
+        &mut self,
+        batch: &ColumnarBatch,
+        compression: Compression,
+    ) -> Result<&[u8], EncodeError> {
+        let (raw, state) = self.encode_parts(batch)?;
+        compress(raw, compression, state)
+    }
+
+    /// Encodes a borrowed view and compresses it as `compression`.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode_compressed`].
+    pub fn encode_view_compressed(
+        &mut self,
+        view: &ColumnarBatchView<'_>,
+        compression: Compression,
+    ) -> Result<&[u8], EncodeError> {
+        let (raw, state) = self.encode_parts(view)?;
+        compress(raw, compression, state)
     }
 }

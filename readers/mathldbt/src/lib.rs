@@ -101,6 +101,7 @@ pub mod fixture;
 pub mod format;
 mod inspect;
 mod model;
+mod offsets;
 mod types;
 mod varint;
 mod view;

@@ -21,8 +21,12 @@
 
 use crate::bits;
 use crate::error::BatchError;
+use crate::offsets::{check_offsets, offset_pairs};
 use crate::types::DataType;
-use crate::view::{BinaryView, BitmapView, ColumnValuesView, ColumnView, FieldView, Utf8View};
+use crate::view::{
+    BinaryView, BitmapView, ColumnValuesView, ColumnView, ColumnarBatchView, FieldView, Utf8View,
+    check_column,
+};
 
 /// A packed validity bitmap: bit `i` set means row `i` holds a value.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -163,66 +167,6 @@ impl FromIterator<bool> for Bitmap {
         }
         b
     }
-}
-
-/// Checks an offsets array against a data length. `exact` requires
-/// `offsets[0] == 0` and `offsets[last] == data_len`; otherwise only
-/// `offsets[last] <= data_len` (views may address a sub-range).
-pub(crate) fn check_offsets(
-    offsets: &[u32],
-    data_len: usize,
-    exact: bool,
-    is_boundary: impl Fn(usize) -> bool,
-) -> Result<(), BatchError> {
-    let Some((&first, _)) = offsets.split_first() else {
-        return Err(BatchError::InvalidOffsets {
-            index: 0,
-            reason: "offsets must hold at least one entry",
-        });
-    };
-    if exact && first != 0 {
-        return Err(BatchError::InvalidOffsets {
-            index: 0,
-            reason: "first offset must be 0",
-        });
-    }
-    let mut prev = first;
-    for (index, &o) in offsets.iter().enumerate() {
-        if o < prev {
-            return Err(BatchError::InvalidOffsets {
-                index,
-                reason: "offsets must be non-decreasing",
-            });
-        }
-        if o as usize > data_len {
-            return Err(BatchError::InvalidOffsets {
-                index,
-                reason: "offset past the end of the data",
-            });
-        }
-        if !is_boundary(o as usize) {
-            return Err(BatchError::InvalidOffsets {
-                index,
-                reason: "offset is not on a UTF-8 character boundary",
-            });
-        }
-        prev = o;
-    }
-    if exact && prev as usize != data_len {
-        return Err(BatchError::InvalidOffsets {
-            index: offsets.len() - 1,
-            reason: "last offset must equal the data length",
-        });
-    }
-    Ok(())
-}
-
-/// Iterates `(start, end)` pairs of consecutive offsets.
-pub(crate) fn offset_pairs(offsets: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    offsets
-        .iter()
-        .zip(offsets.iter().skip(1))
-        .map(|(&a, &b)| (a as usize, b as usize))
 }
 
 macro_rules! var_values {
@@ -387,6 +331,18 @@ macro_rules! var_values {
                 }
                 out
             }
+        }
+
+        impl $view<'_> {
+        /// An owned copy with offsets rebased to 0.
+        #[must_use]
+        pub fn to_owned_values(&self) -> $name {
+            let mut out = $name::with_capacity(self.len(), self.value_data().len());
+            for v in self.iter() {
+                out.push(v);
+            }
+            out
+        }
         }
     };
 }
@@ -803,40 +759,6 @@ pub struct ColumnarBatch {
     num_rows: usize,
 }
 
-pub(crate) fn check_column(
-    index: usize,
-    field: FieldView<'_>,
-    column_type: DataType,
-    column_len: usize,
-    null_count: usize,
-    num_rows: usize,
-) -> Result<(), BatchError> {
-    if field.data_type != column_type {
-        return Err(BatchError::TypeMismatch {
-            column: index,
-            name: field.name.to_owned(),
-            field: field.data_type,
-            values: column_type,
-        });
-    }
-    if column_len != num_rows {
-        return Err(BatchError::LengthMismatch {
-            column: index,
-            name: field.name.to_owned(),
-            expected: num_rows,
-            actual: column_len,
-        });
-    }
-    if !field.nullable && null_count > 0 {
-        return Err(BatchError::NullsInNonNullable {
-            column: index,
-            name: field.name.to_owned(),
-            nulls: null_count,
-        });
-    }
-    Ok(())
-}
-
 impl ColumnarBatch {
     /// A batch of `columns` described by `schema`. The row count is taken
     /// from the columns (0 when there are none; see
@@ -928,8 +850,8 @@ impl ColumnarBatch {
     /// A borrowed view of the whole batch (allocates two small vectors;
     /// encoding a `ColumnarBatch` directly does not need it).
     #[must_use]
-    pub fn view(&self) -> crate::view::ColumnarBatchView<'_> {
-        crate::view::ColumnarBatchView::from_parts_unchecked(
+    pub fn view(&self) -> ColumnarBatchView<'_> {
+        ColumnarBatchView::from_parts_unchecked(
             self.num_rows,
             self.schema.fields.iter().map(Field::as_view).collect(),
             self.columns.iter().map(Column::as_view).collect(),
@@ -945,5 +867,71 @@ impl ColumnarBatch {
 
     pub(crate) fn raw_parts_mut(&mut self) -> (&mut Schema, &mut Vec<Column>, &mut usize) {
         (&mut self.schema, &mut self.columns, &mut self.num_rows)
+    }
+}
+
+// The owned copies of the borrowed views: here rather than in view.rs, so that the views, which
+// the model lends out (`as_view`), import nothing from it.
+
+impl BitmapView<'_> {
+    /// An owned copy with zero padding bits.
+    #[must_use]
+    pub fn to_bitmap(&self) -> Bitmap {
+        let mut b = Bitmap::new();
+        b.bytes_mut().extend_from_slice(self.as_bytes());
+        if let Some(last) = b.bytes_mut().last_mut() {
+            *last &= bits::last_byte_mask(self.len());
+        }
+        b.set_len(self.len());
+        b
+    }
+}
+
+impl ColumnValuesView<'_> {
+    /// An owned copy.
+    #[must_use]
+    pub fn to_owned_values(&self) -> ColumnValues {
+        match *self {
+            ColumnValuesView::Bool(v) => ColumnValues::Bool(v.to_vec()),
+            ColumnValuesView::I32(v) => ColumnValues::I32(v.to_vec()),
+            ColumnValuesView::I64(v) => ColumnValues::I64(v.to_vec()),
+            ColumnValuesView::F32(v) => ColumnValues::F32(v.to_vec()),
+            ColumnValuesView::F64(v) => ColumnValues::F64(v.to_vec()),
+            ColumnValuesView::Utf8(v) => ColumnValues::Utf8(v.to_owned_values()),
+            ColumnValuesView::Binary(v) => ColumnValues::Binary(v.to_owned_values()),
+            ColumnValuesView::JsonbText(v) => ColumnValues::JsonbText(v.to_owned_values()),
+            ColumnValuesView::TimestampTzMicros(v) => ColumnValues::TimestampTzMicros(v.to_vec()),
+            ColumnValuesView::Date32(v) => ColumnValues::Date32(v.to_vec()),
+        }
+    }
+}
+
+impl ColumnView<'_> {
+    /// An owned copy.
+    #[must_use]
+    pub fn to_column(&self) -> Column {
+        // Lengths and the null count were checked when the view was built.
+        Column::from_parts_unchecked(
+            self.values().to_owned_values(),
+            self.validity().map(|v| v.to_bitmap()),
+            self.null_count(),
+        )
+    }
+}
+
+impl ColumnarBatchView<'_> {
+    /// An owned copy.
+    ///
+    /// # Errors
+    /// Never for a view built with [`ColumnarBatchView::push`].
+    pub fn to_batch(&self) -> Result<ColumnarBatch, BatchError> {
+        let schema = Schema::new(
+            self.fields()
+                .iter()
+                .map(|f| Field::new(f.name, f.data_type, f.nullable))
+                .collect(),
+        );
+        let columns = self.columns().iter().map(ColumnView::to_column).collect();
+        ColumnarBatch::try_new_with_rows(schema, columns, self.num_rows())
     }
 }

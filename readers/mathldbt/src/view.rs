@@ -12,10 +12,7 @@
 
 use crate::bits;
 use crate::error::BatchError;
-use crate::model::{
-    BinaryValues, Bitmap, Column, ColumnValues, ColumnarBatch, Field, Schema, Utf8Values,
-    check_column, check_offsets, offset_pairs,
-};
+use crate::offsets::{check_offsets, offset_pairs};
 use crate::types::DataType;
 
 /// A borrowed validity bitmap of `len` bits (LSB first; set = valid).
@@ -76,22 +73,10 @@ impl<'a> BitmapView<'a> {
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
-
-    /// An owned copy with zero padding bits.
-    #[must_use]
-    pub fn to_bitmap(&self) -> Bitmap {
-        let mut b = Bitmap::new();
-        b.bytes_mut().extend_from_slice(self.bytes);
-        if let Some(last) = b.bytes_mut().last_mut() {
-            *last &= bits::last_byte_mask(self.len);
-        }
-        b.set_len(self.len);
-        b
-    }
 }
 
 macro_rules! var_view {
-    ($(#[$meta:meta])* $name:ident, $item:ty, $owned:ident, $is_boundary:expr) => {
+    ($(#[$meta:meta])* $name:ident, $item:ty, $is_boundary:expr) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug)]
         pub struct $name<'a> {
@@ -166,16 +151,6 @@ macro_rules! var_view {
                 let end = self.offsets.last().copied().unwrap_or(0) as usize;
                 self.data.get(start..end).unwrap_or_default()
             }
-
-            /// An owned copy with offsets rebased to 0.
-            #[must_use]
-            pub fn to_owned_values(&self) -> $owned {
-                let mut out = $owned::with_capacity(self.len(), self.value_data().len());
-                for v in self.iter() {
-                    out.push(v);
-                }
-                out
-            }
         }
     };
 }
@@ -184,7 +159,6 @@ var_view!(
     /// Borrowed variable-length UTF-8 values: offsets into a `&str`.
     Utf8View,
     str,
-    Utf8Values,
     |d: &str, i: usize| d.is_char_boundary(i)
 );
 
@@ -192,7 +166,6 @@ var_view!(
     /// Borrowed variable-length byte values: offsets into a `&[u8]`.
     BinaryView,
     [u8],
-    BinaryValues,
     |_: &[u8], _: usize| true
 );
 
@@ -257,23 +230,6 @@ impl ColumnValuesView<'_> {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// An owned copy.
-    #[must_use]
-    pub fn to_owned_values(&self) -> ColumnValues {
-        match *self {
-            ColumnValuesView::Bool(v) => ColumnValues::Bool(v.to_vec()),
-            ColumnValuesView::I32(v) => ColumnValues::I32(v.to_vec()),
-            ColumnValuesView::I64(v) => ColumnValues::I64(v.to_vec()),
-            ColumnValuesView::F32(v) => ColumnValues::F32(v.to_vec()),
-            ColumnValuesView::F64(v) => ColumnValues::F64(v.to_vec()),
-            ColumnValuesView::Utf8(v) => ColumnValues::Utf8(v.to_owned_values()),
-            ColumnValuesView::Binary(v) => ColumnValues::Binary(v.to_owned_values()),
-            ColumnValuesView::JsonbText(v) => ColumnValues::JsonbText(v.to_owned_values()),
-            ColumnValuesView::TimestampTzMicros(v) => ColumnValues::TimestampTzMicros(v.to_vec()),
-            ColumnValuesView::Date32(v) => ColumnValues::Date32(v.to_vec()),
-        }
     }
 }
 
@@ -371,17 +327,6 @@ impl<'a> ColumnView<'a> {
     #[must_use]
     pub fn is_null(&self, i: usize) -> bool {
         i < self.len() && self.validity.is_some_and(|v| !v.is_set(i))
-    }
-
-    /// An owned copy.
-    #[must_use]
-    pub fn to_column(&self) -> Column {
-        // Lengths and the null count were checked when the view was built.
-        Column::from_parts_unchecked(
-            self.values.to_owned_values(),
-            self.validity.map(|v| v.to_bitmap()),
-            self.null_count,
-        )
     }
 }
 
@@ -493,19 +438,38 @@ impl<'a> ColumnarBatchView<'a> {
     pub fn columns(&self) -> &[ColumnView<'a>] {
         &self.columns
     }
+}
 
-    /// An owned copy.
-    ///
-    /// # Errors
-    /// Never for a view built with [`ColumnarBatchView::push`].
-    pub fn to_batch(&self) -> Result<ColumnarBatch, BatchError> {
-        let schema = Schema::new(
-            self.fields
-                .iter()
-                .map(|f| Field::new(f.name, f.data_type, f.nullable))
-                .collect(),
-        );
-        let columns = self.columns.iter().map(ColumnView::to_column).collect();
-        ColumnarBatch::try_new_with_rows(schema, columns, self.num_rows)
+pub(crate) fn check_column(
+    index: usize,
+    field: FieldView<'_>,
+    column_type: DataType,
+    column_len: usize,
+    null_count: usize,
+    num_rows: usize,
+) -> Result<(), BatchError> {
+    if field.data_type != column_type {
+        return Err(BatchError::TypeMismatch {
+            column: index,
+            name: field.name.to_owned(),
+            field: field.data_type,
+            values: column_type,
+        });
     }
+    if column_len != num_rows {
+        return Err(BatchError::LengthMismatch {
+            column: index,
+            name: field.name.to_owned(),
+            expected: num_rows,
+            actual: column_len,
+        });
+    }
+    if !field.nullable && null_count > 0 {
+        return Err(BatchError::NullsInNonNullable {
+            column: index,
+            name: field.name.to_owned(),
+            nulls: null_count,
+        });
+    }
+    Ok(())
 }

@@ -23,10 +23,17 @@ use crate::block::BLOCK_SIZE;
 use crate::error::{Error, Result};
 use crate::reader::RecordReader;
 use crate::varint::{read_varint64, write_varint64};
-use crate::writer::FooterEntry;
 
 /// Magic number of the postscript.
 pub const POSTSCRIPT_MAGIC: u64 = 0x7193_0e70_4fda_e05e;
+
+/// One data chunk of an ArrayRecord file, for the footer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FooterEntry {
+    pub(crate) chunk_offset: u64,
+    pub(crate) decoded_data_size: u64,
+    pub(crate) num_records: u64,
+}
 
 fn put_varint_field(out: &mut Vec<u8>, field: u64, value: u64) {
     write_varint64(out, field << 3);

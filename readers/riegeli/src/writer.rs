@@ -8,7 +8,9 @@
 
 use std::io::Write;
 
-use crate::array_record::{encode_footer_entry, encode_footer_metadata, encode_postscript};
+use crate::array_record::{
+    FooterEntry, encode_footer_entry, encode_footer_metadata, encode_postscript,
+};
 use crate::block::{
     BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, distance_without_overhead,
     is_possible_chunk_boundary,
@@ -194,14 +196,6 @@ impl Encoder {
             Self::Transpose(e) => e.num_records(),
         }
     }
-}
-
-/// One data chunk of an ArrayRecord file, for the footer.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct FooterEntry {
-    pub(crate) chunk_offset: u64,
-    pub(crate) decoded_data_size: u64,
-    pub(crate) num_records: u64,
 }
 
 /// Writes records to a Riegeli/records file (or the ArrayRecord layout).

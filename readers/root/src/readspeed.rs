@@ -27,10 +27,12 @@ use rayon::prelude::*;
 
 mod floors;
 mod stages;
+mod steps;
 
 use floors::{copy_entries, find_entries, touch_entries};
 pub use stages::Stages;
 use stages::{StageClock, lap, restart};
+use steps::{Decompressed, steps};
 
 use crate::basket::{BasketBuffers, BasketData, BasketHeader, strings_checked_with_table};
 use crate::column::Values;
@@ -271,24 +273,10 @@ fn prefix<T: Default + Clone>(buf: &mut Vec<T>, n: usize) -> &mut [T] {
 /// in a 2 MiB stretch of the file not touched before, a page table: more than copying it.
 const READ_MAX: usize = 64 << 10;
 
-/// Entries decoded per step on one thread: the typed output of a step stays in the core's
-/// cache and the reused buffers stay small, whatever the basket size (an analysis consumes
-/// entries as they are decoded; it does not keep a whole basket's worth of typed values).
-/// Against 32,768: `std::string` -17%, `vector<string>` -15%, `vector<vector<f32>>` -12%
-/// (paired A/B, BENCHMARKS.md run #38); 256 and 4,096 were slower back to back.
-const ENTRIES_PER_STEP: usize = 1 << 10;
-
 /// [`Mode::DecompressCopy`] copies a payload this much at a time into one reused buffer, as the
 /// full read hands out a step's values at a time: copied whole into a buffer of its size, a
 /// large payload would leave the core's cache and cost the floor more than the full read.
 const COPY_CHUNK: usize = 16 << 10;
-
-/// Entries `a..b` in steps of [`ENTRIES_PER_STEP`].
-fn steps(a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> {
-    (a..b)
-        .step_by(ENTRIES_PER_STEP)
-        .map(move |a| (a, (a + ENTRIES_PER_STEP).min(b)))
-}
 
 /// Decodes a whole basket into the reused buffers and returns how many values it decoded;
 /// `split`: a big basket is decoded by several tasks on the current rayon pool, each over a
@@ -319,8 +307,9 @@ fn consume<T: Element>(
     consume_steps(basket, name, layout, 0, n, buf, ends)
 }
 
-/// Decodes entries `a..b` of a basket in steps of [`ENTRIES_PER_STEP`] into `buf` and `ends`
-/// (the typed output of a step stays in the core's cache); returns how many values it decoded.
+/// Decodes entries `a..b` of a basket in steps of [`ENTRIES_PER_STEP`](steps::ENTRIES_PER_STEP)
+/// into `buf` and `ends` (the typed output of a step stays in the core's cache); returns how many
+/// values it decoded.
 fn consume_steps<T: Element>(
     basket: &BasketData,
     name: &str,
@@ -665,17 +654,6 @@ pub fn run(config: &Config) -> Result<Report> {
         mode: config.mode,
         stages,
     })
-}
-
-/// What [`decompress_only`] found in a basket record.
-struct Decompressed {
-    /// The bytes of its entries (the payload without its entry-offset table, as the full read
-    /// counts them and as rootreadspeed does): where the table starts, if there is one.
-    entry_bytes: u64,
-    /// The key's length, which the table's starts count from.
-    keylen: u32,
-    /// Its entries.
-    entries: usize,
 }
 
 /// Decompresses one basket record into `out`.

@@ -20,92 +20,13 @@ use crate::streamer::{Pointer, Streamer};
 
 mod branch_layout;
 mod legacy;
+mod meta;
+#[cfg(test)]
+mod records_tests;
 
 use branch_layout::{element_layout, layout_of, member_layout};
-
-/// A leaf (`TLeaf*`).
-#[derive(Debug, Clone)]
-pub struct Leaf {
-    /// Leaf class (`TLeafF`, `TLeafElement`, ...).
-    pub class: String,
-    /// Leaf name.
-    pub name: String,
-    /// Leaf title (`x[n]`, `arr[4]`).
-    pub title: String,
-    /// Fixed multiplicity.
-    pub len: i32,
-    /// Element size in bytes (0 for TLeafElement).
-    pub len_type: i32,
-    /// Unsigned integer type.
-    pub unsigned: bool,
-    /// Whether a counter leaf gives the entry's length.
-    pub has_count: bool,
-}
-
-/// Where a basket lives.
-#[derive(Debug, Clone)]
-pub enum BasketLocation {
-    /// A free-standing record in the file.
-    OnDisk {
-        /// Offset of its key.
-        seek: u64,
-        /// Record size.
-        bytes: u32,
-    },
-    /// Stored inside the TTree record (the tail of an unclosed or auto-saved tree).
-    Embedded(Arc<BasketData>),
-}
-
-/// One basket of a branch and the entries it holds.
-#[derive(Debug, Clone)]
-pub struct BasketInfo {
-    /// First entry (inclusive).
-    pub first: u64,
-    /// Last entry (exclusive).
-    pub end: u64,
-    /// Where it is.
-    pub location: BasketLocation,
-}
-
-impl BasketInfo {
-    /// Compressed size on disk (0 for embedded baskets).
-    #[must_use]
-    pub fn compressed_bytes(&self) -> u64 {
-        match self.location {
-            BasketLocation::OnDisk { bytes, .. } => u64::from(bytes),
-            BasketLocation::Embedded(_) => 0,
-        }
-    }
-}
-
-/// A branch's metadata.
-#[derive(Debug, Clone)]
-pub struct BranchMeta {
-    /// Branch class (`TBranch`, `TBranchElement`).
-    pub class: String,
-    /// Branch name.
-    pub name: String,
-    /// Title (leaf list, e.g. `pt/F`).
-    pub title: String,
-    /// Compression setting of the branch.
-    pub compress: i32,
-    /// Entries in the branch.
-    pub entries: u64,
-    /// Uncompressed bytes written (fTotBytes).
-    pub tot_bytes: i64,
-    /// Compressed bytes written (fZipBytes).
-    pub zip_bytes: i64,
-    /// For TBranchElement: the class name (`vector<float>`).
-    pub element_class: String,
-    /// Leaves.
-    pub leaves: Vec<Leaf>,
-    /// Sub-branches.
-    pub branches: Vec<Arc<BranchMeta>>,
-    /// Baskets in entry order.
-    pub baskets: Vec<BasketInfo>,
-    /// How entries are laid out, or why they cannot be read.
-    pub layout: std::result::Result<Layout, String>,
-}
+use meta::BranchHead;
+pub use meta::{BasketInfo, BasketLocation, BranchMeta, Leaf};
 
 impl RootFile {
     /// Opens a tree: `name`, `dir/name`, `name;cycle`.
@@ -284,18 +205,6 @@ fn read_branch_array(s: &mut Streamer<'_>, file: &RootFile) -> Result<Vec<Arc<Br
     s.finish(bcv)?;
     s.leave();
     Ok(out)
-}
-
-/// The members of a TBranch that come before its sub-branches, in every version.
-struct BranchHead {
-    name: String,
-    title: String,
-    compress: i32,
-    write_basket: i32,
-    max_baskets: i32,
-    entries: i64,
-    tot_bytes: i64,
-    zip_bytes: i64,
 }
 
 /// The head of a TBranch v10-13.

@@ -15,10 +15,18 @@
 //!
 //! `--only` patterns narrow the candidates before any tier is filled.
 
-use super::Delta;
 use crate::compare::{Verdict, pattern_matches};
 use crate::model::{Measurement, metric};
 use std::collections::BTreeMap;
+
+/// The change of one result against the baseline, as the log shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    /// Change of the headline estimate in percent (positive: larger).
+    pub change_pct: f64,
+    /// The comparison's verdict.
+    pub verdict: Verdict,
+}
 
 /// Most rows an entry shows: a log a person reads; the rest stays in the ledger.
 pub const MAX_ROWS: usize = 15;

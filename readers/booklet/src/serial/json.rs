@@ -18,25 +18,8 @@
 use std::fmt::Write as _;
 
 use super::Value;
-
-/// A JSON value that keeps object key order, so it can be re-encoded exactly as Python does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum JsonValue {
-    /// `null`
-    Null,
-    /// `true` / `false`
-    Bool(bool),
-    /// An integer.
-    Int(i128),
-    /// A float.
-    Float(f64),
-    /// A string.
-    Str(String),
-    /// An array.
-    Array(Vec<JsonValue>),
-    /// An object, in stored key order.
-    Object(Vec<(String, JsonValue)>),
-}
+use super::float_repr::{python_float_repr, shortest_float};
+use super::json_parse::JsonValue;
 
 /// How one of the two Python encoders lays out its bytes.
 #[derive(Clone, Copy)]
@@ -171,6 +154,30 @@ pub(super) enum Encoder {
 }
 
 impl Value {
+    /// Compact JSON for the values JSON can hold as they are: no bytes, string dict keys only,
+    /// finite floats; tuples become arrays. `None` for anything else (see [`Value::to_repr`]).
+    #[must_use]
+    pub fn to_plain_json(&self) -> Option<String> {
+        if !self.is_plain_json() {
+            return None;
+        }
+        self.to_json(Encoder::Json)
+            .ok()
+            .map(|j| j.to_compact_json())
+    }
+
+    fn is_plain_json(&self) -> bool {
+        match self {
+            Value::None | Value::Bool(_) | Value::Int(_) | Value::Str(_) => true,
+            Value::Float(f) => f.is_finite(),
+            Value::Bytes(_) => false,
+            Value::List(items) | Value::Tuple(items) => items.iter().all(Value::is_plain_json),
+            Value::Dict(entries) => entries
+                .iter()
+                .all(|(k, v)| matches!(k, Value::Str(_)) && v.is_plain_json()),
+        }
+    }
+
     /// The JSON value Python's `json.dumps` (`Encoder::Json`) or `orjson.dumps` with
     /// `OPT_NON_STR_KEYS` (`Encoder::Orjson`) writes for this value; `Err` names what neither
     /// can hold (bytes, container keys, orjson's integers beyond 64 bits).
@@ -262,66 +269,6 @@ fn write_float(f: f64, style: FloatStyle, out: &mut String) {
         FloatStyle::Python => python_float_repr(f, out),
         FloatStyle::Orjson if !f.is_finite() => out.push_str("null"),
         FloatStyle::Orjson => shortest_float(f, -5, false, out),
-    }
-}
-
-/// Python's `float.__repr__`: shortest round-trip digits, scientific notation when the
-/// decimal exponent is below -4 or at least 16, at least two exponent digits.
-pub(super) fn python_float_repr(f: f64, out: &mut String) {
-    if f.is_nan() {
-        out.push_str("NaN");
-    } else if f.is_infinite() {
-        out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
-    } else {
-        shortest_float(f, -4, true, out);
-    }
-}
-
-/// Shortest round-trip digits of a finite float, in decimal notation for decimal exponents in
-/// `[min_exp, 16)` (always with a fractional part) and in scientific notation otherwise, with
-/// a sign on the exponent and, if `pad_exp`, at least two exponent digits.
-fn shortest_float(f: f64, min_exp: i32, pad_exp: bool, out: &mut String) {
-    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde[-]x".
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if f.is_sign_negative() {
-        out.push('-');
-    }
-    if (min_exp..16).contains(&exp) {
-        let n = digits.len() as i32;
-        if exp < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exp - 1) {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        } else if exp + 1 >= n {
-            out.push_str(&digits);
-            for _ in 0..(exp + 1 - n) {
-                out.push('0');
-            }
-            out.push_str(".0");
-        } else {
-            let (a, b) = digits.split_at((exp + 1) as usize);
-            out.push_str(a);
-            out.push('.');
-            out.push_str(b);
-        }
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        let sign = if exp < 0 { '-' } else { '+' };
-        if pad_exp {
-            let _ = write!(out, "e{sign}{:02}", exp.abs());
-        } else {
-            let _ = write!(out, "e{sign}{}", exp.abs());
-        }
     }
 }
 

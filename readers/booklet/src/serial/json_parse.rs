@@ -4,7 +4,24 @@
 //! non-finite floats. Nesting is capped at [`MAX_DEPTH`]; nothing is allocated beyond what the
 //! input holds.
 
-use super::json::JsonValue;
+/// A JSON value that keeps object key order, so it can be re-encoded exactly as Python does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonValue {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// An integer.
+    Int(i128),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// An array.
+    Array(Vec<JsonValue>),
+    /// An object, in stored key order.
+    Object(Vec<(String, JsonValue)>),
+}
 
 /// Deepest nesting of arrays and objects (as `serde_json`'s default).
 pub const MAX_DEPTH: usize = 128;

@@ -24,6 +24,8 @@
 //! stored length, whichever is larger (zstd output and pickle memo copies count); nesting is
 //! capped per format; lengths are checked before anything is copied.
 
+mod budget;
+mod float_repr;
 mod json;
 mod json_parse;
 mod msgpack;
@@ -32,10 +34,11 @@ mod value;
 
 use std::io::Read as _;
 
-pub use json::JsonValue;
+pub use json_parse::JsonValue;
 pub use value::Value;
 
 use crate::error::{Error, Result};
+pub(crate) use budget::Budget;
 
 /// A serializer code of the header. Discriminants are the permanent on-disk codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -384,28 +387,6 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_bytes: Self::DEFAULT_MAX_BYTES,
-        }
-    }
-}
-
-/// What is left of a value's [`Limits`] while it is decoded.
-pub(crate) struct Budget {
-    left: usize,
-    limit: usize,
-}
-
-impl Budget {
-    /// Take `n` bytes, or fail with [`Error::DecodeLimit`].
-    pub(crate) fn charge(&mut self, serializer: &'static str, n: usize) -> Result<()> {
-        match self.left.checked_sub(n) {
-            Some(left) => {
-                self.left = left;
-                Ok(())
-            }
-            None => Err(Error::DecodeLimit {
-                serializer,
-                limit: self.limit,
-            }),
         }
     }
 }

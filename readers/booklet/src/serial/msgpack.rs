@@ -13,7 +13,8 @@
 
 use rmpv::{Integer, Value as Mp};
 
-use super::{Budget, Value};
+use super::Value;
+use super::budget::Budget;
 use crate::error::{Error, Result};
 
 /// Deepest nesting decoded or encoded (Python's packer allows 511 levels; 256 keeps the

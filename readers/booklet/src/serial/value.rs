@@ -1,9 +1,10 @@
 //! [`Value`]: the plain Python values the typed serializers decode to and encode from, and
-//! their display as a Python-style `repr` and as plain JSON.
+//! their display as a Python-style `repr` (their plain JSON, [`Value::to_plain_json`], is
+//! written by the JSON module, which builds on this one).
 
 use std::fmt::{self, Write as _};
 
-use super::json::{Encoder, python_float_repr};
+use super::float_repr::python_float_repr;
 
 /// A plain Python value: what the typed serializers (pickle of plain types, msgpack, JSON,
 /// str, bytes, the integer codes and their zstd variants) decode to and encode from.
@@ -83,30 +84,6 @@ impl Value {
         match self {
             Value::Dict(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
-        }
-    }
-
-    /// Compact JSON for the values JSON can hold as they are: no bytes, string dict keys only,
-    /// finite floats; tuples become arrays. `None` for anything else (see [`Value::to_repr`]).
-    #[must_use]
-    pub fn to_plain_json(&self) -> Option<String> {
-        if !self.is_plain_json() {
-            return None;
-        }
-        self.to_json(Encoder::Json)
-            .ok()
-            .map(|j| j.to_compact_json())
-    }
-
-    fn is_plain_json(&self) -> bool {
-        match self {
-            Value::None | Value::Bool(_) | Value::Int(_) | Value::Str(_) => true,
-            Value::Float(f) => f.is_finite(),
-            Value::Bytes(_) => false,
-            Value::List(items) | Value::Tuple(items) => items.iter().all(Value::is_plain_json),
-            Value::Dict(entries) => entries
-                .iter()
-                .all(|(k, v)| matches!(k, Value::Str(_)) && v.is_plain_json()),
         }
     }
 

@@ -24,7 +24,7 @@
 //! * Prune compacts live blocks to byte 200, puts a fresh index after them and relinks with
 //!   `update_index` in file order.
 
-mod iter;
+pub(crate) mod iter;
 mod lookup;
 mod maintenance;
 mod table;
@@ -37,8 +37,6 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-pub use iter::{Entry, Iter, Location};
 
 use crate::error::{Error, Result};
 use crate::format::{

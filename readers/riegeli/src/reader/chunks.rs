@@ -1,14 +1,51 @@
 //! Chunks read with their block headers, each header's hashes and back-pointers checked, and
 //! where to resume when one is damaged.
 
+use std::fmt;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 
-use super::SkippedRegion;
 use crate::block::{
     BLOCK_HEADER_SIZE, BLOCK_SIZE, BlockHeader, add_with_overhead, is_possible_chunk_boundary,
 };
 use crate::chunk::{CHUNK_HEADER_SIZE, ChunkHeader, ChunkType};
 use crate::error::{Error, Result};
+
+// Defined here, where recovery makes it, so that this file need not import the reader above it.
+
+/// A region skipped by recovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedRegion {
+    /// First skipped byte.
+    pub begin: u64,
+    /// End of the skipped bytes (where reading resumed).
+    pub end: u64,
+    /// Why.
+    pub message: String,
+}
+
+impl SkippedRegion {
+    /// Skipped bytes.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.end.saturating_sub(self.begin)
+    }
+
+    /// Whether no bytes were skipped.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for SkippedRegion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skipped [{}, {}): {}",
+            self.begin, self.end, self.message
+        )
+    }
+}
 
 /// Where reading can resume after a failure.
 #[derive(Debug, Clone, Copy)]

@@ -28,43 +28,9 @@ use crate::simple::Values;
 mod chunks;
 mod decoding;
 
+pub use chunks::SkippedRegion;
 use chunks::{ChunkReader, Failure, Resume};
 use decoding::{Decoders, Job, Pending, ReadPool, decode_chunk, has_records};
-
-/// A region skipped by recovery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedRegion {
-    /// First skipped byte.
-    pub begin: u64,
-    /// End of the skipped bytes (where reading resumed).
-    pub end: u64,
-    /// Why.
-    pub message: String,
-}
-
-impl SkippedRegion {
-    /// Skipped bytes.
-    #[must_use]
-    pub fn len(&self) -> u64 {
-        self.end.saturating_sub(self.begin)
-    }
-
-    /// Whether no bytes were skipped.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl fmt::Display for SkippedRegion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "skipped [{}, {}): {}",
-            self.begin, self.end, self.message
-        )
-    }
-}
 
 /// The position of a record: its chunk's begin and its index in the chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -12,6 +12,8 @@
 //! on is checked in safe code in this file.
 #![allow(unsafe_code)]
 
+use super::framing::plain_list_head;
+
 /// Most bytes of strings an entry may hold to be checked here: the step table has a place for
 /// each of the window's 64 bytes, and a walk that runs past the strings stops at the last one,
 /// which then must not be one of theirs.
@@ -90,7 +92,7 @@ mod vbmi {
     };
 
     use super::{MAX_BYTES, MAX_STRINGS, WINDOW, strings_walk, window};
-    use crate::decode::specialized::plain_list_head;
+    use crate::decode::framing::plain_list_head;
 
     /// Place `i`, 0..64.
     const PLACES: [u8; WINDOW] = {
@@ -171,6 +173,22 @@ mod vbmi {
         let last = usize::from(walk[(n - 1) % MAX_STRINGS]) % WINDOW;
         last + 1 + usize::from(window[last]) == len.min(MAX_BYTES)
     }
+}
+
+/// How many of the entries between `bounds`, from the first, are the common case: a plain
+/// header and count, then strings of under 255 bytes that fill the entry exactly. The walk
+/// without VBMI, and what [`Vbmi::plain_string_lists`] must agree with.
+pub(super) fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
+    for (k, pair) in bounds.windows(2).enumerate() {
+        let (s, e) = (pair[0] as usize, pair[1] as usize);
+        // Each string takes at least its length byte.
+        let plain = plain_list_head(data, s, e, 1)
+            .is_some_and(|(n, p)| strings_walk(data.get(p..e).unwrap_or_default(), n));
+        if !plain {
+            return k;
+        }
+    }
+    bounds.len().saturating_sub(1)
 }
 
 #[cfg(test)]
@@ -288,10 +306,10 @@ mod tests {
             let lengths: Vec<usize> = (0..(k * 7) % 21).map(|i| (i * k + 3) % 41).collect();
             let mut body = (lengths.len() as u32).to_be_bytes().to_vec();
             body.extend(strings_of(&lengths));
-            data.extend(crate::decode::headed_for_test(&body, [0, 9]));
+            data.extend(crate::decode::framing::headed_for_test(&body, [0, 9]));
             bounds.push(data.len() as u32);
         }
-        let plainly = |data: &[u8]| crate::decode::text_lists::plain_string_lists(data, &bounds);
+        let plainly = |data: &[u8]| plain_string_lists(data, &bounds);
         assert_eq!(vbmi.plain_string_lists(&data, &bounds), bounds.len() - 1);
         let mut checked = 0;
         for at in 0..bounds[6] as usize {

@@ -18,8 +18,7 @@
 //! is checked in this file, not assumed from the basket's own checks.
 #![allow(unsafe_code)]
 
-use super::object::BYTE_COUNT_FLAG;
-use super::specialized::{plain_list_head, plain_version};
+use super::framing::{BYTE_COUNT_FLAG, plain_list_head, plain_version, reserve};
 use crate::types::{Element, SHORT_RUN};
 
 /// The big-endian `u64` at `p`.
@@ -65,9 +64,9 @@ pub(super) fn short_nested_lists<T: Element>(
     let room = limit.saturating_sub(first);
     // Every list takes at least its 4-byte count and every value its size, inside
     // `first..limit`; a short list writes a whole run past its own values.
-    super::reserve(outer, ends.len());
-    super::reserve(inner, room / 4);
-    super::reserve(values, room / T::SIZE + run);
+    reserve(outer, ends.len());
+    reserve(inner, room / 4);
+    reserve(values, room / T::SIZE + run);
     let columns = Columns {
         outer: outer.as_mut_ptr(),
         inner: inner.as_mut_ptr(),
@@ -326,7 +325,7 @@ unsafe fn long_list<T: Element>(src: &[u8], out: *mut T) {
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
-    use crate::decode::specialized::{body, count};
+    use crate::decode::framing::{body, count};
 
     /// An entry as ROOT streams a `vector<vector<T>>`: byte count, version 9, the lists.
     fn entry<T: Copy>(lists: &[Vec<T>], be: impl Fn(T) -> Vec<u8>) -> Vec<u8> {

@@ -5,15 +5,13 @@
 //! anything is allocated for it, and every entry must be consumed exactly: a wrong shape or a
 //! corrupted basket is an error naming the branch and the entry, never a panic or a guess.
 
+use super::framing::{Bytes, entry_error, headed_body, split_header, split_string};
 use super::specialized;
 use crate::basket::BasketData;
 use crate::column::{FieldValues, Lists, Strings, Values};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::layout::{Real, Shape};
 use crate::types::LeafType;
-
-/// Byte-count flag of a streamed object's header (`kByteCountMask`).
-pub(super) const BYTE_COUNT_FLAG: u32 = 0x4000_0000;
 
 /// `TObject::kIsReferenced`: a process id follows `fBits`.
 const IS_REFERENCED: u32 = 1 << 4;
@@ -91,59 +89,6 @@ fn push_members(
         }
     }
     Ok(used)
-}
-
-/// A string at the start of `e` (a length byte; 255: a 4-byte length follows), and the rest.
-#[inline(always)]
-pub(super) fn split_string(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
-    let mut r = Bytes { data: e };
-    let mut len = usize::from(r.take(1)?[0]);
-    if len == 255 {
-        len = r.u32()? as usize;
-    }
-    let s = r.take(len)?;
-    Ok((s, r.data))
-}
-
-/// The body of an object with a header at the start of `e` (see [`headed_body`]), and the
-/// bytes after it.
-#[inline(always)]
-pub(super) fn split_headed(e: &[u8]) -> std::result::Result<(&[u8], &[u8]), String> {
-    let mut r = Bytes { data: e };
-    let body = headed_body(&mut r)?;
-    Ok((body, r.data))
-}
-
-/// The body of an object with a header (byte count, version, and for version 0 the class
-/// checksum), the reader moved past it.
-#[inline(always)]
-fn headed_body<'a>(r: &mut Bytes<'a>) -> std::result::Result<&'a [u8], String> {
-    match split_header(r)? {
-        (body, false) => Ok(body),
-        (_, true) => Err("a member-wise streamed collection".to_string()),
-    }
-}
-
-/// An object header: the body after the byte count and version (and, for version 0, the
-/// class checksum), and whether the body is a collection streamed member-wise (the version's
-/// kStreamedMemberWise bit: the elements' members one after the other, see
-/// [`push_member_wise`]).
-#[inline(always)]
-fn split_header<'a>(r: &mut Bytes<'a>) -> std::result::Result<(&'a [u8], bool), String> {
-    let count = r.u32()?;
-    if count & BYTE_COUNT_FLAG == 0 {
-        return Err(format!("object header without a byte count ({count:#x})"));
-    }
-    let count = (count & !BYTE_COUNT_FLAG) as usize;
-    let body = r.take(count)?;
-    let mut sub = Bytes { data: body };
-    let version = sub.take(2)?;
-    let member_wise = version[0] & 0x40 != 0;
-    // Version 0: a class without ClassDef ("foreign"), its checksum follows.
-    if version == [0, 0] {
-        sub.take(4)?;
-    }
-    Ok((sub.data, member_wise))
 }
 
 /// A collection of objects streamed member-wise (ROOT's default for an STL collection of
@@ -225,17 +170,9 @@ pub(crate) fn decode_entries(
     generic(basket, branch, shape, a, b, out)
 }
 
-/// What is wrong with entry `j` of `branch`.
-pub(super) fn entry_error(branch: &str, j: usize, detail: String) -> Error {
-    Error::corrupt(
-        "basket",
-        0,
-        format!("branch {branch:?}: entry {j}: {detail}"),
-    )
-}
-
-/// [`decode_entries`] item by item, as the shape says.
-fn generic(
+/// [`decode_entries`] item by item, as the shape says (`pub(super)` for the tests on ROOT's own
+/// baskets, in roots_baskets.rs).
+pub(super) fn generic(
     basket: &BasketData,
     branch: &str,
     shape: &Shape,
@@ -283,36 +220,6 @@ fn generic(
         }
     }
     Ok(())
-}
-
-/// The unread bytes of an entry.
-struct Bytes<'a> {
-    data: &'a [u8],
-}
-
-/// Kept out of line: the hot loops only test and branch.
-#[cold]
-#[inline(never)]
-fn short_entry(need: usize, left: usize) -> String {
-    format!("needs {need} bytes, {left} left in the entry")
-}
-
-impl<'a> Bytes<'a> {
-    #[inline(always)]
-    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
-        if n > self.data.len() {
-            return Err(short_entry(n, self.data.len()));
-        }
-        let (head, tail) = self.data.split_at(n);
-        self.data = tail;
-        Ok(head)
-    }
-
-    #[inline(always)]
-    fn u32(&mut self) -> std::result::Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
 }
 
 fn push_item(
@@ -653,65 +560,11 @@ mod tests {
         }
     }
 
-    /// Every object branch of the ROOT-written fixture `objects.root`, with its shape.
-    fn object_branches() -> Vec<(std::sync::Arc<crate::BranchMeta>, Shape, crate::Branch)> {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/objects.root");
-        let file = crate::RootFile::open(&path).unwrap();
-        let tree = file.tree("t").unwrap();
-        tree.all_branches()
-            .into_iter()
-            .filter_map(|meta| match &meta.layout {
-                Ok(crate::Layout::Object(shape)) => {
-                    let shape = shape.clone();
-                    let branch = tree.branch(&meta.name).unwrap();
-                    Some((meta, shape, branch))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The specialized loops return exactly what the generic walk returns, on every basket of
-    /// every object branch ROOT wrote, and on every entry range of the first one.
-    #[test]
-    fn specialized_loops_equal_the_generic_walk_on_roots_baskets() {
-        let mut specialized_shapes = 0;
-        for (meta, shape, branch) in object_branches() {
-            let shape = &shape;
-            for i in 0..branch.baskets().len() {
-                let basket = branch.basket(i).unwrap();
-                let n = basket.entries();
-                let mut slow = empty(shape);
-                let slow_result = generic(&basket, &meta.name, shape, 0, n, &mut slow);
-                let mut fast = empty(shape);
-                let Some(fast_result) = specialized::decode(&basket, shape, 0, n, &mut fast) else {
-                    continue;
-                };
-                specialized_shapes += 1;
-                assert_eq!(fast_result.is_ok(), slow_result.is_ok(), "{}", meta.name);
-                if slow_result.is_ok() {
-                    assert_eq!(fast, slow, "{} basket {i}", meta.name);
-                }
-                if i == 0 {
-                    for (a, b) in [(0, 1), (3, 17), (n - 1, n)] {
-                        let mut fast = empty(shape);
-                        let mut slow = empty(shape);
-                        let _ = specialized::decode(&basket, shape, a, b, &mut fast);
-                        let _ = generic(&basket, &meta.name, shape, a, b, &mut slow);
-                        assert_eq!(fast, slow, "{} {a}..{b}", meta.name);
-                    }
-                }
-            }
-        }
-        assert!(specialized_shapes >= 20, "{specialized_shapes}");
-    }
-
     /// The specialized loops on lengths around their fast paths' edges (empty, 16, 32, 33 and
     /// 254 bytes or values, the 4-byte length form from 255): the generic walk's values.
     #[test]
     fn specialized_loops_equal_the_generic_walk_at_every_length() {
-        use crate::decode::streamed_string as string;
+        use crate::decode::framing::streamed_string as string;
         let lengths = [0, 1, 15, 16, 17, 31, 32, 33, 100, 254, 255, 256, 300];
         let char_star: Vec<Vec<u8>> = lengths
             .iter()
@@ -759,65 +612,5 @@ mod tests {
                 assert_eq!(fast, slow, "{shape:?} {a}..{b}");
             }
         }
-    }
-
-    /// Every object branch of the ROOT-written fixture, its first basket's bytes flipped one
-    /// bit at a time and cut at every entry boundary and inside entries: an error or values,
-    /// never a panic or an allocation past what the bytes justify. Flipped, the specialized
-    /// loops say what the generic walk says (the same values, or both an error): they fall back
-    /// to the general rules for anything unusual, so damage must not change their answer.
-    #[test]
-    fn real_baskets_damaged_never_panic() {
-        let (mut checked, mut specialized_checked) = (0, 0);
-        for (meta, shape, branch) in object_branches() {
-            let shape = &shape;
-            let basket = branch.basket(0).unwrap();
-            let n = basket.entries();
-            let mut out = empty(shape);
-            // A member-wise collection is refused whole: nothing to damage.
-            if decode_entries(&basket, &meta.name, shape, 0, n, &mut out).is_err() {
-                assert_eq!(meta.name, "ranges");
-                continue;
-            }
-            let good = basket.data().to_vec();
-            for i in 0..good.len() {
-                let mut bytes = good.clone();
-                bytes[i] ^= 1 << (i % 8);
-                let damaged = basket.with_data_for_test(bytes);
-                let _ = decode_entries(&damaged, &meta.name, shape, 0, n, &mut empty(shape));
-                let (mut fast, mut slow) = (empty(shape), empty(shape));
-                let Some(fast_result) = specialized::decode(&damaged, shape, 0, n, &mut fast)
-                else {
-                    continue;
-                };
-                let slow_result = generic(&damaged, &meta.name, shape, 0, n, &mut slow);
-                assert_eq!(
-                    fast_result.is_ok(),
-                    slow_result.is_ok(),
-                    "{} byte {i}",
-                    meta.name
-                );
-                if fast_result.is_ok() {
-                    // Compared as printed: a flipped bit can make a NaN, unequal to itself.
-                    let (fast, slow) = (format!("{fast:?}"), format!("{slow:?}"));
-                    assert_eq!(fast, slow, "{} byte {i}", meta.name);
-                }
-                specialized_checked += 1;
-            }
-            for cut in (0..good.len()).step_by(3) {
-                let damaged = basket.with_data_for_test(good[..cut].to_vec());
-                assert!(
-                    decode_entries(&damaged, &meta.name, shape, 0, n, &mut empty(shape)).is_err(),
-                    "{} cut at {cut}",
-                    meta.name
-                );
-            }
-            checked += 1;
-        }
-        assert!(checked >= 20, "{checked} object branches");
-        assert!(
-            specialized_checked >= 1000,
-            "{specialized_checked} specialized flips"
-        );
     }
 }

@@ -4,15 +4,14 @@
 //! what the generic walk returns, and refuses what it refuses (tests in `object.rs` compare
 //! them on ROOT's own baskets).
 
-use super::object::{BYTE_COUNT_FLAG, split_headed, split_string};
+use super::framing::{
+    BYTE_COUNT_FLAG, EntryError, body, count, entry, plain_list_head, plain_version, string,
+};
 use super::scaled::scaled_into;
 use crate::basket::BasketData;
 use crate::column::{Lists, Strings, Values};
 use crate::layout::{Packing, Real, Shape};
 use crate::types::{Element, LeafType};
-
-/// An entry's error: its index and what is wrong.
-pub(crate) type EntryError = (usize, String);
 
 /// Decodes entries `a..b` when `shape` has a loop of its own here; `None` otherwise.
 pub(crate) fn decode(
@@ -41,39 +40,6 @@ pub(crate) fn decode(
         },
         _ => None,
     }
-}
-
-/// The bytes of entry `j` (the basket has an offset table).
-#[inline]
-pub(super) fn entry(basket: &BasketData, j: usize) -> Result<&[u8], EntryError> {
-    let offsets = basket.offsets().unwrap_or_default();
-    match (offsets.get(j), offsets.get(j + 1)) {
-        (Some(&s), Some(&e)) => basket
-            .data()
-            .get(s as usize..e as usize)
-            .ok_or_else(|| (j, format!("bytes {s}..{e} outside the basket"))),
-        _ => Err((j, "no offsets for the entry".to_string())),
-    }
-}
-
-fn too_short(j: usize) -> EntryError {
-    (j, "the entry ends inside an item".to_string())
-}
-
-/// The body of a streamed object filling entry `j` (the generic walk's own header rules).
-#[inline(always)]
-pub(super) fn body(j: usize, e: &[u8]) -> Result<&[u8], EntryError> {
-    match split_headed(e) {
-        Ok((body, [])) => Ok(body),
-        Ok((_, rest)) => Err((j, format!("{} bytes left after the object", rest.len()))),
-        Err(d) => Err((j, d)),
-    }
-}
-
-/// One string at the start of `e`: its bytes and the rest.
-#[inline(always)]
-pub(super) fn string(j: usize, e: &[u8]) -> Result<(&[u8], &[u8]), EntryError> {
-    split_string(e).map_err(|d| (j, d))
 }
 
 /// Strings up to this length are copied as one fixed-size move.
@@ -276,16 +242,6 @@ fn short_string_entries(data: &[u8], bounds: &[u32], headed: bool, out: &mut Str
     })
 }
 
-#[inline(always)]
-pub(super) fn count(j: usize, e: &[u8], min_item: usize) -> Result<(usize, &[u8]), EntryError> {
-    let (n, rest) = e.split_first_chunk::<4>().ok_or_else(|| too_short(j))?;
-    let n = u32::from_be_bytes(*n) as usize;
-    if n.saturating_mul(min_item) > rest.len() {
-        return Err((j, format!("a list of {n} items in {} bytes", rest.len())));
-    }
-    Ok((n, rest))
-}
-
 fn vector_of_strings(
     basket: &BasketData,
     a: usize,
@@ -369,39 +325,6 @@ fn short_string_lists(
         lists.push((offsets.len() - 1) as u64);
     }
     bounds.len().saturating_sub(1)
-}
-
-/// Whether an object header's class version is a plain one: neither 0 nor member-wise (the
-/// `kStreamedMemberWise` bit, 0x4000).
-#[inline(always)]
-pub(super) fn plain_version(version: u16) -> bool {
-    version & 0x4000 == 0 && version != 0
-}
-
-/// The common case of a `vector<…>` entry at `s..e`: a plain object header (byte count and a
-/// class version, neither 0 nor member-wise) and the item count, with at least `min_item` bytes
-/// per item left in the entry. Returns the count and where the items start; `None` for anything
-/// else, which the general rules take.
-#[inline(always)]
-pub(super) fn plain_list_head(
-    data: &[u8],
-    s: usize,
-    e: usize,
-    min_item: usize,
-) -> Option<(usize, usize)> {
-    let head = data.get(s..)?.first_chunk::<10>()?;
-    let body = e.checked_sub(s + 10)?;
-    let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
-    let version = u16::from_be_bytes([head[4], head[5]]);
-    let n = u32::from_be_bytes([head[6], head[7], head[8], head[9]]) as usize;
-    if body + 6 >= BYTE_COUNT_FLAG as usize
-        || count != (body + 6) as u32 | BYTE_COUNT_FLAG
-        || !plain_version(version)
-        || n.saturating_mul(min_item) > body
-    {
-        return None;
-    }
-    Some((n, s + 10))
 }
 
 fn vector_of_vectors(

@@ -4,8 +4,8 @@
 //! a copy into a column of their own costs about half as much as decompressing them
 //! (`std::string`, BENCHMARKS.md run #6).
 
-use super::object::{BYTE_COUNT_FLAG, entry_error};
-use super::specialized::{EntryError, body, entry, short_string, string};
+use super::framing::{BYTE_COUNT_FLAG, EntryError, body, entry, entry_error, string};
+use super::specialized::short_string;
 use crate::basket::BasketData;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Shape};
@@ -243,10 +243,9 @@ fn check_entry(basket: &BasketData, j: usize, headed: bool) -> std::result::Resu
 mod tests {
     use super::*;
     use crate::column::Values;
+    use crate::decode::framing::{headed_for_test as headed, streamed_string as string};
     use crate::decode::object::{decode_entries, empty};
-    use crate::decode::{
-        headed_for_test as headed, on_roots_baskets_whole_and_flipped, streamed_string as string,
-    };
+    use crate::decode::roots_baskets::on_roots_baskets_whole_and_flipped;
 
     /// What the column read returns for the basket: its strings, or that it failed.
     fn column_read(basket: &BasketData, shape: &Shape) -> Option<Vec<Vec<u8>>> {

@@ -2,9 +2,10 @@
 //! rules as [`super::object`]'s walk, then its strings handed out as slices of the decompressed
 //! basket, found one after the other as they are read. Nothing is copied (see [`super::text`]).
 
-use super::jump::{Vbmi, strings_walk};
-use super::object::{entry_error, split_headed, split_string};
-use super::specialized::{EntryError, body, count, entry, plain_list_head, string};
+use super::framing::{
+    EntryError, body, count, entry, entry_error, split_headed, split_string, string,
+};
+use super::jump::{Vbmi, plain_string_lists};
 use super::text::lent;
 use crate::basket::BasketData;
 use crate::error::Result;
@@ -130,21 +131,6 @@ impl<'a> Iterator for TextList<'a> {
 
 impl ExactSizeIterator for TextList<'_> {}
 
-/// How many of the entries between `bounds`, from the first, are the common case: a plain
-/// header and count, then strings of under 255 bytes that fill the entry exactly.
-pub(super) fn plain_string_lists(data: &[u8], bounds: &[u32]) -> usize {
-    for (k, pair) in bounds.windows(2).enumerate() {
-        let (s, e) = (pair[0] as usize, pair[1] as usize);
-        // Each string takes at least its length byte.
-        let plain = plain_list_head(data, s, e, 1)
-            .is_some_and(|(n, p)| strings_walk(data.get(p..e).unwrap_or_default(), n));
-        if !plain {
-            return k;
-        }
-    }
-    bounds.len().saturating_sub(1)
-}
-
 /// Entry `j` holds one `vector<string>` and nothing else, by the rules the column read's own
 /// fallback applies.
 fn check_entry(basket: &BasketData, j: usize) -> std::result::Result<(), EntryError> {
@@ -163,10 +149,9 @@ fn check_entry(basket: &BasketData, j: usize) -> std::result::Result<(), EntryEr
 mod tests {
     use super::*;
     use crate::column::Values;
+    use crate::decode::framing::{headed_for_test as headed, streamed_string};
     use crate::decode::object::{decode_entries, empty};
-    use crate::decode::{
-        headed_for_test as headed, on_roots_baskets_whole_and_flipped, streamed_string,
-    };
+    use crate::decode::roots_baskets::on_roots_baskets_whole_and_flipped;
     use crate::layout::Shape;
 
     fn shape() -> Shape {

@@ -1,7 +1,7 @@
 //! The floors' hand-outs: what [`super::Mode::ReadCopy`], [`super::Mode::ReadFind`] and
 //! [`super::Mode::ReadTouch`] do with a basket in place of decoding it.
 
-use super::{Decompressed, ENTRIES_PER_STEP, steps};
+use super::steps::{Decompressed, ENTRIES_PER_STEP, steps};
 use crate::basket::{BasketData, sum_first_bytes};
 use crate::decode::text_start;
 use crate::layout::{Layout, Shape};
@@ -171,10 +171,11 @@ fn item_ends(entry: &[u8], value_size: Option<usize>, mut on_end: impl FnMut(usi
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
-    use super::{Decompressed, find_entries, item_ends, touch_entries};
+    use super::{find_entries, item_ends, touch_entries};
     use crate::basket::BasketData;
-    use crate::decode::{headed_for_test, streamed_string};
+    use crate::decode::framing::{headed_for_test, streamed_string};
     use crate::layout::{Layout, Shape};
+    use crate::readspeed::steps::Decompressed;
 
     /// A streamed `vector<…>` entry: a 6-byte header, the count, then the items as given.
     fn entry(count: u32, items: &[u8]) -> Vec<u8> {

@@ -1,7 +1,7 @@
 //! The layout of a branch (how its entries' bytes are read), decided from its leaves, or for
 //! a TBranchElement from its streamer type and the class descriptions.
 
-use super::{BranchMeta, Leaf};
+use super::meta::{BranchMeta, Leaf};
 use crate::class_shape;
 use crate::file::RootFile;
 use crate::layout::{Field, Layout, Real, Shape};

@@ -30,7 +30,10 @@
 //! Unlike in later versions, the byte before each array does not mark a null pointer: the
 //! values always follow. Counts stored as doubles become integers as ROOT's casts make them.
 
-use super::{BranchHead, Cursor, Result, Streamer};
+use super::meta::BranchHead;
+use crate::cursor::Cursor;
+use crate::error::Result;
+use crate::streamer::Streamer;
 
 /// The members of a TTree v5 between its TAttMarker and fBranches: (fEntries, fAutoFlush).
 /// Version 5 predates fAutoFlush: 0, as for a tree that never flushed by entries.
@@ -149,43 +152,5 @@ mod tests {
         // A count that the bytes left cannot hold is an error, not an allocation.
         let mut s = Streamer::new(cursor(&[1, 0, 0, 0, 10]));
         assert!(basket_arrays(&mut s, 1 << 40).is_err());
-    }
-
-    /// The decompressed tree records of the ROOT 4 fixtures (and of the one with header-only
-    /// baskets), cut at every length and with a bit flipped in every byte (every 16th byte of
-    /// the big ones): an error or a tree whose branches read or fail, never a panic.
-    #[test]
-    fn damaged_tree_records_are_errors_or_trees_never_panics() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let cases = [
-            ("uproot-issue-250.root", "B4"),
-            ("uproot-issue413.root", "mytree"),
-            ("uproot-from-geant4.root", "Details"),
-            ("uproot-from-geant4.root", "TrackedRays"),
-        ];
-        for (name, tree) in cases {
-            let file = crate::RootFile::open(dir.join(name)).unwrap();
-            let key = file.find_key(tree).unwrap();
-            let good = file.read_payload(&key).unwrap();
-            let parse = |payload: &[u8]| crate::Tree::parse(file.clone(), &key, payload);
-            let whole = parse(&good).unwrap();
-            assert!(!whole.branches.is_empty(), "{name} {tree}");
-            let step = if good.len() > 8_000 { 16 } else { 1 };
-            for cut in (0..good.len()).step_by(step) {
-                assert!(parse(&good[..cut]).is_err(), "{name} {tree} cut at {cut}");
-            }
-            for i in (0..good.len()).step_by(step) {
-                let mut damaged = good.clone();
-                damaged[i] ^= 1 << (i % 8);
-                if let Ok(t) = parse(&damaged) {
-                    for meta in t.all_branches() {
-                        if let Ok(branch) = t.branch(&meta.name) {
-                            let n = branch.entries();
-                            let _ = branch.read_column(0, n, crate::Parallel::Never);
-                        }
-                    }
-                }
-            }
-        }
     }
 }

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 #[allow(clippy::wildcard_imports, reason = "the opcode table")]
-use super::*;
+use super::opcodes::*;
 use crate::error::{Error, Result};
-use crate::serial::{Budget, Value};
+use crate::serial::Value;
+use crate::serial::budget::Budget;
 
 fn err(reason: impl Into<String>) -> Error {
     Error::Decode {

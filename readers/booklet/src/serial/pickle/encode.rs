@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 #[allow(clippy::wildcard_imports, reason = "the opcode table")]
-use super::*;
+use super::opcodes::*;
 use crate::error::{Error, Result};
 use crate::serial::Value;
 

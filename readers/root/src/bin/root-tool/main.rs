@@ -11,7 +11,10 @@ use root_reader::compression::Algorithm;
 use root_reader::readspeed::{self, Mode, Selection};
 use root_reader::{BasketCache, Chain, Parallel, RootFile};
 
+mod selection;
 mod selftest;
+
+use selection::resolve_regex;
 
 #[derive(Parser)]
 #[command(
@@ -444,33 +447,6 @@ fn selection(
     } else {
         bail!("choose branches with --branches, --branches-regex or --all-branches");
     })
-}
-
-fn resolve_regex(files: &[PathBuf], trees: &[String], patterns: &[String]) -> Result<Vec<String>> {
-    let res: Vec<regex::Regex> = patterns
-        .iter()
-        .map(|p| regex::Regex::new(p).with_context(|| format!("bad regex {p:?}")))
-        .collect::<Result<_>>()?;
-    let path = files.first().context("no files")?;
-    let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut names = Vec::new();
-    for t in trees {
-        let tree = file
-            .tree(t)
-            .with_context(|| format!("cannot read tree {t}"))?;
-        for b in tree.all_branches() {
-            if b.layout.is_ok()
-                && res.iter().any(|r| r.is_match(&b.name))
-                && !names.contains(&b.name)
-            {
-                names.push(b.name.clone());
-            }
-        }
-    }
-    if names.is_empty() {
-        bail!("no readable branch matches {patterns:?}");
-    }
-    Ok(names)
 }
 
 fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {

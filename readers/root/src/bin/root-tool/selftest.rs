@@ -170,7 +170,9 @@ fn case_config(case: &serde_json::Value, dir: &Path) -> Result<(Config, String, 
     let branches = match select {
         "all-branches" => Selection::All,
         "branches" => Selection::Names(names.clone()),
-        "branches-regex" => Selection::Names(crate::resolve_regex(&paths, &trees, &names)?),
+        "branches-regex" => {
+            Selection::Names(crate::selection::resolve_regex(&paths, &trees, &names)?)
+        }
         other => anyhow::bail!("unknown selection {other:?}"),
     };
     let bytes = |key: &str| case[key].as_u64().with_context(|| format!("no {key}"));
