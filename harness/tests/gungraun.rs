@@ -367,11 +367,6 @@ fn ab_profiles_a_gungraun_regression_under_callgrind_and_the_added_function_tops
         .clone();
     // A profile of one run alone counts it as the head.
     assert_eq!(row["head"].as_f64(), Some(head_count), "{row:#}");
-    let kinds: Vec<&str> = fnv["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a[1].as_str().unwrap())
-        .collect();
+    let kinds = util::artifact_kinds(fnv);
     assert!(kinds.contains(&"diff-flamegraph"), "{kinds:?}");
 }

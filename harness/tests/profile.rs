@@ -67,12 +67,7 @@ fn a_profile_is_recorded_with_its_flamegraph_and_top_functions() {
     assert_eq!(fnv["counts"]["unit"], "samples");
     let top = fnv["counts"]["rows"][0]["function"].as_str().unwrap();
     assert!(top.contains("fnv1a"), "top function {top}: {shown:#}");
-    let kinds: Vec<&str> = fnv["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a[1].as_str().unwrap())
-        .collect();
+    let kinds = util::artifact_kinds(fnv);
     assert_eq!(kinds, ["folded", "flamegraph", "function-counts"]);
 
     let run = fnv["run"].as_i64().unwrap();
@@ -161,12 +156,7 @@ fn ab_profiles_a_regression_and_the_new_function_tops_the_diff() {
     );
     assert_eq!(top["base"], 0);
     assert!(top["head_share"].as_f64().unwrap() > 0.2, "{fnv:#}");
-    let kinds: Vec<&str> = fnv["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a[1].as_str().unwrap())
-        .collect();
+    let kinds = util::artifact_kinds(fnv);
     assert!(kinds.contains(&"diff-flamegraph"), "{kinds:?}");
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(text.contains("Where the time went") && text.contains("slow_added_in_head"));

@@ -289,3 +289,13 @@ pub fn git_output(dir: &Path, args: &[&str]) -> String {
     assert!(output.status.success(), "git {args:?}");
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
+
+/// The kinds of the artifacts a profile's JSON lists (`"artifacts": [[id, kind], ...]`).
+pub fn artifact_kinds(profile: &serde_json::Value) -> Vec<&str> {
+    profile["artifacts"]
+        .as_array()
+        .expect("a profile lists its artifacts")
+        .iter()
+        .map(|a| a[1].as_str().expect("an artifact's kind"))
+        .collect()
+}
