@@ -5,7 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
 mod engines;
-#[allow(dead_code)]
+// The copy tests use the suite's fixtures, not its tests (nor their re-exports).
+#[allow(dead_code, unused_imports)]
 mod suite;
 
 use bench_store::copy::copy_ledger;

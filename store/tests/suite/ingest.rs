@@ -3,13 +3,6 @@
 
 use super::*;
 
-pub(super) fn key(key: &str, digest: char) -> IngestKey {
-    IngestKey {
-        key: key.to_owned(),
-        content_sha256: digest.to_string().repeat(64),
-    }
-}
-
 /// A push is recorded once per idempotency key: a retry answers the run the first push
 /// recorded and stores nothing; the key with other content is refused and stores nothing; a bad
 /// key is refused before anything is written.

@@ -160,6 +160,14 @@ pub fn small_run(suite: &str, machine: &str, value: f64) -> NewRun {
     }
 }
 
+/// An idempotency key whose content digest is `digest` 64 times (the ingest tests' keys).
+pub(super) fn key(key: &str, digest: char) -> IngestKey {
+    IngestKey {
+        key: key.to_owned(),
+        content_sha256: digest.to_string().repeat(64),
+    }
+}
+
 fn ids(runs: &[bench_store::RunSummary]) -> Vec<RunId> {
     runs.iter().map(|r| r.id).collect()
 }
