@@ -52,6 +52,7 @@ pub mod error;
 mod extract;
 pub mod ingest;
 pub(crate) mod pages;
+mod state;
 pub mod ticks;
 pub mod trend;
 mod view;
@@ -62,9 +63,6 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
-use harness::ledger::Ledger;
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 use tower_http::compression::CompressionLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -72,9 +70,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 pub use error::AppError;
-
-/// How many analysed trend histories (suite and machine) the server keeps between requests.
-pub const TREND_CACHE_CAPACITY: usize = 16;
+pub use state::{AppState, TREND_CACHE_CAPACITY};
 
 /// How long a request may take before the server answers 503.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -84,81 +80,6 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// script.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
      form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/// Shared state of the handlers.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    ledger: Ledger,
-    access: Arc<access::Access>,
-    git_dir: Option<Arc<PathBuf>>,
-    trends: Arc<trend::TrendCache>,
-}
-
-impl AppState {
-    /// State over `ledger`, open to readers, with ingest disabled, git revisions not resolved,
-    /// and a trend cache of [`TREND_CACHE_CAPACITY`] histories.
-    #[must_use]
-    pub fn new(ledger: Ledger) -> Self {
-        Self {
-            ledger,
-            access: Arc::new(access::Access::open()),
-            git_dir: None,
-            trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
-        }
-    }
-
-    /// Keeps at most `capacity` analysed trend histories between requests (0: none).
-    #[must_use]
-    pub fn with_trend_cache(mut self, capacity: usize) -> Self {
-        self.trends = Arc::new(trend::TrendCache::new(capacity));
-        self
-    }
-
-    /// Who may push and read ([`access`]). Pushing needs a ledger opened writable.
-    #[must_use]
-    pub fn with_access(mut self, access: access::Access) -> Self {
-        self.access = Arc::new(access);
-        self
-    }
-
-    /// Enables `POST /api/runs` for clients presenting `token` as a bearer token (a server open
-    /// to readers with one push token). The ledger must have been opened writable.
-    #[must_use]
-    pub fn with_ingest_token(self, token: &str) -> Self {
-        self.with_access(access::Access::open().with_token(access::Scope::Push, token))
-    }
-
-    /// Resolves git revisions in refs (`main`, `HEAD~1`) in the repository at `dir`.
-    #[must_use]
-    pub fn with_git_dir(mut self, dir: PathBuf) -> Self {
-        self.git_dir = Some(Arc::new(dir));
-        self
-    }
-
-    /// The ledger.
-    #[must_use]
-    pub const fn ledger(&self) -> &Ledger {
-        &self.ledger
-    }
-
-    /// Where git revisions are resolved, if anywhere.
-    #[must_use]
-    pub fn git_dir(&self) -> Option<&std::path::Path> {
-        self.git_dir.as_deref().map(PathBuf::as_path)
-    }
-
-    /// The cache of analysed trends.
-    #[must_use]
-    pub fn trend_cache(&self) -> &trend::TrendCache {
-        &self.trends
-    }
-
-    /// Who may push and read.
-    #[must_use]
-    pub fn access(&self) -> &access::Access {
-        &self.access
-    }
-}
 
 /// The stylesheet, embedded.
 const STYLE_CSS: &str = include_str!("../static/style.css");
