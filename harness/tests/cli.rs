@@ -126,7 +126,10 @@ fn runs_are_found_by_git_revision_tag_and_id_and_the_log_only_appends() {
         "| `sum/1000`",
         "Change vs #1",
         "--suite tiny_suite --quick",
-        "All results: `bench-run show 2`.",
+        // Cited by the ledger's identity and the run's id (`LEDGER#2`).
+        "- Run: `",
+        "#2`.\n",
+        "All results: `bench-run show ",
     ] {
         assert!(
             after.contains(needle),
