@@ -51,7 +51,7 @@ esac
 if [ -z "${BENCH_RUN:-}" ]; then
     # bench-run itself needs no optimising (the suites it runs are built with the bench
     # profile); its dev build compiles in under half the time (README, "First run").
-    cargo build --quiet -p harness --bin bench-run --manifest-path "$root/Cargo.toml"
+    cargo build --quiet -p bench-run --bin bench-run --manifest-path "$root/Cargo.toml"
     BENCH_RUN="${CARGO_TARGET_DIR:-$root/target}/debug/bench-run"
 fi
 py="$("$here/venv.sh")"

@@ -92,8 +92,8 @@ if [ -n "${CI:-}" ]; then
 fi
 
 # The web end-to-end test records through `bench-run`. `cargo test --workspace` builds it (for
-# harness's own integration tests) before any test runs; pointing the web test at that binary
-# spares it a nested `cargo build -p harness`, whose different feature set would compile many
+# bench-run's own integration tests) before any test runs; pointing the web test at that binary
+# spares it a nested `cargo build -p bench-run`, whose different feature set would compile many
 # dependencies a second time.
 target_dir="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 export BENCH_RUN_BIN="$target_dir/debug/bench-run"

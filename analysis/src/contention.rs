@@ -1,5 +1,5 @@
 //! Was the machine busy while a run measured? A verdict on the [`RunConditions`] that
-//! bench-run records with every run (how it reads them: `harness::conditions`).
+//! bench-run records with every run (how it reads them: `bench_runner::conditions`).
 //!
 //! A run is **busy** ([`assess`]) when, over the whole run, other processes kept more than
 //! [`BUSY_OTHERS_CPUS`] CPUs busy on average or steal exceeded [`BUSY_STEAL_PCT`], or the same

@@ -2,7 +2,7 @@
 //! the *same* code that differ only in function order and environment size.
 //!
 //! `bench-run ab --layouts K` links each side K times with a different function order
-//! (`harness::relink`) and runs round `r` of both sides under layout `r mod K`. Each side's
+//! (`bench_runner::relink`) and runs round `r` of both sides under layout `r mod K`. Each side's
 //! values fall into K groups, one per layout, and so do the rounds' paired log-ratios
 //! `d_r = ln(head_r / base_r)`:
 //!

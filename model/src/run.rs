@@ -262,7 +262,7 @@ pub struct RunProvenance {
     #[serde(default)]
     pub bench_exe: Option<BenchExe>,
     /// How busy the machine was while the benchmarks ran (Linux only; see
-    /// `harness::conditions`).
+    /// `bench_runner::conditions`).
     #[serde(default)]
     pub conditions: Option<RunConditions>,
 }

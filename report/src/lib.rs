@@ -34,7 +34,8 @@ pub use output::OutputFormat;
 use output::to_json;
 pub use ratio_report::{RatioSources, ratio_report};
 pub use run_lines::{
-    busy_text, features_text, machine_line, shell_join, short_commit, toolchain_line,
+    busy_text, escape_regex, exact_filter, features_text, machine_line, shell_join, short_commit,
+    toolchain_line,
 };
 
 /// The layout sensitivity of a suite (`bench-run calibrate --layouts`): per benchmark, each

@@ -38,7 +38,7 @@ pub use select::{BAR_METRICS, Chosen, Delta, MAX_ROWS, Reason, held_against_bar,
 pub struct Entry<'a> {
     /// The run.
     pub run: &'a StoredRun,
-    /// Its citation, `LEDGER#N` (`harness::refs::citation`).
+    /// Its citation, `LEDGER#N` (`bench_verdicts::refs::citation`).
     pub citation: &'a str,
     /// The entry's title (one line).
     pub title: &'a str,

@@ -84,6 +84,30 @@ pub fn toolchain_line(p: &RunProvenance) -> String {
     )
 }
 
+/// Characters the `regex` crate (criterion's filter syntax) treats as meta characters.
+const REGEX_META: &str = "\\.+*?()|[]{}^$#&-~";
+
+/// Escapes `text` so that criterion's regex filter matches it literally.
+#[must_use]
+pub fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if REGEX_META.contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A criterion filter that selects exactly the benchmarks `ids` (full ids), and nothing whose id
+/// merely contains one of them: `^(?:id1|id2|...)$`, each id escaped.
+#[must_use]
+pub fn exact_filter(ids: &[String]) -> String {
+    let alternatives: Vec<String> = ids.iter().map(|id| escape_regex(id)).collect();
+    format!("^(?:{})$", alternatives.join("|"))
+}
+
 /// Joins argv for display, quoting arguments that need it.
 #[must_use]
 pub fn shell_join(argv: &[String]) -> String {
@@ -100,4 +124,22 @@ pub fn shell_join(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_select_exactly_the_flagged_ids() {
+        assert_eq!(escape_regex("sum/4000"), "sum/4000");
+        assert_eq!(
+            escape_regex("a.b+c*d?(e)|[f]{g}^$#&-~\\ h"),
+            "a\\.b\\+c\\*d\\?\\(e\\)\\|\\[f\\]\\{g\\}\\^\\$\\#\\&\\-\\~\\\\ h"
+        );
+        assert_eq!(
+            exact_filter(&["sum/4000".to_owned(), "fnv (x.1)".to_owned()]),
+            "^(?:sum/4000|fnv \\(x\\.1\\))$"
+        );
+    }
 }

@@ -38,7 +38,7 @@ pub struct SuiteSummary {
 pub struct MachineSummary {
     /// Machine row id.
     pub id: i64,
-    /// Fingerprint (see `harness::provenance`).
+    /// Fingerprint (see `bench_runner::provenance`).
     pub fingerprint: String,
     /// CPU model.
     pub cpu_model: String,

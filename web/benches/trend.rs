@@ -13,8 +13,9 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use bench_store::copy::copy_ledger;
+use bench_store::{Ledger, Location};
 use criterion::{Criterion, criterion_group, criterion_main};
-use harness::ledger::{Ledger, Location, copy_ledger};
 use http_body_util::BodyExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

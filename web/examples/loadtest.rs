@@ -19,8 +19,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use anyhow::{Context, Result, bail};
+use bench_store::{Ledger, Location};
 use clap::Parser;
-use harness::ledger::{Ledger, Location};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
@@ -185,7 +185,7 @@ const TOKEN: &str = "loadtest-push-token-0123456789";
 
 /// One pushed run's body: `benchmarks` benchmarks of `samples` samples, values set by `n`.
 fn push_body(pusher: usize, n: usize, benchmarks: usize, samples: usize) -> Vec<u8> {
-    use harness::model::{Machine, Measurement, RunProvenance, RunSource, Samples, SamplingMode};
+    use bench_model::{Machine, Measurement, RunProvenance, RunSource, Samples, SamplingMode};
     let level = 1000.0 + (n % 97) as f64;
     let measurements: Vec<Measurement> = (0..benchmarks)
         .map(|b| {

@@ -6,7 +6,7 @@
 //! | `GET /api/runs/{ref}` | `bench-run show --format json`: `{"run": {...}, "results": [...]}` |
 //! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches`, `warnings` (a quick run meets a full one) and `threshold_pct` |
 //! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
-//! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`harness::judge::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
+//! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`bench_verdicts::evidence::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
 //! | `GET /api/testbeds` | `{"testbeds": [{"name", "testbed", "fingerprint", "cpu_model", "os", "runs", "latest_run"}]}`: every machine with runs; `testbed` is the `BENCH_MACHINE` name, `null` for a machine known by its hardware, and `name` is what `?testbed=` and `?machine=` take |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
 //! | `GET /api/runs/{ref}/artifacts` | `{"run": <id>, "artifacts": [{"id", "run", "benchmark", "kind", "profiler", "against", "media_type", "size", "sha256", "created_at", "url"}]}` |
@@ -32,7 +32,6 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router, middleware};
-use harness::report;
 use serde_json::{Value, json};
 
 /// The `/api` routes (nested under `/api` by [`crate::app`]).
@@ -92,8 +91,8 @@ async fn run(
     let run = resolve_run(&state, &reference, None).await?;
     let results = state.ledger().measurements(run.id).await?;
     Ok(Json(json!({
-        "run": report::run_json(&run),
-        "results": results.iter().map(report::measurement_json).collect::<Vec<_>>(),
+        "run": bench_report::run_json(&run),
+        "results": results.iter().map(bench_report::measurement_json).collect::<Vec<_>>(),
     })))
 }
 
@@ -138,16 +137,16 @@ pub const MAX_HISTORY_RUNS: usize = 1000;
 async fn evidence(
     State(state): State<AppState>,
     Query(params): Query<EvidenceParams>,
-) -> Result<Json<harness::judge::Evidence>, AppError> {
+) -> Result<Json<bench_verdicts::evidence::Evidence>, AppError> {
     let history_runs = params
         .history_runs
-        .unwrap_or_else(|| harness::compare::CompareConfig::default().history_runs());
+        .unwrap_or_else(|| bench_analysis::compare::CompareConfig::default().history_runs());
     if history_runs > MAX_HISTORY_RUNS {
         return Err(AppError::BadRequest(format!(
             "history_runs is at most {MAX_HISTORY_RUNS}"
         )));
     }
-    let (base, head) = harness::baseline::resolve_pair(
+    let (base, head) = bench_verdicts::baseline::resolve_pair(
         state.ledger(),
         &params.base,
         &params.head,
@@ -155,7 +154,8 @@ async fn evidence(
         state.git_dir(),
     )
     .await?;
-    let evidence = harness::judge::gather(state.ledger(), &base, &head, history_runs).await?;
+    let evidence =
+        bench_verdicts::evidence::gather(state.ledger(), &base, &head, history_runs).await?;
     Ok(Json(evidence))
 }
 

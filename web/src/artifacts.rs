@@ -60,7 +60,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use harness::model::{ArtifactKind, ArtifactSummary, MAX_ARTIFACT_BYTES, NewArtifact};
+use bench_model::{ArtifactKind, ArtifactSummary, MAX_ARTIFACT_BYTES, NewArtifact};
 use serde::{Deserialize, Serialize};
 
 /// Content security policy of an SVG artifact opened directly (module docs).

@@ -12,7 +12,7 @@
 //!
 //! The x axis names each run by its id and the time it was recorded (UTC), and its title says
 //! so: several runs of one commit share a commit date but not a recording time. Values are
-//! scaled for reading by [`harness::report::format::value`] (ns/µs/ms/s, B/KiB/MiB, K/M
+//! scaled for reading by [`bench_report::format::value`] (ns/µs/ms/s, B/KiB/MiB, K/M
 //! ops/s); a log-scale y axis is labelled at the ticks [`crate::ticks`] picks. Every piece of
 //! text that comes from the ledger is escaped here, because the SVG is inserted into pages
 //! unescaped.
@@ -20,8 +20,8 @@
 use crate::ticks::{self, Base};
 use crate::trend::Series;
 use crate::view;
-use harness::ledger::TrendRun;
-use harness::report::format;
+use bench_report::format;
+use bench_store::TrendRun;
 use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -451,10 +451,10 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harness::changepoint::ChangePoint;
-    use harness::compare::{NoiseFloor, NoiseSource};
-    use harness::ledger::TrendValue;
-    use harness::model::Direction;
+    use bench_analysis::changepoint::ChangePoint;
+    use bench_analysis::compare::{NoiseFloor, NoiseSource};
+    use bench_model::Direction;
+    use bench_store::TrendValue;
 
     fn runs(n: usize) -> Vec<TrendRun> {
         (0..n)

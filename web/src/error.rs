@@ -19,10 +19,10 @@
 use askama::Template;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use harness::ledger::LedgerError;
-use harness::model::ArtifactError;
-use harness::provenance::MergeBaseError;
-use harness::refs::RefError;
+use bench_git::MergeBaseError;
+use bench_model::ArtifactError;
+use bench_store::LedgerError;
+use bench_verdicts::refs::RefError;
 
 /// Everything a handler can fail with.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@
 //! # The format (version 1)
 //!
 //! The body is what `bench-run --push URL` sends after recording a run: the run as it stands
-//! in the pushing ledger, built from the `harness::model` types.
+//! in the pushing ledger, built from the `bench_model` types.
 //!
 //! ```json
 //! {
@@ -69,8 +69,8 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use harness::ledger::IngestKey;
-use harness::model::{Measurement, NewRun, RunProvenance, RunSource};
+use bench_model::{Measurement, NewRun, RunProvenance, RunSource};
+use bench_store::IngestKey;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -293,7 +293,7 @@ pub struct PushedPair {
     /// The head side.
     pub head: PushedRun,
     /// The layout of the rounds.
-    pub plan: harness::ledger::PairingPlan,
+    pub plan: bench_store::PairingPlan,
 }
 
 /// What a pushed pair answers.

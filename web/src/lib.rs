@@ -15,15 +15,16 @@
 //!
 //! Who may push and read: [`access`] (tokens with scopes; reads open unless private).
 //!
-//! Layers: the `harness` library reads the ledger and does every statistic
-//! ([`harness::compare`], and [`harness::noise`] with its change points from
-//! [`harness::changepoint`], the same ones `bench-run gate` uses), [`trend`] shapes
+//! Layers: `bench-verdicts` resolves runs and gathers evidence from the ledger (the same use
+//! cases as `bench-run`), `bench-analysis` does every statistic
+//! ([`bench_analysis::compare`], and [`bench_analysis::noise`] with its change points from
+//! [`bench_analysis::changepoint`], the same ones `bench-run gate` uses), [`trend`] shapes
 //! histories, [`chart`] draws them (log axes labelled at [`ticks`]), and the page modules only turn results into templates. [`app`] builds the whole router; `main` and the tests
 //! share it.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
-//! use harness::ledger::Ledger;
+//! use bench_store::Ledger;
 //! let ledger = Ledger::open_read_only(std::path::Path::new("results/ledger.sqlite")).await?;
 //! let app = web::app(web::AppState::new(ledger));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
@@ -35,12 +36,12 @@
 //! # Glossary
 //!
 //! - **ref**: a run reference as `bench-run` takes it: an id, `latest`, `previous`, a tag or a
-//!   git revision ([`harness::refs`]).
+//!   git revision ([`bench_verdicts::refs`]).
 //! - **baseline** of a run: the previous run of the same suite on the same machine.
 //! - **series**: the headline estimates of one benchmark and metric over the runs of a suite on
 //!   one machine, in commit order ([`trend::Series`]).
 //! - **change point**: a run at which a series' level moved by more than its noise
-//!   ([`harness::changepoint`], found by the noise model [`harness::noise`]).
+//!   ([`bench_analysis::changepoint`], found by the noise model [`bench_analysis::noise`]).
 
 #![deny(missing_docs)]
 

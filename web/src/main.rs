@@ -10,8 +10,8 @@
 //! printed on standard output once the server listens (`--addr 127.0.0.1:0` picks a free port).
 
 use anyhow::{Context, Result, anyhow};
+use bench_store::{Ledger, Location};
 use clap::Parser;
-use harness::ledger::{Ledger, Location};
 use std::io::Write;
 use std::net::SocketAddr;
 use web::AppState;
@@ -137,7 +137,7 @@ async fn shutdown_signal() {
 
 async fn serve(cli: Cli) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let location = harness::ledger::default_location(cli.db.as_deref(), &cwd)?;
+    let location = bench_verdicts::location::default_location(cli.db.as_deref(), &cwd)?;
     let access = access(&cli)?;
     let ingest = access.ingest_enabled();
     let ledger = if ingest {
@@ -157,7 +157,7 @@ async fn serve(cli: Cli) -> Result<()> {
     .with_context(|| format!("cannot open the ledger {location}"))?;
     let private = access.is_private();
     let state = AppState::new(ledger)
-        .with_git_dir(harness::ledger::workspace_root(&cwd))
+        .with_git_dir(bench_verdicts::location::workspace_root(&cwd))
         .with_access(access);
     let listener = tokio::net::TcpListener::bind(cli.addr)
         .await

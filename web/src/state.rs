@@ -2,7 +2,7 @@
 //! trend cache. Below every handler module and the router that merges them (lib.rs), which all
 //! import it.
 
-use harness::ledger::Ledger;
+use bench_store::Ledger;
 use std::path::PathBuf;
 use std::sync::Arc;
 

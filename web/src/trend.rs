@@ -2,11 +2,11 @@
 //! points and annotations. Shared by the trend page and `/api/suites/{suite}/trend`.
 
 use crate::error::AppError;
-use harness::changepoint::ChangePoint;
-use harness::compare::{CompareConfig, HistoryPoint, NoiseFloor, noise_analysis};
-use harness::ledger::{Ledger, RunId};
-use harness::ledger::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
-use harness::model::Direction;
+use bench_analysis::changepoint::ChangePoint;
+use bench_analysis::compare::{CompareConfig, HistoryPoint, NoiseFloor, noise_analysis};
+use bench_model::Direction;
+use bench_store::{Ledger, RunId};
+use bench_store::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -234,7 +234,7 @@ pub async fn load(
 }
 
 /// Adds the noise floor and the change points to a series: both from the noise model of
-/// `bench-run gate` ([`harness::noise`]) run over the whole series, so the chart marks the
+/// `bench-run gate` ([`bench_analysis::noise`]) run over the whole series, so the chart marks the
 /// same steps the floor leaves out. Levels are the geometric means of each segment's kept
 /// values (outliers trimmed).
 #[must_use]
@@ -296,7 +296,7 @@ impl CommitRange {
     /// `bench-run bisect --suite SUITE --good GOOD --bad BAD --benchmark '^(?:ID)$'`, every
     /// argument quoted for a POSIX shell (the filter always, in single quotes). `--benchmark`
     /// is a criterion filter, a regex: the id goes in escaped and anchored
-    /// ([`harness::confirm::exact_filter`]), so it selects that benchmark and no other whose id
+    /// ([`bench_report::exact_filter`]), so it selects that benchmark and no other whose id
     /// contains it.
     #[must_use]
     pub fn bisect_command(&self, suite: &str, benchmark: &str) -> String {
@@ -313,8 +313,8 @@ impl CommitRange {
         .map(str::to_owned);
         format!(
             "{} --benchmark {}",
-            harness::report::shell_join(&args),
-            shell_single_quote(&harness::confirm::exact_filter(&[benchmark.to_owned()]))
+            bench_report::shell_join(&args),
+            shell_single_quote(&bench_report::exact_filter(&[benchmark.to_owned()]))
         )
     }
 }

@@ -1,9 +1,9 @@
 //! Small presentation helpers shared by the pages: links, dates, labels. Values and
-//! percentages are formatted by [`harness::report::format`]; nothing here does statistics.
+//! percentages are formatted by [`bench_report::format`]; nothing here does statistics.
 
-use harness::ledger::RunSummary;
-use harness::model::Direction;
-use harness::report::{self, format};
+use bench_model::Direction;
+use bench_report::format;
+use bench_store::RunSummary;
 
 /// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are).
 #[must_use]
@@ -81,7 +81,7 @@ pub fn short_machine(fingerprint: &str) -> String {
 
 /// How a machine is named on the pages: its testbed, else its short fingerprint.
 #[must_use]
-pub fn machine_label(machine: &harness::model::Machine) -> String {
+pub fn machine_label(machine: &bench_model::Machine) -> String {
     machine
         .testbed
         .clone()
@@ -91,7 +91,7 @@ pub fn machine_label(machine: &harness::model::Machine) -> String {
 /// A short commit label (`abc1234567`, `+` when dirty), empty outside git.
 #[must_use]
 pub fn short_commit(commit: Option<&str>, dirty: bool) -> String {
-    report::short_commit(commit, dirty)
+    bench_report::short_commit(commit, dirty)
 }
 
 /// A value in its unit, or `—`.
@@ -163,7 +163,7 @@ impl RunRow {
             results: r.results,
             source: r.source.name(),
             tags: r.tags.join(", "),
-            busy: harness::conditions::is_busy(r.conditions.as_ref()) == Some(true),
+            busy: bench_analysis::contention::is_busy(r.conditions.as_ref()) == Some(true),
             quick: r.quick,
         }
     }

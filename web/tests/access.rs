@@ -7,7 +7,7 @@ mod util;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use harness::ledger::Ledger;
+use bench_store::Ledger;
 use util::{Reply, get, post_json, seeded, send};
 use web::access::{Access, Scope};
 use web::{AppState, app};
@@ -35,7 +35,7 @@ async fn push_with_key(app: &axum::Router, key: &str, body: &str) -> Reply {
 
 async fn private_app() -> (axum::Router, Ledger, String) {
     let (ledger, _) = seeded().await;
-    let body = harness::push::push_body(&ledger, 5)
+    let body = bench_client::push::push_body(&ledger, 5)
         .await
         .unwrap()
         .to_string();
@@ -123,7 +123,7 @@ async fn on_a_private_server_each_token_does_only_what_its_scope_allows() {
 #[tokio::test]
 async fn an_open_server_reads_freely_but_pushes_only_with_a_push_token() {
     let (ledger, _) = seeded().await;
-    let body = harness::push::push_body(&ledger, 5)
+    let body = bench_client::push::push_body(&ledger, 5)
         .await
         .unwrap()
         .to_string();

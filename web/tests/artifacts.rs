@@ -6,7 +6,7 @@
 mod util;
 
 use axum::http::StatusCode;
-use harness::ledger::Ledger;
+use bench_store::Ledger;
 use util::{ESCAPED_SCRIPT, RAW_SCRIPT, get, post_json, seeded};
 use web::{AppState, app};
 
@@ -18,7 +18,7 @@ const FLAMEGRAPH: &str = r#"<?xml version="1.0" standalone="no"?><!DOCTYPE svg P
 /// both flamegraphs, the differential one, folded stacks, and function counts naming a
 /// hostile symbol. Returns the ids: base flamegraph, head flamegraph, diff, folded, counts.
 async fn with_profiles(ledger: &Ledger) -> [i64; 5] {
-    use harness::model::{ArtifactKind, NewArtifact};
+    use bench_model::{ArtifactKind, NewArtifact};
     let counts = serde_json::json!({
         "unit": "samples",
         "rows": [
@@ -204,8 +204,8 @@ fn artifact_push(kind: &str, against: Option<i64>, content: &[u8]) -> serde_json
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let media = harness::model::ArtifactKind::from_name(kind)
-        .map_or("text/plain", harness::model::ArtifactKind::media_type);
+    let media = bench_model::ArtifactKind::from_name(kind)
+        .map_or("text/plain", bench_model::ArtifactKind::media_type);
     serde_json::json!({
         "version": 1,
         "benchmark": "parse/small",
@@ -244,7 +244,7 @@ async fn artifact_pushes_are_idempotent_and_refuse_corrupt_input_with_a_4xx() {
     };
     let mut unknown_field = good.clone();
     unknown_field["extra"] = serde_json::json!(1);
-    let too_large = "A".repeat(harness::model::MAX_ARTIFACT_BYTES / 3 * 4 + 8);
+    let too_large = "A".repeat(bench_model::MAX_ARTIFACT_BYTES / 3 * 4 + 8);
     let cases: Vec<(&str, String, Option<&str>, StatusCode, &str)> = vec![
         (
             "no token",

@@ -503,8 +503,8 @@ fn diff_flamegraph(base: &str, head: &str) -> Vec<u8> {
 /// policy without a console message, while the page itself runs no script.
 #[test]
 fn browser_flamegraphs_render_on_the_compare_page_and_run_when_opened() {
-    use harness::ledger::Ledger;
-    use harness::model::{ArtifactKind, NewArtifact, NewRun, RunSource};
+    use bench_model::{ArtifactKind, NewArtifact, NewRun, RunSource};
+    use bench_store::Ledger;
     let Some(chromium) = chromium() else {
         return;
     };

@@ -6,7 +6,7 @@
 mod util;
 
 use axum::http::StatusCode;
-use harness::ledger::Ledger;
+use bench_store::Ledger;
 use util::{ESCAPED_SCRIPT, RAW_SCRIPT, get, post_json, seeded};
 use web::{AppState, app};
 
@@ -174,8 +174,8 @@ async fn compare_page_warns_when_a_quick_run_meets_a_full_one() {
     let mut provenance = util::provenance("demo", "m1", 12);
     provenance.quick = true;
     let quick = ledger
-        .record_run(&harness::model::NewRun {
-            source: harness::model::RunSource::BenchRun,
+        .record_run(&bench_model::NewRun {
+            source: bench_model::RunSource::BenchRun,
             provenance,
             measurements: vec![
                 util::timed("parse/small", 1300.0, 2),
@@ -271,7 +271,7 @@ async fn runs_of_different_suites_are_refused_as_bench_run_compare_refuses_them(
 
 #[tokio::test]
 async fn compare_page_shows_the_layout_spread_of_an_ab_pair() {
-    use harness::model::{RunSource, Samples, SamplingMode};
+    use bench_model::{RunSource, Samples, SamplingMode};
     let ledger = Ledger::in_memory().await.unwrap();
     // 12 rounds under four layouts: `hot` is 40% slower under two layouts and unchanged under
     // the others (layout-sensitive), `flat` 8% slower under all four (the code's).
@@ -300,13 +300,13 @@ async fn compare_page_shows_the_layout_spread_of_an_ab_pair() {
                 Some(Samples::new(SamplingMode::PerProcess, vec![1.0; 12], values).unwrap());
             measurements.push(m);
         }
-        harness::model::NewRun {
+        bench_model::NewRun {
             source,
             provenance: util::provenance("demo", "m1", if head { 2 } else { 1 }),
             measurements,
         }
     };
-    let plan = harness::ledger::PairingPlan {
+    let plan = bench_store::PairingPlan {
         seed: 1,
         base_first: (0..12).map(|r| r % 2 == 0).collect(),
         base_rev: "main".to_owned(),
@@ -712,7 +712,7 @@ async fn an_empty_ledger_renders() {
 
 /// The body `bench-run --push` sends for a stored run.
 async fn push_body(ledger: &Ledger, id: i64) -> serde_json::Value {
-    harness::push::push_body(ledger, id).await.unwrap()
+    bench_client::push::push_body(ledger, id).await.unwrap()
 }
 
 #[tokio::test]
@@ -819,8 +819,8 @@ async fn the_trend_cache_sees_new_runs() {
     assert_eq!(before.body.matches("<circle ").count(), 16);
     // Served from the cache: the same page.
     assert_eq!(get(&app, "/suites/demo?machine=m1").await.body, before.body);
-    let run = harness::model::NewRun {
-        source: harness::model::RunSource::BenchRun,
+    let run = bench_model::NewRun {
+        source: bench_model::RunSource::BenchRun,
         provenance: util::provenance("demo", "m1", 20),
         measurements: vec![util::timed("parse/small", 1300.0, 2)],
     };
@@ -842,8 +842,8 @@ async fn the_trend_cache_sees_new_runs() {
 async fn many_charts_are_drawn_in_order() {
     let ledger = Ledger::in_memory().await.unwrap();
     for i in 1..=3u32 {
-        let run = harness::model::NewRun {
-            source: harness::model::RunSource::BenchRun,
+        let run = bench_model::NewRun {
+            source: bench_model::RunSource::BenchRun,
             provenance: util::provenance("wide", "m1", i),
             measurements: (0..12)
                 .map(|b| util::timed(&format!("b{b:02}"), 100.0 * f64::from(b + 1), i))
@@ -869,8 +869,8 @@ async fn many_charts_are_drawn_in_order() {
 }
 
 /// Conditions of a run that shared its machine with a compile job.
-fn busy_conditions() -> harness::model::RunConditions {
-    harness::model::RunConditions {
+fn busy_conditions() -> bench_model::RunConditions {
+    bench_model::RunConditions {
         cpus: 2,
         wall_ms: 5300,
         load_start: None,
@@ -878,7 +878,7 @@ fn busy_conditions() -> harness::model::RunConditions {
         own_cpus: 0.58,
         others_cpus: 1.42,
         steal_pct: 0.1,
-        per_benchmark: vec![harness::model::BenchmarkConditions {
+        per_benchmark: vec![bench_model::BenchmarkConditions {
             benchmark: "parse/small".to_owned(),
             wall_ms: 1700,
             others_cpus: 1.49,
@@ -889,7 +889,7 @@ fn busy_conditions() -> harness::model::RunConditions {
 
 #[tokio::test]
 async fn busy_runs_carry_a_badge_and_the_compare_page_warns() {
-    use harness::model::{BenchExe, NewRun, RunSource};
+    use bench_model::{BenchExe, NewRun, RunSource};
     let ledger = Ledger::in_memory().await.unwrap();
     let exe = |digit: &str| BenchExe {
         sha256: digit.repeat(64),
@@ -1053,7 +1053,7 @@ async fn a_change_point_shows_its_commit_range_and_the_bisect_command() {
 
 #[tokio::test]
 async fn a_hostile_benchmark_id_is_quoted_for_the_shell_and_escaped_for_the_page() {
-    use harness::model::{NewRun, RunSource};
+    use bench_model::{NewRun, RunSource};
     let ledger = Ledger::in_memory().await.unwrap();
     let hostile = format!("it's {RAW_SCRIPT} $(rm -rf ~)");
     for commit in 1..=8u32 {

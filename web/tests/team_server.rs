@@ -2,7 +2,7 @@
 //! keeping every acknowledged run when it is killed or its database crashes mid-ingest.
 //!
 //! Each runner is a local ledger of its own (as on an ephemeral CI machine) whose runs are sent
-//! with `harness::push`, the client `bench-run --push` uses: the push format, an idempotency
+//! with `bench_client::push`, the client `bench-run --push` uses: the push format, an idempotency
 //! key per run, and retries with backoff. The server is the real `bench-web` binary, started on
 //! a fixed port so that a restarted server answers the same URL.
 
@@ -10,11 +10,9 @@
 
 mod util;
 
-use harness::ledger::{Ledger, Location, RunFilter};
-use harness::model::{
-    Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, SamplingMode,
-};
-use harness::push::{RetryPolicy, push_run};
+use bench_client::push::{RetryPolicy, push_run};
+use bench_model::{Machine, Measurement, NewRun, RunProvenance, RunSource, Samples, SamplingMode};
+use bench_store::{Ledger, Location, RunFilter};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -313,7 +311,7 @@ fn verdict_run(levels: [f64; 3], exe: &str, seed: usize) -> NewRun {
                 logical_cores: 2,
                 ..Machine::default()
             },
-            bench_exe: Some(harness::model::BenchExe {
+            bench_exe: Some(bench_model::BenchExe {
                 sha256: exe.repeat(64),
                 bytes: 1,
             }),
@@ -377,7 +375,7 @@ async fn gate_and_compare_through_the_server_agree_with_a_local_copy() {
     // The team's server holds a copy.
     let db = pg.create_database();
     let server_ledger = Ledger::open(Location::parse(&db).unwrap()).await.unwrap();
-    harness::ledger::copy_ledger(&*local, &*server_ledger, |_| {})
+    bench_store::copy::copy_ledger(&*local, &*server_ledger, |_| {})
         .await
         .unwrap();
     const READ: &str = "verdict-read-token-0123";
@@ -458,7 +456,7 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
         run
     };
     // Rounds alternate between two layouts (`ab --layouts 2`).
-    let plan = harness::ledger::PairingPlan {
+    let plan = bench_store::PairingPlan {
         seed: 7,
         base_first: (0..10).map(|r| r % 2 == 0).collect(),
         base_rev: "main".to_owned(),
@@ -476,7 +474,7 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
 
     let db = pg.create_database();
     let server = Server::start(&db, free_port());
-    let pushed = harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+    let pushed = bench_client::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
         .await
         .unwrap();
     assert!(pushed.created);
@@ -545,7 +543,7 @@ async fn an_ab_pair_pushed_to_the_server_is_judged_there_on_its_rounds() {
 /// pushing again adds nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn artifacts_follow_their_runs_to_the_server_once() {
-    use harness::model::{ArtifactKind, NewArtifact};
+    use bench_model::{ArtifactKind, NewArtifact};
     let Some(pg) = testkit::postgres::server("artifacts pushed to postgres") else {
         return;
     };
@@ -564,7 +562,7 @@ async fn artifacts_follow_their_runs_to_the_server_once() {
     base.source = RunSource::AbBase;
     let mut head = run(2, 1);
     head.source = RunSource::AbHead;
-    let plan = harness::ledger::PairingPlan {
+    let plan = bench_store::PairingPlan {
         seed: 1,
         base_first: (0..SAMPLES).map(|r| r % 2 == 0).collect(),
         base_rev: "main".to_owned(),
@@ -623,7 +621,7 @@ async fn artifacts_follow_their_runs_to_the_server_once() {
         .unwrap();
     assert!(!pushed_older.created, "pushed with the diff that names it");
     assert_eq!(pushed_older.artifacts, 1);
-    let pair = harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+    let pair = bench_client::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
         .await
         .unwrap();
     assert_eq!((pair.created, pair.artifacts), (true, 2));
@@ -642,7 +640,7 @@ async fn artifacts_follow_their_runs_to_the_server_once() {
     push_run(&local, newer, &server.url, TOKEN, PATIENT)
         .await
         .unwrap();
-    harness::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
+    bench_client::push::push_pair(&local, base, head, &server.url, TOKEN, PATIENT)
         .await
         .unwrap();
     assert_eq!(remote.runs(&RunFilter::default()).await.unwrap().len(), 4);

@@ -6,8 +6,8 @@
 mod util;
 
 use axum::http::StatusCode;
-use harness::ledger::Ledger;
-use harness::model::{NewRun, RunSource};
+use bench_model::{NewRun, RunSource};
+use bench_store::Ledger;
 use util::{get, provenance, timed};
 use web::{AppState, app};
 
@@ -74,19 +74,19 @@ async fn testbeds_are_listed_filter_the_pages_and_are_never_compared() {
     // Two testbeds are two machines: the gate refuses to compare them.
     let base = ledger.require_run(small_1).await.unwrap();
     let head = ledger.require_run(large).await.unwrap();
-    let gated = harness::gate::gate(
+    let gated = bench_verdicts::gate::gate(
         &ledger,
         &base,
         &head,
-        &harness::compare::CompareConfig::default(),
-        harness::gate::Allow::default(),
+        &bench_analysis::compare::CompareConfig::default(),
+        bench_verdicts::gate::Allow::default(),
     )
     .await
     .unwrap();
     match gated {
-        harness::gate::GateVerdict::Refused(refusal) => {
+        bench_verdicts::gate::GateVerdict::Refused(refusal) => {
             assert!(refusal.to_string().contains("machine"), "{refusal}");
         }
-        harness::gate::GateVerdict::Judged(_) => panic!("two testbeds were compared"),
+        bench_verdicts::gate::GateVerdict::Judged(_) => panic!("two testbeds were compared"),
     }
 }

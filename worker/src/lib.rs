@@ -1,7 +1,7 @@
 //! The worker protocol `bench-run-worker/1`, alone: what a long-lived benchmark worker process
 //! says and hears, a server for Rust workers ([`serve`]), and a driver for worker processes of
-//! any language ([`process::WorkerProcess`]). Reader crates depend on this, not on all of the
-//! harness; `bench-run interleave` (harness::interleave) plans, schedules and summarises.
+//! any language ([`process::WorkerProcess`]). Reader crates depend on this, not on the
+//! runner; `bench-run interleave` (`bench_runner::interleave`) plans, schedules and summarises.
 //!
 //! One JSON object per line:
 //!

@@ -10,11 +10,11 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::compare::{CompareConfig, Comparison, Mismatch, Row, Verdict};
-use harness::comparison::{CompareOutcome, compare_pair};
-use harness::ledger::{RunAnnotation, RunFilter, StoredRun};
-use harness::model::metric;
-use harness::report::{self, format};
+use bench_analysis::compare::{CompareConfig, Comparison, Mismatch, Row, Verdict};
+use bench_model::metric;
+use bench_report::format;
+use bench_store::{RunAnnotation, RunFilter, StoredRun};
+use bench_verdicts::comparison::{CompareOutcome, compare_pair};
 use serde::Deserialize;
 
 pub fn router() -> Router<AppState> {
@@ -77,7 +77,8 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
     let evidence =
-        harness::judge::gather(state.ledger(), &base, &head, config.history_runs()).await?;
+        bench_verdicts::evidence::gather(state.ledger(), &base, &head, config.history_runs())
+            .await?;
     let compared = match compare_pair(&evidence, &config, allow_mismatch) {
         CompareOutcome::Refused(refusal) => {
             return Err(AppError::Refused(format!(
@@ -135,7 +136,7 @@ pub async fn compare_view_json(
     params: &CompareParams,
 ) -> Result<serde_json::Value, AppError> {
     let loaded = load(state, params).await?;
-    let text = report::comparison_json(&loaded.comparison, &loaded.base, &loaded.head);
+    let text = bench_report::comparison_json(&loaded.comparison, &loaded.base, &loaded.head);
     let mut doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| AppError::Internal(format!("comparison JSON does not parse: {e}")))?;
     if let Some(obj) = doc.as_object_mut() {
@@ -201,7 +202,7 @@ impl RowView {
             ),
             None => ("—".to_owned(), String::new()),
         };
-        let noise = harness::report::noise_cell(row);
+        let noise = bench_report::noise_cell(row);
         let p = format::p_value(row.p_adjusted.or(row.p_value));
         Self {
             benchmark: row.benchmark.clone(),
@@ -215,7 +216,7 @@ impl RowView {
             change,
             ci,
             noise,
-            noise_title: report::noise_source(&row.noise_floor.source),
+            noise_title: bench_report::noise_source(&row.noise_floor.source),
             p,
             verdict: row.verdict.name(),
             class: verdict_class(row.verdict),
@@ -225,7 +226,7 @@ impl RowView {
                 .as_ref()
                 .map_or_else(String::new, |l| format!("{:.1}%", l.spread_pct())),
             layout_title: row.layout.as_ref().map_or_else(String::new, |l| {
-                let side = |s: &harness::layout::SideLayouts| {
+                let side = |s: &bench_analysis::layout::SideLayouts| {
                     s.medians
                         .iter()
                         .map(|(_, m)| view::value_or_dash(Some(*m), &row.unit))
@@ -421,7 +422,7 @@ async fn compare_page(
             };
             (format::pct(g.change_pct), ci, g.n_rows)
         }),
-        summary: harness::report::summary(c),
+        summary: bench_report::summary(c),
         correction: c.correction.name(),
         family_size: c.family_size,
         mismatches: loaded
@@ -430,14 +431,14 @@ async fn compare_page(
             .cloned()
             .chain(loaded.mismatches.iter().map(ToString::to_string))
             .collect(),
-        notes: report::comparison_notes(c, &loaded.base, &loaded.head),
+        notes: bench_report::comparison_notes(c, &loaded.base, &loaded.head),
         quick_warning: loaded.quick_warning.clone(),
         annotations: loaded
             .annotations
             .iter()
             .map(|n| NoteView::new(n, &loaded.base, &loaded.head))
             .collect(),
-        markdown: report::comparison_markdown(c, &loaded.base, &loaded.head),
+        markdown: bench_report::comparison_markdown(c, &loaded.base, &loaded.head),
         threshold: format!("{}", loaded.config.threshold_pct),
         profiles,
         base_ref,

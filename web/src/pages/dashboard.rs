@@ -1,6 +1,6 @@
 //! `/`: suites, the newest run of every suite on every machine, and the regressions of each
 //! against its baseline (the newest earlier full run of the same suite on the same machine,
-//! `harness::baseline::resolve_baseline`). `?testbed=NAME` keeps one testbed (a machine class a
+//! `bench_verdicts::baseline::resolve_baseline`). `?testbed=NAME` keeps one testbed (a machine class a
 //! run named with `BENCH_MACHINE`, or a fingerprint prefix).
 
 use super::compare::{RowView, verdict_class};
@@ -13,7 +13,7 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
-use harness::compare::{CompareConfig, Verdict};
+use bench_analysis::compare::{CompareConfig, Verdict};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(dashboard))
@@ -29,7 +29,7 @@ pub struct DashboardParams {
 /// Whether `machine` is the testbed `wanted` names: its testbed name, or a prefix of its
 /// fingerprint.
 #[must_use]
-pub fn is_testbed(machine: &harness::model::Machine, wanted: &str) -> bool {
+pub fn is_testbed(machine: &bench_model::Machine, wanted: &str) -> bool {
     machine.testbed.as_deref() == Some(wanted) || machine.fingerprint.starts_with(wanted)
 }
 
@@ -148,10 +148,13 @@ async fn dashboard(
             improvements: 0,
             status: "no baseline",
         };
-        if let Some(base) = harness::baseline::resolve_baseline(ledger, &head, None, None).await? {
+        if let Some(base) =
+            bench_verdicts::baseline::resolve_baseline(ledger, &head, None, None).await?
+        {
             let base_id = base.id;
             let comparison =
-                harness::judge::compare_runs(state.ledger(), &base, &head, &config).await?;
+                bench_verdicts::evidence::compare_runs(state.ledger(), &base, &head, &config)
+                    .await?;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;

@@ -7,7 +7,7 @@ use crate::AppState;
 use crate::artifacts::artifact_href;
 use crate::error::AppError;
 use crate::view;
-use harness::model::{ArtifactKind, ArtifactSummary, CountUnit, FunctionCounts, format};
+use bench_model::{ArtifactKind, ArtifactSummary, CountUnit, FunctionCounts, format};
 use std::collections::BTreeMap;
 
 /// Rows of the top-functions table.
@@ -67,7 +67,7 @@ pub struct BenchmarkArtifacts {
     pub compares: Vec<(String, String)>,
 }
 
-/// A run's artifacts grouped by benchmark, as [`harness::ledger::LedgerStore::artifacts`]
+/// A run's artifacts grouped by benchmark, as [`bench_store::LedgerStore::artifacts`]
 /// lists them.
 #[must_use]
 pub fn per_benchmark(run: i64, artifacts: &[ArtifactSummary]) -> Vec<BenchmarkArtifacts> {

@@ -10,9 +10,9 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::ledger::{Ledger, RunFilter, RunSummary, StoredRun};
-use harness::model::Measurement;
-use harness::report::{self, format};
+use bench_model::Measurement;
+use bench_report::format;
+use bench_store::{Ledger, RunFilter, RunSummary, StoredRun};
 use serde::Deserialize;
 
 pub fn router() -> Router<AppState> {
@@ -190,7 +190,7 @@ impl ResultView {
             lower: bound(m.estimate.lower),
             upper: bound(m.estimate.upper),
             throughput: format::throughput(m).unwrap_or_default(),
-            samples: m.samples.as_ref().map_or(0, harness::model::Samples::len),
+            samples: m.samples.as_ref().map_or(0, bench_model::Samples::len),
         }
     }
 }
@@ -219,12 +219,12 @@ struct RunTemplate {
 fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
     let p = &run.provenance;
     let mut out = vec![
-        ("Command", report::shell_join(&p.command)),
+        ("Command", bench_report::shell_join(&p.command)),
         (
             "Cargo command",
             p.cargo_command
                 .as_ref()
-                .map(|c| report::shell_join(c))
+                .map(|c| bench_report::shell_join(c))
                 .unwrap_or_default(),
         ),
         ("Package", p.package.clone().unwrap_or_default()),
@@ -248,7 +248,7 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
             "Commit time",
             p.git.commit_time.map(view::date).unwrap_or_default(),
         ),
-        ("Machine", report::machine_line(p)),
+        ("Machine", bench_report::machine_line(p)),
         ("Fingerprint", p.machine.fingerprint.clone()),
         ("Host", p.machine.hostname.clone()),
         (
@@ -266,7 +266,7 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
                 p.turbo.as_deref().unwrap_or("unknown")
             ),
         ),
-        ("Toolchain", report::toolchain_line(p)),
+        ("Toolchain", bench_report::toolchain_line(p)),
         ("Profile", p.build.profile.clone()),
         (
             "Features",
@@ -305,12 +305,12 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
             p.conditions
                 .as_ref()
                 .map(|c| {
-                    let quiet = if harness::conditions::assess(c).is_empty() {
+                    let quiet = if bench_analysis::contention::assess(c).is_empty() {
                         " (quiet)"
                     } else {
                         " (busy)"
                     };
-                    harness::conditions::summary_line(c) + quiet
+                    bench_analysis::contention::summary_line(c) + quiet
                 })
                 .unwrap_or_default(),
         ),
@@ -335,7 +335,8 @@ async fn run_page(
 ) -> Result<Html<String>, AppError> {
     let run = resolve_run(&state, &reference, None).await?;
     let results = state.ledger().measurements(run.id).await?;
-    let previous = harness::baseline::resolve_baseline(state.ledger(), &run, None, None).await?;
+    let previous =
+        bench_verdicts::baseline::resolve_baseline(state.ledger(), &run, None, None).await?;
     let artifacts = state.ledger().artifacts(run.id).await?;
     let p = &run.provenance;
     render(&RunTemplate {
@@ -356,8 +357,8 @@ async fn run_page(
         previous_href: previous.map(|b| view::compare_href(b.id, run.id)),
         json_href: format!("/api/runs/{}", run.id),
         busy: p.conditions.as_ref().and_then(|c| {
-            let findings = harness::conditions::assess(c);
-            (!findings.is_empty()).then(|| harness::conditions::describe(&findings))
+            let findings = bench_analysis::contention::assess(c);
+            (!findings.is_empty()).then(|| bench_analysis::contention::describe(&findings))
         }),
         profiles: super::profiles::per_benchmark(run.id, &artifacts),
     })

@@ -12,9 +12,9 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use harness::ledger::TrendRun;
-use harness::model::metric;
-use harness::report::{self, format};
+use bench_model::metric;
+use bench_report::format;
+use bench_store::TrendRun;
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -113,8 +113,8 @@ fn change_views(suite: &str, series: &Series, runs: &[TrendRun]) -> Vec<ChangeVi
             let p = series.points.get(cp.index)?;
             let before = cp.index.checked_sub(1).and_then(|i| series.points.get(i));
             // A step up is bad for lower-is-better metrics and good for higher-is-better ones.
-            let worse = (cp.shift_pct > 0.0)
-                == (series.direction == harness::model::Direction::LowerIsBetter);
+            let worse =
+                (cp.shift_pct > 0.0) == (series.direction == bench_model::Direction::LowerIsBetter);
             let commit = runs.get(p.run).and_then(|r| r.git_commit.as_deref());
             let range = CommitRange::of(series, runs, cp);
             Some(ChangeView {
@@ -183,7 +183,7 @@ fn chart_view(ctx: &ChartContext<'_>, i: usize, series: &Series) -> Result<Chart
         noise: format!(
             "{:.2}% ({})",
             series.noise_floor.pct,
-            report::noise_source(&series.noise_floor.source)
+            bench_report::noise_source(&series.noise_floor.source)
         ),
         log_ignored: ctx.log_scale && !drawn.log_scale,
         svg: drawn.svg,

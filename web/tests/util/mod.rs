@@ -5,11 +5,11 @@
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
-use harness::ledger::{Ledger, RunId};
-use harness::model::{
+use bench_model::{
     BenchmarkId, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance, RunSource,
     Samples, SamplingMode, Statistic,
 };
+use bench_store::{Ledger, RunId};
 use http_body_util::BodyExt;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -95,7 +95,7 @@ pub fn provenance(suite: &str, machine_name: &str, commit: u32) -> RunProvenance
         cwd: "/work/demo".to_owned(),
         machine: machine(machine_name),
         toolchain: None,
-        build: harness::model::BuildConfig {
+        build: bench_model::BuildConfig {
             profile: "bench".to_owned(),
             ..Default::default()
         },
@@ -142,7 +142,7 @@ pub fn timed(name: &str, level: f64, seed: u32) -> Measurement {
         },
         metric: "time".to_owned(),
         unit: "ns".to_owned(),
-        direction: harness::model::Direction::LowerIsBetter,
+        direction: bench_model::Direction::LowerIsBetter,
         estimate,
         statistics: BTreeMap::from([(Statistic::Median, estimate)]),
         throughput: None,
@@ -189,7 +189,7 @@ pub async fn seeded() -> (Ledger, Vec<RunId>) {
         let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
         scale_bmf(&mut doc, scale);
         let measurements =
-            harness::adapter::bmf::parse(doc.to_string().as_bytes(), &BTreeMap::new()).unwrap();
+            bench_adapters::bmf::parse(doc.to_string().as_bytes(), &BTreeMap::new()).unwrap();
         let mut provenance = provenance("bmf", "m1", i);
         provenance.build.profile = "unknown".to_owned();
         let run = NewRun {
@@ -243,7 +243,7 @@ pub fn bench_run_binary() -> PathBuf {
         "build",
         "--quiet",
         "-p",
-        "harness",
+        "bench-run",
         "--bin",
         "bench-run",
         "--target-dir",
@@ -262,7 +262,7 @@ pub fn bench_run_binary() -> PathBuf {
     let status = cmd.status().expect("cannot run cargo to build bench-run");
     assert!(
         status.success(),
-        "cargo build -p harness --bin bench-run failed"
+        "cargo build -p bench-run --bin bench-run failed"
     );
     let exe = dir.join(format!("bench-run{}", std::env::consts::EXE_SUFFIX));
     assert!(exe.exists(), "{} missing after the build", exe.display());
