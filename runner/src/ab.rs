@@ -23,8 +23,8 @@ use crate::build_home::BuildHome;
 use crate::relink::{LinkPlan, Relinked, read_manifest};
 use crate::sides::AbError;
 use crate::sides::{git_text, io};
-use crate::suite::run::ProgressTracker;
 use crate::suite::{self, BuildOptions, Built, SuiteError, SuiteTarget, Workspace};
+use crate::tool::{BenchTool, Criterion, Gungraun, ToolRun};
 use bench_model::{BenchExe, Measurement, RunConditions, RunProvenance, Samples, SamplingMode};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -208,6 +208,22 @@ pub struct BuiltSide {
 }
 
 impl BuiltSide {
+    /// The tool its suite is written with.
+    #[must_use]
+    pub fn tool(&self) -> Box<dyn BenchTool> {
+        if self.gungraun {
+            Box::new(Gungraun)
+        } else {
+            Box::new(Criterion {
+                version: crate::criterion_cli::detect(
+                    &self.workspace_root,
+                    &self.target.package,
+                    &self.target.package_version,
+                ),
+            })
+        }
+    }
+
     /// The executable of layout `seed`; the default link for seed 0 or a seed not relinked.
     #[must_use]
     pub fn exe_of_layout(&self, seed: u64) -> &Path {
@@ -416,37 +432,23 @@ pub fn run_process(
         .map_err(io(
             "cannot create a scratch directory for criterion's output",
         ))?;
-    let (output, results) = if side.gungraun {
-        let output = crate::gungraun::run_bench(
-            &side.exe,
-            &side.target,
-            criterion_args,
-            home.path(),
-            &side.workspace_root,
-            &expected,
-            on_progress,
-        )?;
-        let results = bench_adapters::gungraun::read_dir(home.path()).map_err(|e| e.to_string());
-        (output, results)
-    } else {
-        let mut tracker = ProgressTracker::new(expected);
-        let pad = crate::relink::env_pad(layout_seed);
-        let output = suite::run::run_bench_with_env(
-            side.exe_of_layout(layout_seed),
-            &side.target,
-            criterion_args,
-            home.path(),
-            &[pad],
-            &mut tracker,
-            on_progress,
-        )?;
-        let results = bench_adapters::criterion::read_dir(home.path()).map_err(|e| e.to_string());
-        (output, results)
+    let tool = side.tool();
+    // The environment pad of the layout (criterion; gungraun suites get no layouts).
+    let pad = [crate::relink::env_pad(layout_seed)];
+    let run = ToolRun {
+        exe: side.exe_of_layout(layout_seed),
+        suite: &side.target,
+        args: criterion_args,
+        home: home.path(),
+        workspace_root: &side.workspace_root,
+        env: &pad,
     };
-    let results = results.map_err(|reason| AbError::Output {
+    let mut on_progress = on_progress;
+    let output = tool.run(&run, &expected, &mut on_progress)?;
+    let results = tool.read_output(home.path()).map_err(|e| AbError::Output {
         side: label,
         round,
-        reason,
+        reason: e.to_string(),
     })?;
     Ok(ProcessOutput {
         results,

@@ -29,20 +29,14 @@
 //! # Busy
 //!
 //! Whether those figures make a run busy is a verdict, a pure function of the recorded
-//! conditions: [`assess`] and its limits live in `bench-analysis` (`contention`) and are
-//! re-exported here. `/proc/stat` covers the whole machine (in a container, every tenant of the
-//! host).
+//! conditions: `assess` and its limits live in `bench-analysis` (`contention`). `/proc/stat`
+//! covers the whole machine (in a container, every tenant of the host).
 //!
 //! The parsers are pure and never panic on malformed text; [`Sampler`] is the thin edge that
 //! reads the files.
 
 use bench_model::{BenchmarkConditions, LoadAverage, RunConditions};
 use std::time::Instant;
-
-pub use bench_analysis::contention::{
-    BUSY_OTHERS_CPUS, BUSY_STEAL_PCT, Finding, MIN_JUDGED_WINDOW_MS, Measure, assess, describe,
-    is_busy, summary_line,
-};
 
 /// Text from `/proc` that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

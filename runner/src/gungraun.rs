@@ -23,15 +23,12 @@
 //! go to gungraun unchanged (its positional filter, `--callgrind-args=...`), and criterion's
 //! `--quick` settings do not apply.
 
-use std::collections::VecDeque;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use serde::Deserialize;
 
-use crate::suite::run::{RunOutput, TAIL_LINES, bench_command};
+use crate::process::{self, RunOutput, Stream, bench_command};
 use crate::suite::{SuiteError, SuiteTarget};
 
 /// The dependency name that marks a package as a possible gungraun suite.
@@ -325,94 +322,43 @@ pub fn run_bench(
     listed: &[String],
     mut on_progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunOutput, SuiteError> {
-    let start = Instant::now();
     let expected: Vec<String> = listed.iter().map(|l| list_id(l)).collect();
     let total = expected.len();
-    let mut child = bench_command(exe, suite, home)
+    let mut command = bench_command(exe, suite, home);
+    command
         .env("GUNGRAUN_HOME", home)
         .env("GUNGRAUN_SAVE_SUMMARY", "json")
         .env("GUNGRAUN_OUTPUT_FORMAT", "json")
         .env("GUNGRAUN_WORKSPACE_ROOT", workspace_root)
         .arg("--bench")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| SuiteError::Io {
-            what: format!("cannot start {}", exe.display()),
-            source,
-        })?;
-    let (sender, receiver) = std::sync::mpsc::channel::<(bool, String)>();
-    let mut readers = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        readers.push(spawn_tagged_reader(out, true, sender.clone()));
-    }
-    if let Some(err) = child.stderr.take() {
-        readers.push(spawn_tagged_reader(err, false, sender.clone()));
-    }
-    drop(sender);
+        .args(args);
     if let Some(first) = expected.first() {
         on_progress(1, total, first);
     }
     let mut finished = 0usize;
-    let mut tail = VecDeque::with_capacity(TAIL_LINES);
-    for (is_stdout, line) in receiver {
-        if is_stdout && let Some(id) = finished_id(&line) {
-            finished += 1;
-            if let Some(next) = expected.get(finished) {
-                on_progress(finished + 1, total, next);
-            }
-            // A summary line is kilobytes of JSON: the tail keeps only its id.
-            push_tail(&mut tail, format!("finished {id}"));
+    let elapsed = process::follow(command, exe, &suite.name, |_, stream, line| {
+        let finished_now = if stream == Stream::Stdout {
+            finished_id(&line)
         } else {
-            push_tail(&mut tail, line);
+            None
+        };
+        match finished_now {
+            Some(id) => {
+                finished += 1;
+                if let Some(next) = expected.get(finished) {
+                    on_progress(finished + 1, total, next);
+                }
+                // A summary line is kilobytes of JSON: the tail keeps only its id.
+                format!("finished {id}")
+            }
+            None => line,
         }
-    }
-    for reader in readers {
-        let _ = reader.join();
-    }
-    let status = child.wait().map_err(|source| SuiteError::Io {
-        what: format!("waiting for {}", exe.display()),
-        source,
     })?;
-    if !status.success() {
-        return Err(SuiteError::BenchFailed {
-            suite: suite.name.clone(),
-            status: status.to_string(),
-            tail: tail.into_iter().collect::<Vec<_>>().join("\n"),
-            hint: None,
-        });
-    }
     Ok(RunOutput {
-        elapsed: start.elapsed(),
+        elapsed,
         // Counts do not depend on how busy the machine was: nothing is sampled, and the gate
         // never refuses an instruction-count run as busy.
         conditions: None,
-    })
-}
-
-fn push_tail(tail: &mut VecDeque<String>, line: String) {
-    if tail.len() == TAIL_LINES {
-        tail.pop_front();
-    }
-    tail.push_back(line);
-}
-
-/// Forwards the lines of `stream`, tagged with which stream they came from.
-fn spawn_tagged_reader(
-    stream: impl std::io::Read + Send + 'static,
-    is_stdout: bool,
-    sender: std::sync::mpsc::Sender<(bool, String)>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stream).split(b'\n') {
-            let Ok(line) = line else { break };
-            let line = String::from_utf8_lossy(&line).into_owned();
-            if !line.trim().is_empty() && sender.send((is_stdout, line)).is_err() {
-                break;
-            }
-        }
     })
 }
 

@@ -184,11 +184,11 @@ pub enum Verdict {
     Unclear,
 }
 
-/// Judges a probe from its rounds' log-ratios against the good end `d` (one per round): bad
+/// How a probe compares, from its rounds' log-ratios against the good end `d` (one per round): bad
 /// when the median's interval at `confidence` lies above `threshold` (a log-ratio), good when
 /// it lies below, unclear when it holds it. `None` without rounds or with a non-finite value.
 #[must_use]
-pub fn judge(d: &[f64], threshold: f64, confidence: f64) -> Option<Likeness> {
+pub fn likeness(d: &[f64], threshold: f64, confidence: f64) -> Option<Likeness> {
     let change = paired::analyze(d, confidence)?;
     let verdict = if change.log_lower > threshold {
         Verdict::Bad
@@ -603,14 +603,17 @@ mod tests {
         let like_good = [0.001, -0.002, 0.003, 0.0, 0.002, -0.001, 0.001, 0.0];
         let like_bad = [0.09, 0.1, 0.11, 0.095, 0.098, 0.102, 0.097, 0.1];
         let straddling = [0.02, 0.07, 0.03, 0.06, 0.01, 0.08, 0.04, 0.05];
-        assert_eq!(judge(&like_good, t, 0.99).unwrap().verdict, Verdict::Good);
-        assert_eq!(judge(&like_bad, t, 0.99).unwrap().verdict, Verdict::Bad);
         assert_eq!(
-            judge(&straddling, t, 0.99).unwrap().verdict,
+            likeness(&like_good, t, 0.99).unwrap().verdict,
+            Verdict::Good
+        );
+        assert_eq!(likeness(&like_bad, t, 0.99).unwrap().verdict, Verdict::Bad);
+        assert_eq!(
+            likeness(&straddling, t, 0.99).unwrap().verdict,
             Verdict::Unclear
         );
-        assert!(judge(&[], t, 0.99).is_none());
-        assert!(judge(&[f64::NAN], t, 0.99).is_none());
+        assert!(likeness(&[], t, 0.99).is_none());
+        assert!(likeness(&[f64::NAN], t, 0.99).is_none());
         // A user's threshold replaces half the range.
         assert!((threshold(Some(10.0), 1.0) - 0.1_f64.ln_1p()).abs() < 1e-12);
     }

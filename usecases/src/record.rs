@@ -6,16 +6,15 @@
 //!                                            separate workspace below the root; callers
 //!                                            open the ledger only after it succeeded
 //! record_located
-//!   gungraun::detect                         criterion or instruction counts
 //!   suite::build_in                          its executable (cargo bench --no-run)
-//!   criterion_cli::detect                    the criterion version it links (Cargo.lock),
-//!                                            which decides the arguments it takes
-//!   provenance::hash_executable              what code was measured
-//!   suite::run::list_benchmarks                   what it will run
-//!   suite::run::run_bench | gungraun::run_bench   run it, sampling machine conditions
-//!   bench_adapters::criterion | bench_adapters::gungraun   its output -> model::Measurement
+//!   tool::for_built                          criterion or gungraun (a BenchTool), and the
+//!                                            criterion version it links (Cargo.lock)
+//!   provenance::hash_executable              what code was measured, and where and how
+//!     ::{machine, toolchain, git..}            it runs
+//!   BenchTool::list                          what it will run
+//!   BenchTool::run                           run it (process::follow), sampling conditions
+//!   BenchTool::read_output                   its output -> model::Measurement (adapters)
 //!   quick::check                             whether --quick took effect
-//!   provenance::{machine, toolchain, git..}  where and how it ran
 //!   LedgerStore::record_run                  one transaction
 //! ```
 //!
@@ -25,13 +24,12 @@
 use bench_adapters::AdapterError;
 use bench_analysis::contention::Finding;
 use bench_model::{Measurement, NewRun, RunProvenance, RunSource};
-use bench_runner::conditions::{self};
-use bench_runner::criterion_cli::{self, AddedArg, CriterionVersion};
+use bench_runner::criterion_cli::{self, CriterionVersion};
 use bench_runner::gungraun;
 use bench_runner::locate::Located;
 use bench_runner::provenance;
-use bench_runner::suite::run::ProgressTracker;
 use bench_runner::suite::{self, BuildOptions, SuiteError, Workspace};
+use bench_runner::tool::{self, ToolRun};
 use bench_store::{Ledger, LedgerError, RunId};
 use bench_verdicts::quick;
 use std::path::{Path, PathBuf};
@@ -196,7 +194,6 @@ pub async fn record_located(
 ) -> Result<Recorded, RecordError> {
     let workspace = located.workspace.clone();
     let target = located.target.clone();
-    let is_gungraun = gungraun::detect(&target)?;
     let build = &request.build;
     if let (Some(dir), None) = (&located.nested, prebuilt) {
         progress.note(&format!(
@@ -223,15 +220,12 @@ pub async fn record_located(
             .exe
         }
     };
-    if is_gungraun {
-        let tools = gungraun::check_tools(&target.name, &workspace.root)?;
-        progress.note(&format!(
-            "{} is a gungraun suite: counting instructions under valgrind ({} {})",
-            target.name, tools.runner, tools.runner_version
-        ));
-        if request.quick {
-            progress.note("--quick has no effect on a gungraun suite (one run per benchmark)");
-        }
+    let tool = tool::for_built(&target, &workspace.root)?;
+    if let Some(line) = tool.check(&target.name, &workspace.root)? {
+        progress.note(&line);
+    }
+    if request.quick && !tool.honours_quick() {
+        progress.note("--quick has no effect on a gungraun suite (one run per benchmark)");
     }
 
     // Hashed before it runs: two runs of one executable measured the same code.
@@ -244,107 +238,25 @@ pub async fn record_located(
         })
         .ok();
 
-    let criterion = if is_gungraun {
-        None
-    } else {
-        criterion_cli::detect(&workspace.root, &target.package, &target.package_version)
-    };
     // Criterion before 0.3.3 (which includes every version that takes no settings) writes
     // where bench-run cannot read: say so before it runs for nothing.
-    if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
+    if let Some(version) = tool
+        .criterion_version()
+        .filter(|v| !v.reads_criterion_home())
+    {
         return Err(RecordError::CriterionTooOld {
             suite: target.name.clone(),
             version,
         });
     }
-    let added = added_args(request, is_gungraun, criterion);
+    let added = tool.added_args(request.quick, &request.criterion_args);
     let criterion_args = criterion_cli::command_line(&added, &request.criterion_args);
-    let explain = |e: SuiteError| {
-        criterion_cli::explain_failure(e, &added, &request.criterion_args, criterion)
-    };
-    let scratch_parent = request
-        .target_dir
-        .as_deref()
-        .unwrap_or(&workspace.target_dir)
-        .join("bench-run");
-    let scratch = std::fs::create_dir_all(&scratch_parent)
-        .and_then(|()| {
-            tempfile::Builder::new()
-                .prefix("criterion-")
-                .tempdir_in(&scratch_parent)
-        })
-        .map(|dir| Scratch {
-            dir: Some(dir),
-            parent: scratch_parent.clone(),
-        })
-        .map_err(|source| RecordError::Scratch {
-            path: scratch_parent.clone(),
-            source,
-        })?;
-
-    let listed = suite::run::list_benchmarks(&exe, &target, &criterion_args, scratch.path())
-        .map_err(explain)?;
-    if listed.is_empty() {
-        return Err(RecordError::NoBenchmarks {
-            suite: target.name.clone(),
-            filter: if request.criterion_args.is_empty() {
-                String::new()
-            } else {
-                format!(" with arguments {:?}", request.criterion_args)
-            },
-        });
-    }
-    let mut tracker = ProgressTracker::new(listed.clone());
-    progress.started(tracker.total());
-    let on_benchmark = |n: usize, total: usize, id: &str| progress.benchmark(n, total, id);
-    let output = if is_gungraun {
-        gungraun::run_bench(
-            &exe,
-            &target,
-            &criterion_args,
-            scratch.path(),
-            &workspace.root,
-            &listed,
-            on_benchmark,
-        )
-    } else {
-        suite::run::run_bench(
-            &exe,
-            &target,
-            &criterion_args,
-            scratch.path(),
-            &mut tracker,
-            on_benchmark,
-        )
-    };
-    progress.finished();
-    let output = output.map_err(explain)?;
-
-    let measurements = if is_gungraun {
-        bench_adapters::gungraun::read_dir(scratch.path()).map_err(|source| {
-            RecordError::Output {
-                suite: target.name.clone(),
-                what: "gungraun's summaries",
-                source,
-            }
-        })?
-    } else {
-        bench_adapters::criterion::read_dir(scratch.path()).map_err(|source| {
-            RecordError::Output {
-                suite: target.name.clone(),
-                what: "criterion's output (is it a criterion bench with `harness = false`?)",
-                source,
-            }
-        })?
-    };
-    let quick = request.quick
-        && !is_gungraun
-        && quick_took_effect(&criterion_args, &measurements, progress);
-
+    let explain = |e: SuiteError| tool.explain(e, &added, &request.criterion_args);
     let toolchain = provenance::toolchain(&workspace.root)
         .inspect_err(|e| progress.warning(&format!("toolchain not recorded: {e}")))
         .ok();
-    let provenance = RunProvenance {
+    // Where and how it runs, read before it runs: the commit and machine it measured.
+    let mut provenance = RunProvenance {
         suite: target.name.clone(),
         package: Some(target.package.clone()),
         command: request.command.clone(),
@@ -369,15 +281,75 @@ pub async fn record_located(
         }),
         cpu_governor: provenance::cpu_governor(),
         turbo: provenance::turbo(),
-        quick,
-        duration_ms: i64::try_from(output.elapsed.as_millis()).ok(),
+        quick: false,
+        duration_ms: None,
         bench_exe,
-        conditions: output.conditions,
+        conditions: None,
     };
+    let scratch_parent = request
+        .target_dir
+        .as_deref()
+        .unwrap_or(&workspace.target_dir)
+        .join("bench-run");
+    let scratch = std::fs::create_dir_all(&scratch_parent)
+        .and_then(|()| {
+            tempfile::Builder::new()
+                .prefix("criterion-")
+                .tempdir_in(&scratch_parent)
+        })
+        .map(|dir| Scratch {
+            dir: Some(dir),
+            parent: scratch_parent.clone(),
+        })
+        .map_err(|source| RecordError::Scratch {
+            path: scratch_parent.clone(),
+            source,
+        })?;
+
+    let run = ToolRun {
+        exe: &exe,
+        suite: &target,
+        args: &criterion_args,
+        home: scratch.path(),
+        workspace_root: &workspace.root,
+        env: &[],
+    };
+    let listed = tool.list(&run).map_err(explain)?;
+    if listed.is_empty() {
+        return Err(RecordError::NoBenchmarks {
+            suite: target.name.clone(),
+            filter: if request.criterion_args.is_empty() {
+                String::new()
+            } else {
+                format!(" with arguments {:?}", request.criterion_args)
+            },
+        });
+    }
+    progress.started(listed.len());
+    let output = tool.run(&run, &listed, &mut |n, total, id| {
+        progress.benchmark(n, total, id);
+    });
+    progress.finished();
+    let output = output.map_err(explain)?;
+
+    let measurements = tool
+        .read_output(scratch.path())
+        .map_err(|source| RecordError::Output {
+            suite: target.name.clone(),
+            what: tool.output_name(),
+            source,
+        })?;
+    let quick = request.quick
+        && tool.honours_quick()
+        && quick_took_effect(&criterion_args, &measurements, progress);
+
+    provenance.quick = quick;
+    provenance.duration_ms = i64::try_from(output.elapsed.as_millis()).ok();
+    provenance.conditions = output.conditions;
     let busy = provenance
         .conditions
         .as_ref()
-        .map(conditions::assess)
+        .map(bench_analysis::contention::assess)
         .unwrap_or_default();
     let results = measurements.len();
     let id = ledger
@@ -403,27 +375,6 @@ pub async fn record_located(
         elapsed: output.elapsed,
         busy,
     })
-}
-
-/// The arguments bench-run gives the bench executable of its own accord: `--quick`'s
-/// settings as the suite's criterion takes them, unless the user gave their own, and
-/// `--noplot` (criterion's plots would land in the scratch directory and be thrown away).
-/// Criterion's settings mean nothing to gungraun, which rejects unknown arguments.
-fn added_args(
-    request: &SuiteRequest,
-    is_gungraun: bool,
-    criterion: Option<CriterionVersion>,
-) -> Vec<AddedArg> {
-    if is_gungraun {
-        return Vec::new();
-    }
-    let mut added = if request.quick {
-        criterion_cli::budget_args(&criterion_cli::QUICK, criterion, &request.criterion_args)
-    } else {
-        Vec::new()
-    };
-    added.extend(criterion_cli::noplot_arg(&request.criterion_args));
-    added
 }
 
 /// The manifest of the workspace at `root` as seen from `cwd`: relative when below it.

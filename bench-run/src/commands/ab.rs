@@ -5,12 +5,12 @@ use crate::cli::AbArgs;
 use crate::outcome::Outcome;
 use anyhow::{Context, Result, bail};
 use bench_analysis::compare::{self, Comparison, GateOutcome};
+use bench_analysis::contention;
 use bench_analysis::paired;
 use bench_model::{NewRun, RunConditions, RunSource};
 use bench_report::OutputFormat;
 use bench_runner::ab::{self, BuiltSide, SideBuild, SideRounds};
 use bench_runner::ab::{SideRecord, side_provenance};
-use bench_runner::conditions;
 use bench_runner::criterion_cli::{self, AddedArg, CriterionVersion};
 use bench_runner::locate::locate;
 use bench_runner::sides::AbError;
@@ -549,12 +549,12 @@ fn warn_about_own_settings(results: &[bench_model::Measurement], criterion_args:
 /// Says how busy the machine was. ab never refuses a busy machine: both sides of every round
 /// met the same neighbours, which is what the pairing is for.
 fn report_contention(base: Option<&RunConditions>, head: Option<&RunConditions>) {
-    let busy = conditions::is_busy(base) == Some(true) || conditions::is_busy(head) == Some(true);
+    let busy = contention::is_busy(base) == Some(true) || contention::is_busy(head) == Some(true);
     for (side, c) in [("base", base), ("head", head)] {
         if let Some(c) = c {
             eprintln!(
                 "bench-run ab: {side} processes: {}",
-                conditions::summary_line(c)
+                contention::summary_line(c)
             );
         }
     }
@@ -562,7 +562,7 @@ fn report_contention(base: Option<&RunConditions>, head: Option<&RunConditions>)
         eprintln!(
             "bench-run ab: the machine was busy (other processes above {} CPUs); the verdict \
              stands, because each round ran both sides under the same load",
-            conditions::BUSY_OTHERS_CPUS
+            contention::BUSY_OTHERS_CPUS
         );
     }
 }

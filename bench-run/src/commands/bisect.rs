@@ -629,12 +629,12 @@ impl Bisector<'_> {
         let confidence = STEP_CONFIDENCE;
         let (sides, plan) = self.measure(0, index, rounds, |sides, _| {
             step_changes(sides, &targets_owned)
-                .and_then(|d| bisect::judge(&d, threshold, confidence))
+                .and_then(|d| bisect::likeness(&d, threshold, confidence))
                 .is_some_and(|l| l.verdict != Verdict::Unclear)
         })?;
         let d =
             step_changes(&sides, targets).context("a target was not measured in every round")?;
-        let likeness = bisect::judge(&d, threshold, confidence)
+        let likeness = bisect::likeness(&d, threshold, confidence)
             .context("the step's rounds hold no usable value")?;
         let (good_run, head_run, _) = self.record(0, index, sides, &plan).await?;
         let status = match likeness.verdict {

@@ -31,7 +31,7 @@ pub(crate) async fn compare(ledger: &Ledger, cwd: &Path, request: &Request<'_>) 
     let config = compare_config(request.verdict, cwd)?;
     let evidence =
         bench_verdicts::evidence::gather(ledger, &base, &head, config.history_runs()).await?;
-    judge_and_print(&evidence, &config, request)
+    decide_and_print(&evidence, &config, request)
 }
 
 /// `compare --server URL`: the same, on the server's ledger.
@@ -50,10 +50,10 @@ pub(crate) async fn compare_on_server(
             config.history_runs(),
         )
         .await?;
-    judge_and_print(&evidence, &config, request)
+    decide_and_print(&evidence, &config, request)
 }
 
-fn judge_and_print(
+fn decide_and_print(
     evidence: &Evidence,
     config: &CompareConfig,
     request: &Request<'_>,

@@ -2,10 +2,9 @@
 //! lines, reading the machine's conditions while it runs (steps 3 and 4 of [`super`]).
 
 use super::{SuiteError, SuiteTarget};
-use std::io::{BufRead, BufReader};
+use crate::process::{self, RunOutput, TAIL_LINES, bench_command};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
 /// Parses the output of `<criterion bench> --list`: one `name: benchmark` line per benchmark.
 #[must_use]
@@ -67,15 +66,6 @@ impl ProgressTracker {
     }
 }
 
-/// What a finished suite run produced.
-#[derive(Debug)]
-pub struct RunOutput {
-    /// Wall time of the benchmark executable.
-    pub elapsed: Duration,
-    /// How busy the machine was meanwhile, over the run and per benchmark (Linux only).
-    pub conditions: Option<bench_model::RunConditions>,
-}
-
 /// Runs a criterion bench executable, calling `on_progress(n, total, id)` whenever a new
 /// benchmark starts. `criterion_home` receives criterion's output. The machine's CPU counters
 /// are read at the start, at each benchmark start and at the end ([`crate::conditions`]).
@@ -116,94 +106,25 @@ pub fn run_bench_with_env(
     mut on_progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunOutput, SuiteError> {
     let mut sampler = crate::conditions::Sampler::start();
-    let start = Instant::now();
-    let mut child = bench_command(exe, suite, criterion_home)
+    let mut command = bench_command(exe, suite, criterion_home);
+    command
         .envs(env.iter().map(|(k, v)| (k, v)))
         .arg("--bench")
-        .args(criterion_args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| SuiteError::Io {
-            what: format!("cannot start {}", exe.display()),
-            source,
-        })?;
-    // Criterion writes progress to stderr (0.6+) or stdout (0.5): merge both into one channel.
-    let (sender, receiver) = std::sync::mpsc::channel::<String>();
-    let mut readers = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        readers.push(spawn_line_reader(out, sender.clone()));
-    }
-    if let Some(err) = child.stderr.take() {
-        readers.push(spawn_line_reader(err, sender.clone()));
-    }
-    drop(sender);
-    let mut tail = std::collections::VecDeque::with_capacity(TAIL_LINES);
-    for line in receiver {
+        .args(criterion_args);
+    // Criterion writes progress to stderr (0.6+) or stdout (0.5): both streams are followed.
+    let elapsed = process::follow(command, exe, &suite.name, |pid, _, line| {
         if let Some((n, id)) = tracker.feed(&line) {
             if let Some(sampler) = sampler.as_mut() {
-                sampler.mark(&id, child.id());
+                sampler.mark(&id, pid);
             }
             on_progress(n, tracker.total(), &id);
         }
-        if tail.len() == TAIL_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(line);
-    }
-    for reader in readers {
-        let _ = reader.join();
-    }
-    let status = child.wait().map_err(|source| SuiteError::Io {
-        what: format!("waiting for {}", exe.display()),
-        source,
+        line
     })?;
-    let elapsed = start.elapsed();
-    if !status.success() {
-        return Err(SuiteError::BenchFailed {
-            suite: suite.name.clone(),
-            status: status.to_string(),
-            tail: tail.into_iter().collect::<Vec<_>>().join("\n"),
-            hint: None,
-        });
-    }
     Ok(RunOutput {
         elapsed,
         conditions: sampler.and_then(crate::conditions::Sampler::finish),
     })
-}
-
-pub(crate) const TAIL_LINES: usize = 40;
-
-fn spawn_line_reader(
-    stream: impl std::io::Read + Send + 'static,
-    sender: std::sync::mpsc::Sender<String>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let reader = BufReader::new(stream);
-        // Split on '\r' too: criterion redraws progress in place on terminals.
-        for line in reader.split(b'\n') {
-            let Ok(line) = line else { break };
-            for part in String::from_utf8_lossy(&line).split('\r') {
-                if !part.trim().is_empty() && sender.send(part.to_owned()).is_err() {
-                    return;
-                }
-            }
-        }
-    })
-}
-
-pub(crate) fn bench_command(exe: &Path, suite: &SuiteTarget, criterion_home: &Path) -> Command {
-    let mut command = Command::new(exe);
-    command
-        .current_dir(suite.package_dir())
-        .env("CRITERION_HOME", criterion_home)
-        .env("CARGO_MANIFEST_DIR", suite.package_dir())
-        .env("CARGO_PKG_NAME", &suite.package)
-        .env("CARGO_PKG_VERSION", &suite.package_version)
-        .env("CARGO_CRATE_NAME", suite.name.replace('-', "_"));
-    command
 }
 
 /// Lists the benchmarks `criterion_args` select (`<exe> --bench --list ...`).
