@@ -3,11 +3,12 @@
 //! The use cases of `bench-run` that run code, each a library function the binary calls:
 //! [`record`] measures a suite and stores it with its provenance; [`confirm`] decides whether
 //! flagged regressions hold in re-runs; [`bisect`] searches a history for the commit that
-//! made a benchmark slower.
+//! made a benchmark slower; [`markdown_log`] records a hand-kept markdown log's runs once each.
 //!
 //! The mechanics they drive live in `bench-runner`, the ledger in `bench-store`, and the
 //! use cases that only read a ledger in `bench-verdicts`.
 
 pub mod bisect;
 pub mod confirm;
+pub mod markdown_log;
 pub mod record;

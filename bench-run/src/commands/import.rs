@@ -6,10 +6,11 @@ use crate::cli::{ImportArgs, ImportSource};
 use crate::outcome::Outcome;
 use anyhow::{Context, Result, anyhow, bail};
 use bench_adapters::mdlog;
-use bench_model::{Direction, NewRun, RunProvenance, RunSource};
+use bench_model::{Direction, RunSource};
 use bench_report::OutputFormat;
 use bench_report::table::{Align, Table};
-use bench_store::{DatedRun, IngestKey, Ledger, RunId};
+use bench_store::{Ledger, RunId};
+use bench_usecases::markdown_log::{ImportedRun, LogImportRequest, import_markdown_log};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -126,13 +127,6 @@ pub(crate) async fn record_import(
     record(ledger, source, provenance, measurements).await
 }
 
-/// One run of a log, as recorded.
-struct Recorded<'a> {
-    run: &'a mdlog::LogRun,
-    id: RunId,
-    created: bool,
-}
-
 /// `import markdown-log`: every readable entry's runs, each recorded once at its entry's date.
 async fn markdown_log(
     file: &Path,
@@ -185,45 +179,20 @@ async fn markdown_log(
         );
     }
     if log.runs.is_empty() {
+        // Said before a ledger is opened (or created) for nothing.
         bail!("{source} holds no entry that can be imported");
     }
     let ledger = open_ledger(db, cwd).await?;
-    let mut recorded = Vec::with_capacity(log.runs.len());
-    for run in &log.runs {
-        let dated = DatedRun {
-            run: NewRun {
-                source: RunSource::ImportMarkdownLog,
-                provenance: RunProvenance {
-                    command: invocation(),
-                    cwd: cwd.display().to_string(),
-                    ..run.provenance.clone()
-                },
-                measurements: run.measurements.clone(),
-            },
-            recorded_at: run.recorded_at.clone(),
-            notes: vec![note(&source, run)],
-        };
-        // Keyed by the entry's own text: the same entry imported again is found, not copied.
-        let key = IngestKey {
-            key: format!("markdown-log/{}", run.content_sha256),
-            content_sha256: run.content_sha256.clone(),
-        };
-        let done = ledger
-            .record_dated_run_once(&dated, &key)
-            .await
-            .with_context(|| {
-                format!(
-                    "cannot record the entry on line {} of {source} in {}",
-                    run.line,
-                    ledger.location()
-                )
-            })?;
-        recorded.push(Recorded {
-            run,
-            id: done.id,
-            created: done.created,
-        });
-    }
+    let recorded = import_markdown_log(
+        &ledger,
+        &LogImportRequest {
+            log: &log,
+            source: &source,
+            command: invocation(),
+            cwd: cwd.display().to_string(),
+        },
+    )
+    .await?;
     let new = recorded.iter().filter(|r| r.created).count();
     eprintln!(
         "bench-run: {} runs of {} entries of {source}: {new} recorded, {} already in {}",
@@ -236,22 +205,9 @@ async fn markdown_log(
     Ok(Outcome::Ok)
 }
 
-/// The annotation of an imported run: where it came from, then what else its entry says.
-fn note(source: &str, run: &mdlog::LogRun) -> String {
-    let mut text = format!(
-        "Imported from the markdown log {source}, entry on line {}: {}",
-        run.line, run.title
-    );
-    if !run.notes.is_empty() {
-        text.push_str("\n\n");
-        text.push_str(&run.notes);
-    }
-    text
-}
-
 /// The runs an import recorded or found, and what it left out.
-fn imported_runs(recorded: &[Recorded<'_>], log: &mdlog::Log, format: OutputFormat) -> String {
-    let status = |r: &Recorded<'_>| {
+fn imported_runs(recorded: &[ImportedRun<'_>], log: &mdlog::Log, format: OutputFormat) -> String {
+    let status = |r: &ImportedRun<'_>| {
         if r.created {
             "recorded"
         } else {
