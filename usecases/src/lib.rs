@@ -1,7 +1,8 @@
 //! # bench-usecases
 //!
 //! The use cases of `bench-run` that run code, each a library function the binary calls:
-//! [`record`] measures a suite and stores it with its provenance; [`confirm`] decides whether
+//! [`record`] measures a suite and stores it with its provenance; [`calibrate`] runs it N times
+//! unchanged and reads back its noise; [`confirm`] decides whether
 //! flagged regressions hold in re-runs; [`bisect`] searches a history for the commit that
 //! made a benchmark slower; [`markdown_log`] records a hand-kept markdown log's runs once each.
 //!
@@ -9,6 +10,7 @@
 //! use cases that only read a ledger in `bench-verdicts`.
 
 pub mod bisect;
+pub mod calibrate;
 pub mod confirm;
 pub mod markdown_log;
 pub mod record;

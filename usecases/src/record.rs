@@ -367,6 +367,17 @@ pub async fn record_located(
         "recorded run #{id} ({results} results) in {}",
         ledger.location()
     ));
+    progress.note(&format!(
+        "benchmarks ran for {:.1} s",
+        output.elapsed.as_secs_f64()
+    ));
+    if !busy.is_empty() {
+        progress.warning(&format!(
+            "the machine was busy during run #{id}: {}; `bench-run gate` refuses it unless \
+             --allow-busy",
+            bench_analysis::contention::describe(&busy)
+        ));
+    }
     Ok(Recorded {
         id,
         workspace,

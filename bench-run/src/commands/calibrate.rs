@@ -2,13 +2,13 @@
 //! the gate's rule says about unchanged code.
 
 use super::push::push_run;
-use super::run::{locate, measure_and_record};
+use super::run::{TerminalProgress, locate, suite_request};
 use super::support::{compare_config, open_ledger};
 use crate::cli::RunArgs;
 use crate::outcome::Outcome;
-use anyhow::{Result, anyhow, bail};
-use bench_analysis::compare;
+use anyhow::Result;
 use bench_model::RunSource;
+use bench_usecases::calibrate::{CalibrationRequest, calibrate as run_calibration};
 use std::path::Path;
 
 pub(crate) async fn calibrate(
@@ -17,68 +17,32 @@ pub(crate) async fn calibrate(
     db: Option<&str>,
     cwd: &Path,
 ) -> Result<Outcome> {
-    if runs < 2 {
-        bail!("--runs must be at least 2 to measure run-to-run noise");
-    }
     let start_dir = args.build.start_dir(cwd);
     let located = locate(args, cwd)?;
     let ledger = open_ledger(db, &start_dir).await?;
     let config = compare_config(&args.verdict, &start_dir)?;
-    let mut exe = None;
-    let mut ids = Vec::new();
-    for i in 1..=runs {
-        eprintln!("bench-run: calibration run {i} of {runs}");
-        let (id, _) = measure_and_record(
-            args,
-            &ledger,
-            &located,
-            cwd,
-            RunSource::Calibration,
-            &mut exe,
-        )
-        .await?;
-        push_run(&ledger, id, args.push.as_deref()).await;
-        ids.push(id);
+    let suite = suite_request(args, cwd, RunSource::Calibration)?;
+    let calibration = run_calibration(
+        &ledger,
+        &CalibrationRequest {
+            suite: &suite,
+            located: &located,
+            runs,
+            config: &config,
+        },
+        &mut TerminalProgress::default(),
+    )
+    .await?;
+    for run in &calibration.runs {
+        push_run(&ledger, run.id, args.push.as_deref()).await;
     }
-    let head = ledger
-        .require_run(*ids.last().ok_or_else(|| anyhow!("no calibration run"))?)
-        .await?;
-    let history = if head.provenance.quick {
-        // Quick runs are never history: show the noise of these runs alone, and say so.
-        eprintln!(
-            "warning: --quick runs are not history: compare and gate will not learn from them; \
-             the table shows the noise of these {runs} runs alone"
-        );
-        let mut history = compare::History::new();
-        for &id in &ids {
-            for m in ledger.measurements(id).await? {
-                history
-                    .entry(compare::MetricKey::of(&m))
-                    .or_default()
-                    .push(compare::HistoryPoint::new(id, m.estimate.point));
-            }
-        }
-        history
-    } else {
-        // The noise floor of the next run: history up to and including the last calibration
-        // run.
-        ledger
-            .history(
-                &head.provenance.suite,
-                head.machine_id,
-                head.id + 1,
-                config.history_runs(),
-            )
-            .await?
-    };
-    let aa = bench_verdicts::evidence::aa_outcomes(&ledger, &ids, &config).await?;
     println!(
         "Run-to-run noise of suite {} on this machine:\n",
-        head.provenance.suite
+        calibration.suite
     );
     print!(
         "{}",
-        bench_report::calibration_table(&history, &aa, &config)
+        bench_report::calibration_table(&calibration.history, &calibration.aa, &config)
     );
     println!(
         "\nA/A alarms: comparisons of consecutive calibration runs (unchanged code) that the gate's \

@@ -19,7 +19,7 @@ use bench_verdicts::quick;
 use std::path::{Path, PathBuf};
 
 /// What `args` ask to run, recorded as made for `source`.
-fn suite_request(args: &RunArgs, cwd: &Path, source: RunSource) -> Result<SuiteRequest> {
+pub(crate) fn suite_request(args: &RunArgs, cwd: &Path, source: RunSource) -> Result<SuiteRequest> {
     let suite = args
         .suite
         .clone()
@@ -71,24 +71,12 @@ pub(crate) async fn measure_and_record(
     )
     .await?;
     *prebuilt = Some(recorded.executable.clone());
-    eprintln!(
-        "bench-run: benchmarks ran for {:.1} s",
-        recorded.elapsed.as_secs_f64()
-    );
-    if !recorded.busy.is_empty() {
-        eprintln!(
-            "warning: the machine was busy during run #{}: {}; `bench-run gate` refuses it \
-             unless --allow-busy",
-            recorded.id,
-            bench_analysis::contention::describe(&recorded.busy)
-        );
-    }
     Ok((recorded.id, recorded.workspace))
 }
 
 /// A recording's progress on stderr: a bar on a terminal, `[n/m] id` lines otherwise.
 #[derive(Default)]
-struct TerminalProgress {
+pub(crate) struct TerminalProgress {
     bar: Option<indicatif::ProgressBar>,
 }
 
