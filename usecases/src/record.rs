@@ -364,10 +364,6 @@ pub async fn record_located(
             source,
         })?;
     progress.note(&format!(
-        "recorded run #{id} ({results} results) in {}",
-        ledger.location()
-    ));
-    progress.note(&format!(
         "benchmarks ran for {:.1} s",
         output.elapsed.as_secs_f64()
     ));
@@ -378,6 +374,10 @@ pub async fn record_located(
             bench_analysis::contention::describe(&busy)
         ));
     }
+    progress.note(&format!(
+        "recorded run #{id} ({results} results) in {}",
+        ledger.location()
+    ));
     Ok(Recorded {
         id,
         workspace,
