@@ -396,3 +396,57 @@ async fn the_gate_fails_a_slowdown_and_passes_unchanged_code() {
         .collect();
     assert_eq!(names, ["b"]);
 }
+
+#[tokio::test]
+async fn calibrate_builds_once_runs_n_times_and_reads_back_the_noise() {
+    use bench_usecases::calibrate::{CalibrateError, CalibrationRequest, calibrate};
+    let sandbox = Sandbox::new();
+    let ledger = sandbox_ledger(&sandbox).await;
+    let _guard = util::bench_lock();
+    let mut suite = request(&sandbox, "tiny_suite", &[]);
+    suite.source = RunSource::Calibration;
+    let located = bench_usecases::record::locate(&suite).unwrap();
+    let config = CompareConfig::default();
+    let calibration_of = |runs| CalibrationRequest {
+        suite: &suite,
+        located: &located,
+        runs,
+        config: &config,
+    };
+
+    let mut events = Events::default();
+    let too_few = calibrate(&ledger, &calibration_of(1), &mut events)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(too_few, CalibrateError::TooFewRuns(1)),
+        "{too_few}"
+    );
+    assert!(events.0.is_empty(), "nothing ran: {:?}", events.0);
+
+    let calibration = calibrate(&ledger, &calibration_of(2), &mut events)
+        .await
+        .unwrap();
+    assert_eq!(calibration.suite, "tiny_suite");
+    assert_eq!(calibration.runs.len(), 2);
+    let builds = events
+        .0
+        .iter()
+        .filter(|e| e.starts_with("note: building"))
+        .count();
+    assert_eq!(builds, 1, "built once, run twice: {:?}", events.0);
+    // Quick runs: the history is these two runs alone, and the warning says so.
+    assert!(calibration.quick);
+    assert!(
+        events.any("warning: --quick runs are not history"),
+        "{:?}",
+        events.0
+    );
+    assert_eq!(calibration.history.len(), 3, "three benchmarks");
+    assert!(calibration.history.values().all(|points| points.len() == 2));
+    assert_eq!(calibration.aa.len(), 3, "one A/A outcome per benchmark");
+    for run in &calibration.runs {
+        let stored = ledger.require_run(run.id).await.unwrap();
+        assert_eq!(stored.source, RunSource::Calibration);
+    }
+}
