@@ -450,3 +450,86 @@ async fn calibrate_builds_once_runs_n_times_and_reads_back_the_noise() {
         assert_eq!(stored.source, RunSource::Calibration);
     }
 }
+
+#[tokio::test]
+async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
+    use bench_usecases::confirm_runs::{ConfirmRequest, Confirmation, confirm_regressions};
+    let sandbox = Sandbox::new();
+    let ledger = sandbox_ledger(&sandbox).await;
+    let _guard = util::bench_lock();
+    let base_request = request(&sandbox, "tiny_suite", &["sum/1000"]);
+    let recorded = record_suite(&ledger, &base_request, None, &mut Events::default())
+        .await
+        .unwrap();
+    let base = ledger.require_run(recorded.id).await.unwrap();
+    // The head claims another build profile than the re-runs will have.
+    let mut head = base.clone();
+    head.provenance.build.profile = "release".to_owned();
+    let results = ledger.measurements(base.id).await.unwrap();
+    let config = CompareConfig::default();
+    let flagged =
+        bench_analysis::compare::compare(&results, &results, &Default::default(), &config);
+    let mut rerun = request(&sandbox, "tiny_suite", &["sum/1000"]);
+    rerun.source = RunSource::Confirmation;
+    let located = bench_usecases::record::locate(&rerun).unwrap();
+    let confirm_request = |allow_mismatch| ConfirmRequest {
+        rerun: &rerun,
+        located: &located,
+        base: &base,
+        head: &head,
+        flagged: &flagged,
+        config: &config,
+        runs: 2,
+        allow_mismatch,
+    };
+
+    let mut events = Events::default();
+    let refused = confirm_regressions(&ledger, &confirm_request(false), &mut events)
+        .await
+        .unwrap();
+    let Confirmation::Refused { run, mismatches } = refused else {
+        panic!("not refused: {refused:?}");
+    };
+    assert!(!mismatches.is_empty());
+    assert!(
+        mismatches.iter().any(|m| m.to_string().contains("release")),
+        "{mismatches:?}"
+    );
+    let stored = ledger.require_run(run).await.unwrap();
+    assert_eq!(stored.source, RunSource::Confirmation, "the re-run is kept");
+    assert_eq!(
+        events
+            .0
+            .iter()
+            .filter(|e| e.starts_with("note: confirmation run"))
+            .count(),
+        1,
+        "refused after the first re-run: {:?}",
+        events.0
+    );
+
+    let mut events = Events::default();
+    let allowed = confirm_regressions(&ledger, &confirm_request(true), &mut events)
+        .await
+        .unwrap();
+    let Confirmation::Decided { runs, confirmed } = allowed else {
+        panic!("refused although allowed: {allowed:?}");
+    };
+    assert_eq!(runs.len(), 2);
+    assert!(confirmed.is_empty(), "nothing was flagged: {confirmed:?}");
+    assert!(
+        events.any("warning: confirmation run #"),
+        "the mismatch is a warning: {:?}",
+        events.0
+    );
+    let builds = events
+        .0
+        .iter()
+        .filter(|e| e.starts_with("note: building"))
+        .count();
+    assert!(
+        builds <= 1,
+        "built at most once for both re-runs: {:?}",
+        events.0
+    );
+}

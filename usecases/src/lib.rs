@@ -2,8 +2,8 @@
 //!
 //! The use cases of `bench-run` that run code, each a library function the binary calls:
 //! [`record`] measures a suite and stores it with its provenance; [`calibrate`] runs it N times
-//! unchanged and reads back its noise; [`confirm`] decides whether
-//! flagged regressions hold in re-runs; [`bisect`] searches a history for the commit that
+//! unchanged and reads back its noise; [`confirm_runs`] re-runs flagged regressions and
+//! [`confirm`] decides which hold; [`bisect`] searches a history for the commit that
 //! made a benchmark slower; [`markdown_log`] records a hand-kept markdown log's runs once each.
 //!
 //! The mechanics they drive live in `bench-runner`, the ledger in `bench-store`, and the
@@ -12,5 +12,6 @@
 pub mod bisect;
 pub mod calibrate;
 pub mod confirm;
+pub mod confirm_runs;
 pub mod markdown_log;
 pub mod record;

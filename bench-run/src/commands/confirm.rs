@@ -1,17 +1,18 @@
 //! `gate --confirm N`: re-run only the benchmarks the gate flagged, N times, and fail only on
 //! the regressions that hold (the rule is `bench_usecases::confirm`).
 
-use super::run::{locate, measure_and_record};
+use super::run::{TerminalProgress, locate, suite_request};
 use crate::cli::BuildArgs;
 use crate::cli::RunArgs;
 use crate::outcome::Outcome;
 use anyhow::{Result, bail};
-use bench_analysis::compare::{self, CompareConfig, Comparison};
+use bench_analysis::compare::{CompareConfig, Comparison};
 use bench_model::RunSource;
 use bench_report::OutputFormat;
 use bench_runner::provenance;
-use bench_store::{Ledger, RunId, StoredRun};
+use bench_store::{Ledger, StoredRun};
 use bench_usecases::confirm as rule;
+use bench_usecases::confirm_runs::{ConfirmRequest, Confirmation, confirm_regressions};
 use bench_verdicts::location::workspace_root;
 use std::path::Path;
 
@@ -149,62 +150,41 @@ pub(crate) async fn confirm(ledger: &Ledger, cwd: &Path, request: &Request<'_>) 
         head.provenance.suite
     );
     let args = rerun_args(head, &ids);
-    // The same noise floor as the flagged verdict: the history before the head run, untouched
-    // by the re-runs.
-    let history = ledger
-        .history(
-            &head.provenance.suite,
-            head.machine_id,
-            head.id,
-            request.config.max_history + 1,
-        )
-        .await?;
-    let base_results = ledger.measurements(request.base.id).await?;
     let located = locate(&args, cwd)?;
-    let mut exe = None;
-    let mut confirmations: Vec<(RunId, Comparison)> = Vec::new();
-    for i in 1..=request.runs {
-        eprintln!("bench-run: confirmation run {i} of {}", request.runs);
-        let (id, _) = measure_and_record(
-            &args,
-            ledger,
-            &located,
-            cwd,
-            RunSource::Confirmation,
-            &mut exe,
-        )
-        .await?;
-        let rerun = ledger.require_run(id).await?;
-        let mismatches = compare::check_comparable(&head.provenance, &rerun.provenance);
-        if !mismatches.is_empty() {
-            let verb = if request.allow_mismatch {
-                "warning"
-            } else {
-                "gate: refusing to confirm"
-            };
+    let rerun = suite_request(&args, cwd, RunSource::Confirmation)?;
+    let confirmation = confirm_regressions(
+        ledger,
+        &ConfirmRequest {
+            rerun: &rerun,
+            located: &located,
+            base: request.base,
+            head,
+            flagged: request.flagged,
+            config: request.config,
+            runs: request.runs,
+            allow_mismatch: request.allow_mismatch,
+        },
+        &mut TerminalProgress::default(),
+    )
+    .await?;
+    let confirmed = match confirmation {
+        Confirmation::Decided { confirmed, .. } => confirmed,
+        Confirmation::Refused { run, mismatches } => {
             eprintln!(
-                "{verb}: confirmation run #{id} was not measured like head run #{}:",
+                "gate: refusing to confirm: confirmation run #{run} was not measured like head run #{}:",
                 head.id
             );
             for m in &mismatches {
                 eprintln!("  - {m}");
             }
-            if !request.allow_mismatch {
-                eprintln!("(pass --allow-mismatch to confirm anyway)");
-                return Ok(Verdict {
-                    outcome: Outcome::Incomparable,
-                    word: "unusable",
-                    summary: format!("confirmation run #{id} is not comparable"),
-                });
-            }
+            eprintln!("(pass --allow-mismatch to confirm anyway)");
+            return Ok(Verdict {
+                outcome: Outcome::Incomparable,
+                word: "unusable",
+                summary: format!("confirmation run #{run} is not comparable"),
+            });
         }
-        let results = ledger.measurements(id).await?;
-        confirmations.push((
-            id,
-            compare::compare(&base_results, &results, &history, request.config),
-        ));
-    }
-    let confirmed = rule::confirm(request.flagged, &confirmations);
+    };
     let report = rule::render(&confirmed);
     if request.format == OutputFormat::Json {
         eprint!("{report}");
