@@ -21,12 +21,12 @@
 //! one blanket impl holds the sqlx bounds, so the shared code needs none.
 
 use crate::rows::Cols;
-use crate::sql::Rendered;
 use crate::{LedgerError, RunId};
 use bench_model::Measurement;
 use sqlx::{Database, Encode, Executor, IntoArguments, Type};
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 /// A statement as sqlx holds it: its text is `'static` (never a prepared-statement handle).
 pub type Query<E> = sqlx::query::Query<'static, E, <E as Database>::Arguments>;
@@ -217,5 +217,58 @@ impl<E: Engine> Stmt<E> {
     pub async fn execute(self, conn: &mut E::Connection) -> Result<(), LedgerError> {
         E::execute(conn, self.0).await?;
         Ok(())
+    }
+}
+/// How long a writer waits for another writer (SQLite's lock; a PostgreSQL connection).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A result's series in a trend: its benchmark and metric in one text, unambiguous whatever
+/// they hold (the benchmark's length first).
+const SERIES_KEY: &str = "length(benchmark) || ':' || benchmark || metric AS series";
+
+/// The statements that hold an engine's fragments ([`Engine::COMMIT_ORDER`],
+/// [`Engine::RUN_ID_IN`]), rendered once per engine by [`Engine::rendered`].
+#[derive(Debug)]
+pub struct Rendered {
+    pub(crate) trend_runs: String,
+    pub(crate) trend_values: String,
+    pub(crate) trend_series: String,
+    pub(crate) annotations_between: String,
+}
+
+impl Rendered {
+    /// The statements of engine `E`.
+    pub(crate) fn new<E: Engine>() -> Self {
+        let order = E::COMMIT_ORDER;
+        let run_in = E::RUN_ID_IN;
+        Self {
+            trend_runs: format!(
+                "SELECT id, git_commit, git_commit_time, created_at FROM runs
+                 WHERE suite = $1 AND (CAST($2 AS BIGINT) IS NULL OR machine_id = $2)
+                 ORDER BY {order}, id"
+            ),
+            trend_values: format!(
+                "SELECT run_id, {SERIES_KEY}, estimate, lower, upper FROM results WHERE {run_in}"
+            ),
+            trend_series: format!(
+                "SELECT run_id, {SERIES_KEY}, benchmark, metric, unit, direction
+                 FROM results WHERE {run_in}"
+            ),
+            // Runs in the order of `trend`; the notes between two of them, both included.
+            annotations_between: format!(
+                "WITH ends AS (SELECT {order} AS k, id FROM runs WHERE id IN ($3, $4)),
+                 lo AS (SELECT k, id FROM ends ORDER BY k, id LIMIT 1),
+                 hi AS (SELECT k, id FROM ends ORDER BY k DESC, id DESC LIMIT 1),
+                 noted AS (
+                     SELECT a.id AS note_id, a.run_id, a.created_at, a.text, r.k
+                     FROM annotations a
+                     JOIN (SELECT id, {order} AS k FROM runs WHERE suite = $1 AND machine_id = $2) r
+                         ON r.id = a.run_id
+                 )
+                 SELECT n.run_id, n.created_at, n.text FROM noted n, lo, hi
+                 WHERE (n.k, n.run_id) >= (lo.k, lo.id) AND (n.k, n.run_id) <= (hi.k, hi.id)
+                 ORDER BY n.k, n.run_id, n.note_id"
+            ),
+        }
     }
 }

@@ -9,9 +9,10 @@
 //! (`engine.rs`); this module connects, migrates, and says what PostgreSQL spells its
 //! own way.
 
+use crate::engine::Rendered;
 use crate::engine::{BoxFuture, Engine, Query};
 use crate::rows::{self, duplicate_result};
-use crate::sql::{Rendered, SqlStore};
+use crate::sql::SqlStore;
 use crate::{BUSY_TIMEOUT, LedgerError, Location, RunId};
 use bench_model::{Measurement, Samples};
 use sqlx::Postgres;

@@ -6,9 +6,10 @@
 //! The statements are shared with PostgreSQL (`engine.rs`); this module opens the file,
 //! migrates it, and says what SQLite spells its own way.
 
+use crate::engine::Rendered;
 use crate::engine::{BoxFuture, Engine, Query};
 use crate::rows::{self, duplicate_result, json_text};
-use crate::sql::{Rendered, SqlStore};
+use crate::sql::SqlStore;
 use crate::{BUSY_TIMEOUT, LedgerError, LedgerStore, Location, RunId};
 use bench_model::{Measurement, Samples};
 use sqlx::Sqlite;

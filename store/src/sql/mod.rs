@@ -7,11 +7,12 @@
 use crate::artifacts;
 use crate::engine::{Engine, Tx};
 use crate::rows::{self, Cols, check_new_run};
+use crate::timestamps::now_rfc3339;
 use crate::{
     Annotation, ArtifactId, ArtifactIngested, ArtifactSummary, DatedRun, History, IngestKey,
     Ingested, LedgerError, LedgerStore, Location, MachineSummary, PairIngested, Pairing,
     PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredArtifact, StoredRun,
-    SuiteSummary, TrendData, now_rfc3339,
+    SuiteSummary, TrendData,
 };
 use async_trait::async_trait;
 use bench_model::{Measurement, NewArtifact, NewRun, RunSource};
@@ -21,8 +22,6 @@ use std::collections::BTreeMap;
 
 mod schema;
 mod write;
-
-use write::vanished;
 
 /// The columns of `run_conditions` a run's row is read with.
 macro_rules! condition_columns {
@@ -39,10 +38,6 @@ macro_rules! artifact_columns {
         "id, run_id, benchmark, kind, profiler, against_run_id, media_type, size, sha256, created_at"
     };
 }
-
-/// A result's series in a trend: its benchmark and metric in one text, unambiguous whatever
-/// they hold (the benchmark's length first).
-const SERIES_KEY: &str = "length(benchmark) || ':' || benchmark || metric AS series";
 
 /// A ledger in an SQL database of engine `E`: a pool of connections and where it is.
 #[derive(Debug)]
@@ -104,53 +99,6 @@ impl<E: Engine> SqlStore<E> {
     }
 }
 
-/// The statements that hold an engine's fragments ([`Engine::COMMIT_ORDER`],
-/// [`Engine::RUN_ID_IN`]), rendered once per engine by [`Engine::rendered`].
-#[derive(Debug)]
-pub struct Rendered {
-    trend_runs: String,
-    trend_values: String,
-    trend_series: String,
-    annotations_between: String,
-}
-
-impl Rendered {
-    /// The statements of engine `E`.
-    pub(crate) fn new<E: Engine>() -> Self {
-        let order = E::COMMIT_ORDER;
-        let run_in = E::RUN_ID_IN;
-        Self {
-            trend_runs: format!(
-                "SELECT id, git_commit, git_commit_time, created_at FROM runs
-                 WHERE suite = $1 AND (CAST($2 AS BIGINT) IS NULL OR machine_id = $2)
-                 ORDER BY {order}, id"
-            ),
-            trend_values: format!(
-                "SELECT run_id, {SERIES_KEY}, estimate, lower, upper FROM results WHERE {run_in}"
-            ),
-            trend_series: format!(
-                "SELECT run_id, {SERIES_KEY}, benchmark, metric, unit, direction
-                 FROM results WHERE {run_in}"
-            ),
-            // Runs in the order of `trend`; the notes between two of them, both included.
-            annotations_between: format!(
-                "WITH ends AS (SELECT {order} AS k, id FROM runs WHERE id IN ($3, $4)),
-                 lo AS (SELECT k, id FROM ends ORDER BY k, id LIMIT 1),
-                 hi AS (SELECT k, id FROM ends ORDER BY k DESC, id DESC LIMIT 1),
-                 noted AS (
-                     SELECT a.id AS note_id, a.run_id, a.created_at, a.text, r.k
-                     FROM annotations a
-                     JOIN (SELECT id, {order} AS k FROM runs WHERE suite = $1 AND machine_id = $2) r
-                         ON r.id = a.run_id
-                 )
-                 SELECT n.run_id, n.created_at, n.text FROM noted n, lo, hi
-                 WHERE (n.k, n.run_id) >= (lo.k, lo.id) AND (n.k, n.run_id) <= (hi.k, hi.id)
-                 ORDER BY n.k, n.run_id, n.note_id"
-            ),
-        }
-    }
-}
-
 #[async_trait]
 impl<E: Engine> LedgerStore for SqlStore<E> {
     fn location(&self) -> &Location {
@@ -179,7 +127,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         dated: &DatedRun,
         key: &IngestKey,
     ) -> Result<Ingested, LedgerError> {
-        crate::check_dated_run(dated)?;
+        crate::timestamps::check_dated_run(dated)?;
         self.record_once(&dated.run, &dated.recorded_at, &dated.notes, key)
             .await
     }
@@ -704,4 +652,8 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     async fn close(&self) {
         self.pool.close().await;
     }
+}
+/// A key that a concurrent push claimed but that is not stored once it committed.
+fn vanished(key: &IngestKey) -> LedgerError {
+    LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
 }

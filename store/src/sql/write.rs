@@ -10,13 +10,13 @@
 //! writer may insert the same row between the lookup and the insert: the insert waits for it
 //! to commit, inserts nothing, and its row is the one read back.
 
-use super::SqlStore;
+use super::{SqlStore, vanished};
 use crate::artifacts;
 use crate::engine::Engine;
 use crate::rows::{self, Cols, json_text, to_i64};
+use crate::timestamps::now_rfc3339;
 use crate::{
     Annotation, ArtifactId, ArtifactIngested, IngestKey, Ingested, LedgerError, PairingPlan, RunId,
-    now_rfc3339,
 };
 use bench_model::{Machine, Measurement, NewArtifact, NewRun, RunProvenance, RunSource, Toolchain};
 
@@ -430,9 +430,4 @@ impl<E: Engine> SqlStore<E> {
         .execute(tx)
         .await
     }
-}
-
-/// A key that a concurrent push claimed but that is not stored once it committed.
-pub(super) fn vanished(key: &IngestKey) -> LedgerError {
-    LedgerError::Corrupt(format!("idempotency key {:?} vanished", key.key))
 }
