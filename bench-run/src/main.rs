@@ -9,7 +9,6 @@ mod cli;
 mod commands;
 mod dispatch;
 mod outcome;
-mod workers;
 
 use clap::Parser;
 use outcome::Outcome;

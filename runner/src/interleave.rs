@@ -27,7 +27,7 @@
 
 use bench_analysis::compare::pattern_matches;
 use bench_analysis::ratio::PairRule;
-pub use bench_analysis::ratio::PairedRatio;
+use bench_analysis::ratio::PairedRatio;
 use bench_analysis::stats::{self, SplitMix64};
 use bench_model::{
     BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode, Statistic, Throughput,
@@ -35,10 +35,7 @@ use bench_model::{
 };
 use std::collections::{BTreeMap, HashMap};
 
-pub use bench_worker::{
-    DeclaredThroughput, InterleaveError, MAX_BENCHMARKS, PROTOCOL, Trial, WorkerBenchmark,
-    parse_hello, parse_reply, request,
-};
+use bench_worker::{DeclaredThroughput, InterleaveError, Trial, WorkerBenchmark};
 
 /// Confidence level of the intervals of medians.
 pub const CONFIDENCE: f64 = 0.95;

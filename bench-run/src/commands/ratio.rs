@@ -11,6 +11,9 @@ use bench_analysis::ratio::{self, Anchors, PairRule, RatioConfig, RunSpeeds};
 use bench_model::{RunSource, metric};
 use bench_report::OutputFormat;
 use bench_store::Ledger;
+use bench_usecases::interleave::{
+    InterleaveRequest as UseCaseRequest, TrialProgress, interleave as interleave_workers,
+};
 use bench_worker::process::WorkerProcess;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -140,9 +143,6 @@ pub(crate) async fn interleave(
         .iter()
         .map(|p| PairRule::parse(p))
         .collect::<Result<Vec<_>, _>>()?;
-    if request.rounds == 0 {
-        bail!("--rounds must be at least 1");
-    }
     if let Some(bar) = request.at_least
         && !(bar.is_finite() && bar > 0.0)
     {
@@ -169,55 +169,32 @@ pub(crate) async fn interleave(
         workers.push(WorkerProcess::shell(command, cwd)?.labeled(label));
     }
     eprintln!("bench-run: waiting for {} workers to set up", workers.len());
-    let announced = workers
-        .iter_mut()
-        .map(|w| w.hello(request.timeout))
-        .collect::<Result<Vec<_>, _>>()?;
-    let plan = bench_runner::interleave::plan(&announced, &rules, &request.only)?;
-    let steps = bench_runner::interleave::schedule(&plan, request.warmup, request.rounds, seed);
-    let pairs = plan
-        .units
-        .iter()
-        .filter(|u| matches!(u, bench_runner::interleave::Unit::Group { .. }))
-        .count();
-    eprintln!(
-        "bench-run: {} trials: {} units ({pairs} with anchors) x {} rounds (+{} warm-up), seed {seed}",
-        steps.len(),
-        plan.units.len(),
-        request.rounds,
-        request.warmup
-    );
-    let started = std::time::Instant::now();
-    let bar = progress_bar(steps.len());
-    // Without a terminal (CI logs, redirected output) the bar is hidden: say when each round ends.
-    let log_rounds = !std::io::stderr().is_terminal();
-    let all_rounds = request.warmup + request.rounds;
-    let per_round = steps.len() / all_rounds.max(1);
-    let mut done = 0usize;
-    let observations = crate::workers::run_trials(
+    let mut progress = TerminalTrials {
+        bar: None,
+        seed,
+        rounds: request.rounds,
+        warmup: request.warmup,
+        started: std::time::Instant::now(),
+    };
+    let interleaved = interleave_workers(
         &mut workers,
-        &plan,
-        &steps,
-        request.timeout,
-        |id| {
-            bar.inc(1);
-            bar.set_message(id.to_owned());
-            done += 1;
-            if log_rounds && per_round > 0 && done.is_multiple_of(per_round) {
-                let round = done / per_round;
-                let elapsed = started.elapsed().as_secs_f64();
-                let left = elapsed / round as f64 * (all_rounds - round) as f64;
-                eprintln!(
-                    "bench-run: round {round}/{all_rounds} done ({elapsed:.0} s, about {left:.0} s left)"
-                );
-            }
+        &UseCaseRequest {
+            rules: &rules,
+            only: &request.only,
+            warmup: request.warmup,
+            rounds: request.rounds,
+            seed,
+            timeout: request.timeout,
         },
-    )?;
-    bar.finish_and_clear();
-    let elapsed_ms = i64::try_from(started.elapsed().as_millis()).ok();
-    let ratios = bench_runner::interleave::paired_ratios(&plan, &observations);
-    let mut measurements = bench_runner::interleave::measurements(&plan, &observations);
-    measurements.extend(bench_runner::interleave::speedup_measurements(&ratios));
+        &mut progress,
+    );
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    let interleaved = interleaved?;
+    let elapsed_ms = i64::try_from(interleaved.elapsed.as_millis()).ok();
+    let ratios = interleaved.ratios;
+    let measurements = interleaved.measurements;
     let provenance = external_provenance(cwd, &request.record, command, elapsed_ms)?;
     let id = record(&ledger, RunSource::Interleaved, provenance, measurements).await?;
     push_run(&ledger, id, request.record.push.as_deref()).await;
@@ -245,4 +222,42 @@ pub(crate) async fn interleave(
     } else {
         Outcome::Ok
     })
+}
+
+/// The trials' progress on stderr: a bar on a terminal; without one (CI logs, redirected
+/// output) the bar is hidden, so a line says when each round ends.
+struct TerminalTrials {
+    bar: Option<indicatif::ProgressBar>,
+    seed: u64,
+    rounds: usize,
+    warmup: usize,
+    started: std::time::Instant,
+}
+
+impl TrialProgress for TerminalTrials {
+    fn planned(&mut self, trials: usize, units: usize, pairs: usize) {
+        eprintln!(
+            "bench-run: {trials} trials: {units} units ({pairs} with anchors) x {} rounds (+{} warm-up), seed {}",
+            self.rounds, self.warmup, self.seed
+        );
+        self.started = std::time::Instant::now();
+        self.bar = Some(progress_bar(trials));
+    }
+
+    fn trial(&mut self, done: usize, id: &str) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(id.to_owned());
+            let all_rounds = self.warmup + self.rounds;
+            let per_round = bar.length().unwrap_or(0) as usize / all_rounds.max(1);
+            if !std::io::stderr().is_terminal() && per_round > 0 && done.is_multiple_of(per_round) {
+                let round = done / per_round;
+                let elapsed = self.started.elapsed().as_secs_f64();
+                let left = elapsed / round as f64 * (all_rounds - round) as f64;
+                eprintln!(
+                    "bench-run: round {round}/{all_rounds} done ({elapsed:.0} s, about {left:.0} s left)"
+                );
+            }
+        }
+    }
 }
