@@ -385,6 +385,7 @@ pub fn paired_ratios(plan: &Plan, observations: &Observations) -> Vec<PairedRati
 )]
 mod tests {
     use super::*;
+    use bench_worker::{parse_hello, parse_reply, request};
 
     fn bench(id: &str, bytes: Option<u64>) -> WorkerBenchmark {
         WorkerBenchmark {
