@@ -13,21 +13,7 @@ use util::{Sandbox, assert_exit, json, run_count, stderr, stdout};
 /// A worker script offering `benchmarks` (id, ns per trial); every trial of `id` takes the
 /// given time, so ratios are exact. It logs each request to `log` to show the order.
 fn worker(sandbox: &Sandbox, name: &str, benchmarks: &[(&str, u64)], log: &str) -> PathBuf {
-    let hello: Vec<String> = benchmarks
-        .iter()
-        .map(|(id, _)| format!(r#"{{"id":"{id}","throughput":{{"bytes":1000}}}}"#))
-        .collect();
-    let mut script = format!(
-        "printf '%s\\n' '{{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{}]}}'\n\
-         while read -r line; do\n  echo \"$line\" >> '{log}'\n  case \"$line\" in\n",
-        hello.join(",")
-    );
-    for (id, ns) in benchmarks {
-        script.push_str(&format!(
-            "    *'\"{id}\"'*) printf '%s\\n' '{{\"id\":\"{id}\",\"iters\":2,\"ns\":{ns}}}' ;;\n"
-        ));
-    }
-    script.push_str("  esac\ndone\n");
+    let script = testkit::worker::fixed_time_script(benchmarks, Some(log));
     sandbox.write(name, script.as_bytes())
 }
 

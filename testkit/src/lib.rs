@@ -1,6 +1,7 @@
 //! Test-only helpers shared by the workspace's crates: the pinned Python venv of the reference
 //! implementations, a real PostgreSQL server for the store tests ([`postgres`]), and, with the
-//! `ledger` feature, synthetic ledgers of a known shape (`synthetic`).
+//! `ledger` feature, synthetic ledgers of a known shape (`synthetic`), and shell workers of
+//! the interleave protocol ([`worker`]).
 //!
 //! The interop tests run the real implementations (ROOT, C++ riegeli, Python booklet) from the
 //! pinned venv that `tools/venv.sh` creates and `tools/test.sh` exports as `$BENCH_PYTHON`.
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 pub mod postgres;
 #[cfg(feature = "ledger")]
 pub mod synthetic;
+pub mod worker;
 
 /// The workspace root (this crate lives directly under it).
 #[must_use]

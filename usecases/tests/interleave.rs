@@ -11,23 +11,9 @@ use std::path::Path;
 use std::time::Duration;
 
 /// A worker announcing `benchmarks` (id, nanoseconds per 2 iterations) and answering each
-/// trial with that fixed time.
+/// trial with that fixed time ([`testkit::worker::fixed_time_script`]).
 fn worker(dir: &Path, name: &str, benchmarks: &[(&str, u64)]) -> WorkerProcess {
-    let hello: Vec<String> = benchmarks
-        .iter()
-        .map(|(id, _)| format!(r#"{{"id":"{id}"}}"#))
-        .collect();
-    let mut script = format!(
-        "printf '%s\\n' '{{\"protocol\":\"bench-run-worker/1\",\"benchmarks\":[{}]}}'\n\
-         while read -r line; do\n  case \"$line\" in\n",
-        hello.join(",")
-    );
-    for (id, ns) in benchmarks {
-        script.push_str(&format!(
-            "    *'\"{id}\"'*) printf '%s\\n' '{{\"id\":\"{id}\",\"iters\":2,\"ns\":{ns}}}' ;;\n"
-        ));
-    }
-    script.push_str("  esac\ndone\n");
+    let script = testkit::worker::fixed_time_script(benchmarks, None);
     let path = dir.join(name);
     std::fs::write(&path, script).unwrap();
     WorkerProcess::shell(&format!("sh {}", path.display()), dir).unwrap()
