@@ -2,7 +2,7 @@
 //! commits in the build home and measuring midpoints against the good end in paired rounds
 //! ([`bench_usecases::bisect`] decides; this file builds, measures, records and prints).
 
-use super::ab::{self as ab_command, Rounds};
+use super::ab::TerminalAb;
 use super::support::{compare_config, git_info, invocation, open_ledger};
 use crate::cli::{BisectArgs, VerdictArgs};
 use crate::outcome::Outcome;
@@ -19,6 +19,7 @@ use bench_runner::locate::locate;
 use bench_runner::relink;
 use bench_runner::sides::AbError;
 use bench_store::{Ledger, PairingPlan};
+use bench_usecases::ab::{self as ab_use_case, Rounds};
 use bench_usecases::bisect::{
     self, CulpritEffect, Decision, Found, Report, Search, Status, Step, Verdict,
 };
@@ -102,7 +103,7 @@ pub(crate) async fn bisect(args: &BisectArgs, db: Option<&str>, cwd: &Path) -> R
     let chain = ab::first_parent_chain(&repo, &good, &bad)?;
     let home = super::support::open_build_home(&repo, args.build_home.as_deref(), "bisect")?;
     let scratch = home.scratch()?;
-    let seed = args.seed.unwrap_or_else(ab_command::clock_seed);
+    let seed = args.seed.unwrap_or_else(ab_use_case::clock_seed);
     let me = relink::own_executable().context("cannot find bench-run's own executable")?;
     let mut bisector = Bisector {
         args,
@@ -427,13 +428,19 @@ impl Bisector<'_> {
                 }
                 .into());
             }
-            ab_command::process_args(&user, criterion)
+            ab_use_case::process_args(&user, criterion)
         };
         self.criterion_args = criterion_cli::command_line(&added, &user);
-        self.benchmarks =
-            ab_command::common_benchmarks(&good, &bad, &self.criterion_args, self.scratch.path())?;
+        self.benchmarks = ab_use_case::common_benchmarks(
+            &good,
+            &bad,
+            &self.criterion_args,
+            self.scratch.path(),
+            &mut TerminalAb("bench-run bisect"),
+        )?;
         let wanted = self.args.layouts.unwrap_or(relink::DEFAULT_LAYOUTS);
-        self.layouts = ab_command::usable_layouts(&good, &bad, wanted);
+        self.layouts =
+            ab_use_case::usable_layouts(&good, &bad, wanted, &mut TerminalAb("bench-run bisect"));
         Ok(())
     }
 
@@ -475,9 +482,15 @@ impl Bisector<'_> {
                 criterion_args: &self.criterion_args,
                 benchmarks: &self.benchmarks,
                 scratch: self.scratch.path(),
-                label: "bench-run bisect",
             };
-            runner.run(&base_side, &head_side, from, &mut sides, |e| e)?;
+            runner.run(
+                &base_side,
+                &head_side,
+                from,
+                &mut sides,
+                |e| e,
+                &mut TerminalAb("bench-run bisect"),
+            )?;
             batch += 1;
             if done(&sides, &plan) || plan.base_first.len() + rounds > cap {
                 break;

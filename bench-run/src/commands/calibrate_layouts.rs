@@ -35,7 +35,7 @@ pub(crate) fn calibrate_layouts(
     let start_dir = args.build.start_dir(cwd);
     let workspace = locate(&start_dir, suite, args.build.package.as_deref())?.workspace;
     let (repo, within_repo) = ab::repo_and_path(&workspace.root)?;
-    let seed = seed.unwrap_or_else(super::ab::clock_seed);
+    let seed = seed.unwrap_or_else(bench_usecases::ab::clock_seed);
     let home = BuildHome::open(&repo, &build_home::default_root(), |dir| {
         eprintln!(
             "bench-run calibrate: waiting for another bench-run of this repository ({} is in use)",
