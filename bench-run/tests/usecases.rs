@@ -533,3 +533,97 @@ async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
         events.0
     );
 }
+
+/// An A/B run's progress, in order.
+#[derive(Default)]
+struct AbEvents(Vec<String>);
+
+impl bench_usecases::ab::AbProgress for AbEvents {
+    fn step(&mut self, text: &str) {
+        self.0.push(format!("step: {text}"));
+    }
+    fn note(&mut self, text: &str) {
+        self.0.push(format!("note: {text}"));
+    }
+    fn warning(&mut self, text: &str) {
+        self.0.push(format!("warning: {text}"));
+    }
+}
+
+#[tokio::test]
+async fn ab_builds_both_sides_once_and_finds_the_slowdown_the_working_tree_adds() {
+    use bench_usecases::ab::{AbOutcome, AbRequest, ab};
+    let sandbox = Sandbox::repository();
+    let ledger = sandbox_ledger(&sandbox).await;
+    let _guard = util::bench_lock();
+    let workspace = sandbox.workspace();
+    let build_home = sandbox.build_home();
+    let config = CompareConfig::default();
+    let build = BuildOptions::default();
+    let filter = ["fnv|sum/1000".to_owned()];
+    let command = ["usecases-test".to_owned()];
+    let relinker = std::path::PathBuf::from(env!("CARGO_BIN_EXE_bench-run"));
+    let request = |head: Option<&'static str>| AbRequest {
+        workspace_root: &workspace,
+        suite: "tiny_suite",
+        package: None,
+        base: "HEAD",
+        head,
+        build: &build,
+        record_env: &[],
+        criterion_args: &filter,
+        layouts: Some(1),
+        rounds: None,
+        seed: 7,
+        config: &config,
+        command: &command,
+        cwd: &workspace,
+        build_home: Some(&build_home),
+        relinker: &relinker,
+    };
+
+    // The same commit on both sides: nothing is built.
+    let same = ab(&ledger, &request(Some("HEAD")), &mut AbEvents::default())
+        .await
+        .unwrap();
+    assert!(matches!(same, AbOutcome::SameCommit { .. }), "{same:?}");
+
+    // An unchanged working tree builds the same executable: nothing is measured.
+    let mut events = AbEvents::default();
+    let unchanged = ab(&ledger, &request(None), &mut events).await.unwrap();
+    assert!(
+        matches!(unchanged, AbOutcome::IdenticalExecutables { .. }),
+        "{unchanged:?}"
+    );
+    assert!(
+        ledger.latest_run(None).await.unwrap().is_none(),
+        "nothing recorded"
+    );
+
+    // fnv hashes 30% more bytes in the working tree: a regression, from paired rounds.
+    let bench = workspace.join("benches/tiny_suite.rs");
+    let text = std::fs::read_to_string(&bench).unwrap();
+    let slower = text.replace("scaled(4096, \"fnv\")", "scaled(5325, \"fnv\")");
+    assert_ne!(text, slower, "the fixture's fnv benchmark has moved");
+    std::fs::write(&bench, slower).unwrap();
+    let mut events = AbEvents::default();
+    let outcome = ab(&ledger, &request(None), &mut events).await.unwrap();
+    let AbOutcome::Measured(measured) = outcome else {
+        panic!("not measured: {outcome:?}; {:?}", events.0);
+    };
+    assert_eq!(measured.benchmarks.len(), 2, "{:?}", measured.benchmarks);
+    assert_eq!(measured.base_run.source, RunSource::AbBase);
+    assert_eq!(measured.head_run.source, RunSource::AbHead);
+    let regressions: Vec<String> = measured
+        .comparison
+        .regressions()
+        .map(|r| r.benchmark.clone())
+        .collect();
+    assert_eq!(regressions, ["fnv"], "{:?}", events.0);
+    let rounds_done = events.0.iter().filter(|e| e.contains(" done (")).count();
+    assert_eq!(rounds_done, measured.rounds, "{:?}", events.0);
+    assert!(
+        measured.base.exe.exists(),
+        "the scratch keeps the executables"
+    );
+}

@@ -61,6 +61,9 @@ pub struct AbRequest<'a> {
     pub cwd: &'a Path,
     /// Where build homes live (default [`bench_runner::build_home::default_root`]).
     pub build_home: Option<&'a Path>,
+    /// The `bench-run` executable, which cargo runs as the linker to relink each layout
+    /// ([`bench_runner::relink`]); the binary passes itself.
+    pub relinker: &'a Path,
 }
 
 /// The two sides as the user named them.
@@ -139,9 +142,6 @@ pub enum AbFailure {
         #[source]
         source: Box<AbError>,
     },
-    /// bench-run cannot find itself (it links the layouts).
-    #[error("cannot find bench-run's own executable")]
-    OwnExecutable(#[source] std::io::Error),
     /// The suite's criterion cannot be read by bench-run.
     #[error(transparent)]
     Suite(#[from] RecordError),
@@ -237,9 +237,8 @@ pub async fn ab(
     ));
     home.switch_to(&revisions.base_commit)?;
     let (base_dir, head_dir) = (scratch.path().join("base"), scratch.path().join("head"));
-    let me = bench_runner::relink::own_executable().map_err(AbFailure::OwnExecutable)?;
     let side_build = |exe_dir, force_link| SideBuild {
-        bench_run: &me,
+        bench_run: request.relinker,
         suite: request.suite,
         package: request.package,
         options: request.build,

@@ -42,6 +42,8 @@ pub(crate) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
     let config = compare_config(&args.verdict, &start_dir)?;
     let build = args.build.options();
     let seed = args.seed.unwrap_or_else(clock_seed);
+    let me =
+        bench_runner::relink::own_executable().context("cannot find bench-run's own executable")?;
     let mut command = invocation();
     if args.seed.is_none() {
         command.extend(["--seed".to_owned(), seed.to_string()]);
@@ -64,6 +66,7 @@ pub(crate) async fn ab(args: &AbArgs, db: Option<&str>, cwd: &Path) -> Result<Ou
             command: &command,
             cwd,
             build_home: args.build_home.as_deref(),
+            relinker: &me,
         },
         &mut TerminalAb("bench-run ab"),
     )
