@@ -264,7 +264,7 @@ async fn compare_latest(ledger: &Ledger, config: &CompareConfig, gate: bool) -> 
     let text = bench_report::comparison_terminal(&comparison, &base, &head);
     if gate {
         let mismatches = compare::check_comparable(&base.provenance, &head.provenance);
-        let _ = compare::gate(&comparison, &mismatches, false);
+        let _ = compare::gate_outcome(&comparison, &mismatches, false);
     }
     text.len()
 }

@@ -118,10 +118,10 @@ fn find<'a>(comparison: &'a Comparison, row: &Row) -> Option<&'a Row> {
         .find(|r| r.benchmark == row.benchmark && r.metric == row.metric)
 }
 
-/// Judges every regression of `flagged` against the confirmation comparisons (base against
+/// Tallies every regression of `flagged` against the confirmation comparisons (base against
 /// each confirmation run, in run order).
 #[must_use]
-pub fn confirm(flagged: &Comparison, confirmations: &[(RunId, Comparison)]) -> Vec<Confirmed> {
+pub fn tally(flagged: &Comparison, confirmations: &[(RunId, Comparison)]) -> Vec<Confirmed> {
     flagged
         .regressions()
         .map(|row| Confirmed {
@@ -284,7 +284,7 @@ mod tests {
             .zip(10..)
             .map(|(rerun, id)| (id, compare(&base, rerun, &history, &config)))
             .collect();
-        let confirmed = confirm(&flagged, &confirmations);
+        let confirmed = tally(&flagged, &confirmations);
         assert_eq!(confirmed.len(), 2);
         let a = &confirmed[0];
         assert_eq!(a.key, MetricKey::new("a", "time"));

@@ -121,6 +121,6 @@ pub async fn confirm_regressions(
     }
     Ok(Confirmation::Decided {
         runs: confirmations.iter().map(|(id, _)| *id).collect(),
-        confirmed: confirm::confirm(request.flagged, &confirmations),
+        confirmed: confirm::tally(request.flagged, &confirmations),
     })
 }

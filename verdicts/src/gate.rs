@@ -129,7 +129,7 @@ fn identity_refusal(base: &StoredRun, head: &StoredRun) -> Option<Refusal> {
 }
 
 /// The gate on `base` and `head` of `ledger` (module docs): a refusal, or the verdict of
-/// [`evidence::decide`] under `config` with [`compare::gate`]'s outcome.
+/// [`evidence::decide`] under `config` with [`compare::gate_outcome`]'s outcome.
 ///
 /// # Errors
 /// When a query fails.
@@ -208,7 +208,7 @@ pub fn gate_on(evidence: &Evidence, config: &CompareConfig, allow: Allow) -> Gat
         );
     }
     let comparison = evidence::decide(evidence, config);
-    let outcome = compare::gate(&comparison, &mismatches, allow.mismatch);
+    let outcome = compare::gate_outcome(&comparison, &mismatches, allow.mismatch);
     GateVerdict::Judged(Box::new(Judged {
         comparison,
         outcome,

@@ -1,6 +1,6 @@
 //! What a comparison returns (pure): a [`Row`] per key with its [`Verdict`], [`Change`] and
 //! [`Evidence`], the [`Comparison`] of two runs with its [`Counts`] and [`Geomean`], and the
-//! [`gate`] that turns a comparison into the exit status of `bench-run`.
+//! [`gate_outcome`] that turns a comparison into the exit status of `bench-run`.
 
 use crate::comparable::{Mismatch, same_binary_sentence};
 use crate::config::Correction;
@@ -324,7 +324,11 @@ impl GateOutcome {
 /// regression; else [`GateOutcome::Pass`]. Unusable input wins over a regression: a verdict
 /// built on it cannot be trusted. Quarantined rows never fail the gate.
 #[must_use]
-pub fn gate(comparison: &Comparison, mismatches: &[Mismatch], allow_mismatch: bool) -> GateOutcome {
+pub fn gate_outcome(
+    comparison: &Comparison,
+    mismatches: &[Mismatch],
+    allow_mismatch: bool,
+) -> GateOutcome {
     if (!mismatches.is_empty() && !allow_mismatch)
         || comparison.unusable().any(|r| r.quarantined_by.is_none())
         || comparison.counts.paired == 0

@@ -7,7 +7,7 @@
 use super::fixtures::*;
 use super::tests::{row, run};
 use super::*;
-use crate::compare::{DEFAULT_DETERMINISTIC_THRESHOLD_PCT, GateOutcome, compare, gate};
+use crate::compare::{DEFAULT_DETERMINISTIC_THRESHOLD_PCT, GateOutcome, compare, gate_outcome};
 use crate::model::Estimate;
 use crate::model::metric;
 
@@ -169,7 +169,7 @@ fn unusable_input_and_duplicates() {
     );
     assert_eq!(r.verdict, Verdict::Unchanged);
     assert_eq!(c.unusable().count(), 1);
-    assert_eq!(gate(&c, &[], false), GateOutcome::Unusable);
+    assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Unusable);
     let nan = exact("x", "time", "ns", Direction::LowerIsBetter, f64::NAN);
     assert_eq!(run(std::slice::from_ref(&a), &[nan]).counts.unusable, 1);
     let dup = exact("x", "time", "ns", Direction::LowerIsBetter, 99.0);
@@ -196,7 +196,7 @@ fn quarantined_rows_are_shown_but_never_fail_the_gate() {
         exact("odd", "time", "ns", Direction::LowerIsBetter, f64::NAN),
     ];
     let plain = compare(&base, &head, &History::new(), &CompareConfig::default());
-    assert_eq!(gate(&plain, &[], false), GateOutcome::Unusable);
+    assert_eq!(gate_outcome(&plain, &[], false), GateOutcome::Unusable);
 
     let config = CompareConfig {
         quarantine: vec!["flaky/*".to_owned(), "odd".to_owned()],
@@ -219,7 +219,7 @@ fn quarantined_rows_are_shown_but_never_fail_the_gate() {
     assert!(!c.has_regression());
     assert_eq!(c.gating_regressions().count(), 0);
     assert_eq!(c.quarantined().count(), 2);
-    assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+    assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Pass);
     assert_eq!(row(&c, "stable").quarantined_by, None);
 
     // Ignoring wins over quarantine: the row is ignored, not quarantined.

@@ -4,7 +4,7 @@
 //! every pair with the best evidence both sides carry, corrects for testing many benchmarks at
 //! once, and gives each row a [`Verdict`] with the sentences that justify it ([`Row::reasons`],
 //! printed by `--explain`). [`check_comparable`] says whether two runs may be compared at all, and
-//! [`gate`] turns both into the exit status of `bench-run`. `docs/gating.md` is the user-facing
+//! [`gate_outcome`] turns both into the exit status of `bench-run`. `docs/gating.md` is the user-facing
 //! description of this module and names the constants below; keep the two in sync.
 //!
 //! # Glossary
@@ -48,7 +48,7 @@
 //!
 //! This file pairs the rows and runs the correction over the family ([`compare`],
 //! [`compare_paired`]); `comparison.rs` holds the result types ([`Comparison`], [`Row`],
-//! [`Verdict`], [`Evidence`]) and [`gate`]; `judge.rs` judges one row: its evidence, its change
+//! [`Verdict`], [`Evidence`]) and [`gate_outcome`]; `judge.rs` judges one row: its evidence, its change
 //! and the sentences of its verdict. The public items of both are re-exported here.
 
 mod comparison;
@@ -61,7 +61,7 @@ mod judge_tests;
 mod paired_tests;
 
 pub use self::comparison::{
-    Change, Comparison, Counts, Evidence, GateOutcome, Geomean, Row, Verdict, gate,
+    Change, Comparison, Counts, Evidence, GateOutcome, Geomean, Row, Verdict, gate_outcome,
     mark_same_binary,
 };
 pub use self::judge::noise_analysis;
@@ -330,8 +330,8 @@ mod tests {
             Evidence::Samples { base_n: 100, head_n: 100, method: MwuMethod::Normal, z, .. } if z > 0.0
         ));
         assert_eq!(c.family_size, 1);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Regression);
-        assert_eq!(gate(&c, &[], false).exit_code(), 1);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Regression);
+        assert_eq!(gate_outcome(&c, &[], false).exit_code(), 1);
         // The explanation names every input.
         let text = r.reasons.join("\n");
         for needle in [
@@ -369,7 +369,7 @@ mod tests {
         let g = c.geomean.unwrap();
         assert_eq!(g.n_rows, 20);
         assert!(g.change_pct.abs() < 1.0);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Pass);
     }
 
     #[test]
@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(c.family_size, 1);
         assert_eq!(c.counts.ignored, 2);
         assert_eq!(c.geomean.unwrap().n_rows, 1);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Pass);
     }
 
     #[test]
@@ -470,10 +470,10 @@ mod tests {
         assert_eq!(row(&c, "gone").verdict, Verdict::Missing);
         assert_eq!(row(&c, "kept").verdict, Verdict::Unchanged);
         assert_eq!((c.counts.new, c.counts.missing, c.counts.paired), (1, 1, 1));
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Pass);
         // Nothing paired: the gate has nothing to judge.
         let c = run(&base[..1], &head[..1]);
-        assert_eq!(gate(&c, &[], false), GateOutcome::Unusable);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Unusable);
     }
 
     #[test]
@@ -580,7 +580,7 @@ mod tests {
         let text = r.reasons.join("\n");
         assert!(text.contains("2 segment(s): #1-#20"), "{text}");
         assert!(text.contains("change point(s) at #21 (+11.99%)"), "{text}");
-        assert!(gate(&c, &[], false) == GateOutcome::Regression);
+        assert!(gate_outcome(&c, &[], false) == GateOutcome::Regression);
     }
 
     #[test]
@@ -731,7 +731,7 @@ mod tests {
                 && last.contains("would otherwise be regression"),
             "{last}"
         );
-        assert_eq!(gate(&c, &[], false), GateOutcome::Pass);
+        assert_eq!(gate_outcome(&c, &[], false), GateOutcome::Pass);
     }
 
     #[test]
@@ -744,7 +744,7 @@ mod tests {
             &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
             &[exact("x", "t", "ns", Direction::LowerIsBetter, 1.0)],
         );
-        assert_eq!(gate(&c, &found, false).exit_code(), 2);
-        assert_eq!(gate(&c, &found, true).exit_code(), 0);
+        assert_eq!(gate_outcome(&c, &found, false).exit_code(), 2);
+        assert_eq!(gate_outcome(&c, &found, true).exit_code(), 0);
     }
 }

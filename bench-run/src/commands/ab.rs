@@ -236,7 +236,7 @@ fn verdict(comparison: &Comparison, base: i64, head: i64, started: Instant) -> O
         "head run #{head} vs base run #{base}, {:.0} s in all",
         started.elapsed().as_secs_f64()
     );
-    match compare::gate(comparison, &[], false) {
+    match compare::gate_outcome(comparison, &[], false) {
         GateOutcome::Pass => {
             eprintln!("ab: pass ({line}): no regression");
             Outcome::Ok
