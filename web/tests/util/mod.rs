@@ -310,3 +310,22 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Conditions of a run that shared its machine with a compile job.
+pub fn busy_conditions() -> bench_model::RunConditions {
+    bench_model::RunConditions {
+        cpus: 2,
+        wall_ms: 5300,
+        load_start: None,
+        load_end: None,
+        own_cpus: 0.58,
+        others_cpus: 1.42,
+        steal_pct: 0.1,
+        per_benchmark: vec![bench_model::BenchmarkConditions {
+            benchmark: "parse/small".to_owned(),
+            wall_ms: 1700,
+            others_cpus: 1.49,
+            steal_pct: 0.0,
+        }],
+    }
+}
