@@ -199,6 +199,9 @@ pub struct BuiltSide {
     pub bytes: u64,
     /// Whether it is a gungraun suite (instruction counts under valgrind) rather than criterion.
     pub gungraun: bool,
+    /// The criterion version it links, read once from its checkout's `Cargo.lock` after the
+    /// build (`None` for gungraun suites, or when the lock does not name it).
+    pub criterion: Option<crate::criterion_cli::CriterionVersion>,
     /// The relinked layouts, in seed order (empty: only the linker's own order).
     pub layouts: Vec<LayoutExe>,
     /// Why some relinks are missing (one line each).
@@ -215,11 +218,7 @@ impl BuiltSide {
             Box::new(Gungraun)
         } else {
             Box::new(Criterion {
-                version: crate::criterion_cli::detect(
-                    &self.workspace_root,
-                    &self.target.package,
-                    &self.target.package_version,
-                ),
+                version: self.criterion,
             })
         }
     }
@@ -319,13 +318,17 @@ pub fn build_side(
     } else {
         collect_layouts(&link_dir, side.exe_dir, side.layout_seeds)?
     };
-    if gungraun {
+    let criterion = if gungraun {
         crate::gungraun::check_tools(side.suite, &workspace.root)?;
-    }
+        None
+    } else {
+        crate::criterion_cli::detect(&workspace.root, &target.package, &target.package_version)
+    };
     Ok(BuiltSide {
         sha256: sha256_file(&exe)?,
         bytes,
         gungraun,
+        criterion,
         exe,
         layouts,
         layout_failures,

@@ -297,11 +297,7 @@ pub async fn ab(
         // gungraun rejects criterion's settings; its counts need no budget.
         (None, Vec::new())
     } else {
-        let criterion = criterion_cli::detect(
-            &head.workspace_root,
-            &head.target.package,
-            &head.target.package_version,
-        );
+        let criterion = head.criterion;
         if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
             return Err(RecordError::CriterionTooOld {
                 suite: request.suite.to_owned(),

@@ -416,11 +416,7 @@ impl Bisector<'_> {
         let added = if bad.gungraun {
             Vec::new()
         } else {
-            let criterion = criterion_cli::detect(
-                &bad.workspace_root,
-                &bad.target.package,
-                &bad.target.package_version,
-            );
+            let criterion = bad.criterion;
             if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
                 return Err(bench_usecases::record::RecordError::CriterionTooOld {
                     suite: self.args.suite.clone(),

@@ -79,11 +79,7 @@ pub(crate) fn calibrate_layouts(
              be lld (rustc's default on x86_64 Linux), which takes --shuffle-sections"
         );
     }
-    let criterion = criterion_cli::detect(
-        &built.workspace_root,
-        &built.target.package,
-        &built.target.package_version,
-    );
+    let criterion = built.criterion;
     if let Some(version) = criterion.filter(|v: &CriterionVersion| !v.reads_criterion_home()) {
         bail!("{suite} links criterion {version}, which cannot write its output elsewhere");
     }
