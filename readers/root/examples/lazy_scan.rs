@@ -37,11 +37,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t0 = Instant::now();
     let mut scanned = 0u64;
     let mut largest = 0u64;
-    for meta in tree.all_branches() {
-        if meta.layout.is_err() {
+    for named in tree.named_branches() {
+        if named.meta.layout.is_err() {
             continue;
         }
-        let lazy = tree.branch(&meta.name)?.lazy()?;
+        let lazy = tree.branch(&named.column)?.lazy()?;
         lazy.for_each_basket(0, lazy.entries(), |_, basket| {
             scanned += basket.data().len() as u64;
             largest = largest.max(basket.heap_bytes() as u64);

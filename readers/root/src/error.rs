@@ -87,6 +87,46 @@ pub enum Error {
         /// Its class.
         class: String,
     },
+    /// The object exists but is not an RNTuple.
+    #[error("object {name:?} is a {class}, not a ROOT::RNTuple")]
+    NotAnRNTuple {
+        /// The object name.
+        name: String,
+        /// Its class.
+        class: String,
+    },
+    /// The RNTuple has no field of that name.
+    #[error("RNTuple {ntuple:?} has no field {field:?}")]
+    NoSuchField {
+        /// The RNTuple.
+        ntuple: String,
+        /// The field requested (a dotted path for subfields).
+        field: String,
+    },
+    /// The field holds a type, or uses an encoding, this reader cannot decode.
+    #[error("RNTuple {ntuple:?}: field {field:?} is not supported: {detail}")]
+    UnsupportedField {
+        /// The RNTuple.
+        ntuple: String,
+        /// The field (a dotted path for subfields).
+        field: String,
+        /// Why, naming the type or encoding.
+        detail: String,
+    },
+    /// Stored bytes do not match their checksum.
+    #[error(
+        "checksum mismatch in {what} at offset {offset}: stored {stored:#018x}, computed {computed:#018x}"
+    )]
+    Checksum {
+        /// What was checked.
+        what: &'static str,
+        /// Offset of the checked bytes.
+        offset: u64,
+        /// The checksum stored in the file.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
     /// The tree has no branch of that name.
     #[error("tree {tree:?} has no branch {branch:?}")]
     NoSuchBranch {
@@ -94,6 +134,21 @@ pub enum Error {
         tree: String,
         /// The branch requested.
         branch: String,
+    },
+    /// Several branches of the tree have the name asked for, and it is no branch's full path
+    /// or column name ([`crate::tree::paths`]).
+    #[error(
+        "tree {tree:?} has {} branches named {branch:?}: {}; name one by its full path",
+        .paths.len(),
+        .paths.join(", ")
+    )]
+    AmbiguousBranch {
+        /// The tree.
+        tree: String,
+        /// The name asked for.
+        branch: String,
+        /// The column names of the branches it could mean (their full paths).
+        paths: Vec<String>,
     },
     /// The branch holds data this reader cannot decode (objects, strings, multi-leaf, ...).
     #[error("branch {branch:?} is not supported: {detail}")]

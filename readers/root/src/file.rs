@@ -44,7 +44,7 @@ pub struct Directory {
     pub keys: Vec<Key>,
 }
 
-/// A tree found in the file.
+/// A tree (or, from [`RootFile::rntuples`], an RNTuple) found in the file.
 #[derive(Debug, Clone)]
 pub struct TreeEntry {
     /// Directory path plus name, e.g. `sub/inner`.
@@ -292,10 +292,23 @@ impl RootFile {
     /// # Errors
     /// Malformed directories.
     pub fn trees(&self) -> Result<Vec<TreeEntry>> {
+        self.objects(Key::is_tree)
+    }
+
+    /// Every RNTuple (`ROOT::RNTuple` anchor) in the file, in every directory, every cycle.
+    ///
+    /// # Errors
+    /// Malformed directories.
+    pub fn rntuples(&self) -> Result<Vec<TreeEntry>> {
+        self.objects(Key::is_rntuple)
+    }
+
+    /// Every object `want` selects, in every directory.
+    fn objects(&self, want: fn(&Key) -> bool) -> Result<Vec<TreeEntry>> {
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         let root = self.root_directory()?;
-        self.walk(&root, 0, &mut seen, &mut out)?;
+        self.walk(&root, 0, want, &mut seen, &mut out)?;
         Ok(out)
     }
 
@@ -303,11 +316,12 @@ impl RootFile {
         &self,
         dir: &Directory,
         depth: usize,
+        want: fn(&Key) -> bool,
         seen: &mut HashSet<u64>,
         out: &mut Vec<TreeEntry>,
     ) -> Result<()> {
         for key in &dir.keys {
-            if key.is_tree() {
+            if want(key) {
                 let path = if dir.path.is_empty() {
                     key.name.clone()
                 } else {
@@ -319,7 +333,7 @@ impl RootFile {
                 });
             } else if key.is_directory() && depth < MAX_DEPTH && seen.insert(key.seek_key) {
                 let sub = self.subdirectory(dir, key)?;
-                self.walk(&sub, depth + 1, seen, out)?;
+                self.walk(&sub, depth + 1, want, seen, out)?;
             }
         }
         Ok(())

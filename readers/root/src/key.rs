@@ -81,4 +81,10 @@ impl Key {
     pub fn is_tree(&self) -> bool {
         matches!(self.class_name.as_str(), "TTree" | "TNtuple" | "TNtupleD")
     }
+
+    /// Whether the object is an RNTuple anchor (`ROOT::RNTuple`).
+    #[must_use]
+    pub fn is_rntuple(&self) -> bool {
+        self.class_name == "ROOT::RNTuple"
+    }
 }

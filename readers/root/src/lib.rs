@@ -8,7 +8,8 @@
 //! bytes; [`BranchReader`] reads whole branches (in parallel when it pays),
 //! [`LazyBranchReader`] reads entries on demand and [`ChainedSlice`] views several baskets as
 //! one byte sequence without copying. A [`Chain`] reads one tree spread over several files as
-//! one tree, within one cache bound.
+//! one tree, within one cache bound. [`RNTuple`]s (format 1.0) are read field by field
+//! ([`rntuple`]).
 //!
 //! ```no_run
 //! use root_reader::RootFile;
@@ -51,6 +52,7 @@ mod mapped;
 mod memory;
 pub mod reader;
 pub mod readspeed;
+pub mod rntuple;
 mod source;
 mod streamer;
 pub mod streamer_info;
@@ -68,6 +70,7 @@ pub use layout::{Field, Layout, Packing, Real, Shape};
 pub use lazy::{ChainedSlice, LazyBranchReader};
 pub use memory::{malloc_trim, set_memory_release};
 pub use reader::{Branch, BranchReader, Parallel};
+pub use rntuple::{FieldInfo, RNTuple};
 pub use streamer_info::{ClassInfo, StreamerElement, StreamerInfos};
-pub use tree::{BasketInfo, BasketLocation, BranchMeta, Leaf, Tree};
+pub use tree::{BasketInfo, BasketLocation, BranchMeta, Leaf, NamedBranch, Tree};
 pub use types::{Element, LeafType};

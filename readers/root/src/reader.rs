@@ -66,16 +66,15 @@ impl Parallel {
 type LoadedSpan<'a> = (&'a [BasketInfo], Vec<Arc<BasketData>>, bool);
 
 impl Tree {
-    /// Looks up a branch (top-level or nested) by name.
+    /// Looks up a branch (top-level or nested) by its column name, its full path
+    /// (`parent/child/leaf`) or its own name when no other branch has it
+    /// ([`Tree::find_branch`]).
     ///
     /// # Errors
-    /// [`Error::NoSuchBranch`].
+    /// [`Error::NoSuchBranch`], [`Error::AmbiguousBranch`].
     pub fn branch(&self, name: &str) -> Result<Branch> {
-        let meta = self.branch_meta(name).ok_or_else(|| Error::NoSuchBranch {
-            tree: self.name.clone(),
-            branch: name.to_string(),
-        })?;
-        Ok(Branch::new(self.file().clone(), Arc::clone(meta)))
+        let named = self.find_branch(name)?;
+        Ok(Branch::new(self.file().clone(), Arc::clone(&named.meta)))
     }
 }
 

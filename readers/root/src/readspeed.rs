@@ -124,7 +124,8 @@ impl Mode {
 /// Which branches to read.
 #[derive(Debug, Clone)]
 pub enum Selection {
-    /// These names (each must exist in every tree).
+    /// These names (each must exist in every tree): column names, full paths, or names no
+    /// other branch has ([`crate::Tree::find_branch`]).
     Names(Vec<String>),
     /// Every branch the reader can decode.
     All,
@@ -445,10 +446,10 @@ pub fn run(config: &Config) -> Result<Report> {
                     .map(|n| tree.branch(n))
                     .collect::<Result<_>>()?,
                 Selection::All => tree
-                    .all_branches()
+                    .named_branches()
                     .iter()
-                    .filter(|b| b.layout.is_ok())
-                    .map(|b| tree.branch(&b.name))
+                    .filter(|b| b.meta.layout.is_ok())
+                    .map(|b| tree.branch(&b.column))
                     .collect::<Result<_>>()?,
             };
             for b in selected {

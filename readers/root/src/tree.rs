@@ -7,7 +7,6 @@
 //! skipped, and the StreamerInfo record is never read for them. A newer TTree or TBranch
 //! version is read with the newest known layout and then realigned by its byte count.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::basket::{BasketData, BasketHeader};
@@ -21,12 +20,16 @@ use crate::streamer::{Pointer, Streamer};
 mod branch_layout;
 mod legacy;
 mod meta;
+pub mod paths;
+
 #[cfg(test)]
 mod records_tests;
 
 use branch_layout::{element_layout, layout_of, member_layout};
 use meta::BranchHead;
 pub use meta::{BasketInfo, BasketLocation, BranchMeta, Leaf};
+use paths::BranchNames;
+pub use paths::NamedBranch;
 
 impl RootFile {
     /// Opens a tree: `name`, `dir/name`, `name;cycle`.
@@ -62,7 +65,8 @@ pub struct Tree {
     pub auto_flush: i64,
     /// Top-level branches.
     pub branches: Vec<Arc<BranchMeta>>,
-    index: HashMap<String, Arc<BranchMeta>>,
+    /// Every branch under its full path and column name.
+    names: BranchNames,
 }
 
 impl Tree {
@@ -92,10 +96,7 @@ impl Tree {
         // Everything after fBranches (fLeaves, fAliases, indices, friends, ...) is not needed.
         let _ = outer;
         let entries = u64::try_from(entries).map_err(|_| s.cur.corrupt("negative fEntries"))?;
-        let mut index = HashMap::new();
-        for b in &branches {
-            index_branch(b, &mut index);
-        }
+        let names = BranchNames::new(&branches);
         Ok(Self {
             file,
             name,
@@ -104,7 +105,7 @@ impl Tree {
             entries,
             auto_flush,
             branches,
-            index,
+            names,
         })
     }
 
@@ -114,10 +115,11 @@ impl Tree {
         &self.file
     }
 
-    /// The metadata of a branch (top-level or nested) by name.
+    /// The metadata of the branch (top-level or nested) a name selects, as
+    /// [`Tree::find_branch`] chooses it: `None` when no branch, or several, go by that name.
     #[must_use]
     pub fn branch_meta(&self, name: &str) -> Option<&Arc<BranchMeta>> {
-        self.index.get(name)
+        self.find_branch(name).ok().map(|n| &n.meta)
     }
 
     /// Every branch, depth first (nested branches after their parent).
@@ -166,13 +168,6 @@ fn tree_counts(s: &mut Streamer<'_>, v: u16) -> Result<(i64, i64)> {
         s.skip_object()?; // fIOFeatures
     }
     Ok((entries, auto_flush))
-}
-
-fn index_branch(b: &Arc<BranchMeta>, index: &mut HashMap<String, Arc<BranchMeta>>) {
-    index.entry(b.name.clone()).or_insert_with(|| Arc::clone(b));
-    for sub in &b.branches {
-        index_branch(sub, index);
-    }
 }
 
 fn read_branch_array(s: &mut Streamer<'_>, file: &RootFile) -> Result<Vec<Arc<BranchMeta>>> {
@@ -649,6 +644,37 @@ fn read_embedded_basket(s: &mut Streamer<'_>) -> Result<Option<BasketData>> {
         at,
     )
     .map(Some)
+}
+
+impl Tree {
+    /// Every branch under its full path and column name, depth first (nested branches after
+    /// their parent, as [`Tree::all_branches`]).
+    #[must_use]
+    pub fn named_branches(&self) -> &[NamedBranch] {
+        self.names.all()
+    }
+
+    /// The branch a name selects: its column name, its full path (`parent/child/leaf`, as
+    /// uproot's `keys()`), or its own name when no other branch has it (see
+    /// [`crate::tree::paths`]).
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`]; [`Error::AmbiguousBranch`] for the name of several branches that
+    /// is not a full path, listing theirs.
+    pub fn find_branch(&self, name: &str) -> Result<&NamedBranch> {
+        match self.names.find(name) {
+            Ok(Some(n)) => Ok(n),
+            Ok(None) => Err(Error::NoSuchBranch {
+                tree: self.name.clone(),
+                branch: name.to_string(),
+            }),
+            Err(paths) => Err(Error::AmbiguousBranch {
+                tree: self.name.clone(),
+                branch: name.to_string(),
+                paths,
+            }),
+        }
+    }
 }
 
 #[cfg(test)]

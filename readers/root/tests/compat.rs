@@ -197,6 +197,49 @@ fn embedded_baskets() {
     );
 }
 
+/// Issue 49 item 3: branches that share a name (members of two objects split without a dot,
+/// a top-level branch of a member's name, two top-level branches of one name) are read by their
+/// full paths, each with its own values as ROOT reads them through the branch object.
+#[test]
+fn branches_sharing_a_name_are_read_by_full_path() {
+    check_fixture("paths", Parallel::Never);
+    let file = RootFile::open(util::fixture("paths.root")).unwrap();
+    let tree = file.tree("t").unwrap();
+    let named = tree.named_branches();
+    assert_eq!(named.len(), tree.all_branches().len());
+    // The second `dup` is the last top-level branch, not the first one.
+    let last = tree.branches.last().unwrap();
+    let dup2 = tree.find_branch("dup#2").unwrap();
+    assert!(std::sync::Arc::ptr_eq(&dup2.meta, last));
+    assert!(!std::sync::Arc::ptr_eq(
+        &tree.find_branch("dup").unwrap().meta,
+        last
+    ));
+    // A column name and a full path select the same branch; a shared name selects none.
+    for n in named {
+        let by_path = tree.find_branch(&n.path).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&by_path.meta, &n.meta), "{}", n.path);
+    }
+    match tree.branch("hit.id") {
+        Err(root_reader::Error::AmbiguousBranch { branch, paths, .. }) => {
+            assert_eq!(branch, "hit.id");
+            assert_eq!(paths, ["a/hit/hit.id", "b/hit/hit.id"]);
+        }
+        other => panic!("hit.id: {other:?}"),
+    }
+    assert!(tree.branch_meta("hit.id").is_none());
+    assert_eq!(tree.branch_meta("c.hit.id").unwrap().name, "c.hit.id");
+    // A chain resolves full paths in each file.
+    let chain = root_reader::Chain::open(
+        &[util::fixture("paths.root"), util::fixture("paths.root")],
+        "t",
+        1 << 20,
+    )
+    .unwrap();
+    let col = chain.read_column("b/x", 29, 31, Parallel::Never).unwrap();
+    assert_eq!(values(&col), [V::I(-1000 + 29), V::I(-1000)]);
+}
+
 #[test]
 fn split_class_members() {
     check_fixture("split", Parallel::Never);

@@ -16,8 +16,8 @@ fn read_everything(bytes: Vec<u8>) -> Result<(usize, usize), Error> {
     for entry in file.trees()? {
         let spec = format!("{};{}", entry.path, entry.key.cycle);
         let tree = file.tree(&spec)?;
-        for meta in tree.all_branches() {
-            let branch = tree.branch(&meta.name)?;
+        for named in tree.named_branches() {
+            let branch = tree.branch(&named.column)?;
             if branch.layout().is_err() {
                 unreadable += 1;
                 continue;
@@ -43,6 +43,7 @@ fn truncated_at_every_offset() {
         "structure.root",
         "embedded.root",
         "split.root",
+        "paths.root",
         "uproot-issue413.root",
     ] {
         let full = fixture_bytes(name);
@@ -92,6 +93,7 @@ fn flipped_bits_never_panic() {
         "types_lz4.root",
         "split.root",
         "objects.root",
+        "paths.root",
         "uproot-from-geant4.root",
         "uproot-issue-250.root",
         "uproot-issue413.root",
@@ -275,4 +277,181 @@ fn readspeed_on_damaged_files_errs_and_never_panics() {
         let err = result.unwrap_err();
         assert!(err.to_string().contains("checksum"), "{err}");
     }
+}
+
+// --- RNTuple ----------------------------------------------------------------------------------
+
+const RNTUPLES: [&str; 8] = [
+    "rntuple_zlib.root",
+    "rntuple_zstd.root",
+    "rntuple_lz4.root",
+    "rntuple_lzma.root",
+    "rntuple_none.root",
+    "rntuple_encodings.root",
+    "rntuple_classes.root",
+    "rntuple_empty.root",
+];
+
+/// Opens every RNTuple and reads every field; returns the first error (other than a field type
+/// the reader says it does not support), else the numbers of RNTuples found and values read.
+fn read_rntuples(bytes: Vec<u8>) -> Result<(usize, usize), Error> {
+    let file = RootFile::from_bytes(bytes)?;
+    let mut values = 0;
+    let found = file.rntuples()?;
+    for entry in &found {
+        let ntuple = file.rntuple(&format!("{};{}", entry.path, entry.key.cycle))?;
+        for field in ntuple.fields() {
+            match ntuple.read_field(&field.name) {
+                Ok(v) => values += v.len(),
+                Err(Error::UnsupportedField { .. }) => {}
+                Err(e) => return Err(e),
+            }
+            // A range inside the clusters (the reads of `dump --entries`).
+            let n = ntuple.entries();
+            match ntuple.read_field_range(&field.name, n / 3, n / 2) {
+                Ok(_) | Err(Error::UnsupportedField { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok((found.len(), values))
+}
+
+#[test]
+fn rntuples_truncated_at_every_offset() {
+    for name in [
+        "rntuple_zstd.root",
+        "rntuple_encodings.root",
+        "rntuple_empty.root",
+    ] {
+        let full = fixture_bytes(name);
+        let complete = read_rntuples(full.clone()).unwrap();
+        for cut in 0..full.len() {
+            // Only the tail after the last envelope (free segments, the keys list) can go
+            // without a difference; anything else is an error.
+            if let Ok(n) = read_rntuples(full[..cut].to_vec()) {
+                assert_eq!(n, complete, "{name} cut at {cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rntuples_with_flipped_bits_never_panic() {
+    for name in RNTUPLES {
+        let full = fixture_bytes(name);
+        let complete = read_rntuples(full.clone()).unwrap();
+        let step = (full.len() / 3_000).max(1);
+        for pos in (0..full.len()).step_by(step) {
+            let mut bytes = full.clone();
+            bytes[pos] ^= 1 << (pos % 8);
+            // Every byte of an RNTuple is covered by a checksum, except the TKey headers (a
+            // flipped class name hides the RNTuple) and unused space: a flip is an error, or
+            // changes nothing read, or hides the RNTuple.
+            if let Ok(n) = read_rntuples(bytes) {
+                assert!(n == complete || n == (0, 0), "{name} flip at {pos}: {n:?}");
+            }
+        }
+    }
+}
+
+fn reseal(bytes: &mut [u8], start: usize, len: usize) {
+    // An envelope's or page's XXH3 follows its bytes (little-endian).
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[start..start + len]);
+    bytes[start + len..start + len + 8].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Damage behind the checksums: flipped bits in the anchor, the envelopes and the pages of the
+/// uncompressed fixture, each checksum recomputed (and the header's checksum updated where the
+/// footer and page lists repeat it), so the parsers and decoders see the damage itself.
+#[test]
+fn rntuples_damaged_behind_their_checksums_never_panic() {
+    let name = "rntuple_none.root";
+    let full = fixture_bytes(name);
+    let file = RootFile::from_bytes(full.clone()).unwrap();
+    let key = file.find_key("events").unwrap();
+    let nt = file.rntuple("events").unwrap();
+    let anchor = nt.anchor().clone();
+    let (header, footer) = (anchor.header, anchor.footer);
+    let lists: Vec<_> = nt.footer().groups.iter().map(|g| g.page_list).collect();
+    for link in [header, footer].iter().chain(&lists) {
+        assert_eq!(link.length, link.locator.size, "uncompressed envelopes");
+    }
+    let span = |l: &root_reader::rntuple::EnvelopeLink| {
+        (l.locator.offset as usize, l.locator.size as usize)
+    };
+    let (h_at, h_len) = span(&header);
+    let (f_at, f_len) = span(&footer);
+    let spans: Vec<(usize, usize)> = lists.iter().map(span).collect();
+    // Re-seals the header, then repeats its checksum in the footer and page lists.
+    let reseal_all = |bytes: &mut Vec<u8>| {
+        reseal(bytes, h_at, h_len - 8);
+        let sum: [u8; 8] = bytes[h_at + h_len - 8..h_at + h_len].try_into().unwrap();
+        bytes[f_at + 16..f_at + 24].copy_from_slice(&sum);
+        reseal(bytes, f_at, f_len - 8);
+        for &(at, len) in &spans {
+            bytes[at + 8..at + 16].copy_from_slice(&sum);
+            reseal(bytes, at, len - 8);
+        }
+    };
+    let mut sealed = full.clone();
+    reseal_all(&mut sealed);
+    assert_eq!(sealed, full, "the checksums are where the test puts them");
+    let mut outcomes = [0usize; 2];
+    let mut flip = |pos: usize, bit: usize| {
+        let mut bytes = full.clone();
+        bytes[pos] ^= 1 << bit;
+        reseal_all(&mut bytes);
+        outcomes[usize::from(read_rntuples(bytes).is_ok())] += 1;
+    };
+    // Every bit of the metadata (preambles included, checksums excluded).
+    let mut metadata = vec![(h_at, h_len), (f_at, f_len)];
+    metadata.extend(&spans);
+    for (at, len) in metadata {
+        for pos in at..at + len - 8 {
+            flip(pos, pos % 8);
+            flip(pos, 7 - pos % 8);
+        }
+    }
+    // The anchor's fields (big-endian, its XXH3 big-endian after them).
+    let fields = key.seek_key as usize + usize::from(key.keylen) + 6;
+    for pos in fields..fields + 64 {
+        for bit in 0..8 {
+            let mut bytes = full.clone();
+            bytes[pos] ^= 1 << bit;
+            let sum = xxhash_rust::xxh3::xxh3_64(&bytes[fields..fields + 64]);
+            bytes[fields + 64..fields + 72].copy_from_slice(&sum.to_be_bytes());
+            let _ = read_rntuples(bytes);
+        }
+    }
+    // Page bytes (every page carries a checksum).
+    for cluster in nt.clusters() {
+        for col in &cluster.columns {
+            for page in &col.pages {
+                assert!(page.checksum);
+                let (at, len) = (page.locator.offset as usize, page.locator.size as usize);
+                for pos in (at..at + len).step_by(3) {
+                    let mut bytes = full.clone();
+                    bytes[pos] ^= 1 << (pos % 8);
+                    reseal(&mut bytes, at, len);
+                    let _ = read_rntuples(bytes);
+                }
+            }
+        }
+    }
+    assert!(outcomes[0] > 0, "some damage is detected: {outcomes:?}");
+}
+
+#[test]
+fn rntuple_page_checksum_mismatch_is_an_error() {
+    let full = fixture_bytes("rntuple_zstd.root");
+    let nt = RootFile::from_bytes(full.clone())
+        .unwrap()
+        .rntuple("events")
+        .unwrap();
+    let page = nt.clusters()[1].columns[0].pages[0];
+    let mut bytes = full;
+    bytes[page.locator.offset as usize] ^= 0x10;
+    let err = read_rntuples(bytes).unwrap_err();
+    assert!(matches!(err, Error::Checksum { .. }), "{err}");
 }

@@ -23,6 +23,69 @@ fn fixture(name: &str) -> String {
     util::fixture(name).display().to_string()
 }
 
+/// A JSON object's members in order, a name given twice kept twice (serde_json's `Map` keeps
+/// only the last, as most JSON readers do: what a repeated column name loses).
+struct Members(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// The names of one dump line's members, in order, repeats kept.
+fn member_names(line: &str) -> Vec<String> {
+    let Members(members) = serde_json::from_str(line).unwrap();
+    members.into_iter().map(|(name, _)| name).collect()
+}
+
+/// `paths.root` (tools/root_fixtures.py): every readable branch as `dump` names its column, and
+/// its full path (the key of ROOT's values in `paths.json`). `x`, `y`, `hit.e` and `hit.id`
+/// are members of both `a` and `b`, and `x` is also a top-level branch; two top-level branches
+/// are named `dup`.
+const PATHS_COLUMNS: [(&str, &str); 16] = [
+    ("a/x", "a/x"),
+    ("a/y", "a/y"),
+    ("a/hit/hit.e", "a/hit/hit.e"),
+    ("a/hit/hit.id", "a/hit/hit.id"),
+    ("b/x", "b/x"),
+    ("b/y", "b/y"),
+    ("b/hit/hit.e", "b/hit/hit.e"),
+    ("b/hit/hit.id", "b/hit/hit.id"),
+    ("c.x", "c./c.x"),
+    ("c.y", "c./c.y"),
+    ("c.hit.e", "c./c.hit/c.hit.e"),
+    ("c.hit.id", "c./c.hit/c.hit.id"),
+    ("x", "x"),
+    ("n", "n"),
+    ("dup", "dup"),
+    ("dup#2", "dup#2"),
+];
+
+/// ROOT's values of `paths.root`'s branches, by full path.
+fn paths_expected() -> Value {
+    let json = std::fs::read_to_string(util::fixture("paths.json")).unwrap();
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    doc["trees"]["t;1"]["branches"].clone()
+}
+
 #[test]
 fn ls_lists_trees_with_paths_and_cycles() {
     let (ok, out, err) = tool(&["ls", &fixture("structure.root"), "--format", "json"]);
@@ -43,6 +106,196 @@ fn ls_lists_trees_with_paths_and_cycles() {
         "{text}"
     );
     assert!(text.contains("f32[4]") && text.contains("f64[]"), "{text}");
+}
+
+/// Issue 49 item 3: branches that share a name under different parents are columns of their
+/// full paths, every one once in a line and in the CSV header, each with its own branch's
+/// values (ROOT's, read through each branch object); names no other branch has stay short.
+#[test]
+fn dump_names_a_shared_name_by_its_full_path_once() {
+    let expected = paths_expected();
+    let columns: Vec<&str> = PATHS_COLUMNS.iter().map(|(c, _)| *c).collect();
+    let (ok, out, err) = tool(&["dump", &fixture("paths.root"), "t"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 30);
+    for (j, line) in lines.iter().enumerate() {
+        assert_eq!(member_names(line), columns, "entry {j}");
+        let row: Value = serde_json::from_str(line).unwrap();
+        for (column, path) in PATHS_COLUMNS {
+            let want = &expected[path]["values"][j];
+            let got = &row[column];
+            let same = if expected[path]["type"] == "f32" {
+                got.as_f64().map(|g| g as f32) == want.as_f64().map(|w| w as f32)
+            } else {
+                got == want
+            };
+            assert!(
+                same,
+                "entry {j} column {column} ({path}): {got} vs ROOT's {want}"
+            );
+        }
+    }
+    let (ok, csv, err) = tool(&["dump", &fixture("paths.root"), "t", "--format", "csv"]);
+    assert!(ok, "{err}");
+    assert_eq!(csv.lines().next().unwrap(), columns.join(","));
+    assert_eq!(csv.lines().count(), 31);
+    // Chained, the first file's column names.
+    let (ok, out, err) = tool(&[
+        "dump",
+        &fixture("paths.root"),
+        "t",
+        "--chain",
+        &fixture("paths.root"),
+        "--entries",
+        "29:31",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(member_names(lines[1]), columns);
+    let row: Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(
+        (&row["b/x"], &row["dup#2"]),
+        (
+            &expected["b/x"]["values"][0],
+            &expected["dup#2"]["values"][0]
+        )
+    );
+}
+
+/// `--branches` takes full paths (as uproot's keys and `ls` give them), column names, and names
+/// no other branch has; a name several branches have is refused with their full paths, and a
+/// branch asked for twice is refused.
+#[test]
+fn dump_branches_takes_full_paths_and_refuses_a_shared_name() {
+    let expected = paths_expected();
+    let f = fixture("paths.root");
+    let (ok, out, err) = tool(&[
+        "dump",
+        &f,
+        "t",
+        "--branches",
+        "b/hit/hit.e,x,a/x,c./c.y,c.x,n,dup#2,dup",
+        "--entries",
+        "3:4",
+    ]);
+    assert!(ok, "{err}");
+    // Columns keep their names however they were asked for (`c./c.y` is column `c.y`); `x` is
+    // the top-level branch's full path, as uproot's `tree["x"]` is.
+    let names = member_names(out.trim());
+    assert_eq!(
+        names,
+        ["b/hit/hit.e", "x", "a/x", "c.y", "c.x", "n", "dup#2", "dup"]
+    );
+    let row: Value = serde_json::from_str(out.trim()).unwrap();
+    let path = |column: &str| PATHS_COLUMNS.iter().find(|(c, _)| *c == column).unwrap().1;
+    for name in &names {
+        let (got, want) = (&row[name.as_str()], &expected[path(name)]["values"][3]);
+        assert_eq!(got.as_f64(), want.as_f64(), "{name}");
+    }
+    for (shared, paths) in [
+        ("hit.e", &["a/hit/hit.e", "b/hit/hit.e"][..]),
+        ("y", &["a/y", "b/y"]),
+        ("hit", &["a/hit", "b/hit"]),
+    ] {
+        let (ok, out, err) = tool(&["dump", &f, "t", "--branches", shared]);
+        assert!(!ok && out.is_empty(), "{shared}: {out}");
+        assert!(
+            err.contains(&format!("2 branches named {shared:?}")),
+            "{err}"
+        );
+        for p in paths {
+            assert!(err.contains(p), "{shared}: {p} not in {err}");
+        }
+    }
+    let (ok, _, err) = tool(&["dump", &f, "t", "--branches", "c.x,c./c.x"]);
+    assert!(!ok && err.contains("twice"), "{err}");
+    let (ok, _, err) = tool(&["dump", &f, "t", "--branches", "a/nope"]);
+    assert!(!ok && err.contains("a/nope"), "{err}");
+    // readspeed takes the same names.
+    let (ok, out, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "a/x",
+        "b/x",
+        "--format",
+        "json",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["branches"], 2);
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "t",
+        "--branches",
+        "y",
+    ]);
+    assert!(!ok && err.contains("a/y") && err.contains("b/y"), "{err}");
+}
+
+/// `ls` shows every branch by its full path, and in JSON its own name, path and column name;
+/// in a tree whose names are all different, every column name is the branch's own name, as
+/// before issue 49.
+#[test]
+fn ls_shows_full_paths() {
+    let (ok, text, err) = tool(&["ls", &fixture("paths.root")]);
+    assert!(ok, "{err}");
+    let listed: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let mut want = vec!["a", "a/x", "a/y", "a/hit", "a/hit/hit.e", "a/hit/hit.id"];
+    want.extend(["b", "b/x", "b/y", "b/hit", "b/hit/hit.e", "b/hit/hit.id"]);
+    want.extend([
+        "c.",
+        "c./c.x",
+        "c./c.y",
+        "c./c.hit",
+        "c./c.hit/c.hit.e",
+        "c./c.hit/c.hit.id",
+    ]);
+    want.extend(["x", "n", "dup", "dup#2"]);
+    assert_eq!(listed, want);
+    let (ok, out, err) = tool(&["ls", &fixture("paths.root"), "--format", "json"]);
+    assert!(ok, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let branches = doc["trees"][0]["branches"].as_array().unwrap();
+    let field =
+        |k: &str| -> Vec<&str> { branches.iter().map(|b| b[k].as_str().unwrap()).collect() };
+    assert_eq!(field("path"), want);
+    assert_eq!(field("name")[..3], ["a", "x", "y"]);
+    for (column, path) in PATHS_COLUMNS {
+        let b = branches.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["column"], column, "{path}");
+    }
+    // Trees without shared names: columns are the branches' own names (split.root's `evt.`
+    // members are `evt.run`, ..., nested as `evt./evt.lead/evt.lead.e`).
+    let mut nested = 0;
+    for name in [
+        "split.root",
+        "objects.root",
+        "types_zstd.root",
+        "structure.root",
+    ] {
+        let (ok, out, err) = tool(&["ls", &fixture(name), "--format", "json"]);
+        assert!(ok, "{err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        for t in doc["trees"].as_array().unwrap() {
+            for b in t["branches"].as_array().unwrap() {
+                assert_eq!(b["column"], b["name"], "{name}: {b}");
+                nested += usize::from(b["path"] != b["name"]);
+            }
+        }
+    }
+    assert!(nested > 10, "{nested} nested branches");
 }
 
 #[test]
@@ -383,5 +636,153 @@ fn readspeed_self_test_passes_and_stands_alone() {
         let (ok, _, err) = tool(&args);
         assert!(!ok, "{pair:?}");
         assert!(err.contains("cannot be used with"), "{pair:?}: {err}");
+    }
+}
+
+/// `rntuple_*.json` (tools/root_fixtures.py): ROOT's values of the fields of `events`.
+fn rntuple_expected(name: &str) -> serde_json::Map<String, Value> {
+    let text = std::fs::read_to_string(util::fixture(&format!("{name}.json"))).unwrap();
+    let json: Value = serde_json::from_str(&text).unwrap();
+    json["ntuples"]["events"]["fields"]
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn ls_lists_rntuples_with_fields_and_types() {
+    let (ok, out, err) = tool(&["ls", &fixture("rntuple_encodings.root"), "--format", "json"]);
+    assert!(ok, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["trees"], Value::Array(Vec::new()));
+    let nt = &doc["rntuples"][0];
+    assert_eq!(nt["path"], "events");
+    assert_eq!(nt["entries"], 120);
+    assert_eq!(nt["clusters"], 4);
+    assert_eq!(nt["format"], "1.0.2.0");
+    let expected = rntuple_expected("rntuple_encodings");
+    let fields = nt["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), expected.len());
+    for f in fields {
+        let name = f["name"].as_str().unwrap();
+        assert_eq!(f["type"], expected[name]["type"], "{name}");
+    }
+    let d32 = fields.iter().find(|f| f["name"] == "d32").unwrap();
+    assert_eq!(d32["alias"], "Double32_t");
+    assert_eq!(d32["columns"], serde_json::json!(["SplitReal32"]));
+    let v = fields.iter().find(|f| f["name"] == "v_si32").unwrap();
+    assert_eq!(
+        v["columns"],
+        serde_json::json!(["SplitIndex32", "_0: SplitInt16"])
+    );
+
+    let (ok, out, err) = tool(&["ls", &fixture("rntuple_zstd.root")]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("events;1  RNTuple 1.0.2.0  120 entries  4 clusters\n"),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == [
+                "vvf",
+                "std::vector<std::vector<float>>",
+                "SplitIndex64,",
+                "_0:",
+                "SplitIndex64,",
+                "_0:",
+                "_0:",
+                "SplitReal32"
+            ]),
+        "{out}"
+    );
+}
+
+/// `dump` writes floats in their shortest round-trip text (`-19.63` for the f32 ROOT reads
+/// as -19.6299991607666): a number equals ROOT's when equal, or when ROOT's is an f32 that
+/// `dump`'s text names.
+fn same(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| same(x, y)))
+        }
+        (Value::Number(a), Value::Number(b)) if a.is_f64() && b.is_f64() => {
+            let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "f32 values compared as f32"
+            )]
+            let f32_equal = a as f32 == b as f32 && f64::from(b as f32) == b;
+            a == b || f32_equal
+        }
+        _ => got == want,
+    }
+}
+
+#[test]
+fn dump_rntuple_matches_root() {
+    for name in ["rntuple_lz4", "rntuple_encodings", "rntuple_classes"] {
+        let (ok, out, err) = tool(&["dump", &fixture(&format!("{name}.root")), "events"]);
+        assert!(ok, "{err}");
+        let expected = rntuple_expected(name);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 120, "{name}");
+        // Unsupported fields are left out with a warning naming their types.
+        if name == "rntuple_encodings" {
+            assert!(err.contains("TNamed"), "{err}");
+        }
+        let mut compared = 0;
+        for (i, line) in lines.iter().enumerate() {
+            let row: serde_json::Map<String, Value> = serde_json::from_str(line).unwrap();
+            for (field, exp) in &expected {
+                match exp.get("values") {
+                    Some(values) => {
+                        assert!(
+                            same(&row[field], &values[i]),
+                            "{name} {field} entry {i}: {} vs ROOT {}",
+                            row[field],
+                            values[i]
+                        );
+                        compared += 1;
+                    }
+                    None => assert!(!row.contains_key(field), "{name} {field}"),
+                }
+            }
+        }
+        let with_values = expected
+            .values()
+            .filter(|f| f.get("values").is_some())
+            .count();
+        assert!(with_values >= 7, "{name}");
+        assert_eq!(compared, 120 * with_values, "{name}");
+    }
+    // A selection and a range; a subfield of a record by its dotted path.
+    let (ok, out, err) = tool(&[
+        "dump",
+        &fixture("rntuple_zstd.root"),
+        "events",
+        "--branches",
+        "p._1,vs",
+        "--entries",
+        "118:",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "{\"p._1\":59.0,\"vs\":[\"oooo\"]}\n{\"p._1\":59.5,\"vs\":[\"pppppé\",\"\"]}\n"
+    );
+    // Items of a collection are not entries; unsupported fields asked for by name fail.
+    for field in ["vf._0", "named"] {
+        let file = if field == "named" {
+            "rntuple_encodings.root"
+        } else {
+            "rntuple_zstd.root"
+        };
+        let (ok, _, err) = tool(&["dump", &fixture(file), "events", "--branches", field]);
+        assert!(!ok, "{field}");
+        assert!(err.contains(field), "{err}");
     }
 }

@@ -5,7 +5,8 @@
 
 For every `.root` file under the given directories that uproot opens and that holds at least one
 TTree: does `root-tool ls` open it (and with what error if not); for every branch uproot reads
-(`branch.array(library="np")`), does `root-tool dump` return it, and are its values equal to
+(`branch.array(library="np")`), by full path (uproot's key, as `root-tool ls` shows it; before
+issue 49 by its own name, the first of each name only), does `root-tool dump` return it, and are its values equal to
 uproot's (floats compared as the same binary value, NaNs as equal). Where they differ and the
 branch is one leaf of numbers, ROOT itself (PyROOT, TLeaf::GetValue) decides: "equal to ROOT
 (uproot differs)" (uproot unpacks ranged Double32_t with another rounding, for one). Prints a summary and writes
@@ -106,15 +107,30 @@ def same(ours, theirs, is_f32):
         return False
 
 
+def full_paths(branches, pyroot=False, prefix=""):
+    """(full path, branch) of every branch under `branches` (uproot's, or PyROOT's), depth
+    first, as root-tool names them (`ls`'s `path`): uproot's keys (the names of the parents and
+    the branch's own, joined by "/"), with "#k" after a name that k - 1 earlier siblings have
+    (where uproot repeats the key)."""
+    out = []
+    seen = {}
+    for branch in branches:
+        name = branch.GetName() if pyroot else branch.name
+        seen[name] = seen.get(name, 0) + 1
+        full = prefix + (name if seen[name] == 1 else f"{name}#{seen[name]}")
+        out.append((full, branch))
+        children = branch.GetListOfBranches() if pyroot else branch.branches
+        out.extend(full_paths(children, pyroot, full + "/"))
+    return out
+
+
 def uproot_branches(tree):
-    """name -> (values as lists, is_f32) of every branch uproot reads; name -> error otherwise."""
+    """full path -> (values as lists, is_f32) of every branch uproot reads; full path -> error
+    otherwise."""
     read, failed = {}, {}
-    # By the branch's own name (TBranch::fName), as root-tool lists it; uproot's keys join the
-    # names of parent branches with "/".
-    for branch in tree.itervalues(recursive=True):
-        name = branch.name
-        if name in read or name in failed:
-            continue
+    # By full path, as root-tool lists it (issue 49: branches of one name under different
+    # parents, which root-tool's dump names by full path).
+    for name, branch in full_paths(tree.branches):
         if len(branch.branches) > 0 and branch.interpretation is None:
             continue
         try:
@@ -142,22 +158,23 @@ def run(cmd):
 
 
 def root_values(path, tree_path, name, n):
-    """The first n entries of a branch's single leaf as ROOT reads them (TLeaf::GetValue), or
-    None when ROOT (PyROOT) is not there or the branch is not one leaf of numbers."""
+    """The first n entries of a branch's single leaf (`name`: its full path) as ROOT reads them
+    (TLeaf::GetValue), or None when ROOT (PyROOT) is not there or the branch is not one leaf of
+    numbers."""
     try:
         import ROOT  # noqa: PLC0415
     except ImportError:
         return None
     f = ROOT.TFile.Open(path)
     t = f.Get(tree_path) if f else None
-    branch = t.GetBranch(name) if t else None
+    branch = dict(full_paths(t.GetListOfBranches(), pyroot=True)).get(name) if t else None
     if not branch or branch.GetListOfLeaves().GetEntries() != 1:
         return None
     leaf = branch.GetListOfLeaves().At(0)
     if leaf.ClassName() not in ("TLeafElement", "TLeafD32", "TLeafF16", "TLeafF", "TLeafD"):
         return None
     t.SetBranchStatus("*", 0)
-    t.SetBranchStatus(name, 1)
+    t.SetBranchStatus(branch.GetName(), 1)
     out = []
     for j in range(n):
         branch.GetEntry(j)
@@ -194,10 +211,12 @@ def survey_file(path, root_tool):
     if code != 0:
         result["error"] = err.strip().splitlines()[-1][:400] if err.strip() else f"exit {code}"
     ours_ls = json.loads(out) if code == 0 else {"trees": []}
-    ours_types = {}
+    # By full path: each branch's type, and the name of its column in `dump`.
+    ours_types, ours_columns = {}, {}
     for t in ours_ls["trees"]:
         for b in t["branches"]:
-            ours_types[(t["path"], b["name"])] = b["type"]
+            ours_types[(t["path"], b["path"])] = b["type"]
+            ours_columns[(t["path"], b["path"])] = b["column"]
     for path_in_file, key in trees:
         tree = f[key]
         theirs, failed = uproot_branches(tree)
@@ -214,8 +233,9 @@ def survey_file(path, root_tool):
             if c2 == 0:
                 rows = [json.loads(line) for line in out2.splitlines() if line.strip()]
                 for name in theirs:
-                    if rows and name in rows[0]:
-                        ours[name] = [r[name] for r in rows]
+                    column = ours_columns.get((path_in_file, name))
+                    if rows and column in rows[0]:
+                        ours[name] = [r[column] for r in rows]
                     elif not rows and not ours_types.get((path_in_file, name), "unsupported").startswith("unsupported"):
                         # An empty tree: a branch root-tool can read has no values to show.
                         ours[name] = []

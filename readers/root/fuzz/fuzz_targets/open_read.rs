@@ -13,8 +13,8 @@ fuzz_target!(|data: &[u8]| {
         let Ok(tree) = file.tree(&format!("{};{}", entry.path, entry.key.cycle)) else {
             continue;
         };
-        for meta in tree.all_branches() {
-            let Ok(branch) = tree.branch(&meta.name) else {
+        for named in tree.named_branches() {
+            let Ok(branch) = tree.branch(&named.column) else {
                 continue;
             };
             let _ = branch.read_column(0, branch.entries(), Parallel::Never);

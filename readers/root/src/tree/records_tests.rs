@@ -30,8 +30,8 @@ fn damaged_tree_records_are_errors_or_trees_never_panics() {
             let mut damaged = good.clone();
             damaged[i] ^= 1 << (i % 8);
             if let Ok(t) = parse(&damaged) {
-                for meta in t.all_branches() {
-                    if let Ok(branch) = t.branch(&meta.name) {
+                for named in t.named_branches() {
+                    if let Ok(branch) = t.branch(&named.column) {
                         let n = branch.entries();
                         let _ = branch.read_column(0, n, crate::Parallel::Never);
                     }

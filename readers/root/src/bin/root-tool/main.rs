@@ -1,4 +1,4 @@
-//! `root-tool`: list, dump and time ROOT TTrees.
+//! `root-tool`: list, dump and time ROOT TTrees; list and dump RNTuples.
 //!
 //! A thin command-line layer over the `root_reader` library.
 
@@ -11,9 +11,12 @@ use root_reader::compression::Algorithm;
 use root_reader::readspeed::{self, Mode, Selection};
 use root_reader::{BasketCache, Chain, Parallel, RootFile};
 
+mod dump_args;
+mod rntuple;
 mod selection;
 mod selftest;
 
+use dump_args::{DumpFormat, parse_range};
 use selection::resolve_regex;
 
 #[derive(Parser)]
@@ -34,7 +37,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List trees (with directory paths and cycles) and their branches.
+    /// List trees (with directory paths and cycles) and their branches, each by its full path,
+    /// and RNTuples with their fields, types and column encodings.
+    ///
+    /// A branch's full path is the names of its parent branches and its own joined by `/`, as
+    /// uproot's `keys()` gives them (`a/x`, `a/hit/hit.e`, `c./c.x`); a branch with earlier
+    /// siblings of its name gets `#k` (the second top-level `dup` is `dup#2`). `--format json`
+    /// gives each branch's own `name`, its `path` and its `column` (the name `dump` gives it).
     #[command(after_help = "Example:\n  root-tool ls events.root --format json")]
     Ls {
         /// The ROOT file.
@@ -43,16 +52,25 @@ enum Command {
         #[arg(long, value_enum, default_value_t = LsFormat::Text)]
         format: LsFormat,
     },
-    /// Print entries of a tree, one line per entry.
+    /// Print entries of a tree or an RNTuple, one line per entry.
+    ///
+    /// Each column is named by its branch's own name when no other branch of the tree has that
+    /// name, else by the branch's full path (as `ls` shows it: `a/x` and `b/x` where two split
+    /// objects both have a member `x`), so that no name repeats in a line or the CSV header.
     #[command(after_help = "Examples:\n  root-tool dump f.root t\n  \
                             root-tool dump f.root 'dir/t;1' --branches a,b --entries 10:20 --format csv\n  \
+                            root-tool dump f.root t --branches a/x,b/hit/hit.e,n\n  \
                             root-tool dump run1.root events --chain run2.root --chain run3.root --entries 990:1010")]
     Dump {
         /// The ROOT file.
         file: PathBuf,
-        /// The tree: `name`, `dir/name`, `name;cycle` (highest cycle by default).
+        /// The tree or RNTuple: `name`, `dir/name`, `name;cycle` (highest cycle by default).
+        /// RNTuples: `--branches` names fields (top-level, or dotted paths to subfields), and
+        /// only `--format jsonl` is written.
         tree: String,
-        /// Comma-separated branches (default: every readable branch).
+        /// Comma-separated branches (default: every readable branch): full paths (`a/x`, as
+        /// `ls` shows them), column names, or names no other branch has. A name several branches
+        /// have is refused with their full paths; a branch named twice is refused.
         #[arg(long, value_delimiter = ',')]
         branches: Vec<String>,
         /// Entry range `START:STOP` (either side may be omitted), of the whole chain.
@@ -85,10 +103,11 @@ enum Command {
         /// Trees: one name for every file, or one per file (as rootreadspeed).
         #[arg(long, num_args = 1.., required_unless_present = "test")]
         trees: Vec<String>,
-        /// Branch names.
+        /// Branches: full paths, column names, or names no other branch has (as `dump`).
         #[arg(long, num_args = 1.., group = "sel")]
         branches: Vec<String>,
-        /// Regular expressions selecting branches.
+        /// Regular expressions selecting branches (matched against each branch's own name and
+        /// its full path).
         #[arg(long, num_args = 1.., group = "sel")]
         branches_regex: Vec<String>,
         /// Every readable branch.
@@ -160,12 +179,6 @@ enum LsFormat {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum DumpFormat {
-    Jsonl,
-    Csv,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
 enum SpeedFormat {
     Text,
     Json,
@@ -187,6 +200,12 @@ fn main() -> Result<()> {
             chain,
             format,
         } => {
+            if is_rntuple(&file, &tree) {
+                if !chain.is_empty() {
+                    bail!("--chain is not supported for RNTuples");
+                }
+                return rntuple::dump(&file, &tree, &branches, entries.as_deref(), format);
+            }
             let mut files = vec![file];
             files.extend(chain);
             dump(&files, &tree, &branches, entries.as_deref(), format)
@@ -267,11 +286,14 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
             .tree(&spec)
             .with_context(|| format!("cannot read tree {spec}"))?;
         let branches: Vec<serde_json::Value> = tree
-            .all_branches()
+            .named_branches()
             .iter()
-            .map(|b| {
+            .map(|named| {
+                let b = &named.meta;
                 serde_json::json!({
+                    "path": named.path,
                     "name": b.name,
+                    "column": named.column,
                     "type": match &b.layout { Ok(l) => l.describe(), Err(e) => format!("unsupported: {e}") },
                     "entries": b.entries,
                     "baskets": b.baskets.len(),
@@ -286,6 +308,7 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
             "entries": tree.entries, "branches": branches,
         }));
     }
+    let ntuples = rntuple::list(&file)?;
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
     match format {
@@ -294,6 +317,7 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
             let doc = serde_json::json!({
                 "file": path.display().to_string(), "root_version": h.version,
                 "large": h.large, "compression": compression_name(h.compress), "trees": trees,
+                "rntuples": ntuples,
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
@@ -311,7 +335,7 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
                     writeln!(
                         out,
                         "  {:<24} {:<16} {:>10} entries {:>6} baskets  {:<8} zip {:>10} B  raw {:>10} B",
-                        b["name"].as_str().unwrap_or_default(),
+                        b["path"].as_str().unwrap_or_default(),
                         b["type"].as_str().unwrap_or_default(),
                         b["entries"],
                         b["baskets"],
@@ -321,33 +345,19 @@ fn ls(path: &PathBuf, format: LsFormat) -> Result<()> {
                     )?;
                 }
             }
+            rntuple::print(&mut out, &ntuples)?;
         }
     }
     out.flush()?;
     Ok(())
 }
 
-fn parse_range(spec: Option<&str>, entries: u64) -> Result<(u64, u64)> {
-    let Some(spec) = spec else {
-        return Ok((0, entries));
-    };
-    let (a, b) = spec
-        .split_once(':')
-        .context("--entries must look like START:STOP")?;
-    let start = if a.is_empty() {
-        0
-    } else {
-        a.parse().context("bad START in --entries")?
-    };
-    let stop = if b.is_empty() {
-        entries
-    } else {
-        b.parse().context("bad STOP in --entries")?
-    };
-    if start > stop || stop > entries {
-        bail!("--entries {start}:{stop} is outside the tree's {entries} entries");
-    }
-    Ok((start, stop))
+/// Whether `spec` names an RNTuple of the file (anything else goes the TTree way, whose errors
+/// say what the object is).
+fn is_rntuple(path: &PathBuf, spec: &str) -> bool {
+    RootFile::open(path)
+        .and_then(|f| f.find_key(spec))
+        .is_ok_and(|k| k.is_rntuple())
 }
 
 fn dump(
@@ -363,33 +373,24 @@ fn dump(
     })?;
     // The branches of the first file are the chain's.
     let tree = &chain.trees()[0];
-    let names_given = names;
-    let names: Vec<String> = if names.is_empty() {
-        tree.all_branches()
-            .iter()
-            .filter(|b| b.layout.is_ok())
-            .map(|b| b.name.clone())
-            .collect()
-    } else {
-        names.to_vec()
-    };
+    let selected = selected_branches(tree, names)?;
     let (start, stop) = parse_range(range, chain.entries())?;
     // Branches asked for by name must read; of the default selection, one that cannot is left
     // out with a warning, and the others are still dumped.
-    let defaulted = names_given.is_empty();
+    let defaulted = names.is_empty();
     let mut columns = Vec::new();
     let mut kept = Vec::new();
-    for name in &names {
-        match chain.read_column(name, start, stop, Parallel::Auto) {
+    for column in selected {
+        match chain.read_column(&column, start, stop, Parallel::Auto) {
             Ok(col) => {
                 columns.push(col);
-                kept.push(name.clone());
+                kept.push(column);
             }
             // A branch missing from a file of the chain is a chain of other trees: an error.
             Err(e) if defaulted && !matches!(e, root_reader::Error::NoSuchBranch { .. }) => {
-                eprintln!("warning: branch {name} left out: {e}");
+                eprintln!("warning: branch {column} left out: {e}");
             }
-            Err(e) => return Err(e).with_context(|| format!("cannot read branch {name}")),
+            Err(e) => return Err(e).with_context(|| format!("cannot read branch {column}")),
         }
     }
     let names = kept;
@@ -428,6 +429,34 @@ fn dump(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The column names of the branches `dump` reads: every readable branch of `tree` by default,
+/// else the branch each of `names` selects (a column name, a full path, or a name no other
+/// branch has); a branch asked for twice is refused, so that no column name repeats.
+fn selected_branches(tree: &root_reader::Tree, names: &[String]) -> Result<Vec<String>> {
+    if names.is_empty() {
+        return Ok(tree
+            .named_branches()
+            .iter()
+            .filter(|b| b.meta.layout.is_ok())
+            .map(|b| b.column.clone())
+            .collect());
+    }
+    let mut chosen: Vec<(&str, &str)> = Vec::with_capacity(names.len());
+    for name in names {
+        let b = tree
+            .find_branch(name)
+            .with_context(|| format!("cannot read branch {name}"))?;
+        if let Some((first, _)) = chosen.iter().find(|(_, c)| *c == b.column) {
+            bail!(
+                "--branches names branch {} twice (as {first:?} and {name:?})",
+                b.column
+            );
+        }
+        chosen.push((name, &b.column));
+    }
+    Ok(chosen.into_iter().map(|(_, c)| c.to_string()).collect())
 }
 
 /// The branches chosen on the command line (one way, as rootreadspeed).

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use root_reader::RootFile;
 
-/// The readable branches of the first file's `trees` whose names match one of `patterns`.
+/// The column names of the readable branches of the first file's `trees` whose own name or
+/// full path matches one of `patterns`.
 pub(crate) fn resolve_regex(
     files: &[PathBuf],
     trees: &[String],
@@ -23,12 +24,14 @@ pub(crate) fn resolve_regex(
         let tree = file
             .tree(t)
             .with_context(|| format!("cannot read tree {t}"))?;
-        for b in tree.all_branches() {
-            if b.layout.is_ok()
-                && res.iter().any(|r| r.is_match(&b.name))
-                && !names.contains(&b.name)
+        for b in tree.named_branches() {
+            if b.meta.layout.is_ok()
+                && res
+                    .iter()
+                    .any(|r| r.is_match(&b.meta.name) || r.is_match(&b.path))
+                && !names.contains(&b.column)
             {
-                names.push(b.name.clone());
+                names.push(b.column.clone());
             }
         }
     }

@@ -1,0 +1,934 @@
+//! RNTuple: ROOT's columnar successor to TTree (binary format 1.0, ROOT 6.34 and later).
+//!
+//! ```text
+//! TKey "ROOT::RNTuple" (anchor, big-endian) --> header envelope (schema: fields, columns)
+//!                                           \-> footer envelope (schema extension,
+//!                                                 cluster groups) --> page-list envelopes
+//!                                                 (clusters: per column, page locators)
+//! ```
+//!
+//! A *field* is a node of the schema tree (`vf` of type `std::vector<float>` and its subfield
+//! `_0` of type `float`); a *column* is the storage of one field's values, cut per *cluster*
+//! (an entry range) into *pages*. Collections and strings have an offset column (end offsets,
+//! counted from the start of the cluster) next to their items. Envelopes and pages use ROOT's
+//! compression blocks (zlib, LZMA, LZ4, zstd or none: stored as is when the compressed size
+//! equals the uncompressed one), and every envelope and page checksum (XXH3) is verified.
+//!
+//! Read: every fundamental type (`bool`, `char`, `std::[u]int{8,16,32,64}_t`, `float`,
+//! `double`, including `double` stored as 32- or 16-bit reals, i.e. `Double32_t`),
+//! `std::string`; collections as lists ([`Values::Lists`]): `std::vector<T>` and
+//! `ROOT::RVec<T>` of any readable `T` (nested vectors, vectors of strings, of records),
+//! sets, maps (lists of `_0`/`_1` records), `std::optional` and `std::unique_ptr` (lists of
+//! zero or one item); records ([`Values::Record`]: `std::pair`, `std::tuple`, user classes,
+//! a base class as a member `:_0`) of readable members; fields added after the first
+//! entries (the footer's schema extension, deferred columns: zeros before). Column
+//! encodings: plain, split, split + zigzag, split + delta offsets (`Index32/64` and their
+//! split forms), `Bit`, `Char`, `Real16`, `Real32Trunc` and `Real32Quant` (bit-packed
+//! truncated and quantised reals). Fixed-size arrays (`std::array<T, N>`, `T[N]`
+//! members, `std::bitset<N>`) are lists of N items; `std::atomic<T>` and enums their `T`;
+//! `std::variant<T1, ..., Tn>` a record of lists `_0` .. `_{n-1}` of one item (the
+//! alternative an entry holds) or none; the projection `ROOT::RNTupleCardinality<T>` the
+//! sizes of its collection. Anything else (streamer fields, other projections) is an
+//! [`Error::UnsupportedField`] naming the type or encoding, never a wrong value.
+//!
+//! ```no_run
+//! use root_reader::RootFile;
+//!
+//! # fn main() -> Result<(), root_reader::Error> {
+//! let file = RootFile::open("events.root")?;
+//! let ntuple = file.rntuple("events")?;
+//! for field in ntuple.fields() {
+//!     println!("{}: {}", field.name, field.type_name);
+//! }
+//! let pt: Vec<f32> = ntuple.read("pt")?;
+//! let jets = ntuple.read_jagged::<f32>("jet_pt")?; // offsets + values
+//! let any = ntuple.read_field("muons")?; // Values of whatever the field holds
+//! # let _ = (pt, jets, any);
+//! # Ok(())
+//! # }
+//! ```
+
+use crate::column::{FieldValues, Jagged, Lists, Strings, Values};
+use crate::compression;
+use crate::error::{Error, Result};
+use crate::file::RootFile;
+use crate::types::{Element, LeafType};
+
+mod columns;
+pub mod descriptor;
+pub mod encoding;
+mod envelope;
+
+pub use descriptor::{
+    Anchor, Cluster, ClusterGroup, ColumnDesc, ColumnRange, FieldDesc, Footer, Header, PageDesc,
+    Role, Schema,
+};
+pub use encoding::ColumnType;
+pub use envelope::{EnvelopeLink, EnvelopeType, Locator};
+
+use descriptor::{FIELD_PROJECTED, FIELD_REPETITIVE};
+use envelope::Envelope;
+
+/// Deepest field nesting read (guards the recursion against hostile schemas).
+const MAX_DEPTH: usize = 64;
+
+/// The clusters a read covers (indices into [`RNTuple::clusters`]).
+type Span = std::ops::Range<usize>;
+
+impl RootFile {
+    /// Opens an RNTuple: `name`, `dir/name`, `name;cycle`.
+    ///
+    /// # Errors
+    /// Missing objects, objects of another class, malformed or corrupt metadata (every
+    /// envelope's checksum is verified).
+    pub fn rntuple(&self, spec: &str) -> Result<RNTuple> {
+        let key = self.find_key(spec)?;
+        if !key.is_rntuple() {
+            return Err(Error::NotAnRNTuple {
+                name: spec.to_string(),
+                class: key.class_name,
+            });
+        }
+        let payload = self.read_payload(&key)?;
+        let anchor = Anchor::parse(&payload)?;
+        RNTuple::open(self.clone(), key.name, anchor)
+    }
+}
+
+/// A top-level field, as listed by [`RNTuple::fields`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldInfo {
+    /// Field id.
+    pub id: u32,
+    /// Name.
+    pub name: String,
+    /// Normalised C++ type name.
+    pub type_name: String,
+    /// Type alias (e.g. `Double32_t`), often empty.
+    pub type_alias: String,
+}
+
+/// An opened RNTuple: its metadata, read and checked; values are read on request.
+#[derive(Debug, Clone)]
+pub struct RNTuple {
+    file: RootFile,
+    name: String,
+    anchor: Anchor,
+    header: Header,
+    footer: Footer,
+    /// Header fields then extension fields: index = field id.
+    fields: Vec<FieldDesc>,
+    /// Header columns then extension columns: index = physical column id.
+    columns: Vec<ColumnDesc>,
+    /// Subfield ids of every field, in id order.
+    children: Vec<Vec<u32>>,
+    /// Per field, per representation index, its column ids in order.
+    representations: Vec<Vec<Vec<u32>>>,
+    clusters: Vec<Cluster>,
+    entries: u64,
+}
+
+impl RNTuple {
+    fn open(file: RootFile, name: String, anchor: Anchor) -> Result<Self> {
+        let header_env = read_envelope(&file, anchor.header, EnvelopeType::Header)?;
+        let header = Header::parse(&mut header_env.payload("RNTuple header"))?;
+        let footer_env = read_envelope(&file, anchor.footer, EnvelopeType::Footer)?;
+        let footer = Footer::parse(&mut footer_env.payload("RNTuple footer"))?;
+        if footer.header_checksum != header_env.checksum {
+            return Err(Error::corrupt(
+                "RNTuple footer",
+                anchor.footer.locator.offset,
+                "written for another header (header checksum differs)",
+            ));
+        }
+        let mut clusters = Vec::new();
+        for group in &footer.groups {
+            let env = read_envelope(&file, group.page_list, EnvelopeType::PageList)?;
+            clusters.extend(descriptor::parse_page_list(
+                &mut env.payload("RNTuple page list"),
+                header_env.checksum,
+                group.clusters,
+            )?);
+        }
+        let mut entries = 0u64;
+        for c in &clusters {
+            if c.first_entry != entries {
+                return Err(Error::corrupt(
+                    "RNTuple page list",
+                    0,
+                    format!("a cluster starts at entry {}, not {entries}", c.first_entry),
+                ));
+            }
+            entries = entries
+                .checked_add(c.entries)
+                .ok_or_else(|| Error::corrupt("RNTuple page list", 0, "entry count overflows"))?;
+        }
+        let mut fields = header.schema.fields.clone();
+        fields.extend(footer.extension.fields.iter().cloned());
+        let mut columns = header.schema.columns.clone();
+        columns.extend(footer.extension.columns.iter().cloned());
+        let n = fields.len();
+        let mut children = vec![Vec::new(); n];
+        for (id, f) in fields.iter().enumerate() {
+            let parent = f.parent as usize;
+            if parent != id {
+                children
+                    .get_mut(parent)
+                    .ok_or_else(|| {
+                        Error::corrupt(
+                            "RNTuple header",
+                            0,
+                            format!("field {id} has parent {parent} of {n} fields"),
+                        )
+                    })?
+                    .push(u32::try_from(id).unwrap_or(u32::MAX));
+            }
+        }
+        let mut representations: Vec<Vec<Vec<u32>>> = vec![Vec::new(); n];
+        for (id, c) in columns.iter().enumerate() {
+            let reps = representations.get_mut(c.field as usize).ok_or_else(|| {
+                Error::corrupt(
+                    "RNTuple header",
+                    0,
+                    format!("column {id} belongs to field {} of {n}", c.field),
+                )
+            })?;
+            let r = usize::from(c.representation);
+            if r > reps.len() {
+                return Err(Error::corrupt(
+                    "RNTuple header",
+                    0,
+                    format!("column {id} has representation {r} after {}", reps.len()),
+                ));
+            }
+            if r == reps.len() {
+                reps.push(Vec::new());
+            }
+            if let Some(list) = reps.get_mut(r) {
+                list.push(u32::try_from(id).unwrap_or(u32::MAX));
+            }
+        }
+        Ok(Self {
+            file,
+            name,
+            anchor,
+            header,
+            footer,
+            fields,
+            columns,
+            children,
+            representations,
+            clusters,
+            entries,
+        })
+    }
+
+    /// The key name it was opened under.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of entries.
+    #[must_use]
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// The anchor (format version, envelope links).
+    #[must_use]
+    pub fn anchor(&self) -> &Anchor {
+        &self.anchor
+    }
+
+    /// The header (name, description, writer, schema).
+    #[must_use]
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The footer (schema extension, cluster groups).
+    #[must_use]
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// Every cluster, in entry order.
+    #[must_use]
+    pub fn clusters(&self) -> &[Cluster] {
+        &self.clusters
+    }
+
+    /// Every field record (header, then schema extension): index = field id.
+    #[must_use]
+    pub fn field_descs(&self) -> &[FieldDesc] {
+        &self.fields
+    }
+
+    /// Every physical column record: index = column id.
+    #[must_use]
+    pub fn column_descs(&self) -> &[ColumnDesc] {
+        &self.columns
+    }
+
+    /// The subfield ids of field `id`.
+    #[must_use]
+    pub fn subfields(&self, id: u32) -> &[u32] {
+        self.children.get(id as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The top-level fields, in schema order.
+    #[must_use]
+    pub fn fields(&self) -> Vec<FieldInfo> {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(|(id, f)| f.parent as usize == *id)
+            .map(|(id, f)| FieldInfo {
+                id: u32::try_from(id).unwrap_or(u32::MAX),
+                name: f.name.clone(),
+                type_name: f.type_name.clone(),
+                type_alias: f.type_alias.clone(),
+            })
+            .collect()
+    }
+
+    /// The id of a field: a top-level name, or a dotted path to a subfield (`p._0`).
+    ///
+    /// # Errors
+    /// [`Error::NoSuchField`].
+    pub fn field_id(&self, path: &str) -> Result<u32> {
+        let missing = || Error::NoSuchField {
+            ntuple: self.name.clone(),
+            field: path.to_string(),
+        };
+        let mut parts = path.split('.');
+        let first = parts.next().ok_or_else(missing)?;
+        let mut id = self
+            .fields()
+            .into_iter()
+            .find(|f| f.name == first)
+            .map(|f| f.id)
+            .ok_or_else(missing)?;
+        for part in parts {
+            id = *self
+                .subfields(id)
+                .iter()
+                .find(|&&c| self.fields.get(c as usize).is_some_and(|f| f.name == part))
+                .ok_or_else(missing)?;
+        }
+        Ok(id)
+    }
+
+    /// Whether field `id` has one value per entry: no field above it is a collection (a
+    /// subfield of a collection has one value per item).
+    #[must_use]
+    pub fn is_per_entry(&self, id: u32) -> bool {
+        let mut id = id as usize;
+        // At most one step per field: a parent loop cannot hang.
+        for _ in 0..self.fields.len() {
+            let Some(f) = self.fields.get(id) else {
+                return false;
+            };
+            if f.parent as usize == id {
+                return true;
+            }
+            id = f.parent as usize;
+            if self
+                .fields
+                .get(id)
+                .is_none_or(|p| p.role == Role::Collection)
+            {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Reads a whole field (top-level, or a dotted path): one item per entry for fields
+    /// [`RNTuple::is_per_entry`], one per collection item below a collection. Numbers as the matching [`Values`] variant, strings as [`Values::Text`],
+    /// collections as [`Values::Lists`] (offsets + items), records as [`Values::Record`].
+    ///
+    /// # Errors
+    /// Unknown fields, unsupported types or encodings ([`Error::UnsupportedField`]), corrupt
+    /// or truncated pages, checksum mismatches.
+    pub fn read_field(&self, path: &str) -> Result<Values> {
+        let id = self.field_id(path)?;
+        let values = self.read_id(id, path, &(0..self.clusters.len()), 0)?;
+        if self.is_per_entry(id) && values.len() as u64 != self.entries {
+            return Err(Error::corrupt(
+                "RNTuple column",
+                0,
+                format!(
+                    "field {path:?} has {} values for {} entries",
+                    values.len(),
+                    self.entries
+                ),
+            ));
+        }
+        Ok(values)
+    }
+
+    /// Reads entries `start..stop` of a field with one value per entry
+    /// ([`RNTuple::is_per_entry`]), reading only the clusters that hold them (all of them when
+    /// the field has columns added after the first entries).
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_field`]; [`Error::EntryOutOfRange`]; [`Error::UnsupportedField`] for
+    /// fields inside collections.
+    pub fn read_field_range(&self, path: &str, start: u64, stop: u64) -> Result<Values> {
+        if start > stop || stop > self.entries {
+            return Err(Error::EntryOutOfRange {
+                start,
+                stop,
+                entries: self.entries,
+            });
+        }
+        let id = self.field_id(path)?;
+        if !self.is_per_entry(id) {
+            return Err(self.unsupported(path, "inside a collection: it has items, not entries"));
+        }
+        let first = self
+            .clusters
+            .partition_point(|c| c.first_entry.saturating_add(c.entries) <= start);
+        let end = self.clusters.partition_point(|c| c.first_entry < stop);
+        // A late column's leading zeros are only known from the first cluster that lists it:
+        // such fields are read whole.
+        let (first, end) = if self.has_late_columns(id, 0) {
+            (0, self.clusters.len())
+        } else {
+            (first.min(end), end)
+        };
+        let span = first..end;
+        let base = self.clusters.get(first).map_or(start, |c| c.first_entry);
+        let expected: u64 = self
+            .clusters
+            .get(span.clone())
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.entries)
+            .sum();
+        let values = self.read_id(id, path, &span, 0)?;
+        if values.len() as u64 != expected {
+            return Err(Error::corrupt(
+                "RNTuple column",
+                0,
+                format!(
+                    "field {path:?} has {} values for the {expected} entries of its clusters",
+                    values.len()
+                ),
+            ));
+        }
+        let at = |e: u64| usize::try_from(e.saturating_sub(base)).unwrap_or(usize::MAX);
+        slice(&values, at(start), at(stop)).ok_or_else(|| {
+            Error::corrupt(
+                "RNTuple column",
+                0,
+                format!("field {path:?}: inconsistent offsets"),
+            )
+        })
+    }
+
+    /// Whether field `id` or a field below it has columns of the schema extension (absent
+    /// from early clusters, or deferred).
+    fn has_late_columns(&self, id: u32, depth: usize) -> bool {
+        let header = self.header.schema.columns.len();
+        let late = |c: u32| {
+            c as usize >= header
+                || self
+                    .columns
+                    .get(c as usize)
+                    .is_some_and(|d| d.first_element.is_some())
+        };
+        // A projection's columns are the physical columns its alias columns name.
+        let projected = self
+            .header
+            .schema
+            .aliases
+            .iter()
+            .chain(&self.footer.extension.aliases)
+            .any(|&(physical, field)| field == id && late(physical));
+        let own = projected || self.columns_of(id).iter().flatten().any(|&c| late(c));
+        own || (depth < MAX_DEPTH
+            && self
+                .subfields(id)
+                .iter()
+                .any(|&k| self.has_late_columns(k, depth + 1)))
+    }
+
+    /// Reads a field of a fundamental type as `Vec<T>`.
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_field`]; [`Error::TypeMismatch`] when `T` is not the field's type.
+    pub fn read<T: Element>(&self, path: &str) -> Result<Vec<T>> {
+        let values = self.read_field(path)?;
+        let actual = values.leaf_type();
+        crate::types::check_type::<T>(path, actual)?;
+        values.into_vec::<T>().ok_or(Error::TypeMismatch {
+            branch: path.to_string(),
+            actual: actual.map_or("objects", LeafType::name),
+            requested: T::TYPE.name(),
+        })
+    }
+
+    /// Reads a collection of a fundamental type (`std::vector<T>`, `ROOT::RVec<T>`) as
+    /// offsets + values.
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_field`]; [`Error::TypeMismatch`] for other fields.
+    pub fn read_jagged<T: Element>(&self, path: &str) -> Result<Jagged<T>> {
+        let mismatch = |actual| Error::TypeMismatch {
+            branch: path.to_string(),
+            actual,
+            requested: T::TYPE.name(),
+        };
+        match self.read_field(path)? {
+            Values::Lists(lists) => {
+                let Lists { offsets, items } = *lists;
+                let actual = items.leaf_type();
+                crate::types::check_type::<T>(path, actual)?;
+                let values = items.into_vec::<T>().ok_or_else(|| mismatch("objects"))?;
+                Ok(Jagged { offsets, values })
+            }
+            _ => Err(mismatch("no collection")),
+        }
+    }
+
+    fn unsupported(&self, path: &str, detail: impl Into<String>) -> Error {
+        Error::UnsupportedField {
+            ntuple: self.name.clone(),
+            field: path.to_string(),
+            detail: detail.into(),
+        }
+    }
+
+    fn read_id(&self, id: u32, path: &str, span: &Span, depth: usize) -> Result<Values> {
+        let f = self
+            .fields
+            .get(id as usize)
+            .ok_or_else(|| Error::corrupt("RNTuple header", 0, format!("no field {id}")))?;
+        if depth > MAX_DEPTH {
+            return Err(self.unsupported(path, format!("nested deeper than {MAX_DEPTH}")));
+        }
+        let ty = &f.type_name;
+        if f.flags & FIELD_PROJECTED != 0 {
+            return self.read_projection(id, ty, path, span);
+        }
+        let kids = self.subfields(id);
+        if f.flags & FIELD_REPETITIVE != 0 {
+            return self.read_array(f, id, kids, path, span, depth);
+        }
+        match f.role {
+            Role::Leaf if ty == "std::string" && kids.is_empty() => {
+                self.read_string(id, path, span)
+            }
+            Role::Leaf if kids.is_empty() => match leaf_type(ty) {
+                Some(t) => self.read_leaf(id, path, span, t),
+                None => Err(self.unsupported(path, format!("type {ty}"))),
+            },
+            Role::Collection if is_list(ty) && kids.len() == 1 => {
+                let offsets = self.read_offsets(id, path, span)?;
+                let child = kids.first().copied().unwrap_or_default();
+                let child_path = format!("{path}.{}", self.field_name(child));
+                let items = self.read_id(child, &child_path, span, depth + 1)?;
+                if offsets.last().copied() != Some(items.len() as u64) {
+                    return Err(Error::corrupt(
+                        "RNTuple column",
+                        0,
+                        format!(
+                            "collection {path:?} indexes {:?} items, its field has {}",
+                            offsets.last(),
+                            items.len()
+                        ),
+                    ));
+                }
+                Ok(Values::Lists(Box::new(Lists { offsets, items })))
+            }
+            Role::Record if !kids.is_empty() && self.columns_of(id).is_empty() => {
+                let mut members = Vec::with_capacity(kids.len());
+                for &k in kids {
+                    let name = self.field_name(k).to_owned();
+                    let values = self.read_id(k, &format!("{path}.{name}"), span, depth + 1)?;
+                    members.push(FieldValues {
+                        name,
+                        len: 1,
+                        values,
+                    });
+                }
+                let n = members.first().map(|m| m.values.len());
+                if members.iter().any(|m| Some(m.values.len()) != n) {
+                    return Err(Error::corrupt(
+                        "RNTuple column",
+                        0,
+                        format!("the members of record {path:?} differ in length"),
+                    ));
+                }
+                Ok(Values::Record(members))
+            }
+            Role::Variant if !kids.is_empty() && kids.len() < 126 => {
+                self.read_variant(id, kids, path, span, depth)
+            }
+            // std::atomic<T> and enums: a leaf without columns over its subfield `_0`.
+            Role::Leaf if kids.len() == 1 && self.columns_of(id).is_empty() => {
+                let child = kids.first().copied().unwrap_or_default();
+                if self.field_name(child) != "_0" {
+                    return Err(self.unsupported(path, format!("type {ty}")));
+                }
+                self.read_id(child, path, span, depth + 1)
+            }
+            role => Err(self.unsupported(path, format!("type {ty:?} (role {role:?})"))),
+        }
+    }
+
+    /// A projected field. Only `ROOT::RNTupleCardinality<std::uint32_t|std::uint64_t>` is
+    /// read: the sizes of the collection whose offset column its alias column names.
+    fn read_projection(&self, id: u32, ty: &str, path: &str, span: &Span) -> Result<Values> {
+        let wide = match ty {
+            "ROOT::RNTupleCardinality<std::uint64_t>" => true,
+            "ROOT::RNTupleCardinality<std::uint32_t>" => false,
+            _ => return Err(self.unsupported(path, format!("projected field of type {ty}"))),
+        };
+        let mut aliases = self
+            .header
+            .schema
+            .aliases
+            .iter()
+            .chain(&self.footer.extension.aliases)
+            .filter(|(_, field)| *field == id);
+        let (Some(&(physical, _)), None) = (aliases.next(), aliases.next()) else {
+            return Err(Error::corrupt(
+                "RNTuple header",
+                0,
+                format!("projected field {path:?} needs one alias column"),
+            ));
+        };
+        let source = self
+            .columns
+            .get(physical as usize)
+            .map(|c| c.field)
+            .filter(|&f| {
+                self.fields
+                    .get(f as usize)
+                    .is_some_and(|d| d.role == Role::Collection)
+                    && self
+                        .columns_of(f)
+                        .iter()
+                        .any(|r| r.first() == Some(&physical))
+            })
+            .ok_or_else(|| {
+                Error::corrupt(
+                    "RNTuple header",
+                    0,
+                    format!("{path:?} projects column {physical}, no collection's offsets"),
+                )
+            })?;
+        let offsets = self.read_offsets(source, path, span)?;
+        let sizes = offsets.windows(2).map(|w| {
+            let [a, b] = [w.first(), w.get(1)].map(|x| x.copied().unwrap_or_default());
+            b - a
+        });
+        if wide {
+            Ok(Values::U64(sizes.collect()))
+        } else {
+            let narrow: Option<Vec<u32>> = sizes.map(|n| u32::try_from(n).ok()).collect();
+            narrow.map(Values::U32).ok_or_else(|| {
+                Error::corrupt("RNTuple column", 0, format!("{path:?}: a size over 2^32"))
+            })
+        }
+    }
+
+    /// A `std::variant<T1, ..., Tn>`: a record of its alternatives `_0` .. `_{n-1}`, each a
+    /// list of one item for the entries holding it and of none otherwise. The `Switch` column
+    /// gives per entry the alternative (1 to n; 0: no value) and the item's index in that
+    /// alternative's column (counted from the cluster's first item of it), which must be its
+    /// next item: the items are taken in order.
+    fn read_variant(
+        &self,
+        id: u32,
+        kids: &[u32],
+        path: &str,
+        span: &Span,
+        depth: usize,
+    ) -> Result<Values> {
+        let n = kids.len();
+        let mut offsets: Vec<Vec<u64>> = vec![vec![0]; n];
+        let mut counts = vec![0u64; n];
+        let mut base = vec![0u64; n];
+        let mut current = None;
+        self.for_each_page(id, 0, path, span, |ci, col, page, elements| {
+            if col.kind != Some(ColumnType::Switch) || Some(page.len()) != elements.checked_mul(12) {
+                return Err(self.unsupported(
+                    path,
+                    format!("variant dispatch in a {} column", col.type_name()),
+                ));
+            }
+            if current != Some(ci) {
+                current = Some(ci);
+                base.clone_from(&counts);
+            }
+            for element in page.chunks_exact(12) {
+                let mut index = [0u8; 8];
+                index.copy_from_slice(element.get(..8).unwrap_or(&[0; 8]));
+                let mut tag = [0u8; 4];
+                tag.copy_from_slice(element.get(8..12).unwrap_or(&[0; 4]));
+                let (index, tag) = (u64::from_le_bytes(index), u32::from_le_bytes(tag) as usize);
+                for (k, list) in offsets.iter_mut().enumerate() {
+                    let mut end = list.last().copied().unwrap_or_default();
+                    if tag == k + 1 {
+                        let (Some(count), Some(first)) = (counts.get_mut(k), base.get(k)) else {
+                            continue;
+                        };
+                        if index != *count - first {
+                            return Err(Error::corrupt(
+                                "RNTuple page",
+                                0,
+                                format!(
+                                    "variant {path:?}: item {index} of alternative {tag} out of order"
+                                ),
+                            ));
+                        }
+                        *count += 1;
+                        end += 1;
+                    }
+                    list.push(end);
+                }
+                if tag > n {
+                    return Err(Error::corrupt(
+                        "RNTuple page",
+                        0,
+                        format!("variant {path:?} of {n} alternatives holds alternative {tag}"),
+                    ));
+                }
+            }
+            Ok(())
+        })?;
+        let mut members = Vec::with_capacity(n);
+        for ((&k, offsets), count) in kids.iter().zip(offsets).zip(counts) {
+            let name = self.field_name(k).to_owned();
+            let items = self.read_id(k, &format!("{path}.{name}"), span, depth + 1)?;
+            if items.len() as u64 != count {
+                return Err(Error::corrupt(
+                    "RNTuple column",
+                    0,
+                    format!(
+                        "variant {path:?}: alternative {name} has {} items, its entries {count}",
+                        items.len()
+                    ),
+                ));
+            }
+            members.push(FieldValues {
+                name,
+                len: 1,
+                values: Values::Lists(Box::new(Lists { offsets, items })),
+            });
+        }
+        Ok(Values::Record(members))
+    }
+
+    /// A fixed-size array (`std::array<T, N>`, `T[N]`: a subfield `_0` holding N items per
+    /// item) or a `std::bitset<N>` (N bits of its own): lists of N items.
+    fn read_array(
+        &self,
+        f: &FieldDesc,
+        id: u32,
+        kids: &[u32],
+        path: &str,
+        span: &Span,
+        depth: usize,
+    ) -> Result<Values> {
+        let ty = &f.type_name;
+        let n = f.array_size.unwrap_or_default();
+        if n == 0 {
+            return Err(self.unsupported(path, format!("fixed-size array type {ty} of size 0")));
+        }
+        let items = match kids {
+            [] if ty.starts_with("std::bitset<") => {
+                self.read_leaf(id, path, span, LeafType::Bool)?
+            }
+            [child] if self.columns_of(id).is_empty() => self.read_id(
+                *child,
+                &format!("{path}.{}", self.field_name(*child)),
+                span,
+                depth + 1,
+            )?,
+            _ => return Err(self.unsupported(path, format!("fixed-size array type {ty}"))),
+        };
+        let len = items.len() as u64;
+        if !len.is_multiple_of(n) {
+            return Err(Error::corrupt(
+                "RNTuple column",
+                0,
+                format!("array field {path:?} has {len} items, not a multiple of {n}"),
+            ));
+        }
+        let offsets = (0..=len / n).map(|k| k * n).collect();
+        Ok(Values::Lists(Box::new(Lists { offsets, items })))
+    }
+
+    fn field_name(&self, id: u32) -> &str {
+        self.fields.get(id as usize).map_or("", |f| f.name.as_str())
+    }
+
+    fn columns_of(&self, id: u32) -> &[Vec<u32>] {
+        self.representations
+            .get(id as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Gives a decompression error the page's file offset.
+fn at_offset(e: Error, offset: u64) -> Error {
+    match e {
+        Error::Decompress {
+            algorithm, detail, ..
+        } => Error::Decompress {
+            algorithm,
+            offset,
+            detail,
+        },
+        other => other,
+    }
+}
+
+/// Reads and checks one envelope.
+fn read_envelope(file: &RootFile, link: EnvelopeLink, kind: EnvelopeType) -> Result<Envelope> {
+    let loc = link.locator;
+    let too_big = || Error::Truncated {
+        what: "RNTuple envelope",
+        offset: loc.offset,
+        need: loc.size,
+        have: file.len().saturating_sub(loc.offset),
+    };
+    let size = usize::try_from(loc.size).map_err(|_| too_big())?;
+    let raw = file.source().read("RNTuple envelope", loc.offset, size)?;
+    let bytes = if link.length == loc.size {
+        raw
+    } else {
+        let len = usize::try_from(link.length).map_err(|_| too_big())?;
+        compression::decompress(&raw, len).map_err(|e| at_offset(e, loc.offset))?
+    };
+    Envelope::parse(bytes, kind)
+}
+
+/// Items `a..b` of `values` (offsets rebased to 0); `None` when the offsets do not fit.
+fn slice(values: &Values, a: usize, b: usize) -> Option<Values> {
+    fn part<T: Clone>(v: &[T], a: usize, b: usize) -> Option<Vec<T>> {
+        v.get(a..b).map(<[T]>::to_vec)
+    }
+    fn rebased(offsets: &[u64], a: usize, b: usize) -> Option<(Vec<u64>, usize, usize)> {
+        let o = offsets.get(a..=b)?;
+        let first = *o.first()?;
+        let last = *o.last()?;
+        let out = o.iter().map(|x| x.saturating_sub(first)).collect();
+        Some((
+            out,
+            usize::try_from(first).ok()?,
+            usize::try_from(last).ok()?,
+        ))
+    }
+    Some(match values {
+        Values::Bool(v) => Values::Bool(part(v, a, b)?),
+        Values::I8(v) => Values::I8(part(v, a, b)?),
+        Values::U8(v) => Values::U8(part(v, a, b)?),
+        Values::I16(v) => Values::I16(part(v, a, b)?),
+        Values::U16(v) => Values::U16(part(v, a, b)?),
+        Values::I32(v) => Values::I32(part(v, a, b)?),
+        Values::U32(v) => Values::U32(part(v, a, b)?),
+        Values::I64(v) => Values::I64(part(v, a, b)?),
+        Values::U64(v) => Values::U64(part(v, a, b)?),
+        Values::F32(v) => Values::F32(part(v, a, b)?),
+        Values::F64(v) => Values::F64(part(v, a, b)?),
+        Values::Text(s) => {
+            let (offsets, x, y) = rebased(&s.offsets, a, b)?;
+            Values::Text(Strings {
+                offsets,
+                bytes: part(&s.bytes, x, y)?,
+            })
+        }
+        Values::Lists(l) => {
+            let (offsets, x, y) = rebased(&l.offsets, a, b)?;
+            Values::Lists(Box::new(Lists {
+                offsets,
+                items: slice(&l.items, x, y)?,
+            }))
+        }
+        Values::Record(members) => Values::Record(
+            members
+                .iter()
+                .map(|m| {
+                    Some(FieldValues {
+                        name: m.name.clone(),
+                        len: m.len,
+                        values: slice(&m.values, a * m.len, b * m.len)?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+        ),
+    })
+}
+
+/// The fundamental type of a leaf field's type name.
+fn leaf_type(name: &str) -> Option<LeafType> {
+    Some(match name {
+        "bool" => LeafType::Bool,
+        "char" | "std::int8_t" => LeafType::I8,
+        "std::uint8_t" => LeafType::U8,
+        "std::int16_t" => LeafType::I16,
+        "std::uint16_t" => LeafType::U16,
+        "std::int32_t" => LeafType::I32,
+        "std::uint32_t" => LeafType::U32,
+        "std::int64_t" => LeafType::I64,
+        "std::uint64_t" => LeafType::U64,
+        "float" => LeafType::F32,
+        "double" => LeafType::F64,
+        _ => return None,
+    })
+}
+
+/// Whether a collection type is one read as a list: every collection of the format has one
+/// on-disk form (an offset column and a subfield `_0`); sets and maps are lists of their
+/// items (of `std::pair` records for maps), `std::optional` and `std::unique_ptr` lists of
+/// zero or one item, untyped collections lists.
+fn is_list(name: &str) -> bool {
+    const LISTS: [&str; 13] = [
+        "std::vector<",
+        "ROOT::VecOps::RVec<",
+        "ROOT::RVec<",
+        "std::set<",
+        "std::unordered_set<",
+        "std::multiset<",
+        "std::unordered_multiset<",
+        "std::map<",
+        "std::unordered_map<",
+        "std::multimap<",
+        "std::unordered_multimap<",
+        "std::optional<",
+        "std::unique_ptr<",
+    ];
+    name.is_empty()
+        || LISTS
+            .iter()
+            .any(|p| name.starts_with(p) && name.ends_with('>'))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn type_names() {
+        assert_eq!(leaf_type("std::uint16_t"), Some(LeafType::U16));
+        assert_eq!(leaf_type("char"), Some(LeafType::I8));
+        assert_eq!(leaf_type("std::byte"), None);
+        assert_eq!(leaf_type("Double32_t"), None);
+        assert!(is_list("std::vector<std::vector<float>>"));
+        assert!(is_list("ROOT::VecOps::RVec<double>"));
+        assert!(is_list("ROOT::RVec<double>"));
+        assert!(is_list("std::set<std::int32_t>"));
+        assert!(is_list("std::optional<float>"));
+        assert!(is_list(""));
+        assert!(!is_list("MyCollection<float>"));
+        assert!(!is_list("std::vector<float"));
+    }
+}

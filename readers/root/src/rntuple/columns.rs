@@ -1,0 +1,462 @@
+//! Reading a field's columns: its pages cluster by cluster (decompressed, checksummed, in the
+//! representation each cluster uses), decoded into values; the zeros of a column added after
+//! the first entries; offsets and strings.
+
+use super::descriptor::{ColumnDesc, PageDesc};
+use super::encoding::{
+    ColumnType, Layout, decode_bits, decode_words, f16_to_f32, unpack_bits, unquantize, untruncate,
+};
+use super::{RNTuple, Span, at_offset};
+use crate::column::{Strings, Values};
+use crate::compression;
+use crate::error::{Error, Result};
+use crate::types::LeafType;
+
+impl RNTuple {
+    /// Calls `f(cluster, column, page bytes, elements)` for every page of the field's column
+    /// `position` (0: principal), cluster by cluster, in the representation each cluster uses.
+    pub(super) fn for_each_page(
+        &self,
+        id: u32,
+        position: usize,
+        path: &str,
+        span: &Span,
+        mut f: impl FnMut(usize, &ColumnDesc, &[u8], usize) -> Result<()>,
+    ) -> Result<()> {
+        let reps = self.columns_of(id);
+        if reps.is_empty() {
+            return Err(Error::corrupt(
+                "RNTuple header",
+                0,
+                format!("field {path:?} has no columns"),
+            ));
+        }
+        // The columns of a field added after the first entries (in the footer's schema
+        // extension) are absent from the page lists of the clusters written before it; a
+        // deferred one's first listed range starts past element 0, the elements before are
+        // zeros (synthetic pages of 0x00 bytes).
+        let extension = |rep: &Vec<u32>| {
+            rep.iter()
+                .all(|&c| c as usize >= self.header.schema.columns.len())
+        };
+        let mut buf = Vec::new();
+        let mut next = None;
+        let mut synthetic = 0u64;
+        let clusters = self.clusters.get(span.clone()).unwrap_or_default();
+        for (ci, cluster) in (span.start..).zip(clusters) {
+            // The representation not suppressed in this cluster.
+            let mut chosen = None;
+            for rep in reps {
+                let principal = rep.first().and_then(|&c| cluster.columns.get(c as usize));
+                if principal.is_some_and(|r| !r.suppressed) {
+                    chosen = Some(rep);
+                    break;
+                }
+            }
+            let Some(rep) = chosen else {
+                let absent = reps.iter().all(|rep| {
+                    rep.first()
+                        .is_some_and(|&c| cluster.columns.get(c as usize).is_none())
+                });
+                if absent && reps.iter().all(extension) {
+                    continue;
+                }
+                return Err(Error::corrupt(
+                    "RNTuple page list",
+                    0,
+                    format!("cluster {ci} has no pages for field {path:?}"),
+                ));
+            };
+            let col_id = *rep.get(position).ok_or_else(|| {
+                Error::corrupt(
+                    "RNTuple header",
+                    0,
+                    format!("field {path:?} lacks column {position}"),
+                )
+            })?;
+            let col = self.columns.get(col_id as usize).ok_or_else(|| {
+                Error::corrupt("RNTuple header", 0, format!("no column {col_id}"))
+            })?;
+            if col.first_element.is_some_and(|e| e < 0) {
+                return Err(self.unsupported(path, "a deferred and suppressed column"));
+            }
+            let range = cluster.columns.get(col_id as usize).ok_or_else(|| {
+                Error::corrupt(
+                    "RNTuple page list",
+                    0,
+                    format!("cluster {ci} lists no pages for column {col_id}"),
+                )
+            })?;
+            if range.suppressed {
+                return Err(Error::corrupt(
+                    "RNTuple page list",
+                    0,
+                    format!("column {col_id} is suppressed, its representation is not"),
+                ));
+            }
+            // A read from a later cluster starts where the column's first range does (fields
+            // with late columns are read from cluster 0, see `read_field_range`).
+            let next_element = *next.get_or_insert(if span.start == 0 {
+                0
+            } else {
+                range.first_element
+            });
+            if range.first_element != next_element {
+                let first = col.first_element.and_then(|e| u64::try_from(e).ok());
+                let gap = range.first_element.checked_sub(next_element);
+                match (gap, first) {
+                    (Some(gap), Some(first)) if range.first_element <= first => {
+                        synthetic = synthetic.saturating_add(gap);
+                        self.zeros(col, gap, synthetic, path, &mut buf)?;
+                        f(ci, col, &buf, usize::try_from(gap).unwrap_or(usize::MAX))?;
+                    }
+                    _ => {
+                        return Err(Error::corrupt(
+                            "RNTuple page list",
+                            0,
+                            format!(
+                                "column {col_id} resumes at element {} after {next_element} in cluster {ci}",
+                                range.first_element
+                            ),
+                        ));
+                    }
+                }
+            }
+            for page in &range.pages {
+                self.read_page(col, page, path, &mut buf)?;
+                f(ci, col, &buf, page.elements as usize)?;
+            }
+            next = Some(range.first_element.saturating_add(range.elements()));
+        }
+        Ok(())
+    }
+
+    /// A synthetic page of `n` zero elements of `col` in `out`, the `total` of a read staying
+    /// within what the file can justify (64 bytes per byte of file, plus 64 MiB).
+    pub(super) fn zeros(
+        &self,
+        col: &ColumnDesc,
+        n: u64,
+        total: u64,
+        path: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let bits = col.kind.and_then(ColumnType::bits).unwrap_or(col.bits);
+        let limit = self.file.len().saturating_mul(64).saturating_add(64 << 20);
+        let total_bytes = col.kind.map_or(u64::MAX, |k| k.page_bytes(total, bits));
+        let bytes = col.kind.map_or(u64::MAX, |k| k.page_bytes(n, bits));
+        if total_bytes > limit {
+            return Err(Error::corrupt(
+                "RNTuple column",
+                0,
+                format!("deferred column of {path:?} claims {total} leading zero elements"),
+            ));
+        }
+        out.clear();
+        out.resize(usize::try_from(bytes).unwrap_or(usize::MAX), 0);
+        Ok(())
+    }
+
+    /// Reads, checks and decompresses one page into `out`.
+    pub(super) fn read_page(
+        &self,
+        col: &ColumnDesc,
+        page: &PageDesc,
+        path: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let kind = col
+            .kind
+            .ok_or_else(|| self.unsupported(path, format!("column type code {:#x}", col.code)))?;
+        let bits = match kind {
+            // Variable width: 10 to 31 bits (truncated), 1 to 32 (quantised).
+            ColumnType::Real32Trunc if (10..=31).contains(&col.bits) => col.bits,
+            ColumnType::Real32Quant if (1..=32).contains(&col.bits) && col.range.is_some() => {
+                col.bits
+            }
+            _ => kind
+                .bits()
+                .ok_or_else(|| self.unsupported(path, format!("{} columns", kind.name())))?,
+        };
+        if col.bits != bits {
+            return Err(Error::corrupt(
+                "RNTuple header",
+                0,
+                format!("a {} column of {} bits", kind.name(), col.bits),
+            ));
+        }
+        let expected = kind.page_bytes(u64::from(page.elements), bits);
+        let loc = page.locator;
+        let stored = usize::try_from(loc.size).map_err(|_| Error::Truncated {
+            what: "RNTuple page",
+            offset: loc.offset,
+            need: loc.size,
+            have: self.file.len(),
+        })?;
+        let with_sum = stored
+            .checked_add(if page.checksum { 8 } else { 0 })
+            .ok_or(Error::Truncated {
+                what: "RNTuple page",
+                offset: loc.offset,
+                need: loc.size,
+                have: self.file.len(),
+            })?;
+        let raw = self
+            .file
+            .source()
+            .read("RNTuple page", loc.offset, with_sum)?;
+        let (data, tail) = raw.split_at(stored);
+        if page.checksum {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(tail);
+            let stored_sum = u64::from_le_bytes(a);
+            let computed = xxhash_rust::xxh3::xxh3_64(data);
+            if stored_sum != computed {
+                return Err(Error::Checksum {
+                    what: "RNTuple page",
+                    offset: loc.offset,
+                    stored: stored_sum,
+                    computed,
+                });
+            }
+        }
+        let expected_len = usize::try_from(expected)
+            .map_err(|_| Error::corrupt("RNTuple page", loc.offset, "page larger than memory"))?;
+        out.clear();
+        if loc.size == expected {
+            out.extend_from_slice(data);
+        } else {
+            compression::decompress_reusing(data, expected_len, out, false)
+                .map_err(|e| at_offset(e, loc.offset))?;
+            out.truncate(expected_len);
+        }
+        Ok(())
+    }
+
+    pub(super) fn read_leaf(
+        &self,
+        id: u32,
+        path: &str,
+        span: &Span,
+        t: LeafType,
+    ) -> Result<Values> {
+        let mut out = Values::empty(t);
+        self.for_each_page(id, 0, path, span, |_, col, page, n| {
+            decode_page(&mut out, col, page, n)
+                .ok_or_else(|| self.unsupported(path, cannot_read(col, t)))?
+        })?;
+        Ok(out)
+    }
+
+    /// The offsets of a collection or string field, from 0, over the whole ntuple: each
+    /// cluster's offsets count from the cluster's first item.
+    pub(super) fn read_offsets(&self, id: u32, path: &str, span: &Span) -> Result<Vec<u64>> {
+        let mut out = vec![0u64];
+        let mut current = None;
+        let mut base = 0u64;
+        let mut prev = 0u64;
+        let mut rel = Vec::new();
+        self.for_each_page(id, 0, path, span, |ci, col, page, n| {
+            if current != Some(ci) {
+                current = Some(ci);
+                base = out.last().copied().unwrap_or_default();
+                prev = 0;
+            }
+            rel.clear();
+            let layout = col.kind.map_or(Layout::Plain, ColumnType::layout);
+            match col.kind {
+                Some(ColumnType::Index32 | ColumnType::SplitIndex32) => {
+                    decode_words::<u32, u64>(page, n, layout, &mut rel, u64::from)?;
+                }
+                Some(ColumnType::Index64 | ColumnType::SplitIndex64) => {
+                    decode_words::<u64, u64>(page, n, layout, &mut rel, |w| w)?;
+                }
+                _ => {
+                    return Err(
+                        self.unsupported(path, format!("offsets in a {} column", col.type_name()))
+                    );
+                }
+            }
+            out.reserve(rel.len());
+            for &r in &rel {
+                if r < prev {
+                    return Err(Error::corrupt(
+                        "RNTuple page",
+                        0,
+                        format!("offsets of {path:?} decrease ({prev} then {r})"),
+                    ));
+                }
+                prev = r;
+                let v = base
+                    .checked_add(r)
+                    .ok_or_else(|| Error::corrupt("RNTuple page", 0, "offset overflows"))?;
+                out.push(v);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    pub(super) fn read_string(&self, id: u32, path: &str, span: &Span) -> Result<Values> {
+        let offsets = self.read_offsets(id, path, span)?;
+        let mut bytes = Vec::new();
+        self.for_each_page(id, 1, path, span, |_, col, page, n| {
+            if col.kind != Some(ColumnType::Char) || page.len() != n {
+                return Err(self.unsupported(
+                    path,
+                    format!("string characters in a {} column", col.type_name()),
+                ));
+            }
+            bytes.extend_from_slice(page);
+            Ok(())
+        })?;
+        if offsets.last().copied() != Some(bytes.len() as u64) {
+            return Err(Error::corrupt(
+                "RNTuple column",
+                0,
+                format!(
+                    "string field {path:?} indexes {:?} bytes, its characters are {}",
+                    offsets.last(),
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(Values::Text(Strings { offsets, bytes }))
+    }
+}
+
+fn cannot_read(col: &ColumnDesc, t: LeafType) -> String {
+    format!("a {} column read as {}", col.type_name(), t.name())
+}
+
+/// Decodes one page of `col` into `out`; `None` when the column type cannot be read as the
+/// values' type.
+fn decode_page(out: &mut Values, col: &ColumnDesc, page: &[u8], n: usize) -> Option<Result<()>> {
+    use ColumnType as C;
+    let kind = col.kind?;
+    let layout = kind.layout();
+    Some(match (out, kind) {
+        (Values::Bool(v), C::Bit) => decode_bits(page, n, v),
+        (Values::I8(v), C::Int8 | C::Char) => {
+            if page.len() == n {
+                v.extend(page.iter().map(|&b| i8::from_le_bytes([b])));
+                Ok(())
+            } else {
+                Err(short_page(page.len(), n))
+            }
+        }
+        (Values::U8(v), C::UInt8) => {
+            if page.len() == n {
+                v.extend_from_slice(page);
+                Ok(())
+            } else {
+                Err(short_page(page.len(), n))
+            }
+        }
+        (Values::I16(v), C::Int16 | C::SplitInt16) => {
+            decode_words::<u16, i16>(page, n, layout, v, |w| i16::from_le_bytes(w.to_le_bytes()))
+        }
+        (Values::U16(v), C::UInt16 | C::SplitUInt16) => {
+            decode_words::<u16, u16>(page, n, layout, v, |w| w)
+        }
+        (Values::I32(v), C::Int32 | C::SplitInt32) => {
+            decode_words::<u32, i32>(page, n, layout, v, |w| i32::from_le_bytes(w.to_le_bytes()))
+        }
+        (Values::U32(v), C::UInt32 | C::SplitUInt32) => {
+            decode_words::<u32, u32>(page, n, layout, v, |w| w)
+        }
+        (Values::I64(v), C::Int64 | C::SplitInt64) => {
+            decode_words::<u64, i64>(page, n, layout, v, |w| i64::from_le_bytes(w.to_le_bytes()))
+        }
+        (Values::U64(v), C::UInt64 | C::SplitUInt64) => {
+            decode_words::<u64, u64>(page, n, layout, v, |w| w)
+        }
+        (Values::F32(v), C::Real32 | C::SplitReal32) => {
+            decode_words::<u32, f32>(page, n, layout, v, f32::from_bits)
+        }
+        (Values::F32(v), C::Real16 | C::SplitReal16) => {
+            decode_words::<u16, f32>(page, n, layout, v, f16_to_f32)
+        }
+        (Values::F64(v), C::Real64 | C::SplitReal64) => {
+            decode_words::<u64, f64>(page, n, layout, v, f64::from_bits)
+        }
+        (Values::F64(v), C::Real32 | C::SplitReal32) => {
+            decode_words::<u32, f64>(page, n, layout, v, |w| f64::from(f32::from_bits(w)))
+        }
+        (Values::F64(v), C::Real16 | C::SplitReal16) => {
+            decode_words::<u16, f64>(page, n, layout, v, |w| f64::from(f16_to_f32(w)))
+        }
+        (Values::F32(v), C::Real32Trunc) => {
+            unpack_bits(page, n, col.bits, |w| v.push(untruncate(w, col.bits)))
+        }
+        (Values::F64(v), C::Real32Trunc) => unpack_bits(page, n, col.bits, |w| {
+            v.push(f64::from(untruncate(w, col.bits)));
+        }),
+        (Values::F32(v), C::Real32Quant) => {
+            let (min, max) = col.range?;
+            #[expect(clippy::cast_possible_truncation, reason = "ROOT narrows to float")]
+            unpack_bits(page, n, col.bits, |q| {
+                v.push(unquantize(q, col.bits, min, max) as f32);
+            })
+        }
+        (Values::F64(v), C::Real32Quant) => {
+            let (min, max) = col.range?;
+            unpack_bits(page, n, col.bits, |q| {
+                v.push(unquantize(q, col.bits, min, max))
+            })
+        }
+        _ => return None,
+    })
+}
+
+fn short_page(len: usize, n: usize) -> Error {
+    Error::corrupt(
+        "RNTuple page",
+        0,
+        format!("{len} bytes for {n} one-byte elements"),
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_decode_into_the_field_type() {
+        let col = |kind: ColumnType| ColumnDesc {
+            code: kind.code(),
+            kind: Some(kind),
+            bits: kind.bits().unwrap(),
+            field: 0,
+            flags: 0,
+            representation: 0,
+            first_element: None,
+            range: None,
+        };
+        let mut v = Values::I8(Vec::new());
+        decode_page(&mut v, &col(ColumnType::Char), &[0xff, 65], 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(v, Values::I8(vec![-1, 65]));
+        assert!(
+            decode_page(&mut v, &col(ColumnType::Char), &[1], 2)
+                .unwrap()
+                .is_err()
+        );
+        let mut d = Values::F64(Vec::new());
+        decode_page(
+            &mut d,
+            &col(ColumnType::SplitReal32),
+            &[0, 0, 0xc0, 0x3f],
+            1,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(d, Values::F64(vec![1.5]));
+        // An int64 column is never read as a float, nor a float column as an int.
+        assert!(decode_page(&mut d, &col(ColumnType::Int64), &[0; 8], 1).is_none());
+        let mut i = Values::I32(Vec::new());
+        assert!(decode_page(&mut i, &col(ColumnType::Real32), &[0; 4], 1).is_none());
+    }
+}

@@ -1,0 +1,303 @@
+//! RNTuples: every value of every field of the committed RNTuple fixtures equals what ROOT
+//! 6.40's RNTupleReader read back (`tests/fixtures/rntuple_*.json`, written by
+//! `tools/root_fixtures.py`), for every codec and the encodings the writer does not choose by
+//! default; types this reader does not support are errors that name them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
+
+mod util;
+
+use root_reader::rntuple::ColumnType;
+use root_reader::{Error, RootFile, Values};
+use serde_json::{Map, Value, json};
+
+/// Item `i` of `values` as the JSON the fixture script records.
+fn item(values: &Values, i: usize) -> Value {
+    match values {
+        Values::Bool(v) => json!(v[i]),
+        Values::I8(v) => json!(v[i]),
+        Values::U8(v) => json!(v[i]),
+        Values::I16(v) => json!(v[i]),
+        Values::U16(v) => json!(v[i]),
+        Values::I32(v) => json!(v[i]),
+        Values::U32(v) => json!(v[i]),
+        Values::I64(v) => json!(v[i]),
+        Values::U64(v) => json!(v[i]),
+        Values::F32(v) => json!(f64::from(v[i])),
+        Values::F64(v) => json!(v[i]),
+        Values::Text(s) => json!(String::from_utf8(s.get(i).unwrap().to_vec()).unwrap()),
+        Values::Lists(l) => {
+            let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
+            Value::Array((a..b).map(|k| item(&l.items, k)).collect())
+        }
+        Values::Record(fields) => {
+            let mut m = Map::new();
+            for f in fields {
+                assert_eq!(f.len, 1);
+                m.insert(f.name.clone(), item(&f.values, i));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+fn expected(name: &str) -> Value {
+    let text = std::fs::read_to_string(util::fixture(&format!("{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Compares every field with values in the fixture's JSON; returns the number of values.
+fn check(name: &str) -> usize {
+    let json = expected(name);
+    let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
+    let listed: Vec<String> = file
+        .rntuples()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(listed, vec!["events".to_owned()], "{name}");
+    assert!(file.trees().unwrap().is_empty(), "{name}");
+    let ntuple = file.rntuple("events").unwrap();
+    let exp = &json["ntuples"]["events"];
+    let entries = exp["entries"].as_u64().unwrap();
+    assert_eq!(ntuple.entries(), entries, "{name}");
+    let fields = exp["fields"].as_object().unwrap();
+    // (serde_json's map is sorted by name: compare as sets.)
+    let mut listed: Vec<(String, String)> = ntuple
+        .fields()
+        .into_iter()
+        .map(|f| (f.name, f.type_name))
+        .collect();
+    listed.sort();
+    let recorded: Vec<(String, String)> = fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v["type"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(listed, recorded, "{name}: fields and types");
+    let mut compared = 0;
+    for (field, exp) in fields {
+        let Some(values) = exp.get("values") else {
+            continue;
+        };
+        let values = values.as_array().unwrap();
+        let got = ntuple
+            .read_field(field)
+            .unwrap_or_else(|e| panic!("{name}: {field}: {e}"));
+        assert_eq!(got.len(), values.len(), "{name}: {field}");
+        for (i, want) in values.iter().enumerate() {
+            assert_eq!(&item(&got, i), want, "{name}: {field} entry {i}");
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn every_codec_matches_root() {
+    for codec in ["zlib", "zstd", "lz4", "lzma", "none"] {
+        let n = check(&format!("rntuple_{codec}"));
+        assert_eq!(n, 120 * 20, "rntuple_{codec}");
+    }
+}
+
+#[test]
+fn other_encodings_match_root() {
+    assert_eq!(check("rntuple_encodings"), 120 * 23);
+}
+
+#[test]
+fn classes_collections_and_late_fields_match_root() {
+    // RntEvent (a base class, a vector of classes), optional, unique_ptr, set, map, and two
+    // fields added after 40 entries (deferred columns: zeros and empty vectors before).
+    assert_eq!(check("rntuple_classes"), 120 * 7);
+    let file = RootFile::open(util::fixture("rntuple_classes.root")).unwrap();
+    let nt = file.rntuple("events").unwrap();
+    let late = nt.read::<f32>("late").unwrap();
+    assert!(late[..40].iter().all(|&x| x == 0.0));
+    assert_eq!(late[41], 123.0);
+    assert_eq!(nt.footer().extension.fields.len(), 3);
+    assert!(
+        nt.column_descs()
+            .iter()
+            .any(|c| c.first_element == Some(40))
+    );
+    // Cluster 0 was written before the fields existed.
+    assert!(nt.clusters()[0].columns.len() < nt.column_descs().len());
+}
+
+#[test]
+fn fixed_size_arrays_are_lists() {
+    let file = RootFile::open(util::fixture("rntuple_encodings.root")).unwrap();
+    let nt = file.rntuple("events").unwrap();
+    let arr = nt.read_jagged::<f32>("arr").unwrap();
+    assert_eq!(arr.get(2), Some(&[2.0, 3.0, 4.0][..]));
+    let bits = nt.read_jagged::<bool>("bits").unwrap();
+    // 37 = 0b100101, least significant bit first.
+    assert_eq!(
+        bits.get(1),
+        Some(
+            &[
+                true, false, true, false, false, true, false, false, false, false
+            ][..]
+        )
+    );
+    assert_eq!(nt.read::<i32>("at").unwrap()[3], -15);
+    // A variant: one list per alternative, one item in the list of the alternative held.
+    let Values::Record(alternatives) = nt.read_field("var").unwrap() else {
+        panic!("a variant is a record");
+    };
+    let names: Vec<&str> = alternatives.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["_0", "_1"]);
+    // The alias column of the projection is in the header.
+    assert_eq!(nt.header().schema.aliases.len(), 1);
+}
+
+#[test]
+fn entry_ranges_read_only_their_clusters_and_match_full_reads() {
+    // Clusters of 40, 40, 20, 20 entries (30 each in rntuple_classes, whose late fields start
+    // reading at cluster 0).
+    for name in [
+        "rntuple_zstd",
+        "rntuple_none",
+        "rntuple_encodings",
+        "rntuple_classes",
+    ] {
+        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
+        let nt = file.rntuple("events").unwrap();
+        for field in nt.fields() {
+            let Ok(full) = nt.read_field(&field.name) else {
+                continue;
+            };
+            for (start, stop) in [
+                (0, 0),
+                (0, 1),
+                (5, 45),
+                (39, 41),
+                (40, 80),
+                (85, 120),
+                (119, 120),
+                (120, 120),
+                (0, 120),
+            ] {
+                let part = nt
+                    .read_field_range(&field.name, start, stop)
+                    .unwrap_or_else(|e| panic!("{name} {} {start}..{stop}: {e}", field.name));
+                assert_eq!(part.len(), (stop - start) as usize);
+                for i in start..stop {
+                    assert_eq!(
+                        item(&part, (i - start) as usize),
+                        item(&full, i as usize),
+                        "{name} {} {start}..{stop} entry {i}",
+                        field.name
+                    );
+                }
+            }
+        }
+    }
+    let file = RootFile::open(util::fixture("rntuple_zstd.root")).unwrap();
+    let nt = file.rntuple("events").unwrap();
+    assert!(matches!(
+        nt.read_field_range("f", 10, 121),
+        Err(Error::EntryOutOfRange { .. })
+    ));
+    assert!(matches!(
+        nt.read_field_range("vf._0", 0, 1),
+        Err(Error::UnsupportedField { .. })
+    ));
+}
+
+#[test]
+fn zero_entries() {
+    assert_eq!(check("rntuple_empty"), 0);
+    let file = RootFile::open(util::fixture("rntuple_empty.root")).unwrap();
+    let ntuple = file.rntuple("events").unwrap();
+    assert_eq!(ntuple.read::<f32>("f").unwrap(), Vec::<f32>::new());
+    let vvf = ntuple.read_field("vvf").unwrap();
+    assert_eq!(vvf.len(), 0);
+}
+
+#[test]
+fn fixtures_use_the_encodings_they_claim() {
+    // The compressed files use the split encodings, the uncompressed one plain ones; several
+    // clusters and several pages per column and cluster.
+    let kinds = |name: &str| {
+        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
+        let nt = file.rntuple("events").unwrap();
+        assert_eq!(nt.clusters().len(), 4, "{name}");
+        assert!(nt.clusters()[0].columns.iter().any(|c| c.pages.len() > 2));
+        nt.column_descs()
+            .iter()
+            .map(|c| c.kind.unwrap())
+            .collect::<Vec<_>>()
+    };
+    let split = kinds("rntuple_zstd");
+    for k in [
+        ColumnType::SplitInt16,
+        ColumnType::SplitUInt64,
+        ColumnType::SplitReal32,
+        ColumnType::SplitIndex64,
+        ColumnType::Bit,
+        ColumnType::Char,
+    ] {
+        assert!(split.contains(&k), "{k:?}");
+    }
+    let plain = kinds("rntuple_none");
+    for k in [ColumnType::Int32, ColumnType::Real64, ColumnType::Index64] {
+        assert!(plain.contains(&k), "{k:?}");
+    }
+    let other = kinds("rntuple_encodings");
+    for k in [
+        ColumnType::Index32,
+        ColumnType::SplitIndex32,
+        ColumnType::Real16,
+        ColumnType::Real32Trunc,
+        ColumnType::Real32Quant,
+    ] {
+        assert!(other.contains(&k), "{k:?}");
+    }
+}
+
+#[test]
+fn typed_reads() {
+    let file = RootFile::open(util::fixture("rntuple_zlib.root")).unwrap();
+    let nt = file.rntuple("events").unwrap();
+    let f: Vec<f32> = nt.read("f").unwrap();
+    assert_eq!(f[0], -20.0);
+    assert_eq!(nt.read::<u64>("ul").unwrap()[1], u64::MAX);
+    assert!(matches!(
+        nt.read::<f64>("f"),
+        Err(Error::TypeMismatch { .. })
+    ));
+    let vf = nt.read_jagged::<f32>("vf").unwrap();
+    assert_eq!(vf.len(), 120);
+    assert_eq!(vf.get(3), Some(&[3.0, 3.25, 3.5][..]));
+    assert_eq!(vf.get(4), Some(&[][..]));
+    // Subfields by dotted path: per entry in a record, per item in a collection.
+    assert_eq!(nt.read::<i32>("p._0").unwrap()[2], -6);
+    assert!(nt.is_per_entry(nt.field_id("p._1").unwrap()));
+    let items = nt.read::<f32>("vf._0").unwrap();
+    assert_eq!(items.len(), vf.values.len());
+    assert!(!nt.is_per_entry(nt.field_id("vf._0").unwrap()));
+    assert!(!nt.is_per_entry(nt.field_id("vvf._0._0").unwrap()));
+    assert!(matches!(
+        nt.read_field("nope"),
+        Err(Error::NoSuchField { .. })
+    ));
+    // A TTree request names what the object is.
+    let err = file.tree("events").unwrap_err().to_string();
+    assert!(err.contains("ROOT::RNTuple"), "{err}");
+}
+
+#[test]
+fn unsupported_types_are_named() {
+    let file = RootFile::open(util::fixture("rntuple_encodings.root")).unwrap();
+    let nt = file.rntuple("events").unwrap();
+    for (field, ty) in [("named", "TNamed")] {
+        match nt.read_field(field) {
+            Err(Error::UnsupportedField { detail, .. }) => {
+                assert!(detail.contains(ty), "{field}: {detail}");
+            }
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+}
