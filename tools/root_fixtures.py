@@ -51,6 +51,44 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    (tree t2, written by another process updating the file: id, y, x, tag, ks),
                    each split (`e.*`) and written whole (`w.`); recorded as ROOT reads them
                    back with version 2 (the members each tree's version wrote)
+  paths.root       branches that share a name (issue 49): `a` and `b`, two objects of one class
+                   split without a trailing dot, so that their members are named `x`, `y`, `hit`,
+                   `hit.e`, `hit.id` under both (uproot's full paths `a/x`, `b/hit/hit.e`, ...);
+                   `c.` of the same class with a dot (`c.x`, unique names); a top-level float `x`
+                   (`x` is also a member of `a` and `b`); `n`; and two top-level branches both
+                   named `dup` (as some Delphes files hold two `Particle`). Recorded by full path,
+                   the second `dup` as `dup#2`: ROOT reads each leaf through its own branch object,
+                   never by name
+  rntuple_{zlib,zstd,lz4,lzma,none}.root
+                   an RNTuple `events` (ROOT::RNTuple, format 1.0) of 120 entries in clusters
+                   of 40, 40, 20 and 20 entries, tiny pages (several per column and cluster),
+                   with every fundamental field type (bool, char, std::[u]int{8,16,32,64}_t,
+                   float, double), std::string, std::vector<float|std::int64_t|std::string|bool>,
+                   ROOT::RVec<double>, std::vector<std::vector<float>> and a record
+                   (std::pair<std::int32_t,double>); empty collections and strings included. The
+                   writer's default encodings: split (+zigzag, +delta for offsets) when
+                   compressed, plain when not (`none`)
+  rntuple_encodings.root
+                   the encodings the writer does not choose by default, forced per field:
+                   Index32, SplitIndex32 and plain Index64 offsets, Real16 floats, double stored
+                   as SplitReal32 (also Double32_t), truncated (Real32Trunc, 13 and 20 bits) and
+                   quantised (Real32Quant, 11 and 27 bits) floats and doubles, plain ints and
+                   doubles; records (a pair
+                   holding a vector, a tuple holding a string); and types this reader does not read (std::array, std::variant:
+                   recorded without values)
+  rntuple_classes.root
+                   user classes (RntEvent: a double, an RntHit member whose base class RntBase
+                   holds an int and which holds a float[3], a vector<RntHit>, a string, an enum
+                   class RntColor of std::int16_t), std::optional<float>,
+                   std::unique_ptr<std::int32_t>, std::set<std::int32_t>,
+                   std::map<std::string,float>, and two fields added after 40 entries (`late`,
+                   `late_v`: deferred columns in the footer's schema extension, zeros and empty
+                   vectors before); clusters of 30 entries
+  rntuple_empty.root
+                   the fields of rntuple_*.root and no entries
+  RNTuples are recorded as ROOT's RNTupleReader reads them back, one RNTupleView per top-level
+  field: {"ntuples": {"events": {"entries": N, "fields": {NAME: {"type": T, "values": [...]}}}}}
+  with numbers, strings (UTF-8), lists and records ({"_0": ..., "_1": ...}) as JSON values
 """
 
 import hashlib
@@ -654,6 +692,87 @@ def write_multiblock(path):
     f.Close()
 
 
+PATH_CLASSES = """
+struct PathHit { float e; int id; };
+struct PathPair { int x; float y; PathHit hit; };
+"""
+N_PATHS = 30
+
+
+def write_paths(path):
+    """Tree `t` whose branches share names under different parents (see the module doc)."""
+    ROOT = root()
+    ROOT.gInterpreter.Declare(PATH_CLASSES)
+    f = ROOT.TFile(path, "RECREATE", "", 101)
+    t = ROOT.TTree("t", "branches that share a name")
+    a, b, c = ROOT.PathPair(), ROOT.PathPair(), ROOT.PathPair()
+    t.Branch("a", a, 32000, 99)
+    t.Branch("b", b, 32000, 99)
+    t.Branch("c.", c, 32000, 99)
+    x = np.zeros(1, dtype=np.float32)
+    n = np.zeros(1, dtype=np.int32)
+    dup1 = np.zeros(1, dtype=np.int32)
+    dup2 = np.zeros(1, dtype=np.int32)
+    t.Branch("x", x, "x/F")
+    t.Branch("n", n, "n/I")
+    t.Branch("dup", dup1, "dup/I")
+    t.Branch("dup", dup2, "dup/I")
+    # Every branch holds other values at every entry, so that reading one for another shows.
+    for i in range(N_PATHS):
+        for obj, base in ((a, 0), (b, -1000), (c, 1000)):
+            obj.x = base + i
+            obj.y = base * 0.5 + i * 0.25
+            obj.hit.e = base + i + 0.125
+            obj.hit.id = base * 10 - i
+        x[0] = i * 1.5 + 0.75
+        n[0] = 7 * i + 3
+        dup1[0] = i
+        dup2[0] = 5000 + i
+        t.Fill()
+    t.Write()
+    f.Close()
+
+
+def full_paths(branches, prefix=""):
+    """(full path, branch) of every branch, depth first: the names of its parents and its own
+    joined by `/`, as uproot's `keys()`; a branch with an earlier sibling of its name gets `#k`
+    (the k-th of that name among its siblings), as root-reader names it."""
+    out = []
+    seen = {}
+    for br in branches:
+        name = br.GetName()
+        seen[name] = seen.get(name, 0) + 1
+        part = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        full = prefix + part
+        out.append((full, br))
+        out.extend(full_paths(br.GetListOfBranches(), full + "/"))
+    return out
+
+
+def read_paths(path):
+    """Every branch with a leaf, by full path, as ROOT reads it: each leaf through its own
+    branch object (`TLeaf::GetValue` after `TTree::GetEntry`), never looked up by name."""
+    ROOT = root()
+    ROOT.gInterpreter.Declare(PATH_CLASSES)
+    f = ROOT.TFile.Open(path)
+    t = f.Get("t")
+    plan = []
+    for full, br in full_paths(t.GetListOfBranches()):
+        if br.GetListOfBranches().GetEntries() or br.GetListOfLeaves().GetEntries() != 1:
+            continue
+        leaf = br.GetListOfLeaves().At(0)
+        typ = ELEMENT_TYPES[leaf.GetTypeName()] if leaf.ClassName() == "TLeafElement" else leaf_type(leaf)
+        plan.append((full, typ, leaf))
+    branches = {full: {"kind": "scalar", "type": typ, "values": []} for full, typ, _ in plan}
+    for entry in range(t.GetEntries()):
+        t.GetEntry(entry)
+        for full, typ, leaf in plan:
+            branches[full]["values"].append(convert(leaf.GetValue(0), typ))
+    trees = {"t;1": {"entries": int(t.GetEntries()), "branches": branches}}
+    f.Close()
+    return {"file": os.path.basename(path), "root_version": ROOT.gROOT.GetVersion(), "trees": trees}
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading back with ROOT
 
@@ -814,6 +933,431 @@ def read_back(path):
     return {"file": os.path.basename(path), "root_version": ROOT.gROOT.GetVersion(), "trees": trees}
 
 
+# --- RNTuple fixtures -------------------------------------------------------------------------
+
+RNTUPLE_ENTRIES = 120
+
+RNTUPLE_WRITER = r"""
+#include <ROOT/RField.hxx>
+#include <ROOT/RNTupleModel.hxx>
+#include <ROOT/RNTupleWriteOptions.hxx>
+#include <ROOT/RNTupleWriter.hxx>
+#include <TNamed.h>
+#include <array>
+#include <atomic>
+#include <bitset>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace fixtures {
+
+// Adds a field whose columns use `reps` instead of the writer's default encoding.
+template <typename T>
+void add_with(ROOT::RNTupleModel &model, const char *name, ROOT::ENTupleColumnType a,
+              ROOT::ENTupleColumnType b = ROOT::ENTupleColumnType::kUnknown) {
+  auto field = std::make_unique<ROOT::RField<T>>(name);
+  if (b == ROOT::ENTupleColumnType::kUnknown)
+    field->SetColumnRepresentatives({{a}});
+  else
+    field->SetColumnRepresentatives({{a, b}});
+  model.AddField(std::move(field));
+}
+
+std::string text(int i) { return std::string(i % 6, char('a' + i % 26)) + (i % 7 == 0 ? "\xc3\xa9" : ""); }
+
+// kind 0: every supported field kind, with the writer's default encodings;
+// kind 1: other encodings (Index32, SplitIndex32, non-split Index64, Real16, Double32_t,
+//         non-split ints) and field types the reader does not support;
+// kind 2: no entries.
+void write_rntuple(const char *path, int setting, int kind, int entries) {
+  auto model = ROOT::RNTupleModel::Create();
+  auto entry = [&]() -> ROOT::REntry & { return model->GetDefaultEntry(); };
+  (void)entry;
+  if (kind == 1) {
+    add_with<std::vector<float>>(*model, "v_i32", ROOT::ENTupleColumnType::kIndex32);
+    add_with<std::vector<std::int16_t>>(*model, "v_si32", ROOT::ENTupleColumnType::kSplitIndex32);
+    add_with<std::string>(*model, "s_i64", ROOT::ENTupleColumnType::kIndex64, ROOT::ENTupleColumnType::kChar);
+    add_with<std::string>(*model, "s_si32", ROOT::ENTupleColumnType::kSplitIndex32, ROOT::ENTupleColumnType::kChar);
+    add_with<float>(*model, "half", ROOT::ENTupleColumnType::kReal16);
+    add_with<double>(*model, "d_as_f32", ROOT::ENTupleColumnType::kSplitReal32);
+    add_with<std::int32_t>(*model, "i_plain", ROOT::ENTupleColumnType::kInt32);
+    add_with<std::uint64_t>(*model, "ul_plain", ROOT::ENTupleColumnType::kUInt64);
+    add_with<std::int64_t>(*model, "l_plain", ROOT::ENTupleColumnType::kInt64);
+    add_with<double>(*model, "d_plain", ROOT::ENTupleColumnType::kReal64);
+    model->AddField(ROOT::RFieldBase::Create("d32", "Double32_t").Unwrap());
+    {
+      auto f = std::make_unique<ROOT::RField<float>>("f_trunc");
+      f->SetTruncated(13);
+      model->AddField(std::move(f));
+      auto d = std::make_unique<ROOT::RField<double>>("d_trunc");
+      d->SetTruncated(20);
+      model->AddField(std::move(d));
+      auto q = std::make_unique<ROOT::RField<float>>("f_quant");
+      q->SetQuantized(11, {-10.0, 50.0});
+      model->AddField(std::move(q));
+      auto dq = std::make_unique<ROOT::RField<double>>("d_quant");
+      dq->SetQuantized(27, {0.0, 1.0});
+      model->AddField(std::move(dq));
+    }
+    model->MakeField<std::pair<float, std::vector<std::int32_t>>>("pv");
+    model->MakeField<std::tuple<std::int32_t, float, std::string>>("tup");
+    model->MakeField<std::array<float, 3>>("arr");
+    model->MakeField<std::vector<std::array<std::int16_t, 2>>>("varr");
+    model->MakeField<std::bitset<10>>("bits");
+    model->MakeField<std::atomic<std::int32_t>>("at");
+    model->MakeField<std::variant<std::int32_t, float>>("var");
+    // An object written by the ROOT streamer (not read).
+    model->AddField(std::make_unique<ROOT::RStreamerField>("named", "TNamed"));
+    // A projection (alias columns): the sizes of v_i32.
+    model->AddProjectedField(std::make_unique<ROOT::RField<ROOT::RNTupleCardinality<std::uint64_t>>>("n_v"),
+                             [](const std::string &) { return std::string("v_i32"); });
+  } else {
+    model->MakeField<bool>("o");
+    model->MakeField<char>("c");
+    model->MakeField<std::int8_t>("b");
+    model->MakeField<std::uint8_t>("ub");
+    model->MakeField<std::int16_t>("s");
+    model->MakeField<std::uint16_t>("us");
+    model->MakeField<std::int32_t>("i");
+    model->MakeField<std::uint32_t>("ui");
+    model->MakeField<std::int64_t>("l");
+    model->MakeField<std::uint64_t>("ul");
+    model->MakeField<float>("f");
+    model->MakeField<double>("d");
+    model->MakeField<std::string>("str");
+    model->MakeField<std::vector<float>>("vf");
+    model->MakeField<std::vector<std::int64_t>>("vl");
+    model->MakeField<ROOT::RVec<double>>("rv");
+    model->MakeField<std::vector<std::vector<float>>>("vvf");
+    model->MakeField<std::vector<std::string>>("vs");
+    model->MakeField<std::vector<bool>>("vb");
+    model->MakeField<std::pair<std::int32_t, double>>("p");
+  }
+  ROOT::RNTupleWriteOptions opts;
+  opts.SetCompression(setting);
+  // Tiny pages: every column has several pages per cluster.
+  opts.SetInitialUnzippedPageSize(16);
+  opts.SetMaxUnzippedPageSize(128);
+  auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "events", path, opts);
+  auto &e = writer->GetModel().GetDefaultEntry();
+  for (int i = 0; i < entries; ++i) {
+    if (kind == 1) {
+      e.GetPtr<std::vector<float>>("v_i32")->assign(i % 4, i * 0.5f);
+      auto vs = e.GetPtr<std::vector<std::int16_t>>("v_si32");
+      vs->clear();
+      for (int k = 0; k < i % 5; ++k) vs->push_back(std::int16_t(k * 1000 - i * 100));
+      *e.GetPtr<std::string>("s_i64") = text(i);
+      *e.GetPtr<std::string>("s_si32") = text(i + 3);
+      *e.GetPtr<float>("half") = i * 0.125f - 3.0f;
+      *e.GetPtr<double>("d_as_f32") = i / 3.0;
+      *e.GetPtr<std::int32_t>("i_plain") = -i * 40000;
+      *e.GetPtr<std::uint64_t>("ul_plain") = i == 1 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
+      *e.GetPtr<std::int64_t>("l_plain") = i == 1 ? std::numeric_limits<std::int64_t>::min() : -std::int64_t(i) * 1234567891011ll;
+      *e.GetPtr<double>("d_plain") = i * 1e-3 + 1.0 / (i + 3);
+      *e.GetPtr<double>("d32") = i / 7.0;
+      *e.GetPtr<float>("f_trunc") = i * 1.37f - 40.0f;
+      *e.GetPtr<double>("d_trunc") = i * 1e5 + 1.0 / (i + 1);
+      *e.GetPtr<float>("f_quant") = i * 0.37f - 10.0f;
+      *e.GetPtr<double>("d_quant") = i / 120.0;
+      auto pv = e.GetPtr<std::pair<float, std::vector<std::int32_t>>>("pv");
+      pv->first = i * 0.75f;
+      pv->second.assign(i % 3, -i);
+      *e.GetPtr<std::tuple<std::int32_t, float, std::string>>("tup") = {i * 7, i * -0.5f, text(i + 1)};
+      e.GetPtr<TNamed>("named")->SetName(text(i).c_str());
+      *e.GetPtr<std::array<float, 3>>("arr") = {float(i), float(i + 1), float(i + 2)};
+      e.GetPtr<std::vector<std::array<std::int16_t, 2>>>("varr")->assign(i % 3, {std::int16_t(i), std::int16_t(-2 * i)});
+      *e.GetPtr<std::bitset<10>>("bits") = std::bitset<10>(i * 37);
+      e.GetPtr<std::atomic<std::int32_t>>("at")->store(i * -5);
+      if (i % 2) *e.GetPtr<std::variant<std::int32_t, float>>("var") = i; else *e.GetPtr<std::variant<std::int32_t, float>>("var") = i * 0.5f;
+    } else {
+      *e.GetPtr<bool>("o") = i % 3 == 0;
+      *e.GetPtr<char>("c") = char(i % 2 ? 'A' + i % 26 : -(i % 100));
+      *e.GetPtr<std::int8_t>("b") = std::int8_t((i * 37) % 256 - 128);
+      *e.GetPtr<std::uint8_t>("ub") = std::uint8_t((i * 53) % 256);
+      *e.GetPtr<std::int16_t>("s") = std::int16_t((i * 4099) % 65536 - 32768);
+      *e.GetPtr<std::uint16_t>("us") = std::uint16_t((i * 7919) % 65536);
+      *e.GetPtr<std::int32_t>("i") = std::int32_t(std::int64_t(i) * 1000003 % 4294967296ll - 2147483648ll);
+      *e.GetPtr<std::uint32_t>("ui") = std::uint32_t(std::uint64_t(i) * 2654435761ull);
+      *e.GetPtr<std::int64_t>("l") = i == 0 ? std::numeric_limits<std::int64_t>::min() : i == 1 ? std::numeric_limits<std::int64_t>::max() : std::int64_t(std::uint64_t(i) * 0x9E3779B97F4A7C15ull);
+      *e.GetPtr<std::uint64_t>("ul") = i == 1 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
+      *e.GetPtr<float>("f") = i * 0.37f - 20.0f;
+      *e.GetPtr<double>("d") = i * 1.0e-3 - 0.05 + 1.0 / (i + 3);
+      *e.GetPtr<std::string>("str") = text(i);
+      auto vf = e.GetPtr<std::vector<float>>("vf");
+      vf->clear();
+      for (int k = 0; k < i % 4; ++k) vf->push_back(i + k * 0.25f);
+      auto vl = e.GetPtr<std::vector<std::int64_t>>("vl");
+      vl->clear();
+      for (int k = 0; k < i % 3; ++k) vl->push_back(-std::int64_t(i) * 1000000007ll + k);
+      auto rv = e.GetPtr<ROOT::RVec<double>>("rv");
+      rv->clear();
+      for (int k = 0; k < i % 5; ++k) rv->push_back(i * 0.1 - k);
+      auto vvf = e.GetPtr<std::vector<std::vector<float>>>("vvf");
+      vvf->clear();
+      for (int k = 0; k < i % 3; ++k) {
+        vvf->emplace_back();
+        for (int m = 0; m < (i + k) % 3; ++m) vvf->back().push_back(i * 10.0f + k + m * 0.5f);
+      }
+      auto vs = e.GetPtr<std::vector<std::string>>("vs");
+      vs->clear();
+      for (int k = 0; k < i % 3; ++k) vs->push_back(text(i + k));
+      auto vb = e.GetPtr<std::vector<bool>>("vb");
+      vb->clear();
+      for (int k = 0; k < i % 11; ++k) vb->push_back((i + k) % 3 == 0);
+      auto p = e.GetPtr<std::pair<std::int32_t, double>>("p");
+      p->first = -i * 3;
+      p->second = i * 0.5;
+    }
+    writer->Fill();
+    // Clusters of 40, 40, 20 and 20 entries.
+    if (i == 39 || i == 79 || i == 99) writer->CommitCluster();
+  }
+}
+
+}  // namespace fixtures
+"""
+
+RNTUPLE_CLASSES_WRITER = r"""
+namespace fixtures {
+
+// kind 3 (needs RNTUPLE_CLASSES compiled): user classes (a base class, a vector of them),
+// std::optional, std::unique_ptr, std::set, std::map, and a field added after 40 entries
+// (deferred columns, in the footer's schema extension).
+void write_rntuple_classes(const char *path, int entries) {
+  auto model = ROOT::RNTupleModel::Create();
+  auto ev = model->MakeField<RntEvent>("ev");
+  auto opt = model->MakeField<std::optional<float>>("opt");
+  auto up = model->MakeField<std::unique_ptr<std::int32_t>>("up");
+  auto st = model->MakeField<std::set<std::int32_t>>("st");
+  auto mp = model->MakeField<std::map<std::string, float>>("mp");
+  ROOT::RNTupleWriteOptions opts;
+  opts.SetCompression(505);
+  opts.SetInitialUnzippedPageSize(16);
+  opts.SetMaxUnzippedPageSize(128);
+  auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "events", path, opts);
+  float *late = nullptr;
+  std::vector<std::int64_t> *late_v = nullptr;
+  for (int i = 0; i < entries; ++i) {
+    if (i == 40) {
+      auto updater = writer->CreateModelUpdater();
+      updater->BeginUpdate();
+      updater->AddField(std::make_unique<ROOT::RField<float>>("late"));
+      updater->AddField(std::make_unique<ROOT::RField<std::vector<std::int64_t>>>("late_v"));
+      updater->CommitUpdate();
+      late = writer->GetModel().GetDefaultEntry().GetPtr<float>("late").get();
+      late_v = writer->GetModel().GetDefaultEntry().GetPtr<std::vector<std::int64_t>>("late_v").get();
+    }
+    ev->w = i * 0.5;
+    ev->lead.tag = -i;
+    ev->lead.e = i * 2.0f;
+    ev->lead.ids.assign(i % 2, std::int16_t(i));
+    ev->hits.clear();
+    for (int k = 0; k < i % 4; ++k) {
+      RntHit h;
+      h.tag = i * 10 + k;
+      h.e = k + 0.5f;
+      h.ids.assign(k, std::int16_t(-k));
+      h.p[0] = k; h.p[1] = -k; h.p[2] = i;
+      ev->hits.push_back(h);
+    }
+    ev->label = text(i);
+    ev->color = i % 3 == 0 ? RntColor::kRed : i % 3 == 1 ? RntColor::kGreen : RntColor::kBlue;
+    ev->lead.p[0] = i * 0.5f; ev->lead.p[1] = 1; ev->lead.p[2] = -i;
+    if (i % 2) *opt = i * 1.5f; else opt->reset();
+    if (i % 3) *up = std::make_unique<std::int32_t>(i * 11); else up->reset();
+    st->clear();
+    for (int k = 0; k < i % 4; ++k) st->insert(i - 3 * k);
+    mp->clear();
+    for (int k = 0; k < i % 3; ++k) (*mp)[text(i + k + 1)] = k * 0.25f + i;
+    if (late) {
+      *late = i * 3.0f;
+      late_v->assign(i % 3, -std::int64_t(i));
+    }
+    writer->Fill();
+    if (i == 29 || i == 59 || i == 89) writer->CommitCluster();
+  }
+}
+
+}  // namespace fixtures
+"""
+
+RNTUPLE_CLASSES = """
+#include <cstdint>
+#include <string>
+#include <vector>
+struct RntBase { std::int32_t tag = 0; };
+enum class RntColor : std::int16_t { kRed = 1, kGreen = 2, kBlue = 4 };
+struct RntHit : public RntBase { float e = 0; std::vector<std::int16_t> ids; float p[3] = {0, 0, 0}; };
+struct RntEvent { double w = 0; RntHit lead; std::vector<RntHit> hits; std::string label; RntColor color = RntColor::kRed; };
+"""
+
+
+def write_rntuple(path, setting, kind, entries=RNTUPLE_ENTRIES):
+    if kind == 3:
+        ROOT = compiled(RNTUPLE_CLASSES, "RntClasses")
+        ROOT.gInterpreter.Declare(RNTUPLE_WRITER)
+        ROOT.gInterpreter.Declare(RNTUPLE_CLASSES_WRITER)
+        ROOT.fixtures.write_rntuple_classes(path, entries)
+        return
+    ROOT = root()
+    ROOT.gInterpreter.Declare(RNTUPLE_WRITER)
+    ROOT.fixtures.write_rntuple(path, setting, kind, entries)
+
+
+def template_args(typ):
+    """The top-level template arguments of `typ` (`std::pair<A,std::vector<B>>` -> [A, ...])."""
+    inner = typ[typ.index("<") + 1 : typ.rindex(">")]
+    out, depth, start = [], 0, 0
+    for k, ch in enumerate(inner):
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(inner[start:k].strip())
+            start = k + 1
+    out.append(inner[start:].strip())
+    return out
+
+
+def rntuple_value(value, typ, desc=None, fid=None):
+    """A value read through an RNTupleView, as JSON: numbers, strings, lists, records.
+    Collections of zero or one item (std::optional, std::unique_ptr) are lists, sets and maps
+    lists (of records for maps); user classes are records of their members, a base class as a
+    member `:_0`: as the columns hold them. `desc`/`fid`: the field, for user classes."""
+    if desc is not None and fid is not None:
+        fdesc = desc.GetFieldDescriptor(fid)
+        kids = list(fdesc.GetLinkIds())
+        if typ.startswith(("std::vector<", "ROOT::VecOps::RVec<", "std::set<", "std::map<")):
+            (kid,) = kids
+            inner = str(desc.GetFieldDescriptor(kid).GetTypeName())
+            return [rntuple_value(x, inner, desc, kid) for x in value]
+        if typ.startswith("std::pair<"):
+            types = [str(desc.GetFieldDescriptor(k).GetTypeName()) for k in kids]
+            return {"_0": rntuple_value(value.first, types[0], desc, kids[0]), "_1": rntuple_value(value.second, types[1], desc, kids[1])}
+        if typ.startswith("std::array<") or typ.endswith("]"):
+            (kid,) = kids
+            inner = str(desc.GetFieldDescriptor(kid).GetTypeName())
+            return [rntuple_value(x, inner, desc, kid) for x in value]
+        if typ.startswith("std::atomic<"):
+            (kid,) = kids
+            return rntuple_value(value.load(), str(desc.GetFieldDescriptor(kid).GetTypeName()))
+        if fdesc.GetStructure() == ROOT_LEAF() and len(kids) == 1 and not typ.startswith("std::"):
+            # An enum: its underlying integer. cppyy reads an enum member as a 32-bit int
+            # whatever its underlying type: keep the underlying type's bytes.
+            (kid,) = kids
+            under = str(desc.GetFieldDescriptor(kid).GetTypeName())
+            bits = {"std::int8_t": 8, "std::uint8_t": 8, "std::int16_t": 16, "std::uint16_t": 16}.get(under)
+            v = int(value)
+            if bits is not None:
+                v &= (1 << bits) - 1
+                if not under.startswith("std::u") and v >= 1 << (bits - 1):
+                    v -= 1 << bits
+            return rntuple_value(v, under)
+        if fdesc.GetStructure() == ROOT_RECORD() and not typ.startswith("std::"):
+            out = {}
+            for k in kids:
+                sub = desc.GetFieldDescriptor(k)
+                name, subtyp = str(sub.GetFieldName()), str(sub.GetTypeName())
+                member = value if name.startswith(":") else getattr(value, name)
+                out[name] = rntuple_value(member, subtyp, desc, k)
+            return out
+    if typ.startswith("ROOT::RNTupleCardinality<"):
+        return int(value)
+    if typ.startswith("std::variant<"):
+        import ROOT  # noqa: PLC0415
+
+        k = int(value.index())
+        alternatives = template_args(typ)
+        return {f"_{j}": ([rntuple_value(ROOT.std.get[j](value), t)] if j == k else []) for j, t in enumerate(alternatives)}
+    if typ.startswith("std::bitset<"):
+        return [bool(value.test(k)) for k in range(int(value.size()))]
+    if typ.startswith("std::optional<"):
+        (inner,) = template_args(typ)
+        return [rntuple_value(value.value(), inner)] if value.has_value() else []
+    if typ.startswith("std::unique_ptr<"):
+        (inner,) = template_args(typ)
+        return [rntuple_value(value.get()[0], inner)] if value else []
+    if typ.startswith("std::set<"):
+        (inner,) = template_args(typ)
+        return [rntuple_value(x, inner) for x in value]
+    if typ.startswith("std::map<"):
+        a, b = template_args(typ)
+        return [{"_0": rntuple_value(p.first, a), "_1": rntuple_value(p.second, b)} for p in value]
+    if typ == "bool":
+        return bool(value)
+    if typ in ("float",):
+        return float(np.float32(value))
+    if typ == "double":
+        return float(value)
+    if typ == "std::string":
+        return bytes(value).decode("utf-8") if not isinstance(value, str) else value
+    if typ in ("char", "std::int8_t", "std::uint8_t"):
+        v = ord(value) if isinstance(value, (str, bytes)) else int(value)
+        if typ != "std::uint8_t" and v > 127:
+            v -= 256
+        return v
+    if typ.startswith("std::") and typ[5:].split("_")[0] in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        return int(value)
+    if typ.startswith(("std::vector<", "ROOT::VecOps::RVec<")):
+        (inner,) = template_args(typ)
+        return [rntuple_value(x, inner) for x in value]
+    if typ.startswith("std::pair<"):
+        a, b = template_args(typ)
+        return {"_0": rntuple_value(value.first, a), "_1": rntuple_value(value.second, b)}
+    if typ.startswith("std::tuple<"):
+        import ROOT  # noqa: PLC0415
+
+        return {f"_{k}": rntuple_value(ROOT.std.get[k](value), t) for k, t in enumerate(template_args(typ))}
+    raise ValueError(f"no JSON form for {typ}")
+
+
+def ROOT_RECORD():  # noqa: N802
+    import ROOT  # noqa: PLC0415
+
+    return ROOT.ENTupleStructure.kRecord
+
+
+def ROOT_LEAF():  # noqa: N802
+    import ROOT  # noqa: PLC0415
+
+    return ROOT.ENTupleStructure.kPlain
+
+
+def read_rntuple(path):
+    """Every top-level field of the RNTuple `events` as ROOT's RNTupleReader reads it back, each
+    entry through an RNTupleView of the field's own type; a variant as a record of lists, one
+    per alternative, holding the value in the list of the alternative it is. Projected
+    fields (which this reader does not read) are recorded as {"type": T} without values."""
+    ROOT = compiled(RNTUPLE_CLASSES, "RntClasses") if path.endswith("rntuple_classes.root") else root()
+    reader = ROOT.RNTupleReader.Open("events", path)
+    desc = reader.GetDescriptor()
+    n = int(reader.GetNEntries())
+    fields = {}
+    zero = desc.GetFieldZeroId()
+    for fdesc in desc.GetFieldIterable(zero):
+        name, typ = str(fdesc.GetFieldName()), str(fdesc.GetTypeName())
+        record = {"type": typ}
+        if fdesc.GetStructure() != ROOT.ENTupleStructure.kStreamer:
+            view = reader.GetView[typ](name)
+            fid = fdesc.GetId()
+            record["values"] = [rntuple_value(view(i), typ, desc, fid) for i in range(n)]
+            del view
+        fields[name] = record
+    data = {
+        "file": os.path.basename(path),
+        "root_version": ROOT.gROOT.GetVersion(),
+        "ntuples": {"events": {"entries": n, "fields": fields}},
+    }
+    return data
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--write-version":
         write_versions(sys.argv[2], int(sys.argv[3]))
@@ -821,19 +1365,33 @@ def main():
     if len(sys.argv) >= 3 and sys.argv[1] in ("--write", "--read"):
         what, path = sys.argv[1], sys.argv[2]
         if what == "--read":
-            if path.endswith("objects.root"):
+            if os.path.basename(path).startswith("rntuple_"):
+                data = read_rntuple(path)
+            elif path.endswith("objects.root"):
                 data = read_objects(path)
             elif path.endswith("versions.root"):
                 data = read_versions(path)
+            elif path.endswith("paths.root"):
+                data = read_paths(path)
             else:
                 data = read_back(path)
             with open(path[: -len(".root")] + ".json", "w") as fh:
                 json.dump(data, fh, indent=None, separators=(",", ":"))
                 fh.write("\n")
-            return
+            # PyROOT can crash tearing down RNTuple readers at exit: everything is written.
+            sys.stdout.flush()
+            os._exit(0)
         kind = os.path.basename(path)[: -len(".root")]
         if kind.startswith("types_"):
             write_types(path, ALGOS[kind[len("types_") :]])
+        elif kind == "rntuple_encodings":
+            write_rntuple(path, 505, 1)
+        elif kind == "rntuple_classes":
+            write_rntuple(path, 505, 3)
+        elif kind == "rntuple_empty":
+            write_rntuple(path, 505, 0, entries=0)
+        elif kind.startswith("rntuple_"):
+            write_rntuple(path, ALGOS[kind[len("rntuple_") :]], 0)
         elif kind == "structure":
             write_structure(path)
         elif kind == "embedded":
@@ -844,6 +1402,8 @@ def main():
             write_split(path)
         elif kind == "objects":
             write_objects(path)
+        elif kind == "paths":
+            write_paths(path)
         elif kind == "versions":
             # Each version of the class in a process of its own, the second updating the file.
             subprocess.run([sys.executable, __file__, "--write-version", path, "1"], check=True)
@@ -854,7 +1414,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "readers", "root", "tests", "fixtures")
     os.makedirs(out, exist_ok=True)
-    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split", "objects", "versions"]
+    names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split", "objects", "versions", "paths"]
+    names += [f"rntuple_{a}" for a in ALGOS] + ["rntuple_encodings", "rntuple_classes", "rntuple_empty"]
     only = os.environ.get("ROOT_FIXTURES")
     if only:
         names = [n for n in names if n in only.split(",")]

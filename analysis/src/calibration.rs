@@ -17,7 +17,8 @@
 //! unchanged) is not applied here: the question is what the rule does when the code *did*
 //! change and its speed did not.
 
-use crate::compare::{Comparison, Evidence, MetricKey, Verdict};
+use crate::compare::{Comparison, Evidence, Verdict};
+use crate::model::MetricKey;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -88,9 +89,9 @@ pub fn aa_outcomes(comparisons: &[Comparison]) -> BTreeMap<MetricKey, AaOutcome>
 #[allow(clippy::unwrap_used, clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::compare::{CompareConfig, History, compare};
+    use crate::compare::{CompareConfig, compare};
     use crate::model::{
-        BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode, metric,
+        BenchmarkId, Direction, Estimate, History, Measurement, Samples, SamplingMode, metric,
     };
 
     fn timed(level: f64, spread: f64) -> Measurement {

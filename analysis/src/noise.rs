@@ -77,8 +77,7 @@
 
 use crate::changepoint;
 use crate::format::{num, pct_str};
-pub use crate::model::HistoryPoint;
-use crate::model::RunId;
+use crate::model::{HistoryPoint, RunId};
 use crate::stats;
 use serde::Serialize;
 

@@ -220,6 +220,12 @@ pub struct Cli {
     #[arg(long, global = true, env = "BENCH_DB", value_name = "PATH|URL")]
     pub db: Option<String>,
 
+    /// The project on a team server that --push, --server and push --to address (default:
+    /// the repository's name, from its `origin` remote; without one, the server's default
+    /// project). A local ledger has one project and ignores it.
+    #[arg(long, global = true, env = "BENCH_PROJECT", value_name = "NAME")]
+    pub project: Option<String>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -679,7 +685,9 @@ pub enum LedgerCommand {
     /// and reported.
     #[command(after_help = "Examples:
   bench-run ledger copy --from results/ledger.sqlite --to postgres://bench@db/bench
-  bench-run ledger copy --from postgres://bench@db/bench --to backup.sqlite --format json")]
+  bench-run ledger copy --from postgres://bench@db/bench --to backup.sqlite --format json
+  bench-run ledger copy --from postgres://bench@db/bench --to quick-xml.sqlite --project quick-xml
+      one project of a team's server (into the same project of the destination)")]
     Copy {
         /// The ledger to copy from (a SQLite path or a postgres:// URL); opened read-only.
         #[arg(long, value_name = "PATH|URL")]

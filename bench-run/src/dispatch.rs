@@ -1,7 +1,7 @@
 //! From a parsed command line to one subcommand.
 
 use crate::cli::{Cli, Command, LedgerCommand};
-use crate::commands::support::{open_ledger, resolve_run};
+use crate::commands::support::{self, open_ledger, resolve_run};
 use crate::commands::{
     ab, bisect, calibrate, calibrate_layouts, compare, gate, import, ledger, log, profile, push,
     ratio, run,
@@ -14,6 +14,7 @@ use bench_store::RunFilter;
 pub async fn dispatch(cli: Cli) -> Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let db = cli.db.clone();
+    support::set_project(cli.project.as_deref())?;
     match cli.command {
         None => run::run_suite(&cli.run, db.as_deref(), &cwd, RunSource::BenchRun).await,
         Some(Command::List {
@@ -91,7 +92,10 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
             };
             match server {
                 Some(url) => {
-                    let server = bench_client::remote::Server::new(&url, gate::read_token());
+                    let server = bench_client::remote::Server::new(
+                        &support::server_url(&url),
+                        gate::read_token(),
+                    );
                     gate::gate(gate::Source::Server(server), &cwd, &request).await
                 }
                 None => {
@@ -212,6 +216,6 @@ pub async fn dispatch(cli: Cli) -> Result<Outcome> {
         }
         Some(Command::Ledger {
             command: LedgerCommand::Copy { from, to, format },
-        }) => ledger::copy(&from, &to, format, &cwd).await,
+        }) => ledger::copy(&from, &to, cli.project.as_deref(), format, &cwd).await,
     }
 }

@@ -5,6 +5,8 @@
 //! good not faster than bad exits 2; nothing is left in the user's repository.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The bench lock serialises the tests that build and time benchmarks; a use case awaits under it.
+#![allow(clippy::await_holding_lock)]
 
 mod util;
 
@@ -305,4 +307,128 @@ fn interrupt_while_measuring(sandbox: &Sandbox, good: &str) {
     assert!(killed, "bisect never reached its first round:\n{seen}");
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(15), "bisect was not killed:\n{seen}");
+}
+
+#[tokio::test]
+async fn the_bisect_use_case_returns_the_culprit_and_every_pair_it_recorded() {
+    use Change::{Docs, FnvBytes};
+    use bench_usecases::bisect::search::{Decision, Found, Status};
+    use bench_usecases::bisect::{BisectFailure, BisectOutcome, BisectRequest, bisect};
+    let sandbox = Sandbox::repository();
+    let dir = sandbox.workspace();
+    // good, docs (good's executable), fnv twice as slow, docs (the culprit's executable).
+    let commits = history(&dir, &[Docs, FnvBytes(8192), Docs]);
+    let ledger = bench_store::Ledger::open(bench_store::Location::parse(&sandbox.db()).unwrap())
+        .await
+        .unwrap();
+    let _guard = bench_lock();
+    let build_home = sandbox.build_home();
+    let config = bench_analysis::compare::CompareConfig::default();
+    let build = bench_runner::suite::BuildOptions::default();
+    let criterion_args = ["--warm-up-time", "0.1", "--measurement-time", "0.25"].map(String::from);
+    let command = ["bisect-use-case-test".to_owned()];
+    let relinker = std::path::PathBuf::from(env!("CARGO_BIN_EXE_bench-run"));
+    let request = |good: &'static str, bad: &'static str, threshold_pct| BisectRequest {
+        workspace_root: &dir,
+        suite: "tiny_suite",
+        package: None,
+        good,
+        bad,
+        benchmark: Some("^fnv$"),
+        threshold_pct,
+        rounds: None,
+        layouts: Some(1),
+        seed: 11,
+        build: &build,
+        record_env: &[],
+        criterion_args: &criterion_args,
+        config: &config,
+        command: &command,
+        cwd: &dir,
+        build_home: Some(&build_home),
+        relinker: &relinker,
+    };
+
+    // Refused before anything is built or recorded.
+    let refused = bisect(
+        &ledger,
+        &request("HEAD~3", "HEAD", Some(-5.0)),
+        &mut util::AbEvents::default(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(refused, BisectFailure::BadThreshold(_)),
+        "{refused}"
+    );
+    let same = bisect(
+        &ledger,
+        &request("HEAD", "HEAD", None),
+        &mut util::AbEvents::default(),
+    )
+    .await
+    .unwrap();
+    assert!(matches!(same, BisectOutcome::SameCommit { .. }), "{same:?}");
+    assert!(
+        ledger.latest_run(None).await.unwrap().is_none(),
+        "nothing recorded"
+    );
+
+    let mut events = util::AbEvents::default();
+    let outcome = bisect(&ledger, &request("HEAD~3", "HEAD", None), &mut events)
+        .await
+        .unwrap();
+    let BisectOutcome::Searched(bisected) = outcome else {
+        panic!("not searched: {outcome:?}\n{:#?}", events.0);
+    };
+    let report = &bisected.report;
+    assert_eq!(report.found, Found::Culprit { index: 2 }, "{:#?}", events.0);
+    assert_eq!(report.culprit.as_ref().unwrap().hash, commits[2]);
+    // Both probes share an executable with a judged commit: neither is measured.
+    assert_eq!(
+        report.same_binary,
+        vec![commits[1].clone(), commits[2].clone()]
+    );
+    assert!(report.steps.iter().skip(2).all(|s| matches!(
+        s.status,
+        Status::Good {
+            by: Decision::SameBinary
+        } | Status::Bad {
+            by: Decision::SameBinary
+        }
+    )));
+    // Two pairs recorded: the ends, then the culprit against its parent.
+    assert_eq!(bisected.pairs.len(), 2, "{:?}", bisected.pairs);
+    assert_eq!(
+        report.culprit_effect.as_ref().unwrap().runs,
+        bisected.pairs[1]
+    );
+    for &(base, head) in &bisected.pairs {
+        assert_eq!(
+            ledger.require_run(base).await.unwrap().source,
+            bench_model::RunSource::BisectBase
+        );
+        assert_eq!(
+            ledger.require_run(head).await.unwrap().source,
+            bench_model::RunSource::BisectHead
+        );
+    }
+    assert!(
+        events
+            .0
+            .iter()
+            .any(|e| e.starts_with("step: step 1: testing")),
+        "{:#?}",
+        events.0
+    );
+    assert!(
+        events
+            .0
+            .iter()
+            .any(|e| e.contains("the same bench executable as a good commit")),
+        "{:#?}",
+        events.0
+    );
+    ledger.close().await;
+    assert_repository_untouched(&dir);
 }

@@ -254,7 +254,11 @@ async fn the_seed_log_imports_once_at_its_dates_and_feeds_the_trends() {
         "one machine for every entry: {machines:?}"
     );
     let trend = ledger
-        .trend("mathldbt_transport", Some(machines[0].id))
+        .trend(
+            "mathldbt_transport",
+            Some(machines[0].id),
+            bench_store::TrendRuns::Line,
+        )
         .await
         .unwrap();
     let order: Vec<i64> = trend.runs.iter().map(|r| r.id).collect();
@@ -282,7 +286,11 @@ async fn the_seed_log_imports_once_at_its_dates_and_feeds_the_trends() {
     );
     assert_eq!((series.unit.as_str(), series.values.len()), ("ns", 6));
     let estimator = ledger
-        .trend("transport_pipeline_estimator", None)
+        .trend(
+            "transport_pipeline_estimator",
+            None,
+            bench_store::TrendRuns::Line,
+        )
         .await
         .unwrap();
     let order: Vec<i64> = estimator.runs.iter().map(|r| r.id).collect();

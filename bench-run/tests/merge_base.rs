@@ -10,8 +10,8 @@
 mod util;
 
 use bench_git::{MergeBaseError, merge_base_with_head};
-use bench_model::{Measurement, NewRun, RunProvenance, RunSource};
-use bench_store::{Ledger, RunId};
+use bench_model::{Measurement, NewRun, RunId, RunProvenance, RunSource};
+use bench_store::Ledger;
 use bench_verdicts::baseline::{resolve_baseline, resolve_pair, resolve_run};
 use bench_verdicts::refs::{RefError, resolve_merge_base};
 use std::path::{Path, PathBuf};

@@ -234,7 +234,7 @@ fn quick_runs_are_never_history() {
         }
         let machine = ledger.require_run(ids[0]).await.unwrap().machine_id;
         let history = ledger.history("s", machine, 1000, 10).await.unwrap();
-        let points = &history[&bench_analysis::compare::MetricKey::new("b", metric::TIME)];
+        let points = &history[&bench_model::MetricKey::new("b", metric::TIME)];
         let runs: Vec<i64> = points.iter().map(|p| p.run).collect();
         assert_eq!(runs, [ids[0], ids[2], ids[3]], "the quick run is left out");
         let values: Vec<f64> = points.iter().map(|p| p.value).collect();

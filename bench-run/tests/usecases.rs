@@ -12,10 +12,10 @@ mod util;
 use bench_analysis::compare::{CompareConfig, GateOutcome};
 use bench_model::{
     BenchExe, Machine, Measurement, NewRun, RunConditions, RunProvenance, RunSource, Samples,
-    SamplingMode,
+    SamplingMode, StoredRun,
 };
 use bench_runner::suite::BuildOptions;
-use bench_store::{Ledger, RunFilter, StoredRun};
+use bench_store::{Ledger, RunFilter};
 use bench_usecases::record::{Progress, RecordError, SuiteRequest, record_suite};
 use bench_verdicts::baseline::{resolve_baseline, resolve_pair};
 use bench_verdicts::gate::{Allow, GateVerdict, Judged, Refusal, gate};
@@ -462,19 +462,45 @@ async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
         .await
         .unwrap();
     let base = ledger.require_run(recorded.id).await.unwrap();
-    // The head claims another build profile than the re-runs will have.
+    // The head claims another compiler than the re-runs will have.
     let mut head = base.clone();
-    head.provenance.build.profile = "release".to_owned();
-    let results = ledger.measurements(base.id).await.unwrap();
+    if let Some(toolchain) = head.provenance.toolchain.as_mut() {
+        toolchain.rustc_version = "1.0.0-claimed".to_owned();
+    }
+    // The gate flagged sum/1000: its head value twice the base's.
+    let results: Vec<Measurement> = ledger
+        .measurements(base.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|mut m| {
+            m.samples = None;
+            m
+        })
+        .collect();
+    let slower: Vec<Measurement> = results
+        .iter()
+        .cloned()
+        .map(|mut m| {
+            m.estimate.point *= 2.0;
+            m.estimate.lower = m.estimate.lower.map(|v| v * 2.0);
+            m.estimate.upper = m.estimate.upper.map(|v| v * 2.0);
+            m
+        })
+        .collect();
     let config = CompareConfig::default();
-    let flagged =
-        bench_analysis::compare::compare(&results, &results, &Default::default(), &config);
-    let mut rerun = request(&sandbox, "tiny_suite", &["sum/1000"]);
-    rerun.source = RunSource::Confirmation;
-    let located = bench_usecases::record::locate(&rerun).unwrap();
+    let flagged = bench_analysis::compare::compare(&results, &slower, &Default::default(), &config);
+    assert_eq!(
+        flagged
+            .regressions()
+            .map(|r| r.benchmark.as_str())
+            .collect::<Vec<_>>(),
+        ["sum/1000"]
+    );
+    let (workspace, command) = (sandbox.workspace(), ["usecases-test".to_owned()]);
     let confirm_request = |allow_mismatch| ConfirmRequest {
-        rerun: &rerun,
-        located: &located,
+        cwd: &workspace,
+        command: &command,
         base: &base,
         head: &head,
         flagged: &flagged,
@@ -492,7 +518,9 @@ async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
     };
     assert!(!mismatches.is_empty());
     assert!(
-        mismatches.iter().any(|m| m.to_string().contains("release")),
+        mismatches
+            .iter()
+            .any(|m| m.to_string().contains("1.0.0-claimed")),
         "{mismatches:?}"
     );
     let stored = ledger.require_run(run).await.unwrap();
@@ -516,7 +544,14 @@ async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
         panic!("refused although allowed: {allowed:?}");
     };
     assert_eq!(runs.len(), 2);
-    assert!(confirmed.is_empty(), "nothing was flagged: {confirmed:?}");
+    // The re-runs measured only the flagged benchmark, at its usual speed: it does not hold.
+    for run in &runs {
+        let measured = ledger.measurements(*run).await.unwrap();
+        let names: Vec<&str> = measured.iter().map(|m| m.benchmark.full.as_str()).collect();
+        assert_eq!(names, ["sum/1000"], "re-run #{run}");
+    }
+    assert_eq!(confirmed.len(), 1, "{confirmed:?}");
+    assert!(!confirmed[0].holds(), "{confirmed:?}");
     assert!(
         events.any("warning: confirmation run #"),
         "the mismatch is a warning: {:?}",
@@ -532,22 +567,6 @@ async fn confirm_refuses_a_rerun_measured_unlike_the_head_unless_allowed() {
         "built at most once for both re-runs: {:?}",
         events.0
     );
-}
-
-/// An A/B run's progress, in order.
-#[derive(Default)]
-struct AbEvents(Vec<String>);
-
-impl bench_usecases::ab::AbProgress for AbEvents {
-    fn step(&mut self, text: &str) {
-        self.0.push(format!("step: {text}"));
-    }
-    fn note(&mut self, text: &str) {
-        self.0.push(format!("note: {text}"));
-    }
-    fn warning(&mut self, text: &str) {
-        self.0.push(format!("warning: {text}"));
-    }
 }
 
 #[tokio::test]
@@ -583,13 +602,17 @@ async fn ab_builds_both_sides_once_and_finds_the_slowdown_the_working_tree_adds(
     };
 
     // The same commit on both sides: nothing is built.
-    let same = ab(&ledger, &request(Some("HEAD")), &mut AbEvents::default())
-        .await
-        .unwrap();
+    let same = ab(
+        &ledger,
+        &request(Some("HEAD")),
+        &mut util::AbEvents::default(),
+    )
+    .await
+    .unwrap();
     assert!(matches!(same, AbOutcome::SameCommit { .. }), "{same:?}");
 
     // An unchanged working tree builds the same executable: nothing is measured.
-    let mut events = AbEvents::default();
+    let mut events = util::AbEvents::default();
     let unchanged = ab(&ledger, &request(None), &mut events).await.unwrap();
     assert!(
         matches!(unchanged, AbOutcome::IdenticalExecutables { .. }),
@@ -606,7 +629,7 @@ async fn ab_builds_both_sides_once_and_finds_the_slowdown_the_working_tree_adds(
     let slower = text.replace("scaled(4096, \"fnv\")", "scaled(5325, \"fnv\")");
     assert_ne!(text, slower, "the fixture's fnv benchmark has moved");
     std::fs::write(&bench, slower).unwrap();
-    let mut events = AbEvents::default();
+    let mut events = util::AbEvents::default();
     let outcome = ab(&ledger, &request(None), &mut events).await.unwrap();
     let AbOutcome::Measured(measured) = outcome else {
         panic!("not measured: {outcome:?}; {:?}", events.0);

@@ -13,7 +13,8 @@
 //! it recorded. An artifact push is idempotent by content, so pushing a run again sends only
 //! what the server lacks into it, and adds nothing twice.
 
-use bench_store::{Ledger, LedgerError, RunId};
+use bench_model::RunId;
+use bench_store::{Ledger, LedgerError};
 // The policy lives with the client that applies it; pushes are one of its users.
 pub use crate::remote::RetryPolicy;
 use crate::remote::{self, Attempt};

@@ -70,6 +70,15 @@ pub fn work_tree_root(dir: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The URL of the `origin` remote of the repository holding `dir`, when it has one.
+#[must_use]
+pub fn origin_url(dir: &Path) -> Option<String> {
+    match run_git(dir, &["config", "--get", "remote.origin.url"]) {
+        Ok(GitOutcome::Printed(url)) if !url.is_empty() => Some(url),
+        _ => None,
+    }
+}
+
 /// The full hash of the commit `rev` names (`HEAD~1`, a branch, a tag, a hash prefix) in the
 /// repository holding `dir`; `None` when there is no repository or no such commit.
 #[must_use]

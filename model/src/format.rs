@@ -1,7 +1,7 @@
 //! Human formatting of values: times scaled to ns/µs/ms/s, rates to K/M/G, percentages.
 //!
-//! It lives in the model so the analysis's verdict explanations and the reports (which re-export it
-//! as `bench_report::format`) scale values the same way.
+//! It lives in the model so the analysis's verdict explanations and the reports scale values the
+//! same way.
 
 use crate::{Measurement, ThroughputKind};
 

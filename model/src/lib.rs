@@ -13,12 +13,14 @@ use std::collections::BTreeMap;
 
 pub mod artifact;
 pub mod format;
+mod project;
 mod run;
 mod stored;
 pub use artifact::{
     ArtifactError, ArtifactId, ArtifactKind, ArtifactSummary, CountUnit, FunctionCountRow,
     FunctionCounts, MAX_ARTIFACT_BYTES, NewArtifact, StoredArtifact,
 };
+pub use project::{Project, ProjectNameError};
 pub use run::{
     BenchExe, BenchmarkConditions, BuildConfig, GitInfo, LoadAverage, Machine, RunConditions,
     RunId, RunProvenance, RunSource, Toolchain,

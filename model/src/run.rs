@@ -130,6 +130,14 @@ impl RunSource {
     pub const fn kept_out_of_history(self) -> bool {
         self.is_paired_side() || matches!(self, Self::Profile)
     }
+
+    /// Whether the run is a point of its suite's line, the history a trend draws: not a paired
+    /// side (a pull request's `ab` pair belongs to its compare page), a profile or a
+    /// confirmation (a re-run of a point already drawn). Quick runs are a flag of their own.
+    #[must_use]
+    pub const fn is_on_the_line(self) -> bool {
+        !self.kept_out_of_history() && !matches!(self, Self::Confirmation)
+    }
 }
 
 /// The machine a run was measured on. Deduplicated in the ledger by `fingerprint`.

@@ -517,8 +517,10 @@ pub fn noise_source(source: &NoiseSource) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{CompareConfig, History, compare};
-    use crate::model::{BenchmarkId, Estimate, Measurement, Samples, SamplingMode, metric};
+    use crate::compare::{CompareConfig, compare};
+    use crate::model::{
+        BenchmarkId, Estimate, History, Measurement, Samples, SamplingMode, metric,
+    };
 
     fn measurement(id: &str, point: f64, bounds: bool, samples: bool) -> Measurement {
         let mut estimate = Estimate::point(point);

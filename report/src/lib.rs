@@ -7,7 +7,7 @@
 //! stable contract for scripts (see the README); they are built explicitly with `json!` so a
 //! refactor of the model cannot change them by accident.
 
-pub use bench_model::format;
+use bench_model::format;
 pub mod log;
 pub mod table;
 
@@ -485,8 +485,8 @@ fn provenance_text(run: &StoredRun, markdown: bool) -> String {
 /// `config` and what the A/A comparisons of the calibration runs (`aa`) said.
 #[must_use]
 pub fn calibration_table(
-    history: &crate::compare::History,
-    aa: &std::collections::BTreeMap<crate::compare::MetricKey, crate::calibration::AaOutcome>,
+    history: &model::History,
+    aa: &std::collections::BTreeMap<model::MetricKey, crate::calibration::AaOutcome>,
     config: &crate::compare::CompareConfig,
 ) -> String {
     let mut table = Table::new(&[

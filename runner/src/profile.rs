@@ -10,10 +10,7 @@
 use crate::ab::BuiltSide;
 use bench_model::RunId;
 use bench_model::{ArtifactKind, CountUnit, FunctionCountRow, FunctionCounts, NewArtifact};
-use bench_profile::{
-    FunctionChange, GungraunOptions, PerfOptions, Profile, ProfileError, Unit, capture_criterion,
-    capture_gungraun,
-};
+use bench_profile::{FunctionChange, Profile, ProfileError, Unit};
 use std::path::Path;
 
 /// How long criterion's `--profile-time` runs one benchmark when the user says nothing.
@@ -43,7 +40,7 @@ pub fn profile_side(
     scratch: &Path,
     mut on_start: impl FnMut(usize, usize, &str),
 ) -> Vec<BenchmarkProfile> {
-    let dir = side.target.package_dir().to_owned();
+    let tool = side.tool();
     benchmarks
         .iter()
         .enumerate()
@@ -56,28 +53,7 @@ pub fn profile_side(
                     source,
                 })
                 .and_then(|work| {
-                    if side.gungraun {
-                        capture_gungraun(
-                            &side.exe,
-                            benchmark,
-                            work.path(),
-                            &GungraunOptions {
-                                current_dir: Some(dir.clone()),
-                                ..GungraunOptions::default()
-                            },
-                        )
-                    } else {
-                        capture_criterion(
-                            &side.exe,
-                            benchmark,
-                            work.path(),
-                            &PerfOptions {
-                                seconds,
-                                current_dir: Some(dir.clone()),
-                                ..PerfOptions::default()
-                            },
-                        )
-                    }
+                    tool.profile(&side.exe, &side.target, benchmark, work.path(), seconds)
                 });
             BenchmarkProfile {
                 benchmark: benchmark.clone(),

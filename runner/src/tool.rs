@@ -3,13 +3,14 @@
 //! [`BenchTool`] once, whichever tool it is; both tools start their process through
 //! [`crate::process`].
 
-use crate::criterion_cli::{self, AddedArg, CriterionVersion};
+use crate::criterion_cli::{self, AddedArg, Budget, CriterionVersion};
 use crate::gungraun::{self, GungraunError};
 use crate::process::RunOutput;
 use crate::suite::run::{self as criterion_run, ProgressTracker};
 use crate::suite::{SuiteError, SuiteTarget};
 use bench_adapters::AdapterError;
 use bench_model::Measurement;
+use bench_profile::{GungraunOptions, PerfOptions, Profile, ProfileError};
 use std::path::Path;
 
 /// One run of a built bench executable.
@@ -38,10 +39,15 @@ pub trait BenchTool {
     fn check(&self, suite: &str, workspace_root: &Path) -> Result<Option<String>, GungraunError>;
     /// The criterion version the suite links, for criterion suites whose lock names it.
     fn criterion_version(&self) -> Option<CriterionVersion>;
-    /// Whether `--quick` shortens its runs (gungraun runs each benchmark once anyway).
-    fn honours_quick(&self) -> bool;
-    /// The arguments bench-run adds of its own accord to the user's `user_args`.
-    fn added_args(&self, quick: bool, user_args: &[String]) -> Vec<AddedArg>;
+    /// Whether a time budget (`--quick`, ab's short rounds) shortens its runs (gungraun runs
+    /// each benchmark once anyway).
+    fn honours_budget(&self) -> bool;
+    /// Whether one executable gives the same values in every run (instruction counts): one
+    /// round says it all, and the order of its functions in memory cannot move them.
+    fn repeats_exactly(&self) -> bool;
+    /// The arguments bench-run adds of its own accord to the user's `user_args`: `budget`'s
+    /// settings, when given and the tool takes them.
+    fn added_args(&self, budget: Option<&Budget>, user_args: &[String]) -> Vec<AddedArg>;
     /// Explains a failed run by what bench-run added (criterion rejects unknown settings).
     fn explain(&self, error: SuiteError, added: &[AddedArg], user_args: &[String]) -> SuiteError;
     /// Lists the benchmarks `run.args` select, in the order they will run.
@@ -51,6 +57,26 @@ pub trait BenchTool {
     fn list(&self, run: &ToolRun<'_>) -> Result<Vec<String>, SuiteError> {
         criterion_run::list_benchmarks(run.exe, run.suite, run.args, run.home)
     }
+    /// The benchmarks whose ids match `pattern` (a regular expression; `None`: every one), in
+    /// the order they run. `run.args` are ignored.
+    ///
+    /// # Errors
+    /// When the executable cannot list them, or the pattern is not a regular expression.
+    fn matching(&self, run: &ToolRun<'_>, pattern: Option<&str>)
+    -> Result<Vec<String>, SuiteError>;
+    /// Profiles one benchmark in `work` (criterion suites under perf for `seconds`, gungraun
+    /// suites under callgrind), running in the suite's package directory.
+    ///
+    /// # Errors
+    /// When the profiler is missing or the run fails.
+    fn profile(
+        &self,
+        exe: &Path,
+        suite: &SuiteTarget,
+        benchmark: &str,
+        work: &Path,
+        seconds: u32,
+    ) -> Result<Profile, ProfileError>;
     /// Runs the `listed` benchmarks, calling `on_progress(n, total, id)` as each starts.
     ///
     /// # Errors
@@ -86,19 +112,21 @@ impl BenchTool for Criterion {
         self.version
     }
 
-    fn honours_quick(&self) -> bool {
+    fn honours_budget(&self) -> bool {
         true
     }
 
-    /// `--quick`'s settings as the suite's criterion takes them, unless the user gave their
+    fn repeats_exactly(&self) -> bool {
+        false
+    }
+
+    /// The budget's settings as the suite's criterion takes them, unless the user gave their
     /// own, and `--noplot` (criterion's plots would land in the scratch directory and be
     /// thrown away).
-    fn added_args(&self, quick: bool, user_args: &[String]) -> Vec<AddedArg> {
-        let mut added = if quick {
-            criterion_cli::budget_args(&criterion_cli::QUICK, self.version, user_args)
-        } else {
-            Vec::new()
-        };
+    fn added_args(&self, budget: Option<&Budget>, user_args: &[String]) -> Vec<AddedArg> {
+        let mut added = budget.map_or_else(Vec::new, |budget| {
+            criterion_cli::budget_args(budget, self.version, user_args)
+        });
         added.extend(criterion_cli::noplot_arg(user_args));
         added
     }
@@ -122,6 +150,36 @@ impl BenchTool for Criterion {
             run.env,
             &mut tracker,
             on_progress,
+        )
+    }
+
+    /// criterion takes the pattern as its filter.
+    fn matching(
+        &self,
+        run: &ToolRun<'_>,
+        pattern: Option<&str>,
+    ) -> Result<Vec<String>, SuiteError> {
+        let filter: Vec<String> = pattern.into_iter().map(str::to_owned).collect();
+        criterion_run::list_benchmarks(run.exe, run.suite, &filter, run.home)
+    }
+
+    fn profile(
+        &self,
+        exe: &Path,
+        suite: &SuiteTarget,
+        benchmark: &str,
+        work: &Path,
+        seconds: u32,
+    ) -> Result<Profile, ProfileError> {
+        bench_profile::capture_criterion(
+            exe,
+            benchmark,
+            work,
+            &PerfOptions {
+                seconds,
+                current_dir: Some(suite.package_dir().to_owned()),
+                ..PerfOptions::default()
+            },
         )
     }
 
@@ -151,12 +209,16 @@ impl BenchTool for Gungraun {
         None
     }
 
-    fn honours_quick(&self) -> bool {
+    fn honours_budget(&self) -> bool {
         false
     }
 
+    fn repeats_exactly(&self) -> bool {
+        true
+    }
+
     /// Nothing: criterion's settings mean nothing to gungraun, which rejects unknown arguments.
-    fn added_args(&self, _: bool, _: &[String]) -> Vec<AddedArg> {
+    fn added_args(&self, _: Option<&Budget>, _: &[String]) -> Vec<AddedArg> {
         Vec::new()
     }
 
@@ -178,6 +240,39 @@ impl BenchTool for Gungraun {
             run.workspace_root,
             listed,
             on_progress,
+        )
+    }
+
+    /// gungraun's filter is not criterion's: list every benchmark, then match their ids.
+    fn matching(
+        &self,
+        run: &ToolRun<'_>,
+        pattern: Option<&str>,
+    ) -> Result<Vec<String>, SuiteError> {
+        let listed = criterion_run::list_benchmarks(run.exe, run.suite, &[], run.home)?;
+        gungraun::matching_ids(&listed, pattern).map_err(|e| SuiteError::Filter {
+            pattern: pattern.unwrap_or_default().to_owned(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Under callgrind: exact instruction counts; `seconds` means nothing to it.
+    fn profile(
+        &self,
+        exe: &Path,
+        suite: &SuiteTarget,
+        benchmark: &str,
+        work: &Path,
+        _: u32,
+    ) -> Result<Profile, ProfileError> {
+        bench_profile::capture_gungraun(
+            exe,
+            benchmark,
+            work,
+            &GungraunOptions {
+                current_dir: Some(suite.package_dir().to_owned()),
+                ..GungraunOptions::default()
+            },
         )
     }
 

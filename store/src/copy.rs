@@ -13,7 +13,8 @@
 //!   destination uses for a run of its own is left alone and reported as a conflict;
 //! - the destination's own runs, tags and annotations stay as they are.
 
-use crate::{Annotation, LedgerError, LedgerStore, NewArtifact, RunCopy, RunFilter, RunId};
+use crate::{LedgerError, LedgerStore, RunCopy, RunFilter};
+use bench_model::{Annotation, NewArtifact, RunId};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -47,7 +48,8 @@ pub struct CopyProgress {
     pub total: usize,
 }
 
-/// Copies everything of `from` that `to` does not hold yet.
+/// Copies everything of `from` that `to` does not hold yet, every project into the project of
+/// the same name.
 ///
 /// # Errors
 /// When `from` and `to` are the same ledger, or a read or write fails. Runs copied before the
@@ -57,6 +59,34 @@ pub async fn copy_ledger(
     to: &dyn LedgerStore,
     mut progress: impl FnMut(CopyProgress),
 ) -> Result<CopyReport, LedgerError> {
+    check_distinct(from, to).await?;
+    let mut report = CopyReport::default();
+    for project in from.projects().await? {
+        let project = bench_model::Project::new(&project.name)
+            .map_err(|e| LedgerError::Corrupt(format!("a run's project: {e}")))?;
+        let part = copy_project(
+            &*from.in_project(&project),
+            &*to.in_project(&project),
+            &mut progress,
+        )
+        .await?;
+        report.runs_copied += part.runs_copied;
+        report.runs_already_there += part.runs_already_there;
+        report.annotations_added += part.annotations_added;
+        report.artifacts_copied += part.artifacts_copied;
+        report.pairings_copied += part.pairings_copied;
+        report.tags_set += part.tags_set;
+        report.tag_conflicts.extend(part.tag_conflicts);
+        report.run_ids.extend(part.run_ids);
+    }
+    Ok(report)
+}
+
+/// The source's identity, unless `to` is the same ledger.
+async fn check_distinct(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+) -> Result<String, LedgerError> {
     let origin = from.ledger_id().await?;
     if origin == to.ledger_id().await? {
         return Err(LedgerError::Invalid(format!(
@@ -65,6 +95,19 @@ pub async fn copy_ledger(
             to.location()
         )));
     }
+    Ok(origin)
+}
+
+/// Copies everything of `from`'s project that `to`'s project does not hold yet.
+///
+/// # Errors
+/// As [`copy_ledger`].
+pub async fn copy_project(
+    from: &dyn LedgerStore,
+    to: &dyn LedgerStore,
+    mut progress: impl FnMut(CopyProgress),
+) -> Result<CopyReport, LedgerError> {
+    let origin = check_distinct(from, to).await?;
     let mut report = CopyReport {
         run_ids: to.copied_runs(&origin).await?,
         ..CopyReport::default()

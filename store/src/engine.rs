@@ -20,9 +20,9 @@
 //! The sqlx side, binding the ledger's kinds of value and running a statement, is [`Driver`]:
 //! one blanket impl holds the sqlx bounds, so the shared code needs none.
 
+use crate::LedgerError;
 use crate::rows::Cols;
-use crate::{LedgerError, RunId};
-use bench_model::Measurement;
+use bench_model::{Measurement, RunId};
 use sqlx::{Database, Encode, Executor, IntoArguments, Type};
 use std::future::Future;
 use std::pin::Pin;
@@ -242,10 +242,13 @@ impl Rendered {
         let order = E::COMMIT_ORDER;
         let run_in = E::RUN_ID_IN;
         Self {
+            // $3 = 1: every run; else the suite's line only.
             trend_runs: format!(
                 "SELECT id, git_commit, git_commit_time, created_at FROM runs
                  WHERE suite = $1 AND (CAST($2 AS BIGINT) IS NULL OR machine_id = $2)
-                 ORDER BY {order}, id"
+                   AND project = $4 AND ($3 = 1 OR (NOT quick AND source NOT IN {off}))
+                 ORDER BY {order}, id",
+                off = off_the_line!()
             ),
             trend_values: format!(
                 "SELECT run_id, {SERIES_KEY}, estimate, lower, upper FROM results WHERE {run_in}"
@@ -262,7 +265,8 @@ impl Rendered {
                  noted AS (
                      SELECT a.id AS note_id, a.run_id, a.created_at, a.text, r.k
                      FROM annotations a
-                     JOIN (SELECT id, {order} AS k FROM runs WHERE suite = $1 AND machine_id = $2) r
+                     JOIN (SELECT id, {order} AS k FROM runs
+                           WHERE project = $5 AND suite = $1 AND machine_id = $2) r
                          ON r.id = a.run_id
                  )
                  SELECT n.run_id, n.created_at, n.text FROM noted n, lo, hi

@@ -1,6 +1,6 @@
 //! The one error type of the store.
 
-use crate::RunId;
+use bench_model::RunId;
 use std::path::PathBuf;
 
 /// A database error, kept as its message chain: no engine type crosses the store's API.

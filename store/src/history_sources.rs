@@ -1,4 +1,5 @@
-//! Which runs never count as history, as SQL the queries can embed as `&'static str`.
+//! Which runs never count as history, and which are not points of a suite's line, as SQL the
+//! queries can embed as `&'static str`.
 
 /// The SQL list of the source codes whose runs are never a run's history or its commit's run
 /// ([`bench_model::RunSource::kept_out_of_history`]: paired sides, profiles).
@@ -6,6 +7,14 @@
 macro_rules! kept_out_of_history {
     () => {
         "(9, 10, 13, 14, 15)"
+    };
+}
+
+/// The SQL list of the source codes whose runs are not points of a suite's line
+/// ([`bench_model::RunSource::is_on_the_line`]): the above, and confirmations.
+macro_rules! off_the_line {
+    () => {
+        "(8, 9, 10, 13, 14, 15)"
     };
 }
 
@@ -21,5 +30,15 @@ mod tests {
             .map(|s| s.code().to_string())
             .collect();
         assert_eq!(kept_out_of_history!(), format!("({})", codes.join(", ")));
+    }
+
+    #[test]
+    fn the_sql_list_names_every_source_off_the_line() {
+        let codes: Vec<String> = (0..100)
+            .filter_map(RunSource::from_code)
+            .filter(|s| !s.is_on_the_line())
+            .map(|s| s.code().to_string())
+            .collect();
+        assert_eq!(off_the_line!(), format!("({})", codes.join(", ")));
     }
 }

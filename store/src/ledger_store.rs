@@ -4,22 +4,39 @@
 use crate::error::LedgerError;
 use crate::location::Location;
 use crate::types::{
-    Annotation, ArtifactIngested, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested,
-    Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary,
-    TrendData,
+    ArtifactIngested, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested, Pairing,
+    PairingPlan, ProjectSummary, RunAnnotation, RunCopy, RunFilter, SuiteSummary, TrendData,
+    TrendRuns,
 };
 use async_trait::async_trait;
 use bench_model::{
-    ArtifactId, ArtifactSummary, History, Measurement, NewArtifact, NewRun, RunId, StoredArtifact,
+    Annotation, ArtifactId, ArtifactSummary, History, Measurement, NewArtifact, NewRun, Project,
+    RunId, RunSummary, StoredArtifact, StoredRun,
 };
 use std::collections::BTreeMap;
 
 /// The ledger's operations. Every engine implements all of them with the same meaning; the
 /// store tests (`store/tests/`) hold each engine to it.
+///
+/// A handle is scoped to one project ([`LedgerStore::project`]): it records into it, and every
+/// read (runs, suites, baselines, tags, testbeds, trends, a run by its id) sees only its runs.
+/// Only [`LedgerStore::projects`] and the ledger's identity look across projects.
 #[async_trait]
 pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// Where the ledger lives.
     fn location(&self) -> &Location;
+
+    /// The project this handle reads and records in.
+    fn project(&self) -> &Project;
+
+    /// A handle on the same ledger (the same connections) scoped to `project`.
+    fn in_project(&self, project: &Project) -> std::sync::Arc<dyn LedgerStore>;
+
+    /// Every project holding a run, by name.
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn projects(&self) -> Result<Vec<ProjectSummary>, LedgerError>;
 
     /// Records a run, its results, statistics, raw samples and conditions in one transaction.
     ///
@@ -173,20 +190,26 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// When the query fails.
     async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError>;
 
-    /// The newest run of every (suite, machine) pair, ordered by suite, then newest first.
+    /// The newest run of the line of every (suite, machine) pair ([`TrendRuns::Line`]; its
+    /// newest run of any kind when it has none), ordered by suite, then newest first.
     ///
     /// # Errors
     /// When the query fails.
     async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError>;
 
-    /// Every headline estimate of `suite` (on machine `machine_id`, if given): the runs in
-    /// commit order (git commit time, falling back to the recording time for runs outside git,
-    /// then run id) and one series per benchmark and metric (sorted by both) whose values
-    /// follow that order. The input of the trend charts.
+    /// Every headline estimate of `suite` (on machine `machine_id`, if given) of the `runs`
+    /// chosen: the runs in commit order (git commit time, falling back to the recording time
+    /// for runs outside git, then run id) and one series per benchmark and metric (sorted by
+    /// both) whose values follow that order. The input of the trend charts.
     ///
     /// # Errors
     /// When the query fails or a row is corrupt.
-    async fn trend(&self, suite: &str, machine_id: Option<i64>) -> Result<TrendData, LedgerError>;
+    async fn trend(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+        runs: TrendRuns,
+    ) -> Result<TrendData, LedgerError>;
 
     /// Annotations on runs of `suite` (on machine `machine_id`, if given), oldest first.
     ///

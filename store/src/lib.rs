@@ -55,16 +55,12 @@ pub mod sqlite;
 mod timestamps;
 mod types;
 
-pub use bench_model::{
-    ArtifactId, ArtifactKind, ArtifactSummary, History, HistoryPoint, MetricKey, NewArtifact,
-    RunId, StoredArtifact,
-};
 pub use error::LedgerError;
 pub use location::Location;
 pub use types::{
-    Annotation, ArtifactIngested, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested,
-    Pairing, PairingPlan, RunAnnotation, RunCopy, RunFilter, RunSummary, StoredRun, SuiteSummary,
-    TrendData, TrendRun, TrendSeries, TrendValue,
+    ArtifactIngested, DatedRun, IngestKey, Ingested, MachineSummary, PairIngested, Pairing,
+    PairingPlan, ProjectSummary, RunAnnotation, RunCopy, RunFilter, SuiteSummary, TrendData,
+    TrendRun, TrendRuns, TrendSeries, TrendValue,
 };
 
 pub use engine::BUSY_TIMEOUT;
@@ -135,6 +131,14 @@ impl Ledger {
     pub fn from_store(store: impl LedgerStore + 'static) -> Self {
         Self {
             store: Arc::new(store),
+        }
+    }
+
+    /// A handle on the same ledger scoped to `project` (cheap: it shares the connections).
+    #[must_use]
+    pub fn in_project(&self, project: &bench_model::Project) -> Self {
+        Self {
+            store: self.store.in_project(project),
         }
     }
 }

@@ -3,11 +3,11 @@
 //! Decoding reads columns by name through [`Cols`], which each engine's row type implements,
 //! so a stored run means the same thing whichever engine holds it.
 
-use crate::{Annotation, LedgerError, Pairing, PairingPlan, RunId, RunSummary};
+use crate::{LedgerError, Pairing, PairingPlan};
 use bench_model::{
-    BenchExe, BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, LoadAverage, Machine,
-    Measurement, NewRun, RunConditions, RunProvenance, RunSource, Samples, SamplingMode, Statistic,
-    Throughput, ThroughputKind, Toolchain,
+    Annotation, BenchExe, BenchmarkId, BuildConfig, Direction, Estimate, GitInfo, LoadAverage,
+    Machine, Measurement, NewRun, RunConditions, RunId, RunProvenance, RunSource, RunSummary,
+    Samples, SamplingMode, Statistic, Throughput, ThroughputKind, Toolchain,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -634,17 +634,17 @@ pub(crate) fn assemble_measurements<R: Cols>(
 }
 
 /// Builds a history from rows of `run_id, benchmark, metric, estimate`, oldest run first.
-pub(crate) fn assemble_history<R: Cols>(rows: &[R]) -> Result<crate::History, LedgerError> {
-    let mut history = crate::History::new();
+pub(crate) fn assemble_history<R: Cols>(rows: &[R]) -> Result<bench_model::History, LedgerError> {
+    let mut history = bench_model::History::new();
     for row in rows {
-        let key = crate::MetricKey {
+        let key = bench_model::MetricKey {
             benchmark: row.text("benchmark")?,
             metric: row.text("metric")?,
         };
         history
             .entry(key)
             .or_default()
-            .push(crate::HistoryPoint::new(
+            .push(bench_model::HistoryPoint::new(
                 row.int("run_id")?,
                 row.real("estimate")?,
             ));

@@ -10,8 +10,8 @@ use crate::engine::Rendered;
 use crate::engine::{BoxFuture, Engine, Query};
 use crate::rows::{self, duplicate_result, json_text};
 use crate::sql::SqlStore;
-use crate::{BUSY_TIMEOUT, LedgerError, LedgerStore, Location, RunId};
-use bench_model::{Measurement, Samples};
+use crate::{BUSY_TIMEOUT, LedgerError, LedgerStore, Location};
+use bench_model::{Measurement, RunId, Samples};
 use sqlx::Sqlite;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteRow,

@@ -1,9 +1,7 @@
 //! What the store's operations take and return: plain data, no database types.
 
-use bench_model::{Direction, Measurement, NewRun, RunId, RunProvenance, RunSource};
+use bench_model::{Annotation, Direction, Measurement, NewRun, RunId, RunProvenance, RunSource};
 use serde::Serialize;
-
-pub use bench_model::{Annotation, RunSummary, StoredRun};
 
 /// Which runs to list.
 #[derive(Debug, Clone, Default)]
@@ -94,6 +92,33 @@ pub struct TrendSeries {
     pub direction: Direction,
     /// The values, in commit order.
     pub values: Vec<TrendValue>,
+}
+
+/// A project of the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectSummary {
+    /// Its name.
+    pub name: String,
+    /// Its runs.
+    pub runs: i64,
+    /// Its suites.
+    pub suites: i64,
+    /// Its newest run.
+    pub latest_run: RunId,
+}
+
+/// Which runs a trend draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrendRuns {
+    /// The suite's line: its ordinary, full runs
+    /// ([`bench_model::RunSource::is_on_the_line`], not quick). Change points and noise floors
+    /// are read from these.
+    #[default]
+    Line,
+    /// Every run, `ab` and bisect sides, profiles, confirmations and quick runs included.
+    #[serde(rename = "all")]
+    Everything,
 }
 
 /// What [`crate::LedgerStore::trend`] returns.

@@ -9,8 +9,9 @@ mod engines;
 #[allow(dead_code, unused_imports)]
 mod suite;
 
+use bench_model::ArtifactKind;
 use bench_store::copy::copy_ledger;
-use bench_store::{ArtifactKind, LedgerError, LedgerStore, PairingPlan, RunFilter};
+use bench_store::{LedgerError, LedgerStore, PairingPlan, RunFilter};
 use engines::Fixture;
 
 async fn fill(source: &Fixture) {

@@ -14,6 +14,7 @@ on_both_engines!(
     baselines_leave_out_quick_confirmation_and_ab_runs_and_history_quick_and_ab,
     a_pair_round_trips_and_a_bad_pair_stores_nothing,
     machines_trend_and_annotations_for_the_web,
+    a_trend_draws_the_line_and_leaves_ab_pairs_to_their_compare_page,
     annotations_between_runs_follow_commit_order,
     every_table_refuses_update_and_delete,
     concurrent_writers_lose_nothing,
@@ -26,4 +27,5 @@ on_both_engines!(
     concurrent_recordings_of_one_artifact_store_one,
     bad_artifacts_store_nothing,
     artifacts_are_append_only,
+    two_projects_with_the_same_names_never_mix,
 );

@@ -153,6 +153,13 @@ impl PgServer {
         )
     }
 
+    /// A client program of the server's installation, such as `psql`, `pg_dump` or
+    /// `pg_restore`, to run as any user: give it a database URL of [`PgServer::url`] with `-d`.
+    #[must_use]
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+
     fn socket_dir(&self) -> String {
         self.dir.to_string_lossy().into_owned()
     }

@@ -5,7 +5,7 @@
 
 use bench_model::{
     BenchmarkId, Direction, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance,
-    RunSource,
+    RunSource, Samples, SamplingMode,
 };
 use bench_store::{Ledger, LedgerError};
 use std::collections::BTreeMap;
@@ -99,6 +99,105 @@ impl SyntheticSuite {
     }
 }
 
+/// An organisation's ledger: `projects` projects, each with the same suite `benches` (so that
+/// names collide across projects, as they do in an organisation) on `testbeds` machine classes;
+/// `runs` runs in all, spread round-robin over (project, testbed) lines, each of `benchmarks`
+/// results with `samples` raw samples. What the team server's scale is measured on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Organisation {
+    /// Projects (`project-0`, `project-1`, ...).
+    pub projects: usize,
+    /// Machine classes per project (`testbed-0`, ...).
+    pub testbeds: usize,
+    /// Results per run.
+    pub benchmarks: usize,
+    /// Runs in all.
+    pub runs: usize,
+    /// Raw samples per result.
+    pub samples: usize,
+}
+
+impl Organisation {
+    /// The (project, testbed) lines.
+    #[must_use]
+    pub fn lines(&self) -> usize {
+        (self.projects * self.testbeds).max(1)
+    }
+
+    /// Runs of one line.
+    #[must_use]
+    pub fn runs_per_line(&self) -> usize {
+        self.runs.div_ceil(self.lines())
+    }
+
+    /// The name of project `p`.
+    #[must_use]
+    pub fn project(p: usize) -> String {
+        format!("project-{p}")
+    }
+
+    /// Run `i` (0-based) of the whole ledger: its project's name and the run. Runs of a line
+    /// are consecutive commits; the lines take turns, as many CI runners pushing at once do.
+    #[must_use]
+    pub fn run(&self, i: usize) -> (String, NewRun) {
+        let line = i % self.lines();
+        let (project, testbed) = (line / self.testbeds.max(1), line % self.testbeds.max(1));
+        let k = i / self.lines();
+        let suite = SyntheticSuite {
+            suite: "benches".to_owned(),
+            benchmarks: self.benchmarks,
+            runs: self.runs_per_line(),
+        };
+        let mut run = suite.run(k);
+        run.provenance.machine.fingerprint = format!("synthetic-testbed-{testbed}");
+        run.provenance.machine.testbed = Some(format!("testbed-{testbed}"));
+        for m in &mut run.measurements {
+            let point = m.estimate.point;
+            let iters: Vec<f64> = (1..=self.samples).map(|n| n as f64).collect();
+            let times: Vec<f64> = iters
+                .iter()
+                .enumerate()
+                .map(|(n, &it)| point * it * (1.0 + 0.005 * noise(k * 131 + n, line)))
+                .collect();
+            m.samples = (self.samples > 0)
+                .then(|| Samples::new(SamplingMode::Linear, iters, times).ok())
+                .flatten();
+        }
+        (Self::project(project), run)
+    }
+
+    /// Records runs `from..to` into `ledger` (each into its project), calling `done(n)` after
+    /// each.
+    ///
+    /// # Errors
+    /// Whatever recording fails with.
+    pub async fn record_range(
+        &self,
+        ledger: &Ledger,
+        from: usize,
+        to: usize,
+        mut done: impl FnMut(usize),
+    ) -> Result<(), LedgerError> {
+        let mut handles: BTreeMap<String, Ledger> = BTreeMap::new();
+        for i in from..to.min(self.runs) {
+            let (project, run) = self.run(i);
+            let handle = match handles.get(&project) {
+                Some(h) => h.clone(),
+                None => {
+                    let name = bench_model::Project::new(&project)
+                        .map_err(|e| LedgerError::Invalid(e.to_string()))?;
+                    let h = ledger.in_project(&name);
+                    handles.insert(project, h.clone());
+                    h
+                }
+            };
+            handle.record_run(&run).await?;
+            done(i);
+        }
+        Ok(())
+    }
+}
+
 fn machine() -> Machine {
     Machine {
         fingerprint: "synthetic-machine".to_owned(),
@@ -126,6 +225,7 @@ fn noise(a: usize, b: usize) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 
@@ -148,5 +248,42 @@ mod tests {
             s.run(6).measurements[1].estimate.point / s.run(5).measurements[1].estimate.point;
         assert!((unstepped - 1.0).abs() < 0.021, "{unstepped}");
         assert!((0..100).all(|i| (-1.0..=1.0).contains(&noise(i, 7))));
+    }
+
+    #[test]
+    fn an_organisation_spreads_its_runs_over_projects_and_testbeds() {
+        let org = Organisation {
+            projects: 3,
+            testbeds: 2,
+            benchmarks: 5,
+            runs: 12,
+            samples: 4,
+        };
+        assert_eq!((org.lines(), org.runs_per_line()), (6, 2));
+        let (p0, r0) = org.run(0);
+        let (p1, r1) = org.run(1);
+        let (p2, _) = org.run(2);
+        assert_eq!(
+            (p0.as_str(), p1.as_str(), p2.as_str()),
+            ("project-0", "project-0", "project-1")
+        );
+        assert_ne!(
+            r0.provenance.machine.fingerprint,
+            r1.provenance.machine.fingerprint
+        );
+        assert_eq!(r0.provenance.suite, "benches");
+        assert_eq!(r0.measurements.len(), 5);
+        assert_eq!(
+            r0.measurements[0]
+                .samples
+                .as_ref()
+                .unwrap()
+                .times_ns()
+                .len(),
+            4
+        );
+        // Run 6 is line 0's second commit.
+        assert_ne!(org.run(6).1.provenance.git.commit, r0.provenance.git.commit);
+        assert_eq!(org.run(6).0, "project-0");
     }
 }

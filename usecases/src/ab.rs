@@ -8,13 +8,14 @@
 use crate::record::RecordError;
 use bench_analysis::compare::{self, CompareConfig, Comparison};
 use bench_analysis::{contention, paired};
-use bench_model::{GitInfo, Measurement, NewRun, RunConditions, RunSource};
+use bench_model::{GitInfo, Measurement, NewRun, RunConditions, RunSource, StoredRun};
 use bench_runner::ab::{self, BuiltSide, SideBuild, SideRecord, SideRounds, side_provenance};
 use bench_runner::build_home::BuildHome;
-use bench_runner::criterion_cli::{self, AddedArg, CriterionVersion};
+use bench_runner::criterion_cli::{self, AddedArg};
 use bench_runner::sides::AbError;
 use bench_runner::suite::{BuildOptions, run::list_benchmarks};
-use bench_store::{Ledger, LedgerError, PairingPlan, StoredRun};
+use bench_runner::tool::BenchTool;
+use bench_store::{Ledger, LedgerError, PairingPlan};
 use std::path::Path;
 use std::time::Instant;
 
@@ -293,28 +294,11 @@ pub async fn ab(
     }
     let layouts = usable_layouts(&base, &head, wanted_layouts, progress);
 
-    let (criterion, added) = if head.gungraun {
-        // gungraun rejects criterion's settings; its counts need no budget.
-        (None, Vec::new())
-    } else {
-        let criterion = head.criterion;
-        if let Some(version) = criterion.filter(|v| !v.reads_criterion_home()) {
-            return Err(RecordError::CriterionTooOld {
-                suite: request.suite.to_owned(),
-                version,
-            }
-            .into());
-        }
-        (criterion, process_args(request.criterion_args, criterion))
-    };
+    let tool = head.tool();
+    let added = process_args(tool.as_ref(), request.suite, request.criterion_args)?;
     let criterion_args = criterion_cli::command_line(&added, request.criterion_args);
     let explain = |e: AbError| match e {
-        AbError::Suite(e) => AbError::Suite(criterion_cli::explain_failure(
-            e,
-            &added,
-            request.criterion_args,
-            criterion,
-        )),
+        AbError::Suite(e) => AbError::Suite(tool.explain(e, &added, request.criterion_args)),
         other => other,
     };
     let benchmarks = common_benchmarks(&base, &head, &criterion_args, scratch.path(), progress)
@@ -322,9 +306,8 @@ pub async fn ab(
             AbFailure::Ab(e) => AbFailure::Ab(explain(e)),
             other => other,
         })?;
-    let layouts = if head.gungraun { Vec::new() } else { layouts };
     let rounds = request.rounds.unwrap_or_else(|| {
-        if head.gungraun {
+        if tool.repeats_exactly() {
             // Instruction counts repeat exactly for one executable: one round says it all
             // (`--rounds 2` checks that they do).
             1
@@ -436,20 +419,34 @@ pub async fn ab(
 }
 
 /// The git state of a side's checkout; a warning, and nothing, when it cannot be read.
-fn git_state(dir: &Path, progress: &mut dyn AbProgress) -> GitInfo {
+pub(crate) fn git_state(dir: &Path, progress: &mut dyn AbProgress) -> GitInfo {
     bench_runner::provenance::git(dir).unwrap_or_else(|e| {
         progress.warning(&format!("git state not recorded: {e}"));
         GitInfo::default()
     })
 }
 
-/// What bench-run adds to the criterion arguments of every process: ab's budget as the
-/// suite's criterion takes it, unless the user gave their own, and no plots.
-#[must_use]
-pub fn process_args(user: &[String], criterion: Option<CriterionVersion>) -> Vec<AddedArg> {
-    let mut added = criterion_cli::budget_args(&criterion_cli::AB, criterion, user);
-    added.extend(criterion_cli::noplot_arg(user));
-    added
+/// What bench-run adds to the user's arguments of every process of paired rounds: ab's
+/// budget as the suite's tool takes it, unless the user gave their own, and no plots.
+///
+/// # Errors
+/// When the suite links a criterion too old to write its output elsewhere.
+pub fn process_args(
+    tool: &dyn BenchTool,
+    suite: &str,
+    user: &[String],
+) -> Result<Vec<AddedArg>, AbFailure> {
+    if let Some(version) = tool
+        .criterion_version()
+        .filter(|v| !v.reads_criterion_home())
+    {
+        return Err(RecordError::CriterionTooOld {
+            suite: suite.to_owned(),
+            version,
+        }
+        .into());
+    }
+    Ok(tool.added_args(Some(&criterion_cli::AB), user))
 }
 
 /// The benchmarks both sides select, in the head's order; the others are named.
@@ -612,7 +609,8 @@ pub fn usable_layouts(
     wanted: usize,
     progress: &mut dyn AbProgress,
 ) -> Vec<u64> {
-    if wanted <= 1 || base.gungraun {
+    // Instruction counts do not move with the order of functions.
+    if wanted <= 1 || base.tool().repeats_exactly() {
         return Vec::new();
     }
     for (label, side) in [("base", base), ("head", head)] {

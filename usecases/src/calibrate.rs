@@ -3,9 +3,10 @@
 
 use crate::record::{self, Progress, RecordError, Recorded, SuiteRequest};
 use bench_analysis::calibration::AaOutcome;
-use bench_analysis::compare::{CompareConfig, History, HistoryPoint, MetricKey};
+use bench_analysis::compare::CompareConfig;
+use bench_model::{History, HistoryPoint, MetricKey, RunId};
 use bench_runner::locate::Located;
-use bench_store::{Ledger, LedgerError, RunId};
+use bench_store::{Ledger, LedgerError};
 use std::collections::BTreeMap;
 
 /// What to calibrate.

@@ -18,9 +18,8 @@
 //! a confirmation comparison runs over the flagged rows only: each confirmation is a new
 //! experiment on those hypotheses alone.
 
-use bench_analysis::compare::{Comparison, Evidence, MetricKey, Row, Verdict};
-use bench_report::format;
-use bench_store::RunId;
+use bench_analysis::compare::{Comparison, Evidence, Row, Verdict};
+use bench_model::{MetricKey, RunId, format};
 
 /// Criterion arguments of a confirmation run: the head run's arguments (its measurement
 /// settings) with any benchmark filter (`FILTER`, `--exact`, `--ignored`) replaced by
@@ -189,8 +188,10 @@ pub fn render(confirmed: &[Confirmed]) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use bench_analysis::compare::{CompareConfig, History, compare};
-    use bench_model::{BenchmarkId, Direction, Estimate, Measurement, Samples, SamplingMode};
+    use bench_analysis::compare::{CompareConfig, compare};
+    use bench_model::{
+        BenchmarkId, Direction, Estimate, History, Measurement, Samples, SamplingMode,
+    };
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()

@@ -3,8 +3,8 @@
 //! again finds its runs instead of copying them: each is keyed by its entry's own text.
 
 use bench_adapters::mdlog::{Log, LogRun};
-use bench_model::{NewRun, RunProvenance, RunSource};
-use bench_store::{DatedRun, IngestKey, Ledger, LedgerError, RunId};
+use bench_model::{NewRun, RunId, RunProvenance, RunSource};
+use bench_store::{DatedRun, IngestKey, Ledger, LedgerError};
 
 /// What to record, and how to describe where it came from.
 #[derive(Debug)]

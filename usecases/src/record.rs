@@ -23,14 +23,14 @@
 
 use bench_adapters::AdapterError;
 use bench_analysis::contention::Finding;
-use bench_model::{Measurement, NewRun, RunProvenance, RunSource};
+use bench_model::{Measurement, NewRun, RunId, RunProvenance, RunSource};
 use bench_runner::criterion_cli::{self, CriterionVersion};
 use bench_runner::gungraun;
 use bench_runner::locate::Located;
 use bench_runner::provenance;
 use bench_runner::suite::{self, BuildOptions, SuiteError, Workspace};
 use bench_runner::tool::{self, ToolRun};
-use bench_store::{Ledger, LedgerError, RunId};
+use bench_store::{Ledger, LedgerError};
 use bench_verdicts::quick;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -224,7 +224,7 @@ pub async fn record_located(
     if let Some(line) = tool.check(&target.name, &workspace.root)? {
         progress.note(&line);
     }
-    if request.quick && !tool.honours_quick() {
+    if request.quick && !tool.honours_budget() {
         progress.note("--quick has no effect on a gungraun suite (one run per benchmark)");
     }
 
@@ -249,7 +249,10 @@ pub async fn record_located(
             version,
         });
     }
-    let added = tool.added_args(request.quick, &request.criterion_args);
+    let added = tool.added_args(
+        request.quick.then_some(&criterion_cli::QUICK),
+        &request.criterion_args,
+    );
     let criterion_args = criterion_cli::command_line(&added, &request.criterion_args);
     let explain = |e: SuiteError| tool.explain(e, &added, &request.criterion_args);
     let toolchain = provenance::toolchain(&workspace.root)
@@ -340,7 +343,7 @@ pub async fn record_located(
             source,
         })?;
     let quick = request.quick
-        && tool.honours_quick()
+        && tool.honours_budget()
         && quick_took_effect(&criterion_args, &measurements, progress);
 
     provenance.quick = quick;

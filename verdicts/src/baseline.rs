@@ -3,7 +3,8 @@
 //! pages all pick their runs here, so they cannot disagree about what "the baseline" is.
 
 use crate::refs::{self, RefError, RunRef};
-use bench_store::{Ledger, StoredRun};
+use bench_model::StoredRun;
+use bench_store::Ledger;
 use std::path::Path;
 
 /// The run `text` names ([`RunRef`]), with everything stored about it. `suite` narrows

@@ -5,9 +5,9 @@
 //! (`GET /api/evidence`), so `gate --server` decides on exactly what a local ledger would give.
 
 use bench_analysis::calibration::AaOutcome;
-use bench_analysis::compare::{self, CompareConfig, Comparison, MetricKey};
-use bench_model::{History, HistoryPoint, Measurement};
-use bench_store::{Ledger, LedgerError, RunId, StoredRun};
+use bench_analysis::compare::{self, CompareConfig, Comparison};
+use bench_model::{History, HistoryPoint, Measurement, MetricKey, RunId, StoredRun};
+use bench_store::{Ledger, LedgerError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -11,7 +11,8 @@ use crate::evidence;
 use crate::evidence::Evidence;
 use crate::quick;
 use bench_analysis::compare::{self, CompareConfig, Comparison, GateOutcome, Mismatch};
-use bench_store::{Ledger, LedgerError, RunId, StoredRun};
+use bench_model::{RunId, StoredRun};
+use bench_store::{Ledger, LedgerError};
 use std::fmt;
 
 /// What the gate may judge instead of refusing (`--allow-*`).

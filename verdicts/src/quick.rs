@@ -27,8 +27,7 @@
 //! no benchmark could be checked (nothing proves the flag had no effect). When none followed
 //! them, `--quick` had no effect: the run is recorded as a full run, with a warning.
 
-use bench_model::{Measurement, SamplingMode};
-use bench_store::StoredRun;
+use bench_model::{Measurement, SamplingMode, StoredRun};
 use std::collections::BTreeSet;
 
 /// A benchmark measured more than this many times the requested measurement time (while

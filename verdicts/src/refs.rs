@@ -21,7 +21,8 @@
 
 use bench_git::{MERGE_BASE_PREFIX, merge_base_rev};
 use bench_git::{MergeBase, MergeBaseError};
-use bench_store::{Ledger, LedgerError, RunId};
+use bench_model::RunId;
+use bench_store::{Ledger, LedgerError};
 use std::path::Path;
 
 /// A parsed run reference.
@@ -215,11 +216,14 @@ pub async fn resolve(
             return match copies.as_slice() {
                 [copy] => Ok(*copy),
                 [] => Err(not_found(Some(format!(
-                    "it was recorded in ledger {prefix}, and this ledger ({}) holds no copy of                      it; copy that ledger here with `bench-run ledger copy --from LEDGER`, or                      look it up there",
+                    "it was recorded in ledger {prefix}, and this ledger ({}) holds no copy of \
+                     it; copy that ledger here with `bench-run ledger copy --from LEDGER`, or \
+                     look it up there",
                     own.get(..CITATION_DIGITS).unwrap_or(&own)
                 )))),
                 _ => Err(not_found(Some(format!(
-                    "runs #{run} of {} ledgers whose identities start with {prefix} were copied                      here; give more of the ledger's digits",
+                    "runs #{run} of {} ledgers whose identities start with {prefix} were copied \
+                     here; give more of the ledger's digits",
                     copies.len()
                 )))),
             };

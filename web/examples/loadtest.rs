@@ -57,6 +57,10 @@ struct Args {
     /// Stop after this many requests in all, even before the duration.
     #[arg(long, default_value_t = 2_000_000)]
     max_requests: usize,
+    /// Read and push in this project of the ledger (`/p/NAME/...`; default: the default
+    /// project). `fill_ledger` writes `project-0`, `project-1`, ...
+    #[arg(long, value_name = "NAME")]
+    project: Option<String>,
     /// First part of every benchmark name in the BMF output (scenarios of one recording apart).
     #[arg(long, default_value = "loopback")]
     prefix: String,
@@ -220,7 +224,13 @@ fn push_body(pusher: usize, n: usize, benchmarks: usize, samples: usize) -> Vec<
 
 /// A pusher: posts runs one after another until the deadline; the latencies of the
 /// acknowledged ones.
-async fn pusher(addr: SocketAddr, id: usize, bodies: Arc<Vec<Bytes>>, deadline: Instant) -> Tally {
+async fn pusher(
+    addr: SocketAddr,
+    id: usize,
+    bodies: Arc<Vec<Bytes>>,
+    deadline: Instant,
+    path: String,
+) -> Tally {
     let mut tally = Tally::default();
     let mut sender = None;
     let mut n = 0;
@@ -253,7 +263,7 @@ async fn pusher(addr: SocketAddr, id: usize, bodies: Arc<Vec<Bytes>>, deadline: 
             sender = None;
             continue;
         }
-        let request = hyper::Request::post("/api/runs")
+        let request = hyper::Request::post(path.as_str())
             .header("host", addr.to_string())
             .header("content-type", "application/json")
             .header("authorization", format!("Bearer {TOKEN}"))
@@ -334,14 +344,30 @@ fn main() -> Result<()> {
             Ledger::open_read_only(&location).await
         }
         .with_context(|| format!("cannot open {location}"))?;
+        let project = args
+            .project
+            .as_deref()
+            .map(bench_model::Project::new)
+            .transpose()?
+            .unwrap_or_default();
+        let prefix = if project.as_str() == bench_model::Project::DEFAULT {
+            String::new()
+        } else {
+            format!("/p/{project}")
+        };
         let suite = ledger
+            .in_project(&project)
             .suites()
             .await?
             .into_iter()
             .max_by_key(|s| s.runs)
             .context("the ledger has no runs")?;
         let head = suite.latest_run;
-        let base = ledger.previous_run(head).await?.unwrap_or(head);
+        let base = ledger
+            .in_project(&project)
+            .previous_run(head)
+            .await?
+            .unwrap_or(head);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let mut state = web::AppState::new(ledger);
@@ -349,17 +375,24 @@ fn main() -> Result<()> {
             state = state.with_ingest_token(TOKEN);
         }
         let app = web::app(state);
-        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let server = tokio::spawn(web::serve::serve(
+            listener,
+            app,
+            web::serve::ServeOptions::default(),
+            std::future::pending(),
+        ));
 
         let suite_path = format!("/suites/{}", suite.suite);
         let routes: Vec<(&'static str, String)> = vec![
-            ("dashboard", "/".to_owned()),
-            ("runs", "/runs".to_owned()),
-            ("run", format!("/runs/{head}")),
-            ("compare", format!("/compare?base={base}&head={head}")),
-            ("trend_page", suite_path.clone()),
-            ("api_runs", "/api/runs".to_owned()),
-            ("api_trend", format!("/api{suite_path}/trend")),
+            ("dashboard", format!("{prefix}/")),
+            ("runs", format!("{prefix}/runs")),
+            ("run", format!("{prefix}/runs/{head}")),
+            ("compare", format!("{prefix}/compare?base={base}&head={head}")),
+            ("trend_page", format!("{prefix}{suite_path}")),
+            ("api_runs", format!("{prefix}/api/runs")),
+            ("api_trend", format!("{prefix}/api{suite_path}/trend")),
+            // What `bench-run gate --server` asks for.
+            ("gate_evidence", format!("{prefix}/api/evidence?base=previous&head={head}")),
         ];
         eprintln!(
             "loadtest: {} connections for {} s against http://{addr} (suite {}, runs #{base} and #{head})",
@@ -377,7 +410,7 @@ fn main() -> Result<()> {
                     .map(|n| Bytes::from(push_body(p, n, args.push_benchmarks, args.push_samples)))
                     .collect::<Vec<_>>(),
             );
-            tokio::spawn(pusher(addr, p, bodies, deadline))
+            tokio::spawn(pusher(addr, p, bodies, deadline, format!("{prefix}/api/runs")))
         }));
         let mut total = Tally::default();
         for c in clients {

@@ -6,7 +6,14 @@
 //! | `read` | every page and `GET /api/...`, when the server is private |
 //!
 //! A server has any number of tokens (`--token push:SECRET`, `--tokens-file`, the older
-//! `--ingest-token SECRET` is a push token). Reads are open to anyone unless the server is
+//! `--ingest-token SECRET` is a push token). A token may carry a name, `NAME=push:SECRET`
+//! (letters, digits, `.`, `_`, `-`); unnamed ones are called `push#1`, `read#2`, ... by their
+//! place. The server logs every accepted push with its token's name, never its secret.
+//!
+//! A token may be limited to one project: `push:PROJECT:SECRET`, `read:PROJECT:SECRET`
+//! (`push:*:SECRET` or `push:SECRET`: every project). It then does nothing in another project
+//! (403). A secret holding `:` must be given with its project (`push:*:a:b...`), or its first
+//! part would be read as a project name. Reads are open to anyone unless the server is
 //! private (`--private`); then they need a read token. So a leaked runner token (push) can add
 //! runs but read nothing of a private server, and a dashboard token (read) cannot push.
 //!
@@ -24,6 +31,7 @@
 use crate::error::AppError;
 use axum::http::{HeaderMap, header};
 use base64::Engine as _;
+use bench_model::Project;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -78,8 +86,11 @@ pub const MIN_SECRET_LEN: usize = 16;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
     /// Not `SCOPE:SECRET`, or an unknown scope.
-    #[error("a token is SCOPE:SECRET with SCOPE push or read, got {0:?}")]
+    #[error("a token is [NAME=]SCOPE:SECRET with SCOPE push or read, got {0:?}")]
     Malformed(String),
+    /// A name with characters other than letters, digits, `.`, `_` and `-`.
+    #[error("a token's name is letters, digits, `.`, `_` and `-`, got {0:?}")]
+    BadName(String),
     /// A secret shorter than [`MIN_SECRET_LEN`] or holding whitespace.
     #[error(
         "the {scope} token's secret must be at least {MIN_SECRET_LEN} characters without \
@@ -91,21 +102,59 @@ pub enum SpecError {
     },
 }
 
-/// Parses `SCOPE:SECRET` (the secret redacted from every error).
+/// A token as configured: its name, scope, project and secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    /// Its name, when given (`NAME=SCOPE:SECRET`).
+    pub name: Option<String>,
+    /// What it allows.
+    pub scope: Scope,
+    /// The only project it may be used in; `None`: every project.
+    pub project: Option<Project>,
+    /// The secret.
+    pub secret: String,
+}
+
+/// Parses `[NAME=]SCOPE:SECRET` (the secret redacted from every error).
 ///
 /// # Errors
 /// See [`SpecError`].
-pub fn parse_spec(spec: &str) -> Result<(Scope, String), SpecError> {
-    let (scope, secret) = spec
+pub fn parse_spec(spec: &str) -> Result<Spec, SpecError> {
+    let (name, rest) = match (spec.find('='), spec.find(':')) {
+        (Some(eq), Some(colon)) if eq < colon => (Some(&spec[..eq]), &spec[eq + 1..]),
+        _ => (None, spec),
+    };
+    if let Some(name) = name
+        && (name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(SpecError::BadName(name.to_owned()));
+    }
+    let (scope, secret) = rest
         .split_once(':')
-        .ok_or_else(|| SpecError::Malformed(redact(spec)))?;
+        .ok_or_else(|| SpecError::Malformed(redact(rest)))?;
+    let (project, secret) = match secret.split_once(':') {
+        Some(("*", secret)) => (None, secret),
+        Some((name, secret)) => match Project::new(name) {
+            Ok(project) => (Some(project), secret),
+            Err(_) => (None, &rest[rest.find(':').map_or(0, |i| i + 1)..]),
+        },
+        None => (None, secret),
+    };
     let scope = match scope.trim() {
         "push" => Scope::Push,
         "read" => Scope::Read,
-        _ => return Err(SpecError::Malformed(redact(spec))),
+        _ => return Err(SpecError::Malformed(redact(rest))),
     };
     check_secret(scope, secret)?;
-    Ok((scope, secret.to_owned()))
+    Ok(Spec {
+        name: name.map(str::to_owned),
+        scope,
+        project,
+        secret: secret.to_owned(),
+    })
 }
 
 /// Checks that `secret` is long enough and free of whitespace.
@@ -131,8 +180,18 @@ fn redact(spec: &str) -> String {
 /// The server's tokens and whether reading needs one.
 #[derive(Debug, Default)]
 pub struct Access {
-    tokens: Vec<(Scope, Token)>,
+    tokens: Vec<Configured>,
     private: bool,
+}
+
+/// One configured token.
+#[derive(Debug)]
+struct Configured {
+    scope: Scope,
+    token: Token,
+    name: String,
+    /// `None`: every project.
+    project: Option<Project>,
 }
 
 impl Access {
@@ -142,10 +201,41 @@ impl Access {
         Self::default()
     }
 
-    /// Adds a token.
+    /// Adds a token for every project, named by its place (`push#1`).
     #[must_use]
-    pub fn with_token(mut self, scope: Scope, secret: &str) -> Self {
-        self.tokens.push((scope, Token::new(secret)));
+    pub fn with_token(self, scope: Scope, secret: &str) -> Self {
+        self.with_spec(&Spec {
+            name: None,
+            scope,
+            project: None,
+            secret: secret.to_owned(),
+        })
+    }
+
+    /// Adds a token called `name` in the log, for every project.
+    #[must_use]
+    pub fn with_named_token(self, name: &str, scope: Scope, secret: &str) -> Self {
+        self.with_spec(&Spec {
+            name: Some(name.to_owned()),
+            scope,
+            project: None,
+            secret: secret.to_owned(),
+        })
+    }
+
+    /// Adds a parsed token.
+    #[must_use]
+    pub fn with_spec(mut self, spec: &Spec) -> Self {
+        let name = spec
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}#{}", spec.scope.name(), self.tokens.len() + 1));
+        self.tokens.push(Configured {
+            scope: spec.scope,
+            token: Token::new(&spec.secret),
+            name,
+            project: spec.project.clone(),
+        });
         self
     }
 
@@ -165,56 +255,56 @@ impl Access {
     /// Whether some token may push.
     #[must_use]
     pub fn ingest_enabled(&self) -> bool {
-        self.tokens.iter().any(|(s, _)| *s == Scope::Push)
+        self.tokens.iter().any(|t| t.scope == Scope::Push)
     }
 
     /// Whether some token may read.
     #[must_use]
     pub fn has_read_token(&self) -> bool {
-        self.tokens.iter().any(|(s, _)| *s == Scope::Read)
+        self.tokens.iter().any(|t| t.scope == Scope::Read)
     }
 
-    /// The scopes of the tokens `presented` matches (every token is compared).
-    fn scopes_of(&self, presented: &str) -> (bool, bool) {
-        let (mut push, mut read) = (false, false);
-        for (scope, token) in &self.tokens {
-            let hit = token.matches(presented);
-            match scope {
-                Scope::Push => push |= hit,
-                Scope::Read => read |= hit,
+    /// Whether `presented` matches some token, and the name of the first that allows
+    /// `wanted` in `project` (every token is compared, whichever matches).
+    fn matching(&self, presented: &str, wanted: Scope, project: &Project) -> (bool, Option<&str>) {
+        let (mut any, mut name) = (false, None);
+        for t in &self.tokens {
+            let hit = t.token.matches(presented);
+            any |= hit;
+            let allows = t.scope == wanted && t.project.as_ref().is_none_or(|p| p == project);
+            if hit && allows && name.is_none() {
+                name = Some(t.name.as_str());
             }
         }
-        (push, read)
+        (any, name)
     }
 
-    /// Whether the request with `headers` may do what `scope` allows (module docs).
+    /// Whether the request with `headers` may do what `scope` allows (module docs); the name
+    /// of the token that allows it, when one was needed.
     ///
     /// # Errors
     /// [`AppError::IngestDisabled`], [`AppError::Unauthorized`] or [`AppError::Forbidden`].
-    pub fn check(&self, headers: &HeaderMap, scope: Scope) -> Result<(), AppError> {
+    pub fn check(&self, headers: &HeaderMap, scope: Scope) -> Result<Option<&str>, AppError> {
         match scope {
             Scope::Push if !self.ingest_enabled() => return Err(AppError::IngestDisabled),
-            Scope::Read if !self.private => return Ok(()),
+            Scope::Read if !self.private => return Ok(None),
             _ => {}
         }
         let presented = presented_secret(headers).ok_or(AppError::Unauthorized)?;
-        let (push, read) = self.scopes_of(&presented);
-        let allowed = match scope {
-            Scope::Push => push,
-            Scope::Read => read,
-        };
-        if allowed {
-            Ok(())
-        } else if push || read {
+        let project = crate::project::current();
+        let (any, name) = self.matching(&presented, scope, &project);
+        if name.is_some() {
+            Ok(name)
+        } else if any {
             Err(AppError::Forbidden(format!(
-                "this token may not {}",
+                "this token may not {} project {project}",
                 match scope {
-                    Scope::Push => "push runs",
-                    Scope::Read => "read this server",
+                    Scope::Push => "push runs to",
+                    Scope::Read => "read",
                 }
             )))
         } else {
-            Err(AppError::Unauthorized)
+            Err(AppError::WrongToken)
         }
     }
 }
@@ -253,8 +343,8 @@ mod tests {
         h
     }
 
-    fn status(r: Result<(), AppError>) -> u16 {
-        r.map_or_else(|e| e.public().status.as_u16(), |()| 200)
+    fn status(r: Result<Option<&str>, AppError>) -> u16 {
+        r.map_or_else(|e| e.public().status.as_u16(), |_| 200)
     }
 
     #[test]
@@ -271,11 +361,34 @@ mod tests {
     fn specs_name_a_scope_and_a_strong_secret() {
         assert_eq!(
             parse_spec(&format!("push:{PUSH}")),
-            Ok((Scope::Push, PUSH.to_owned()))
+            Ok(Spec {
+                name: None,
+                scope: Scope::Push,
+                project: None,
+                secret: PUSH.to_owned()
+            })
         );
         assert_eq!(
-            parse_spec(&format!("read:{READ}")).map(|(s, _)| s),
+            parse_spec(&format!("read:{READ}")).map(|s| s.scope),
             Ok(Scope::Read)
+        );
+        // A name before `=`; an `=` inside the secret is the secret's.
+        let named = parse_spec("ci-runners=push:abc=def=0123456789").unwrap();
+        assert_eq!(named.name.as_deref(), Some("ci-runners"));
+        assert_eq!(named.secret, "abc=def=0123456789");
+        assert_eq!(parse_spec("push:abc=def=0123456789").unwrap().name, None);
+        assert!(matches!(
+            parse_spec("bad name=push:0123456789abcdefgh"),
+            Err(SpecError::BadName(_))
+        ));
+        // A project between scope and secret; `*` for every project.
+        let scoped = parse_spec("push:quick-xml:0123456789abcdefgh").unwrap();
+        assert_eq!(scoped.project.unwrap().as_str(), "quick-xml");
+        assert_eq!(scoped.secret, "0123456789abcdefgh");
+        let every = parse_spec("push:*:0123:456789abcdefgh").unwrap();
+        assert_eq!(
+            (every.project, every.secret.as_str()),
+            (None, "0123:456789abcdefgh")
         );
         let err = parse_spec("admin:0123456789abcdefgh").unwrap_err();
         assert!(!err.to_string().contains("0123456789"), "{err}");
@@ -298,6 +411,15 @@ mod tests {
             .private(true);
         let bearer = |s: &str| auth(&format!("Bearer {s}"));
         assert_eq!(status(access.check(&bearer(PUSH), Scope::Push)), 200);
+        assert_eq!(
+            access.check(&bearer(PUSH), Scope::Push).unwrap(),
+            Some("push#1")
+        );
+        let named = Access::open().with_named_token("runners", Scope::Push, PUSH);
+        assert_eq!(
+            named.check(&bearer(PUSH), Scope::Push).unwrap(),
+            Some("runners")
+        );
         assert_eq!(status(access.check(&bearer(READ), Scope::Push)), 403);
         assert_eq!(status(access.check(&bearer(READ), Scope::Read)), 200);
         assert_eq!(status(access.check(&bearer(PUSH), Scope::Read)), 403);

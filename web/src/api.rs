@@ -75,7 +75,7 @@ async fn runs(
     State(state): State<AppState>,
     Query(params): Query<RunsParams>,
 ) -> Result<Json<Value>, AppError> {
-    let page = list(state.ledger(), &params).await?;
+    let page = list(&state.ledger(), &params).await?;
     Ok(Json(json!({
         "runs": page.runs,
         "page": page.page,
@@ -109,10 +109,11 @@ async fn trend(
     Query(params): Query<TrendParams>,
 ) -> Result<impl IntoResponse, AppError> {
     let trend = trend::load(
-        state.ledger(),
+        &state.ledger(),
         state.trend_cache(),
         &suite,
         &params.machine(),
+        params.runs()?,
     )
     .await?;
     Ok(Json(trend))
@@ -147,7 +148,7 @@ async fn evidence(
         )));
     }
     let (base, head) = bench_verdicts::baseline::resolve_pair(
-        state.ledger(),
+        &state.ledger(),
         &params.base,
         &params.head,
         params.suite.as_deref(),
@@ -155,7 +156,7 @@ async fn evidence(
     )
     .await?;
     let evidence =
-        bench_verdicts::evidence::gather(state.ledger(), &base, &head, history_runs).await?;
+        bench_verdicts::evidence::gather(&state.ledger(), &base, &head, history_runs).await?;
     Ok(Json(evidence))
 }
 

@@ -51,7 +51,7 @@
 
 use crate::AppState;
 use crate::error::AppError;
-use crate::extract::Path;
+use crate::extract::{Path, Peer};
 use crate::ingest;
 use crate::pages::resolve_run;
 use axum::Json;
@@ -88,7 +88,7 @@ pub const fn content_type(kind: ArtifactKind) -> &'static str {
 /// The URL of artifact `id`.
 #[must_use]
 pub fn artifact_href(id: i64) -> String {
-    format!("/artifacts/{id}")
+    crate::view::href(&format!("/artifacts/{id}"))
 }
 
 /// `GET /artifacts/{id}`.
@@ -254,18 +254,20 @@ pub struct PushedArtifactAnswer {
 pub async fn ingest(
     State(state): State<AppState>,
     Path(run): Path<String>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let (body, _) = ingest::read_push(&state, &headers, body, MAX_ARTIFACT_BODY_BYTES).await?;
+    let push = ingest::read_push(&state, &headers, peer, body, MAX_ARTIFACT_BODY_BYTES).await?;
     let run: i64 = run.parse().map_err(|_| {
         AppError::BadRequest(format!("artifacts are pushed to a run id, got {run:?}"))
     })?;
-    let pushed: PushedArtifact = serde_json::from_slice(&body)
+    let pushed: PushedArtifact = serde_json::from_slice(&push.body)
         .map_err(|e| AppError::BadRequest(format!("invalid artifact JSON: {e}")))?;
     let artifact = pushed.validate(run)?;
     let done = state.ledger().record_artifact_once(&artifact).await?;
     tracing::info!(
+        token = %push.token,
         artifact = done.id,
         run,
         created = done.created,

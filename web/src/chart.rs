@@ -12,7 +12,7 @@
 //!
 //! The x axis names each run by its id and the time it was recorded (UTC), and its title says
 //! so: several runs of one commit share a commit date but not a recording time. Values are
-//! scaled for reading by [`bench_report::format::value`] (ns/µs/ms/s, B/KiB/MiB, K/M
+//! scaled for reading by [`bench_model::format::value`] (ns/µs/ms/s, B/KiB/MiB, K/M
 //! ops/s); a log-scale y axis is labelled at the ticks [`crate::ticks`] picks. Every piece of
 //! text that comes from the ledger is escaped here, because the SVG is inserted into pages
 //! unescaped.
@@ -20,7 +20,7 @@
 use crate::ticks::{self, Base};
 use crate::trend::Series;
 use crate::view;
-use bench_report::format;
+use bench_model::format;
 use bench_store::TrendRun;
 use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};

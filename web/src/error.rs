@@ -33,9 +33,13 @@ pub enum AppError {
     /// Malformed query parameters, path or body.
     #[error("{0}")]
     BadRequest(String),
-    /// No valid token where one is needed.
+    /// No token where one is needed.
     #[error("a valid token is required (Authorization: Bearer TOKEN)")]
     Unauthorized,
+    /// A token that matches none (counted against the client's address, see
+    /// [`crate::limits::AuthThrottle`]).
+    #[error("a valid token is required (Authorization: Bearer TOKEN)")]
+    WrongToken,
     /// A valid token of another scope.
     #[error("{0}")]
     Forbidden(String),
@@ -45,6 +49,17 @@ pub enum AppError {
     /// A request body over the limit.
     #[error("request body exceeds {0} bytes")]
     PayloadTooLarge(usize),
+    /// A request body that did not arrive in time.
+    #[error("the request body did not arrive within {0} s")]
+    BodyTimeout(u64),
+    /// Too many requests of a kind at once, or too many failed logins: try again later.
+    #[error("{message}")]
+    TooManyRequests {
+        /// Why, and when to retry.
+        message: String,
+        /// Seconds until a retry may succeed (the `Retry-After` header).
+        retry_after_s: u64,
+    },
     /// A use case refused the request as `bench-run` refuses it (exit 2): two runs of
     /// different suites, say. The message says why and how to ask anyway.
     #[error("{0}")]
@@ -106,12 +121,16 @@ impl AppError {
         let (status, message) = match self {
             Self::NotFound(m) => (StatusCode::NOT_FOUND, m.clone()),
             Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
-            Self::Unauthorized => (StatusCode::UNAUTHORIZED, self.to_string()),
+            Self::Unauthorized | Self::WrongToken => (StatusCode::UNAUTHORIZED, self.to_string()),
             Self::IngestDisabled => (StatusCode::FORBIDDEN, self.to_string()),
             Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
             Self::Refused(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Ledger(LedgerError::KeyReused { .. }) => (StatusCode::CONFLICT, self.to_string()),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, self.to_string()),
+            Self::BodyTimeout(_) => (StatusCode::REQUEST_TIMEOUT, self.to_string()),
+            Self::TooManyRequests { message, .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, message.clone())
+            }
             Self::Ledger(LedgerError::NoSuchRun(_)) => (StatusCode::NOT_FOUND, self.to_string()),
             // The ledger's own validation messages (duplicate results, empty runs) are meant
             // for users.
@@ -156,6 +175,11 @@ impl IntoResponse for AppError {
             String::from("<!doctype html><title>Error</title><p>Error</p>")
         });
         let mut response = (public.status, Html(body)).into_response();
+        if let Self::TooManyRequests { retry_after_s, .. } = &self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_s));
+        }
         if public.status == StatusCode::UNAUTHORIZED {
             // Scripts send a bearer token; a browser asks for Basic credentials.
             let headers = response.headers_mut();

@@ -61,3 +61,26 @@ pub fn parse_param<T: FromStr>(
         })
         .transpose()
 }
+
+/// The client's address, when the request came through [`crate::serve`] (or
+/// `axum::serve` with connect info); `None` for in-process requests.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub Option<std::net::IpAddr>);
+
+impl Peer {
+    /// The address recorded in a request's extensions.
+    #[must_use]
+    pub fn of(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+        extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip())
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(Self::of(&parts.extensions)))
+    }
+}

@@ -75,6 +75,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::access::Scope;
+use crate::extract::Peer;
 
 /// The header naming a push, so that a retry of it is recorded once.
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
@@ -213,29 +214,35 @@ pub struct Pushed {
 /// See the module docs.
 pub async fn ingest(
     State(state): State<AppState>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let (body, key) = read_push(&state, &headers, body, MAX_BODY_BYTES).await?;
-    let pushed: PushedRun = serde_json::from_slice(&body)
+    let push = read_push(&state, &headers, peer, body, MAX_BODY_BYTES).await?;
+    let pushed: PushedRun = serde_json::from_slice(&push.body)
         .map_err(|e| AppError::BadRequest(format!("invalid run JSON: {e}")))?;
     let run = pushed.validate()?;
-    let (id, created) = match key {
+    let (id, created) = match &push.key {
         Some(key) => {
-            let done = state.ledger().record_run_once(&run, &key).await?;
+            let done = state.ledger().record_run_once(&run, key).await?;
             (done.id, done.created)
         }
         None => (state.ledger().record_run(&run).await?, true),
     };
+    if created {
+        state.metrics().ingested(1);
+    }
     tracing::info!(
+        token = %push.token,
         run = id,
+        key = push.key.as_ref().map(|k| k.key.as_str()),
         created,
         suite = %run.provenance.suite,
         machine = %run.provenance.machine.fingerprint,
         results = run.measurements.len(),
         "ingested run"
     );
-    let url = format!("/runs/{id}");
+    let url = crate::view::href(&format!("/runs/{id}"));
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -255,31 +262,57 @@ pub async fn ingest(
     Ok(response)
 }
 
-/// Checks the push token, then reads the body (never more than `limit` bytes) and the
-/// idempotency key with the body's digest.
+/// A push whose client may push: its body, idempotency key and token, and the slot it holds
+/// until it is answered.
+pub(crate) struct Push {
+    /// The body, read whole.
+    pub body: axum::body::Bytes,
+    /// The idempotency key with the body's digest, when one was sent.
+    pub key: Option<IngestKey>,
+    /// The name of the token that allowed it (for the log).
+    pub token: String,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// Checks the push token (throttling an address that presented too many wrong ones), takes a
+/// push slot, then reads the body (never more than `limit` bytes, nor for longer than the body
+/// timeout) and the idempotency key with the body's digest.
 pub(crate) async fn read_push(
     state: &AppState,
     headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
     body: Body,
     limit: usize,
-) -> Result<(axum::body::Bytes, Option<IngestKey>), AppError> {
-    state.access().check(headers, Scope::Push)?;
+) -> Result<Push, AppError> {
+    let token = state
+        .authorize(headers, peer, Scope::Push)?
+        .unwrap_or_default();
     let key = idempotency_key(headers)?;
+    let slot = state.push_slots().take()?;
     // Read the body only once the client is known, and never more than the limit.
-    let body = axum::body::to_bytes(body, limit).await.map_err(|e| {
-        let too_large = std::error::Error::source(&e)
-            .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-        if too_large {
-            AppError::PayloadTooLarge(limit)
-        } else {
-            AppError::BadRequest(format!("cannot read the request body: {e}"))
-        }
-    })?;
+    let timeout = state.limits().body_timeout;
+    let body = tokio::time::timeout(timeout, axum::body::to_bytes(body, limit))
+        .await
+        .map_err(|_| AppError::BodyTimeout(timeout.as_secs()))?
+        .map_err(|e| {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                AppError::PayloadTooLarge(limit)
+            } else {
+                AppError::BadRequest(format!("cannot read the request body: {e}"))
+            }
+        })?;
     let key = key.map(|key| IngestKey {
         key,
         content_sha256: hex(&Sha256::digest(&body)),
     });
-    Ok((body, key))
+    Ok(Push {
+        body,
+        key,
+        token,
+        _slot: slot,
+    })
 }
 
 /// The two sides of a paired A/B run as `bench-run ab --push` sends them (`POST /api/pairs`).
@@ -314,11 +347,12 @@ pub struct PushedPairAnswer {
 /// As [`ingest`].
 pub async fn ingest_pair(
     State(state): State<AppState>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, AppError> {
-    let (body, key) = read_push(&state, &headers, body, MAX_BODY_BYTES).await?;
-    let pushed: PushedPair = serde_json::from_slice(&body)
+    let push = read_push(&state, &headers, peer, body, MAX_BODY_BYTES).await?;
+    let pushed: PushedPair = serde_json::from_slice(&push.body)
         .map_err(|e| AppError::BadRequest(format!("invalid pair JSON: {e}")))?;
     if pushed.version != FORMAT_VERSION {
         return Err(AppError::BadRequest(format!(
@@ -328,11 +362,11 @@ pub async fn ingest_pair(
     }
     let base = pushed.base.validate()?;
     let head = pushed.head.validate()?;
-    let (ids, created) = match key {
+    let (ids, created) = match &push.key {
         Some(key) => {
             let done = state
                 .ledger()
-                .record_pair_once(&base, &head, &pushed.plan, &key)
+                .record_pair_once(&base, &head, &pushed.plan, key)
                 .await?;
             ((done.base, done.head), done.created)
         }
@@ -344,8 +378,18 @@ pub async fn ingest_pair(
             true,
         ),
     };
-    tracing::info!(base = ids.0, head = ids.1, created, "ingested an A/B pair");
-    let url = format!("/compare?base={}&head={}", ids.0, ids.1);
+    if created {
+        state.metrics().ingested(2);
+    }
+    tracing::info!(
+        token = %push.token,
+        base = ids.0,
+        head = ids.1,
+        key = push.key.as_ref().map(|k| k.key.as_str()),
+        created,
+        "ingested an A/B pair"
+    );
+    let url = crate::view::href(&format!("/compare?base={}&head={}", ids.0, ids.1));
     let status = if created {
         StatusCode::CREATED
     } else {

@@ -12,8 +12,11 @@
 //! | `/artifacts/{id}` | one artifact of a run (a flamegraph, folded stacks, function counts), see [`artifacts`] |
 //! | `/suites/{suite}` | one SVG trend chart per benchmark with confidence band, change points and annotations |
 //! | `/api/...` | the same data as JSON, and `POST /api/runs` to ingest runs (see [`ingest`]) |
+//! | `/healthz`, `/metrics` | whether the ledger answers; counters and latencies for Prometheus ([`health`], [`metrics`]) |
 //!
-//! Who may push and read: [`access`] (tokens with scopes; reads open unless private).
+//! Who may push and read: [`access`] (tokens with scopes; reads open unless private). What
+//! keeps one client from taking the server: [`limits`]; the connections, their timeouts and
+//! TLS: [`serve`].
 //!
 //! Layers: `bench-verdicts` resolves runs and gathers evidence from the ledger (the same use
 //! cases as `bench-run`), `bench-analysis` does every statistic
@@ -28,7 +31,8 @@
 //! let ledger = Ledger::open_read_only(std::path::Path::new("results/ledger.sqlite")).await?;
 //! let app = web::app(web::AppState::new(ledger));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! axum::serve(listener, app).await?;
+//! let options = web::serve::ServeOptions::default();
+//! web::serve::serve(listener, app, options, std::future::pending()).await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -51,11 +55,17 @@ pub mod artifacts;
 pub mod chart;
 pub mod error;
 mod extract;
+pub mod health;
 pub mod ingest;
+pub mod limits;
+pub mod metrics;
 pub(crate) mod pages;
+pub mod project;
+pub mod serve;
 mod state;
 pub mod ticks;
 pub mod trend;
+pub mod verdict_cache;
 mod view;
 
 use axum::Router;
@@ -99,7 +109,8 @@ async fn not_found(uri: axum::http::Uri) -> AppError {
     AppError::NotFound(format!("no page at {}", uri.path()))
 }
 
-/// On a private server, every request but a push and the stylesheet needs a read token.
+/// On a private server, every request but a push, the stylesheet and the health check needs a
+/// read token.
 async fn require_read(
     State(state): State<AppState>,
     request: Request,
@@ -108,26 +119,27 @@ async fn require_read(
     let path = request.uri().path();
     // Every POST under /api is a push, which checks its push token itself.
     let exempt = (request.method() == Method::POST && path.starts_with("/api/"))
-        || path == "/static/style.css";
+        || path == "/static/style.css"
+        || path == "/healthz";
     if !exempt {
-        state
-            .access()
-            .check(request.headers(), access::Scope::Read)?;
+        let peer = extract::Peer::of(request.extensions());
+        state.authorize(request.headers(), peer, access::Scope::Read)?;
     }
     Ok(next.run(request).await)
 }
 
 /// The whole application: pages, the JSON API, the stylesheet, and the layers every response
-/// goes through (tracing, compression, security headers, a timeout).
+/// goes through (tracing, compression, security headers, a timeout). Every path is served in
+/// a project: `/p/{project}/...`, or the default project for the paths without the prefix
+/// ([`project`]).
 pub fn app(state: AppState) -> Router {
+    let routes = project_routes(state);
+    let in_project = tower::service_fn(move |request: Request| {
+        let routes = routes.clone();
+        async move { Ok::<_, std::convert::Infallible>(project::enter(routes, request).await) }
+    });
     Router::new()
-        .merge(pages::router())
-        .nest("/api", api::router())
-        .route("/static/style.css", get(style))
-        .route("/artifacts/{id}", get(artifacts::serve))
-        .fallback(not_found)
-        .layer(middleware::from_fn_with_state(state.clone(), require_read))
-        .with_state(state)
+        .fallback_service(in_project)
         .layer(CompressionLayer::new())
         // A response with a policy of its own keeps it (an SVG artifact's, see [`artifacts`]).
         .layer(SetResponseHeaderLayer::if_not_present(
@@ -147,4 +159,19 @@ pub fn app(state: AppState) -> Router {
             REQUEST_TIMEOUT,
         ))
         .layer(TraceLayer::new_for_http())
+}
+
+/// The routes of one project, with who may read them and the counters.
+fn project_routes(state: AppState) -> Router {
+    Router::new()
+        .merge(pages::router())
+        .nest("/api", api::router())
+        .route("/static/style.css", get(style))
+        .route("/artifacts/{id}", get(artifacts::serve))
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), require_read))
+        .layer(middleware::from_fn_with_state(state.clone(), health::track))
+        .with_state(state)
 }

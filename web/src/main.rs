@@ -1,8 +1,8 @@
 //! `bench-web`: serves the bench-run ledger as web pages and JSON.
 //!
 //! ```text
-//! bench-web [--db PATH|URL] [--addr 127.0.0.1:8080] [--token SCOPE:SECRET]... [--tokens-file F]
-//!           [--private]
+//! bench-web [--db PATH|URL] [--addr 127.0.0.1:8080] [--token [NAME=]SCOPE:SECRET]...
+//!           [--tokens-file F] [--private] [--tls-cert PEM --tls-key PEM]
 //! ```
 //!
 //! The ledger is opened read-only unless ingest is enabled (a push token is given), in which
@@ -29,9 +29,15 @@ use web::access::{self, Access, Scope};
   bench-web --db 'postgres://bench@localhost/bench?host=/run/postgresql' \\
             --token push:$RUNNER_TOKEN --token read:$DASHBOARD_TOKEN --private
 
-A tokens file holds one SCOPE:SECRET per line (push: may POST runs; read: may read a
---private server); blank lines and lines starting with # are skipped. Secrets are at least
-16 characters. Without --private anyone who can reach the server can read it."
+A tokens file holds one [NAME=]SCOPE:SECRET per line (push: may POST runs; read: may read a
+--private server); blank lines and lines starting with # are skipped. It must not be readable
+by group or others (chmod 600). Secrets are at least 16 characters; NAME (letters, digits, . _ -)
+is what the log says of a push, never the secret. Without --private anyone who can reach the
+server can read it.
+
+Exposed on a network: serve HTTPS with --tls-cert/--tls-key (PEM), or put a reverse proxy that
+terminates TLS in front (README, \"Running the team server\"). GET /healthz says whether the
+ledger answers (no token needed); GET /metrics is in Prometheus' text format."
 )]
 struct Cli {
     /// The ledger: a SQLite file path (default: results/ledger.sqlite at the workspace root, as
@@ -62,6 +68,28 @@ struct Cli {
     #[arg(long)]
     private: bool,
 
+    /// Serve HTTPS with this PEM certificate chain (needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+
+    /// The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+
+    /// Seconds a client may take to send a request's head (and a keep-alive connection may
+    /// stay idle); a slower one gets 408.
+    #[arg(long, default_value_t = 10, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
+
+    /// Pushes read and stored at once; more get 429 (bench-run retries them).
+    #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_pushes: u64,
+
+    /// Wrong tokens one address may present per minute before it gets 429 for the rest of
+    /// the minute.
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    auth_failures: u32,
+
     /// A push token (older spelling of `--token push:SECRET`).
     #[arg(
         long,
@@ -81,6 +109,7 @@ fn access(cli: &Cli) -> Result<Access> {
         .cloned()
         .collect();
     if let Some(path) = &cli.tokens_file {
+        check_private_file(path)?;
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the tokens file {}", path.display()))?;
         specs.extend(
@@ -92,8 +121,7 @@ fn access(cli: &Cli) -> Result<Access> {
     }
     let mut access = Access::open().private(cli.private);
     for spec in &specs {
-        let (scope, secret) = access::parse_spec(spec)?;
-        access = access.with_token(scope, &secret);
+        access = access.with_spec(&access::parse_spec(spec)?);
     }
     if let Some(secret) = cli.ingest_token.as_deref().filter(|t| !t.is_empty()) {
         access::check_secret(Scope::Push, secret)?;
@@ -105,6 +133,31 @@ fn access(cli: &Cli) -> Result<Access> {
         ));
     }
     Ok(access)
+}
+
+/// Refuses a secrets file that others may read: its secrets are as good as published.
+#[cfg(unix)]
+fn check_private_file(path: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(path)
+        .with_context(|| format!("cannot read the tokens file {}", path.display()))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        return Err(anyhow!(
+            "the tokens file {} may be read by others (mode {:o}); its secrets would be as good \
+             as published: chmod 600 {}",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private_file(_: &std::path::Path) -> Result<()> {
+    Ok(())
 }
 
 async fn shutdown_signal() {
@@ -156,9 +209,21 @@ async fn serve(cli: Cli) -> Result<()> {
     }
     .with_context(|| format!("cannot open the ledger {location}"))?;
     let private = access.is_private();
+    let limits = web::limits::Limits {
+        header_timeout: std::time::Duration::from_secs(cli.header_timeout),
+        max_concurrent_pushes: usize::try_from(cli.max_pushes).unwrap_or(usize::MAX),
+        auth_failures: cli.auth_failures,
+        ..web::limits::Limits::default()
+    };
+    let tls = match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => Some(web::serve::tls_config(cert, key)?),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let state = AppState::new(ledger)
         .with_git_dir(bench_verdicts::location::workspace_root(&cwd))
-        .with_access(access);
+        .with_access(access)
+        .with_limits(limits);
     let listener = tokio::net::TcpListener::bind(cli.addr)
         .await
         .with_context(|| format!("cannot listen on {}", cli.addr))?;
@@ -167,15 +232,19 @@ async fn serve(cli: Cli) -> Result<()> {
         ledger = %location,
         ingest,
         private,
-        "bench-web listening on http://{bound}"
+        "bench-web listening on {scheme}://{bound}"
     );
     {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "bench-web: listening on http://{bound}").context("stdout")?;
+        writeln!(out, "bench-web: listening on {scheme}://{bound}").context("stdout")?;
         out.flush().context("stdout")?;
     }
-    axum::serve(listener, web::app(state))
-        .with_graceful_shutdown(shutdown_signal())
+    let options = web::serve::ServeOptions {
+        limits,
+        tls,
+        ..web::serve::ServeOptions::default()
+    };
+    web::serve::serve(listener, web::app(state), options, shutdown_signal())
         .await
         .context("server error")
 }

@@ -2,14 +2,21 @@
 //! trend cache. Below every handler module and the router that merges them (lib.rs), which all
 //! import it.
 
+use crate::error::AppError;
+use crate::limits::{AUTH_WINDOW, AuthThrottle, Limits, PushSlots};
+use crate::metrics::Metrics;
+use crate::{access, trend};
+use axum::http::HeaderMap;
 use bench_store::Ledger;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::{access, trend};
-
 /// How many analysed trend histories (suite and machine) the server keeps between requests.
 pub const TREND_CACHE_CAPACITY: usize = 16;
+
+/// How many dashboard verdicts (a newest run against its baseline) the server keeps.
+pub const VERDICT_CACHE_CAPACITY: usize = 1024;
 
 /// Shared state of the handlers.
 #[derive(Debug, Clone)]
@@ -18,6 +25,11 @@ pub struct AppState {
     access: Arc<access::Access>,
     git_dir: Option<Arc<PathBuf>>,
     trends: Arc<trend::TrendCache>,
+    limits: Limits,
+    throttle: Arc<AuthThrottle>,
+    pushes: PushSlots,
+    metrics: Arc<Metrics>,
+    verdicts: Arc<crate::verdict_cache::VerdictCache>,
 }
 
 impl AppState {
@@ -30,7 +42,26 @@ impl AppState {
             access: Arc::new(access::Access::open()),
             git_dir: None,
             trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
+            limits: Limits::default(),
+            throttle: Arc::new(AuthThrottle::new(
+                Limits::default().auth_failures,
+                AUTH_WINDOW,
+            )),
+            pushes: PushSlots::new(Limits::default().max_concurrent_pushes),
+            metrics: Arc::new(Metrics::default()),
+            verdicts: Arc::new(crate::verdict_cache::VerdictCache::new(
+                VERDICT_CACHE_CAPACITY,
+            )),
         }
+    }
+
+    /// Limits other than the defaults ([`crate::limits`]).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.throttle = Arc::new(AuthThrottle::new(limits.auth_failures, AUTH_WINDOW));
+        self.pushes = PushSlots::new(limits.max_concurrent_pushes);
+        self.limits = limits;
+        self
     }
 
     /// Keeps at most `capacity` analysed trend histories between requests (0: none).
@@ -61,10 +92,15 @@ impl AppState {
         self
     }
 
-    /// The ledger.
+    /// The ledger, scoped to the request's project ([`crate::project`]).
     #[must_use]
-    pub const fn ledger(&self) -> &Ledger {
-        &self.ledger
+    pub fn ledger(&self) -> Ledger {
+        let project = crate::project::current();
+        if self.ledger.project() == &project {
+            self.ledger.clone()
+        } else {
+            self.ledger.in_project(&project)
+        }
     }
 
     /// Where git revisions are resolved, if anywhere.
@@ -83,5 +119,55 @@ impl AppState {
     #[must_use]
     pub fn access(&self) -> &access::Access {
         &self.access
+    }
+
+    /// The server's limits.
+    #[must_use]
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Slots for pushes at once.
+    #[must_use]
+    pub const fn push_slots(&self) -> &PushSlots {
+        &self.pushes
+    }
+
+    /// The dashboard's kept verdicts.
+    #[must_use]
+    pub fn verdict_cache(&self) -> &crate::verdict_cache::VerdictCache {
+        &self.verdicts
+    }
+
+    /// The server's counters.
+    #[must_use]
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Whether the request with `headers` from `peer` may do what `scope` allows
+    /// ([`access::Access::check`]), refusing an address that presented too many wrong tokens
+    /// ([`AuthThrottle`]) before looking at its token. Returns the allowing token's name.
+    ///
+    /// # Errors
+    /// Those of [`access::Access::check`], and [`AppError::TooManyRequests`].
+    pub fn authorize(
+        &self,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+        scope: access::Scope,
+    ) -> Result<Option<String>, AppError> {
+        let needs_token = scope == access::Scope::Push || self.access.is_private();
+        if needs_token {
+            self.throttle.check(peer)?;
+        }
+        match self.access.check(headers, scope) {
+            Err(AppError::WrongToken) => {
+                self.throttle.failed(peer);
+                self.metrics.auth_failed();
+                Err(AppError::WrongToken)
+            }
+            other => other.map(|name| name.map(str::to_owned)),
+        }
     }
 }

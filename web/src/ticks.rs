@@ -20,7 +20,7 @@
 //! Every valid range (positive, finite) gets at least one tick and at most [`MAX_TICKS`]; any
 //! range wider than a millionth of its value gets at least two.
 
-use bench_report::format;
+use bench_model::format;
 
 /// The most labelled ticks an axis gets.
 pub const MAX_TICKS: usize = 10;

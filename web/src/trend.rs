@@ -3,10 +3,10 @@
 
 use crate::error::AppError;
 use bench_analysis::changepoint::ChangePoint;
-use bench_analysis::compare::{CompareConfig, HistoryPoint, NoiseFloor, noise_analysis};
-use bench_model::Direction;
-use bench_store::{Ledger, RunId};
-use bench_store::{MachineSummary, RunAnnotation, TrendRun, TrendSeries, TrendValue};
+use bench_analysis::compare::{CompareConfig, NoiseFloor, noise_analysis};
+use bench_model::{Direction, HistoryPoint, RunId};
+use bench_store::Ledger;
+use bench_store::{MachineSummary, RunAnnotation, TrendRun, TrendRuns, TrendSeries, TrendValue};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -74,6 +74,8 @@ pub struct Trend {
     pub machines: Vec<MachineSummary>,
     /// The machine shown; `None` for all machines.
     pub machine: Option<MachineSummary>,
+    /// Which runs are drawn: the suite's line, or every run.
+    pub drawn: TrendRuns,
     /// The runs and series.
     pub history: Arc<History>,
     /// Annotations of the runs shown.
@@ -83,8 +85,9 @@ pub struct Trend {
 impl Serialize for Trend {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Trend", 6)?;
+        let mut s = serializer.serialize_struct("Trend", 7)?;
         s.serialize_field("suite", &self.suite)?;
+        s.serialize_field("drawn", &self.drawn)?;
         s.serialize_field("machines", &self.machines)?;
         s.serialize_field("machine", &self.machine)?;
         s.serialize_field("runs", &self.history.runs)?;
@@ -107,7 +110,8 @@ pub struct TrendCache {
     entries: Mutex<CacheEntries>,
 }
 
-type CacheKey = (String, Option<i64>);
+/// Project, suite, machine, runs drawn.
+type CacheKey = (String, String, Option<i64>, TrendRuns);
 
 #[derive(Debug, Default)]
 struct CacheEntries {
@@ -181,6 +185,7 @@ pub async fn load(
     cache: &TrendCache,
     suite: &str,
     choice: &MachineChoice,
+    runs: TrendRuns,
 ) -> Result<Trend, AppError> {
     let machines = ledger.machines(Some(suite)).await?;
     if machines.is_empty() {
@@ -211,11 +216,16 @@ pub async fn load(
         || machines.iter().map(|m| m.latest_run).max().unwrap_or(0),
         |m| m.latest_run,
     );
-    let key = (suite.to_owned(), machine_id);
+    let key = (
+        ledger.project().to_string(),
+        suite.to_owned(),
+        machine_id,
+        runs,
+    );
     let history = if let Some(cached) = cache.get(&key, stamp) {
         cached
     } else {
-        let data = ledger.trend(suite, machine_id).await?;
+        let data = ledger.trend(suite, machine_id, runs).await?;
         let history = Arc::new(History {
             runs: data.runs,
             series: data.series.into_iter().map(analyse).collect(),
@@ -228,6 +238,7 @@ pub async fn load(
         suite: suite.to_owned(),
         machines,
         machine,
+        drawn: runs,
         history,
         annotations,
     })
@@ -341,9 +352,10 @@ mod tests {
     #[test]
     fn cache_is_stamped_and_bounded() {
         let cache = TrendCache::new(2);
-        let a = ("a".to_owned(), Some(1));
-        let b = ("b".to_owned(), None);
-        let c = ("c".to_owned(), Some(2));
+        let p = || "default".to_owned();
+        let a = (p(), "a".to_owned(), Some(1), TrendRuns::Line);
+        let b = (p(), "b".to_owned(), None, TrendRuns::Line);
+        let c = (p(), "c".to_owned(), Some(2), TrendRuns::Everything);
         assert!(cache.get(&a, 5).is_none());
         cache.put(a.clone(), 5, &history(1));
         assert!(cache.get(&a, 5).is_some());

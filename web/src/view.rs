@@ -1,9 +1,7 @@
 //! Small presentation helpers shared by the pages: links, dates, labels. Values and
-//! percentages are formatted by [`bench_report::format`]; nothing here does statistics.
+//! percentages are formatted by [`bench_model::format`]; nothing here does statistics.
 
-use bench_model::Direction;
-use bench_report::format;
-use bench_store::RunSummary;
+use bench_model::{Direction, RunSummary, format};
 
 /// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are).
 #[must_use]
@@ -19,7 +17,14 @@ pub fn path_segment(text: &str) -> String {
     out
 }
 
-/// `path?k=v&...` with the non-empty parameters, form-encoded.
+/// `path` in the current project ([`crate::project::href`]).
+#[must_use]
+pub fn href(path: &str) -> String {
+    crate::project::href(path)
+}
+
+/// `path?k=v&...` with the non-empty parameters, form-encoded (`path` as given: pass it
+/// through [`href`] first for a page of the project).
 #[must_use]
 pub fn url(path: &str, params: &[(&str, &str)]) -> String {
     let kept: Vec<(&str, &str)> = params
@@ -36,20 +41,20 @@ pub fn url(path: &str, params: &[(&str, &str)]) -> String {
 /// The link to a run's page.
 #[must_use]
 pub fn run_href(id: i64) -> String {
-    format!("/runs/{id}")
+    href(&format!("/runs/{id}"))
 }
 
 /// The link to a suite's trend page.
 #[must_use]
 pub fn suite_href(suite: &str) -> String {
-    format!("/suites/{}", path_segment(suite))
+    href(&format!("/suites/{}", path_segment(suite)))
 }
 
 /// The link to a comparison.
 #[must_use]
 pub fn compare_href(base: i64, head: i64) -> String {
     url(
-        "/compare",
+        &href("/compare"),
         &[("base", &base.to_string()), ("head", &head.to_string())],
     )
 }

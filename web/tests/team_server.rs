@@ -327,6 +327,7 @@ fn bench_run(args: &[&str], env: &[(&str, &str)], dir: &std::path::Path) -> (i32
         .args(args)
         .current_dir(dir)
         .env_remove("BENCH_DB")
+        .env_remove("BENCH_PROJECT")
         .env_remove("BENCH_SERVER")
         .env_remove("BENCH_READ_TOKEN");
     for (k, v) in env {

@@ -75,9 +75,8 @@ pub use crate::config::{
     DEFAULT_DETERMINISTIC_THRESHOLD_PCT, DEFAULT_MAX_HISTORY, DEFAULT_MIN_HISTORY,
     DEFAULT_NOISE_FLOOR_PCT, DEFAULT_THRESHOLD_PCT, MIN_SAMPLES, pattern_matches,
 };
-use crate::model::{Direction, Measurement};
-pub use crate::model::{History, MetricKey};
-pub use crate::noise::{HistoryPoint, NOISE_FENCE_IQR_MULTIPLIER, NoiseFloor, NoiseSource};
+use crate::model::{Direction, History, HistoryPoint, Measurement, MetricKey};
+pub use crate::noise::{NOISE_FENCE_IQR_MULTIPLIER, NoiseFloor, NoiseSource};
 use crate::stats;
 use std::collections::BTreeMap;
 

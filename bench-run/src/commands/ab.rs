@@ -5,10 +5,10 @@ use crate::cli::AbArgs;
 use crate::outcome::Outcome;
 use anyhow::{Context, Result};
 use bench_analysis::compare::{self, Comparison, GateOutcome};
+use bench_model::StoredRun;
 use bench_report::OutputFormat;
 use bench_runner::ab::BuiltSide;
 use bench_runner::locate::locate;
-use bench_store::StoredRun;
 use bench_usecases::ab::{
     AbMeasured, AbOutcome, AbProgress, AbRequest, Revisions, ab as run_ab, clock_seed, short,
 };

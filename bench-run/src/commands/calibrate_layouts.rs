@@ -69,7 +69,8 @@ pub(crate) fn calibrate_layouts(
     for failure in &built.layout_failures {
         eprintln!("warning: {failure}");
     }
-    if built.gungraun {
+    let tool = built.tool();
+    if tool.repeats_exactly() {
         bail!("{suite} counts instructions, which do not depend on the order of functions");
     }
     let usable: Vec<u64> = built.layouts.iter().map(|l| l.seed).collect();
@@ -79,12 +80,13 @@ pub(crate) fn calibrate_layouts(
              be lld (rustc's default on x86_64 Linux), which takes --shuffle-sections"
         );
     }
-    let criterion = built.criterion;
-    if let Some(version) = criterion.filter(|v: &CriterionVersion| !v.reads_criterion_home()) {
+    if let Some(version) = tool
+        .criterion_version()
+        .filter(|v: &CriterionVersion| !v.reads_criterion_home())
+    {
         bail!("{suite} links criterion {version}, which cannot write its output elsewhere");
     }
-    let mut added = criterion_cli::budget_args(&criterion_cli::AB, criterion, &args.criterion_args);
-    added.extend(criterion_cli::noplot_arg(&args.criterion_args));
+    let added = tool.added_args(Some(&criterion_cli::AB), &args.criterion_args);
     let criterion_args = criterion_cli::command_line(&added, &args.criterion_args);
 
     let mut values: BTreeMap<(String, String), Processes> = BTreeMap::new();

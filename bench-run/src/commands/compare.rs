@@ -41,7 +41,7 @@ pub(crate) async fn compare_on_server(
     request: &Request<'_>,
 ) -> Result<Outcome> {
     let config = compare_config(request.verdict, cwd)?;
-    let server = Server::new(url, super::gate::read_token());
+    let server = Server::new(&super::support::server_url(url), super::gate::read_token());
     let evidence = server
         .evidence(
             &super::support::server_ref(request.base, cwd)?,

@@ -1,7 +1,7 @@
 //! `bench-run gate`: the CI verdict, exit 0/1/2.
 
 use super::confirm;
-use super::support::{compare_config, print_comparison};
+use super::support::{compare_config, invocation, print_comparison};
 use crate::cli::VerdictArgs;
 use crate::outcome::Outcome;
 use anyhow::{Result, bail};
@@ -9,6 +9,7 @@ use bench_analysis::compare;
 use bench_client::remote::Server;
 use bench_report::OutputFormat;
 use bench_store::Ledger;
+use bench_usecases::confirm_runs::ConfirmRequest;
 use bench_verdicts::baseline;
 use bench_verdicts::gate::{Allow, GateVerdict, Judged, Refusal};
 use std::path::Path;
@@ -84,7 +85,7 @@ pub(crate) async fn gate(source: Source<'_>, cwd: &Path, request: &Request<'_>) 
         GateVerdict::Refused(Refusal::SameRun(_) | Refusal::SuiteDiffers { .. })
     );
     if confirm_runs > 0 && two_runs_of_one_suite {
-        confirm::check_head(&head, cwd)?;
+        bench_usecases::confirm_runs::check_head(&head, cwd)?;
     }
     let judged = match gated {
         GateVerdict::Refused(refusal) => {
@@ -126,19 +127,21 @@ pub(crate) async fn gate(source: Source<'_>, cwd: &Path, request: &Request<'_>) 
             Ok(Outcome::Ok)
         }
         compare::GateOutcome::Regression if confirm_runs > 0 => {
-            let request = confirm::Request {
+            let command = invocation();
+            let request = ConfirmRequest {
                 base: &base,
                 head: &head,
                 flagged: &comparison,
                 config: &config,
                 runs: confirm_runs,
                 allow_mismatch: allow.mismatch,
-                format,
+                cwd,
+                command: &command,
             };
             let Source::Local(ledger) = source else {
                 bail!("--confirm needs the local ledger");
             };
-            let outcome = confirm::confirm(ledger, cwd, &request).await?;
+            let outcome = confirm::confirm(ledger, &request, format).await?;
             eprintln!(
                 "gate: {} ({verdict_line}): {}",
                 outcome.word, outcome.summary

@@ -4,17 +4,20 @@ use crate::outcome::Outcome;
 use anyhow::{Context, Result};
 use bench_report::OutputFormat;
 use bench_store::Ledger;
-use bench_store::copy::{CopyProgress, copy_ledger};
+use bench_store::copy::{CopyProgress, copy_ledger, copy_project};
 use bench_verdicts::location::default_location;
 use std::io::IsTerminal;
 use std::path::Path;
 
+/// `ledger copy`: every project, or only `project` (`--project`).
 pub(crate) async fn copy(
     from: &str,
     to: &str,
+    project: Option<&str>,
     format: OutputFormat,
     cwd: &Path,
 ) -> Result<Outcome> {
+    let project = project.map(bench_model::Project::new).transpose()?;
     let from = default_location(Some(from), cwd)?;
     let to = default_location(Some(to), cwd)?;
     let source = Ledger::open_read_only(&from)
@@ -31,13 +34,23 @@ pub(crate) async fn copy(
         );
         bar
     });
-    let report = copy_ledger(&*source, &*destination, |p: CopyProgress| {
+    let show = |p: CopyProgress| {
         if let Some(bar) = &bar {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
         }
-    })
-    .await
+    };
+    let report = match &project {
+        Some(project) => {
+            copy_project(
+                &*source.in_project(project),
+                &*destination.in_project(project),
+                show,
+            )
+            .await
+        }
+        None => copy_ledger(&*source, &*destination, show).await,
+    }
     .with_context(|| {
         format!(
             "cannot copy {from} into {to} (runs copied so far are kept; run it again to resume)"

@@ -7,7 +7,7 @@ use crate::cli::ProfileArgs;
 use crate::outcome::Outcome;
 use anyhow::{Context, Result, bail};
 use bench_model::{
-    BenchmarkId, Direction, Estimate, FunctionCounts, Measurement, NewRun, RunSource,
+    BenchmarkId, Direction, Estimate, FunctionCounts, Measurement, NewRun, RunId, RunSource,
 };
 use bench_report::OutputFormat;
 use bench_runner::ab::{self, BuiltSide, SideBuild};
@@ -15,8 +15,8 @@ use bench_runner::ab::{SideRecord, side_provenance};
 use bench_runner::locate::locate;
 use bench_runner::profile::{self, BenchmarkProfile};
 use bench_runner::relink;
-use bench_runner::suite;
-use bench_store::{Ledger, RunId};
+use bench_runner::tool::ToolRun;
+use bench_store::Ledger;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -80,16 +80,20 @@ pub(crate) async fn profile(args: &ProfileArgs, db: Option<&str>, cwd: &Path) ->
     )
     .with_context(|| format!("cannot build suite {} at {name}", args.suite))?;
     let git = git_info(&home.src());
-    let filter: Vec<String> = args.benchmark.iter().cloned().collect();
+    // Recorded as the run's arguments: what selected the benchmarks.
+    let filter_args: Vec<String> = args.benchmark.iter().cloned().collect();
     let criterion_home = tempfile::tempdir_in(scratch.path()).context("cannot create scratch")?;
-    let benchmarks = if side.gungraun {
-        let listed =
-            suite::run::list_benchmarks(&side.exe, &side.target, &[], criterion_home.path())?;
-        bench_runner::gungraun::matching_ids(&listed, args.benchmark.as_deref())
-            .context("--benchmark is not a regular expression")?
-    } else {
-        suite::run::list_benchmarks(&side.exe, &side.target, &filter, criterion_home.path())?
-    };
+    let benchmarks = side.tool().matching(
+        &ToolRun {
+            exe: &side.exe,
+            suite: &side.target,
+            args: &[],
+            home: criterion_home.path(),
+            workspace_root: &side.workspace_root,
+            env: &[],
+        },
+        args.benchmark.as_deref(),
+    )?;
     if benchmarks.is_empty() {
         bail!(
             "no benchmark of suite {} matches {}",
@@ -130,7 +134,7 @@ pub(crate) async fn profile(args: &ProfileArgs, db: Option<&str>, cwd: &Path) ->
             command: &invocation(),
             cwd,
             build: &build,
-            criterion_args: &filter,
+            criterion_args: &filter_args,
             record_env: &args.build.record_env,
             duration_ms: None,
         }),

@@ -4,7 +4,8 @@ use super::support::resolve_run;
 use crate::outcome::Outcome;
 use anyhow::{Result, anyhow};
 use bench_client::push::{self, PushError, RetryPolicy};
-use bench_store::{Ledger, RunId};
+use bench_model::RunId;
+use bench_store::Ledger;
 use std::path::Path;
 
 /// The push token: `BENCH_PUSH_TOKEN`.
@@ -33,6 +34,7 @@ pub(crate) async fn push_run(ledger: &Ledger, id: RunId, url: Option<&str>) {
     let Some(url) = url else {
         return;
     };
+    let url = &super::support::server_url(url);
     let Some(token) = token() else {
         eprintln!(
             "warning: could not push run #{id} to {url}: BENCH_PUSH_TOKEN is not set (the run \
@@ -66,6 +68,7 @@ pub(crate) async fn push_pair(
     head: RunId,
     url: &str,
 ) -> Option<String> {
+    let url = &super::support::server_url(url);
     let Some(token) = token() else {
         eprintln!(
             "warning: could not push runs #{base} and #{head} to {url}: BENCH_PUSH_TOKEN is not \
@@ -75,7 +78,9 @@ pub(crate) async fn push_pair(
     };
     match push::push_pair(ledger, base, head, url, &token, policy()).await {
         Ok(pushed) => {
-            let link = format!("{}{}", url.trim_end_matches('/'), pushed.url);
+            // The server's link names the project already.
+            let root = url.split("/p/").next().unwrap_or(url);
+            let link = format!("{}{}", root.trim_end_matches('/'), pushed.url);
             eprintln!(
                 "bench-run: pushed runs #{base} and #{head} to {url} (runs #{} and #{} there): {link}",
                 pushed.base, pushed.head
@@ -100,6 +105,7 @@ pub(crate) async fn push_runs(
     url: &str,
     cwd: &Path,
 ) -> Result<Outcome> {
+    let url = &super::support::server_url(url);
     let token = token().ok_or_else(|| anyhow!("BENCH_PUSH_TOKEN is not set"))?;
     let mut failed = 0;
     let mut pairs_done = Vec::new();

@@ -4,14 +4,44 @@
 use crate::cli::{CorrectionArg, ImportArgs, VerdictArgs};
 use anyhow::{Context, Result, anyhow, bail};
 use bench_analysis::compare::{CompareConfig, Comparison, Correction};
-use bench_model::{BuildConfig, NewRun, RunProvenance, RunSource};
+use bench_model::{BuildConfig, NewRun, RunId, RunProvenance, RunSource, StoredRun};
 use bench_report::OutputFormat;
 use bench_runner::provenance;
-use bench_store::{Ledger, RunId, StoredRun};
+use bench_store::Ledger;
 use bench_verdicts::baseline;
 use bench_verdicts::location::workspace_root;
 use std::io::IsTerminal;
 use std::path::Path;
+/// The project named on the command line (`--project`, `BENCH_PROJECT`), set once by dispatch.
+static PROJECT: std::sync::OnceLock<Option<bench_model::Project>> = std::sync::OnceLock::new();
+
+/// Records the project the command line names.
+///
+/// # Errors
+/// When it is not a valid project name.
+pub(crate) fn set_project(name: Option<&str>) -> Result<()> {
+    let project = name
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| bench_model::Project::new(n.trim()))
+        .transpose()?;
+    let _ = PROJECT.set(project);
+    Ok(())
+}
+
+/// The address of this repository's project on the server at `url`: the project the command
+/// line names, else the one the repository's `origin` names, else the server's default.
+pub(crate) fn server_url(url: &str) -> String {
+    let named = PROJECT.get().cloned().flatten();
+    let project = named.or_else(|| {
+        let cwd = std::env::current_dir().ok()?;
+        bench_model::Project::from_origin_url(&bench_git::origin_url(&cwd)?)
+    });
+    match project {
+        Some(project) => bench_client::project_url(url, &project),
+        None => url.trim_end_matches('/').to_owned(),
+    }
+}
+
 /// The build home of `repo` under `root` (default: [`bench_runner::build_home::default_root`]),
 /// waiting, with a line saying so, while another bench-run holds it.
 pub(crate) fn open_build_home(

@@ -77,6 +77,16 @@ impl Sandbox {
         })
     }
 
+    /// A sandbox with the fixture copied in whose ledger is a fresh database on the test
+    /// PostgreSQL server (`None` when skipped: no PostgreSQL outside CI).
+    #[allow(dead_code)]
+    pub fn new_on_postgres(what: &str) -> Option<Self> {
+        let server = testkit::postgres::server(what)?;
+        let mut sandbox = Self::new();
+        sandbox.postgres = Some(server.create_database());
+        Some(sandbox)
+    }
+
     /// The fixture workspace.
     pub fn workspace(&self) -> PathBuf {
         self.dir.path().join("tiny")
@@ -119,6 +129,7 @@ impl Sandbox {
             .env("CARGO_TARGET_DIR", fixture_target_dir())
             .env("BENCH_RUN_BUILD_HOME", self.build_home())
             .env_remove("BENCH_DB")
+            .env_remove("BENCH_PROJECT")
             .env_remove("FIXTURE_SLOWDOWN")
             .env_remove("FIXTURE_CLOCK")
             .env_remove("BENCH_RUN_FAILPOINT");
@@ -298,4 +309,20 @@ pub fn artifact_kinds(profile: &serde_json::Value) -> Vec<&str> {
         .iter()
         .map(|a| a[1].as_str().expect("an artifact's kind"))
         .collect()
+}
+
+/// What an A/B or bisect use case reported, in order (`step: `, `note: `, `warning: `).
+#[derive(Default)]
+pub struct AbEvents(pub Vec<String>);
+
+impl bench_usecases::ab::AbProgress for AbEvents {
+    fn step(&mut self, text: &str) {
+        self.0.push(format!("step: {text}"));
+    }
+    fn note(&mut self, text: &str) {
+        self.0.push(format!("note: {text}"));
+    }
+    fn warning(&mut self, text: &str) {
+        self.0.push(format!("warning: {text}"));
+    }
 }

@@ -118,6 +118,14 @@ pub enum SuiteError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A benchmark filter that is not a regular expression.
+    #[error("`{pattern}` is not a regular expression: {reason}")]
+    Filter {
+        /// The filter as given.
+        pattern: String,
+        /// What the regex parser said.
+        reason: String,
+    },
 }
 
 fn hint_lines(hint: &Option<String>) -> String {

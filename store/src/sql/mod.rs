@@ -9,13 +9,15 @@ use crate::engine::{Engine, Tx};
 use crate::rows::{self, Cols, check_new_run};
 use crate::timestamps::now_rfc3339;
 use crate::{
-    Annotation, ArtifactId, ArtifactIngested, ArtifactSummary, DatedRun, History, IngestKey,
-    Ingested, LedgerError, LedgerStore, Location, MachineSummary, PairIngested, Pairing,
-    PairingPlan, RunAnnotation, RunCopy, RunFilter, RunId, RunSummary, StoredArtifact, StoredRun,
-    SuiteSummary, TrendData,
+    ArtifactIngested, DatedRun, IngestKey, Ingested, LedgerError, LedgerStore, Location,
+    MachineSummary, PairIngested, Pairing, PairingPlan, ProjectSummary, RunAnnotation, RunCopy,
+    RunFilter, SuiteSummary, TrendData, TrendRuns,
 };
 use async_trait::async_trait;
-use bench_model::{Measurement, NewArtifact, NewRun, RunSource};
+use bench_model::{
+    Annotation, ArtifactId, ArtifactSummary, History, Measurement, NewArtifact, NewRun, Project,
+    RunId, RunSource, RunSummary, StoredArtifact, StoredRun,
+};
 use sqlx::Database;
 use sqlx::pool::{Pool, PoolConnection};
 use std::collections::BTreeMap;
@@ -39,17 +41,29 @@ macro_rules! artifact_columns {
     };
 }
 
-/// A ledger in an SQL database of engine `E`: a pool of connections and where it is.
+/// A ledger in an SQL database of engine `E`: a pool of connections, where it is, and the
+/// project every read and write of this handle is scoped to.
 #[derive(Debug)]
 pub struct SqlStore<E: Database> {
     pool: Pool<E>,
     location: Location,
+    project: Project,
 }
 
 impl<E: Engine> SqlStore<E> {
-    /// A store on `pool`; its schema is checked or migrated by the engine's constructor.
+    /// A store on `pool` in the default project; its schema is checked or migrated by the
+    /// engine's constructor.
     pub(crate) fn new(pool: Pool<E>, location: Location) -> Self {
-        Self { pool, location }
+        Self {
+            pool,
+            location,
+            project: Project::default(),
+        }
+    }
+
+    /// The project's name, as bound in queries.
+    fn p(&self) -> &str {
+        self.project.as_str()
     }
 
     pub(crate) fn pool(&self) -> &Pool<E> {
@@ -65,11 +79,14 @@ impl<E: Engine> SqlStore<E> {
     }
 
     async fn tags_of(&self, run: RunId) -> Result<Vec<String>, LedgerError> {
+        // A tag names the run it was last given to in the project.
         E::query(
             "SELECT DISTINCT g.name FROM tags g WHERE g.run_id = $1
-             AND g.id = (SELECT MAX(h.id) FROM tags h WHERE h.name = g.name) ORDER BY g.name",
+             AND g.id = (SELECT MAX(h.id) FROM tags h JOIN runs u ON u.id = h.run_id
+                         WHERE h.name = g.name AND u.project = $2) ORDER BY g.name",
         )
         .bind(run)
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -105,10 +122,41 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         &self.location
     }
 
+    fn project(&self) -> &Project {
+        &self.project
+    }
+
+    fn in_project(&self, project: &Project) -> std::sync::Arc<dyn LedgerStore> {
+        std::sync::Arc::new(Self {
+            pool: self.pool.clone(),
+            location: self.location.clone(),
+            project: project.clone(),
+        })
+    }
+
+    async fn projects(&self) -> Result<Vec<ProjectSummary>, LedgerError> {
+        E::query(
+            "SELECT project, COUNT(*) AS runs, COUNT(DISTINCT suite) AS suites, MAX(id) AS latest
+             FROM runs GROUP BY project ORDER BY project",
+        )
+        .fetch_all(&mut *self.conn().await?)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(ProjectSummary {
+                name: r.text("project")?,
+                runs: r.int("runs")?,
+                suites: r.int("suites")?,
+                latest_run: r.int("latest")?,
+            })
+        })
+        .collect()
+    }
+
     async fn record_run(&self, run: &NewRun) -> Result<RunId, LedgerError> {
         check_new_run(run)?;
         let mut tx = self.begin_write().await?;
-        let run_id = Self::insert_new_run(&mut tx, run).await?;
+        let run_id = Self::insert_new_run(&mut tx, self.p(), run).await?;
         tx.commit().await?;
         Ok(run_id)
     }
@@ -146,8 +194,8 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             let base = Self::base_of(&mut tx, earlier.id).await?;
             return rows::earlier_pair(key, earlier, base);
         }
-        let base_id = Self::insert_new_run(&mut tx, base).await?;
-        let head_id = Self::insert_new_run(&mut tx, head).await?;
+        let base_id = Self::insert_new_run(&mut tx, self.p(), base).await?;
+        let head_id = Self::insert_new_run(&mut tx, self.p(), head).await?;
         Self::insert_pairing(&mut tx, base_id, head_id, plan, &now_rfc3339()).await?;
         // A concurrent push with this key may have claimed it since the lookup: its pair wins.
         if !Self::claim_key(&mut tx, key, head_id).await? {
@@ -174,8 +222,8 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     ) -> Result<(RunId, RunId), LedgerError> {
         rows::check_pair(base, head, plan)?;
         let mut tx = self.begin_write().await?;
-        let base_id = Self::insert_new_run(&mut tx, base).await?;
-        let head_id = Self::insert_new_run(&mut tx, head).await?;
+        let base_id = Self::insert_new_run(&mut tx, self.p(), base).await?;
+        let head_id = Self::insert_new_run(&mut tx, self.p(), head).await?;
         Self::insert_pairing(&mut tx, base_id, head_id, plan, &now_rfc3339()).await?;
         tx.commit().await?;
         Ok((base_id, head_id))
@@ -192,9 +240,10 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
              FROM runs r JOIN machines m ON m.id = r.machine_id
              LEFT JOIN toolchains t ON t.id = r.toolchain_id
              LEFT JOIN run_conditions c ON c.run_id = r.id
-             WHERE r.id = $1"
+             WHERE r.id = $1 AND r.project = $2"
         ))
         .bind(id)
+        .bind(self.p())
         .fetch_optional(&mut *self.conn().await?)
         .await?;
         let Some(row) = row else {
@@ -221,13 +270,14 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) AS n_results,
                     (SELECT string_agg(g.name, '\u{1f}' ORDER BY g.name) FROM
                         (SELECT DISTINCT g.name FROM tags g WHERE g.run_id = r.id
-                         AND g.id = (SELECT MAX(h.id) FROM tags h WHERE h.name = g.name)) g)
+                         AND g.id = (SELECT MAX(h.id) FROM tags h JOIN runs u ON u.id = h.run_id
+                                     WHERE h.name = g.name AND u.project = r.project)) g)
                         AS tag_names, ",
             condition_columns!(),
             "
              FROM runs r JOIN machines m ON m.id = r.machine_id
              LEFT JOIN run_conditions c ON c.run_id = r.id
-             WHERE (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
+             WHERE r.project = $7 AND (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
                AND (CAST($2 AS TEXT) IS NULL OR substr(m.fingerprint, 1, length($2)) = $2)
                AND (CAST($3 AS TEXT) IS NULL OR r.git_branch = $3)
                AND (CAST($4 AS TEXT) IS NULL OR substr(r.git_commit, 1, length($4)) = $4)
@@ -239,6 +289,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         .bind(&filter.commit)
         .bind(filter.limit.unwrap_or(i64::MAX))
         .bind(filter.offset)
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -248,8 +299,10 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
 
     async fn suites(&self) -> Result<Vec<SuiteSummary>, LedgerError> {
         E::query(
-            "SELECT suite, COUNT(*) AS runs, MAX(id) AS latest FROM runs GROUP BY suite ORDER BY suite",
+            "SELECT suite, COUNT(*) AS runs, MAX(id) AS latest FROM runs WHERE project = $1
+             GROUP BY suite ORDER BY suite",
         )
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -264,22 +317,28 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn latest_run(&self, suite: Option<&str>) -> Result<Option<RunId>, LedgerError> {
-        E::query("SELECT MAX(id) AS id FROM runs WHERE CAST($1 AS TEXT) IS NULL OR suite = $1")
-            .bind(suite)
-            .fetch_one(&mut *self.conn().await?)
-            .await?
-            .opt_int("id")
+        E::query(
+            "SELECT MAX(id) AS id FROM runs
+             WHERE project = $2 AND (CAST($1 AS TEXT) IS NULL OR suite = $1)",
+        )
+        .bind(suite)
+        .bind(self.p())
+        .fetch_one(&mut *self.conn().await?)
+        .await?
+        .opt_int("id")
     }
 
     async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError> {
         E::query(concat!(
-            "SELECT MAX(p.id) AS id FROM runs p JOIN runs r ON r.id = $1
-             WHERE p.suite = r.suite AND p.machine_id = r.machine_id AND p.id < r.id
+            "SELECT MAX(p.id) AS id FROM runs p JOIN runs r ON r.id = $1 AND r.project = $3
+             WHERE p.project = r.project AND p.suite = r.suite AND p.machine_id = r.machine_id
+               AND p.id < r.id
                AND NOT p.quick AND p.source <> $2 AND p.source NOT IN ",
             kept_out_of_history!()
         ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
+        .bind(self.p())
         .fetch_one(&mut *self.conn().await?)
         .await?
         .opt_int("id")
@@ -297,29 +356,34 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         // and LIKE would read `_` and `%` in the user's prefix.
         E::query(concat!(
             "SELECT MAX(id) AS id FROM runs WHERE git_commit >= $1 AND git_commit < $1 || 'g'
-             AND (CAST($2 AS TEXT) IS NULL OR suite = $2) AND source NOT IN ",
+             AND project = $3 AND (CAST($2 AS TEXT) IS NULL OR suite = $2) AND source NOT IN ",
             kept_out_of_history!()
         ))
         .bind(commit)
         .bind(suite)
+        .bind(self.p())
         .fetch_one(&mut *self.conn().await?)
         .await?
         .opt_int("id")
     }
 
     async fn run_by_tag(&self, name: &str) -> Result<Option<RunId>, LedgerError> {
-        E::query("SELECT run_id FROM tags WHERE name = $1 ORDER BY id DESC LIMIT 1")
-            .bind(name)
-            .fetch_optional(&mut *self.conn().await?)
-            .await?
-            .map(|r| r.int("run_id"))
-            .transpose()
+        E::query(
+            "SELECT g.run_id FROM tags g JOIN runs r ON r.id = g.run_id
+             WHERE g.name = $1 AND r.project = $2 ORDER BY g.id DESC LIMIT 1",
+        )
+        .bind(name)
+        .bind(self.p())
+        .fetch_optional(&mut *self.conn().await?)
+        .await?
+        .map(|r| r.int("run_id"))
+        .transpose()
     }
 
     async fn tag(&self, run: RunId, name: &str) -> Result<(), LedgerError> {
         let name = rows::check_tag_name(name)?;
         let mut conn = self.conn().await?;
-        Self::require_exists(&mut conn, run).await?;
+        Self::require_exists(&mut conn, run, self.p()).await?;
         E::query("INSERT INTO tags (run_id, name, created_at) VALUES ($1, $2, $3)")
             .bind(run)
             .bind(name)
@@ -340,17 +404,21 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         let mut conn = self.conn().await?;
         let results = E::query(
             "SELECT r.*, s.sampling_mode, s.iters, s.times_ns FROM results r
+             JOIN runs u ON u.id = r.run_id AND u.project = $2
              LEFT JOIN samples s ON s.result_id = r.id
              WHERE r.run_id = $1 ORDER BY r.benchmark, r.metric",
         )
         .bind(run)
+        .bind(self.p())
         .fetch_all(&mut conn)
         .await?;
         let statistics = E::query(
             "SELECT st.* FROM statistics st JOIN results r ON r.id = st.result_id
+             JOIN runs u ON u.id = r.run_id AND u.project = $2
              WHERE r.run_id = $1",
         )
         .bind(run)
+        .bind(self.p())
         .fetch_all(&mut conn)
         .await?;
         rows::assemble_measurements(&results, &statistics)
@@ -365,8 +433,8 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     ) -> Result<History, LedgerError> {
         let rows = E::query(concat!(
             "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
-             JOIN (SELECT id FROM runs WHERE suite = $1 AND machine_id = $2 AND id < $3
-                     AND NOT quick AND source NOT IN ",
+             JOIN (SELECT id FROM runs WHERE project = $5 AND suite = $1 AND machine_id = $2
+                     AND id < $3 AND NOT quick AND source NOT IN ",
             kept_out_of_history!(),
             "
                    ORDER BY id DESC LIMIT $4) p ON p.id = x.run_id
@@ -376,6 +444,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         .bind(machine_id)
         .bind(before)
         .bind(i64::try_from(runs).unwrap_or(i64::MAX))
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?;
         rows::assemble_history(&rows)
@@ -386,9 +455,11 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev,
                     (SELECT round_seeds FROM pairing_layouts WHERE pairing_id = pairings.id)
                         AS round_seeds
-             FROM pairings WHERE base_run_id = $1 OR head_run_id = $1",
+             FROM pairings WHERE (base_run_id = $1 OR head_run_id = $1)
+               AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND r.project = $2)",
         )
         .bind(run)
+        .bind(self.p())
         .fetch_optional(&mut *self.conn().await?)
         .await?
         .as_ref()
@@ -401,10 +472,11 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed, COUNT(r.id) AS runs,
                     MAX(r.id) AS latest
              FROM machines m JOIN runs r ON r.machine_id = m.id
-             WHERE (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
+             WHERE r.project = $2 AND (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
              GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id",
         )
         .bind(suite)
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -413,10 +485,14 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError> {
-        E::query(
-            "SELECT MAX(id) AS latest FROM runs GROUP BY suite, machine_id
-             ORDER BY suite, latest DESC",
-        )
+        E::query(concat!(
+            "SELECT COALESCE(MAX(CASE WHEN NOT quick AND source NOT IN ",
+            off_the_line!(),
+            " THEN id END), MAX(id)) AS latest
+                 FROM runs WHERE project = $1 GROUP BY suite, machine_id
+                 ORDER BY suite, latest DESC"
+        ))
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -425,17 +501,26 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn has_suite(&self, suite: &str) -> Result<bool, LedgerError> {
-        let found = E::query("SELECT 1 AS found FROM runs WHERE suite = $1 LIMIT 1")
-            .bind(suite)
-            .fetch_optional(&mut *self.conn().await?)
-            .await?;
+        let found =
+            E::query("SELECT 1 AS found FROM runs WHERE project = $2 AND suite = $1 LIMIT 1")
+                .bind(suite)
+                .bind(self.p())
+                .fetch_optional(&mut *self.conn().await?)
+                .await?;
         Ok(found.is_some())
     }
 
-    async fn trend(&self, suite: &str, machine_id: Option<i64>) -> Result<TrendData, LedgerError> {
+    async fn trend(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+        runs: TrendRuns,
+    ) -> Result<TrendData, LedgerError> {
         let runs = E::query(&E::rendered().trend_runs)
             .bind(suite)
             .bind(machine_id)
+            .bind(i64::from(runs == TrendRuns::Everything))
+            .bind(self.p())
             .fetch_all(&mut *self.conn().await?)
             .await?
             .iter()
@@ -464,11 +549,13 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     ) -> Result<Vec<RunAnnotation>, LedgerError> {
         E::query(
             "SELECT a.run_id, a.created_at, a.text FROM annotations a JOIN runs r ON r.id = a.run_id
-             WHERE r.suite = $1 AND (CAST($2 AS BIGINT) IS NULL OR r.machine_id = $2)
+             WHERE r.project = $3 AND r.suite = $1
+               AND (CAST($2 AS BIGINT) IS NULL OR r.machine_id = $2)
              ORDER BY a.id",
         )
         .bind(suite)
         .bind(machine_id)
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -488,6 +575,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             .bind(machine_id)
             .bind(from)
             .bind(to)
+            .bind(self.p())
             .fetch_all(&mut *self.conn().await?)
             .await?
             .iter()
@@ -496,12 +584,16 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn tag_history(&self) -> Result<Vec<(RunId, String)>, LedgerError> {
-        E::query("SELECT run_id, name FROM tags ORDER BY id")
-            .fetch_all(&mut *self.conn().await?)
-            .await?
-            .iter()
-            .map(|r| Ok((r.int("run_id")?, r.text("name")?)))
-            .collect()
+        E::query(
+            "SELECT g.run_id, g.name FROM tags g JOIN runs r ON r.id = g.run_id
+             WHERE r.project = $1 ORDER BY g.id",
+        )
+        .bind(self.p())
+        .fetch_all(&mut *self.conn().await?)
+        .await?
+        .iter()
+        .map(|r| Ok((r.int("run_id")?, r.text("name")?)))
+        .collect()
     }
 
     async fn ledger_id(&self) -> Result<String, LedgerError> {
@@ -548,6 +640,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         let mut tx = self.begin_write().await?;
         let run_id = Self::insert_run(
             &mut tx,
+            self.p(),
             copy.source,
             &copy.provenance,
             &copy.measurements,
@@ -573,7 +666,7 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         annotation: &Annotation,
     ) -> Result<(), LedgerError> {
         rows::check_annotation(&annotation.text)?;
-        Self::require_exists(&mut *self.conn().await?, run).await?;
+        Self::require_exists(&mut *self.conn().await?, run, self.p()).await?;
         let mut tx = self.begin_write().await?;
         Self::insert_annotation(&mut tx, run, annotation).await?;
         tx.commit().await?;
@@ -585,8 +678,11 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
             "SELECT id, created_at, base_run_id, head_run_id, seed, side_order, base_rev, head_rev,
                     (SELECT round_seeds FROM pairing_layouts WHERE pairing_id = pairings.id)
                         AS round_seeds
-             FROM pairings ORDER BY id",
+             FROM pairings
+             WHERE EXISTS (SELECT 1 FROM runs r WHERE r.id = pairings.head_run_id AND r.project = $1)
+             ORDER BY id",
         )
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -625,9 +721,12 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         E::query(concat!(
             "SELECT ",
             artifact_columns!(),
-            " FROM artifacts WHERE run_id = $1 ORDER BY benchmark, kind, id"
+            " FROM artifacts a WHERE run_id = $1
+              AND EXISTS (SELECT 1 FROM runs r WHERE r.id = a.run_id AND r.project = $2)
+              ORDER BY benchmark, kind, id"
         ))
         .bind(run)
+        .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?
         .iter()
@@ -639,9 +738,11 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         E::query(concat!(
             "SELECT ",
             artifact_columns!(),
-            ", bytes FROM artifacts WHERE id = $1"
+            ", bytes FROM artifacts a WHERE id = $1
+              AND EXISTS (SELECT 1 FROM runs r WHERE r.id = a.run_id AND r.project = $2)"
         ))
         .bind(id)
+        .bind(self.p())
         .fetch_optional(&mut *self.conn().await?)
         .await?
         .as_ref()

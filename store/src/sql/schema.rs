@@ -70,13 +70,19 @@ impl<E: Engine> SqlStore<E> {
     ) -> Result<(), LedgerError> {
         let applied = self.applied_migrations(has_table).await?;
         let supported = self.supported(migrator, &applied)?;
-        if applied.iter().max() == Some(&supported) {
-            return Ok(());
+        match applied.iter().max() {
+            Some(&found) if found == supported => Ok(()),
+            Some(&found) => Err(LedgerError::Invalid(format!(
+                "ledger {} has schema version {found}, older than this bench-run's \
+                 ({supported}), and a read-only open cannot upgrade it; open it once with \
+                 bench-run (any command, e.g. `bench-run list --db ...`) to upgrade it in place",
+                self.location
+            ))),
+            None => Err(LedgerError::Invalid(format!(
+                "{} is not a migrated ledger; open it once with bench-run to create it",
+                self.location
+            ))),
         }
-        Err(LedgerError::Invalid(format!(
-            "{} is not a migrated ledger; open it once with bench-run to create it",
-            self.location
-        )))
     }
 
     /// The error of a failed migration.

@@ -15,10 +15,11 @@ use crate::artifacts;
 use crate::engine::Engine;
 use crate::rows::{self, Cols, json_text, to_i64};
 use crate::timestamps::now_rfc3339;
-use crate::{
-    Annotation, ArtifactId, ArtifactIngested, IngestKey, Ingested, LedgerError, PairingPlan, RunId,
+use crate::{ArtifactIngested, IngestKey, Ingested, LedgerError, PairingPlan};
+use bench_model::{
+    Annotation, ArtifactId, Machine, Measurement, NewArtifact, NewRun, RunId, RunProvenance,
+    RunSource, Toolchain,
 };
-use bench_model::{Machine, Measurement, NewArtifact, NewRun, RunProvenance, RunSource, Toolchain};
 
 impl<E: Engine> SqlStore<E> {
     /// Records a checked run with its recording time and notes under `key`, unless the key
@@ -37,6 +38,7 @@ impl<E: Engine> SqlStore<E> {
         }
         let id = Self::insert_run(
             &mut tx,
+            self.p(),
             run.source,
             &run.provenance,
             &run.measurements,
@@ -64,9 +66,11 @@ impl<E: Engine> SqlStore<E> {
     pub(super) async fn require_exists(
         conn: &mut E::Connection,
         run: RunId,
+        project: &str,
     ) -> Result<(), LedgerError> {
-        E::query("SELECT id FROM runs WHERE id = $1")
+        E::query("SELECT id FROM runs WHERE id = $1 AND project = $2")
             .bind(run)
+            .bind(project)
             .fetch_optional(conn)
             .await?
             .map(|_| ())
@@ -82,7 +86,7 @@ impl<E: Engine> SqlStore<E> {
         let sha256 = artifacts::check(artifact)?;
         let mut tx = self.begin_write().await?;
         for run in std::iter::once(artifact.run).chain(artifact.against) {
-            Self::require_exists(&mut tx, run).await?;
+            Self::require_exists(&mut tx, run, self.p()).await?;
         }
         if let Some(id) = Self::artifact_id(&mut tx, artifact, &sha256).await? {
             return Ok(ArtifactIngested { id, created: false });
@@ -243,10 +247,12 @@ impl<E: Engine> SqlStore<E> {
     /// Inserts a run being recorded now.
     pub(super) async fn insert_new_run(
         tx: &mut E::Connection,
+        project: &str,
         run: &NewRun,
     ) -> Result<RunId, LedgerError> {
         Self::insert_run(
             tx,
+            project,
             run.source,
             &run.provenance,
             &run.measurements,
@@ -259,6 +265,7 @@ impl<E: Engine> SqlStore<E> {
     /// caller commits).
     pub(super) async fn insert_run(
         tx: &mut E::Connection,
+        project: &str,
         source: RunSource,
         p: &RunProvenance,
         measurements: &[Measurement],
@@ -273,9 +280,9 @@ impl<E: Engine> SqlStore<E> {
             "INSERT INTO runs (created_at, source, suite, package, command, cargo_command, cwd,
                 machine_id, hostname, kernel, toolchain_id, profile, features, feature_flags,
                 rustflags, env, cpu_governor, turbo, git_commit, git_branch, git_dirty,
-                git_commit_time, git_summary, quick, duration_ms)
+                git_commit_time, git_summary, quick, duration_ms, project)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                     $18, $19, $20, $21, $22, $23, $24, $25)
+                     $18, $19, $20, $21, $22, $23, $24, $25, $26)
              RETURNING id",
         )
         .bind(created_at)
@@ -309,6 +316,7 @@ impl<E: Engine> SqlStore<E> {
         .bind(&p.git.summary)
         .bind(p.quick)
         .bind(p.duration_ms)
+        .bind(project)
         .fetch_one(tx)
         .await?
         .int("id")?;

@@ -2,7 +2,8 @@
 //! refused when too large, malformed or of an unknown run, and never changed.
 
 use super::*;
-use bench_store::{ArtifactIngested, ArtifactKind, NewArtifact};
+use bench_model::{ArtifactKind, NewArtifact};
+use bench_store::ArtifactIngested;
 
 /// A small real flamegraph: what inferno writes, cut down.
 pub const SVG: &[u8] = br#"<?xml version="1.0" standalone="no"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg version="1.1" width="1200" height="38" xmlns="http://www.w3.org/2000/svg"><script type="text/ecmascript"><![CDATA[var x = 1;]]></script><g><title>main (1 samples, 100.00%)</title><rect x="0" y="0" width="1200" height="15"/></g></svg>

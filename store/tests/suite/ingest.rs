@@ -95,7 +95,7 @@ pub async fn dated_runs_keep_their_time_and_notes_once_per_key(f: &Fixture) {
         dated.run.measurements
     );
     // Recorded second, but measured first: the trend (outside git, by time) puts it first.
-    let trend = l.trend("s", None).await.expect("trend");
+    let trend = l.trend("s", None, TrendRuns::Line).await.expect("trend");
     let order: Vec<RunId> = trend.runs.iter().map(|r| r.id).collect();
     assert_eq!(order, [first.id, now]);
     assert_eq!(trend.series[0].values[0].estimate, 1.0);

@@ -4,14 +4,17 @@
 use crate::engines::Fixture;
 use bench_model::*;
 use bench_store::{
-    DatedRun, IngestKey, Ingested, LedgerError, PairIngested, PairingPlan, RunFilter, RunId,
+    DatedRun, IngestKey, Ingested, LedgerError, PairIngested, PairingPlan, RunFilter, TrendRuns,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod artifacts;
 mod ingest;
+mod projects;
+
 pub use artifacts::*;
 pub use ingest::*;
+pub use projects::*;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,
 /// samples, throughput, executable and conditions.
@@ -168,7 +171,7 @@ pub(super) fn key(key: &str, digest: char) -> IngestKey {
     }
 }
 
-fn ids(runs: &[bench_store::RunSummary]) -> Vec<RunId> {
+fn ids(runs: &[bench_model::RunSummary]) -> Vec<RunId> {
     runs.iter().map(|r| r.id).collect()
 }
 
@@ -449,6 +452,68 @@ pub async fn baselines_leave_out_quick_confirmation_and_ab_runs_and_history_quic
     assert!(b != h);
 }
 
+/// As the CI recipe pushes them: each pull request's `ab` pair, a quick run and a confirmation
+/// land between the main line's runs. The trend draws the line; every run on request.
+pub async fn a_trend_draws_the_line_and_leaves_ab_pairs_to_their_compare_page(f: &Fixture) {
+    let l = &f.ledger;
+    let mut line = Vec::new();
+    let mut off_line = Vec::new();
+    for i in 0..4 {
+        line.push(
+            l.record_run(&small_run("s", "m", 10.0 + f64::from(i)))
+                .await
+                .expect("line"),
+        );
+        let (b, h) = record_pair(f, 3).await;
+        off_line.extend([b, h]);
+    }
+    let mut quick = small_run("s", "m", 99.0);
+    quick.provenance.quick = true;
+    off_line.push(l.record_run(&quick).await.expect("quick"));
+    let mut confirmation = small_run("s", "m", 98.0);
+    confirmation.source = RunSource::Confirmation;
+    off_line.push(l.record_run(&confirmation).await.expect("confirmation"));
+    let mut profile = small_run("s", "m", 97.0);
+    profile.source = RunSource::Profile;
+    off_line.push(l.record_run(&profile).await.expect("profile"));
+
+    let ids = |t: &bench_store::TrendData| {
+        let mut ids: Vec<RunId> = t.runs.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    let drawn = l.trend("s", None, TrendRuns::Line).await.expect("line");
+    assert_eq!(ids(&drawn), line, "only the line's runs");
+    assert_eq!(
+        drawn.series[0]
+            .values
+            .iter()
+            .map(|v| v.estimate)
+            .collect::<Vec<_>>(),
+        [10.0, 11.0, 12.0, 13.0]
+    );
+    let everything = l
+        .trend("s", None, TrendRuns::Everything)
+        .await
+        .expect("all");
+    let mut all: Vec<RunId> = line.iter().chain(&off_line).copied().collect();
+    all.sort_unstable();
+    assert_eq!(ids(&everything), all);
+    // The dashboard's newest run of the suite is the line's, not the last push.
+    assert_eq!(
+        l.latest_runs_per_machine().await.expect("latest"),
+        [line[3]]
+    );
+    // A suite with only quick runs still has a newest run.
+    let mut only_quick = small_run("q", "m", 1.0);
+    only_quick.provenance.quick = true;
+    let q = l.record_run(&only_quick).await.expect("q");
+    assert_eq!(
+        l.latest_runs_per_machine().await.expect("latest"),
+        [q, line[3]]
+    );
+}
+
 async fn machine_of(f: &Fixture, run: RunId) -> i64 {
     f.ledger.require_run(run).await.expect("run").machine_id
 }
@@ -589,7 +654,7 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
         [c, b, d]
     );
 
-    let all = l.trend("s", None).await.expect("trend");
+    let all = l.trend("s", None, TrendRuns::Line).await.expect("trend");
     let order: Vec<RunId> = all.runs.iter().map(|r| r.id).collect();
     assert_eq!(order, [b, c, a], "commit order, not recording order");
     assert_eq!(all.series.len(), 1);
@@ -600,18 +665,24 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
         values.iter().map(|v| v.estimate).collect::<Vec<_>>(),
         [1.0, 2.0, 3.0]
     );
-    let m1 = l.trend("s", Some(machines[0].id)).await.expect("trend m1");
+    let m1 = l
+        .trend("s", Some(machines[0].id), TrendRuns::Line)
+        .await
+        .expect("trend m1");
     assert_eq!(m1.runs.iter().map(|r| r.id).collect::<Vec<_>>(), [b, a]);
     assert_eq!(m1.series[0].values.len(), 2);
     assert!(
-        l.trend("nope", None)
+        l.trend("nope", None, TrendRuns::Line)
             .await
             .expect("empty")
             .series
             .is_empty()
     );
     // A run outside git sorts by when it was recorded.
-    assert_eq!(l.trend("t", None).await.expect("t").runs[0].id, d);
+    assert_eq!(
+        l.trend("t", None, TrendRuns::Line).await.expect("t").runs[0].id,
+        d
+    );
 
     // Series are told apart exactly, whatever the names contain, and sorted bytewise.
     let mut odd = with_time("u", "m1", Some(1), 1.0);
@@ -634,7 +705,7 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
     later.measurements[0].benchmark = BenchmarkId::named("ab");
     later.measurements[0].metric = "c".to_owned();
     l.record_run(&later).await.expect("later");
-    let u = l.trend("u", None).await.expect("u");
+    let u = l.trend("u", None, TrendRuns::Line).await.expect("u");
     let names: Vec<(&str, &str, usize)> = u
         .series
         .iter()

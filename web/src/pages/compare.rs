@@ -11,9 +11,8 @@ use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
 use bench_analysis::compare::{CompareConfig, Comparison, Mismatch, Row, Verdict};
-use bench_model::metric;
-use bench_report::format;
-use bench_store::{RunAnnotation, RunFilter, StoredRun};
+use bench_model::{StoredRun, format, metric};
+use bench_store::{RunAnnotation, RunFilter};
 use bench_verdicts::comparison::{CompareOutcome, compare_pair};
 use serde::Deserialize;
 
@@ -77,7 +76,7 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
     let evidence =
-        bench_verdicts::evidence::gather(state.ledger(), &base, &head, config.history_runs())
+        bench_verdicts::evidence::gather(&state.ledger(), &base, &head, config.history_runs())
             .await?;
     let compared = match compare_pair(&evidence, &config, allow_mismatch) {
         CompareOutcome::Refused(refusal) => {
@@ -382,7 +381,7 @@ async fn compare_page(
     let threshold = params.threshold.clone().unwrap_or_default();
     let link = |path: &str, hide: &str| {
         view::url(
-            path,
+            &view::href(path),
             &[
                 ("base", base_ref.trim()),
                 ("head", head_ref.trim()),

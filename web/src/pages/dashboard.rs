@@ -71,9 +71,20 @@ struct RegressionView {
     row: RowView,
 }
 
+struct ProjectView {
+    name: String,
+    href: String,
+    suites: i64,
+    runs: i64,
+    current: bool,
+}
+
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 struct Dashboard {
+    project: String,
+    show_project: bool,
+    projects: Vec<ProjectView>,
     testbed: Option<String>,
     testbeds: Vec<TestbedView>,
     suites: Vec<SuiteView>,
@@ -101,7 +112,7 @@ async fn dashboard(
                 .clone()
                 .unwrap_or_else(|| view::short_machine(&m.fingerprint));
             TestbedView {
-                href: view::url("/", &[("testbed", &label)]),
+                href: view::url(&view::href("/"), &[("testbed", &label)]),
                 selected: wanted == Some(label.as_str()),
                 runs: m.runs,
                 label,
@@ -149,12 +160,22 @@ async fn dashboard(
             status: "no baseline",
         };
         if let Some(base) =
-            bench_verdicts::baseline::resolve_baseline(ledger, &head, None, None).await?
+            bench_verdicts::baseline::resolve_baseline(&ledger, &head, None, None).await?
         {
             let base_id = base.id;
-            let comparison =
-                bench_verdicts::evidence::compare_runs(state.ledger(), &base, &head, &config)
-                    .await?;
+            let project = ledger.project().to_string();
+            let cache = state.verdict_cache();
+            let comparison = match cache.get(&project, base_id, id) {
+                Some(kept) => kept,
+                None => {
+                    let fresh = std::sync::Arc::new(
+                        bench_verdicts::evidence::compare_runs(&ledger, &base, &head, &config)
+                            .await?,
+                    );
+                    cache.put(&project, base_id, id, std::sync::Arc::clone(&fresh));
+                    fresh
+                }
+            };
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;
@@ -173,7 +194,31 @@ async fn dashboard(
         }
         latest.push(row);
     }
+    // The other projects of the ledger, when it holds more than the one shown.
+    let current = ledger.project().to_string();
+    let mut projects: Vec<ProjectView> = ledger
+        .projects()
+        .await?
+        .into_iter()
+        .map(|p| ProjectView {
+            href: if p.name == bench_model::Project::DEFAULT {
+                "/".to_owned()
+            } else {
+                format!("/p/{}/", p.name)
+            },
+            current: p.name == current,
+            suites: p.suites,
+            runs: p.runs,
+            name: p.name,
+        })
+        .collect();
+    if projects.iter().all(|p| p.current) {
+        projects.clear();
+    }
     render(&Dashboard {
+        show_project: current != bench_model::Project::DEFAULT || !projects.is_empty(),
+        project: current,
+        projects,
         testbed: wanted.map(str::to_owned),
         testbeds,
         suites,

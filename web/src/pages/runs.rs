@@ -10,9 +10,8 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use bench_model::Measurement;
-use bench_report::format;
-use bench_store::{Ledger, RunFilter, RunSummary, StoredRun};
+use bench_model::{Measurement, RunSummary, StoredRun, format};
+use bench_store::{Ledger, RunFilter};
 use serde::Deserialize;
 
 pub fn router() -> Router<AppState> {
@@ -110,7 +109,7 @@ async fn runs_page(
     State(state): State<AppState>,
     Query(params): Query<RunsParams>,
 ) -> Result<Html<String>, AppError> {
-    let listed = list(state.ledger(), &params).await?;
+    let listed = list(&state.ledger(), &params).await?;
     let suite = non_empty(params.suite.as_ref()).unwrap_or_default();
     let machine = non_empty(params.machine.as_ref()).unwrap_or_default();
     let branch = non_empty(params.branch.as_ref()).unwrap_or_default();
@@ -122,7 +121,7 @@ async fn runs_page(
     };
     let page_href = |page: i64| {
         view::url(
-            "/runs",
+            &view::href("/runs"),
             &[
                 ("suite", suite),
                 ("machine", machine),
@@ -336,7 +335,7 @@ async fn run_page(
     let run = resolve_run(&state, &reference, None).await?;
     let results = state.ledger().measurements(run.id).await?;
     let previous =
-        bench_verdicts::baseline::resolve_baseline(state.ledger(), &run, None, None).await?;
+        bench_verdicts::baseline::resolve_baseline(&state.ledger(), &run, None, None).await?;
     let artifacts = state.ledger().artifacts(run.id).await?;
     let p = &run.provenance;
     render(&RunTemplate {
@@ -355,7 +354,7 @@ async fn run_page(
             .collect(),
         results: results.iter().map(ResultView::new).collect(),
         previous_href: previous.map(|b| view::compare_href(b.id, run.id)),
-        json_href: format!("/api/runs/{}", run.id),
+        json_href: view::href(&format!("/api/runs/{}", run.id)),
         busy: p.conditions.as_ref().and_then(|c| {
             let findings = bench_analysis::contention::assess(c);
             (!findings.is_empty()).then(|| bench_analysis::contention::describe(&findings))

@@ -6,7 +6,7 @@ use crate::AppState;
 use crate::error::AppError;
 use askama::Template;
 use axum::response::Html;
-use bench_store::StoredRun;
+use bench_model::StoredRun;
 
 /// Renders a template into a 200 page.
 pub fn render<T: Template>(template: &T) -> Result<Html<String>, AppError> {
@@ -20,5 +20,8 @@ pub async fn resolve_run(
     text: &str,
     suite: Option<&str>,
 ) -> Result<StoredRun, AppError> {
-    Ok(bench_verdicts::baseline::resolve_run(state.ledger(), text, suite, state.git_dir()).await?)
+    Ok(
+        bench_verdicts::baseline::resolve_run(&state.ledger(), text, suite, state.git_dir())
+            .await?,
+    )
 }

@@ -12,9 +12,8 @@ use axum::Router;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
-use bench_model::metric;
-use bench_report::format;
-use bench_store::TrendRun;
+use bench_model::{format, metric};
+use bench_store::{TrendRun, TrendRuns};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -29,12 +28,26 @@ pub struct TrendParams {
     pub machine: Option<String>,
     /// `linear` (default) or `log`.
     pub scale: Option<String>,
+    /// `line` (default: the suite's ordinary full runs) or `all` (`ab` and bisect sides,
+    /// profiles, confirmations and quick runs too).
+    pub runs: Option<String>,
 }
 
 impl TrendParams {
     /// The machine choice.
     pub fn machine(&self) -> MachineChoice {
         MachineChoice::parse(self.machine.as_deref())
+    }
+
+    /// Which runs to draw.
+    pub fn runs(&self) -> Result<TrendRuns, AppError> {
+        match non_empty(self.runs.as_ref()) {
+            None | Some("line") => Ok(TrendRuns::Line),
+            Some("all") => Ok(TrendRuns::Everything),
+            Some(other) => Err(AppError::BadRequest(format!(
+                "parameter runs must be line or all, got {other:?}"
+            ))),
+        }
     }
 
     /// Whether a log scale was asked for.
@@ -99,6 +112,7 @@ struct SuitePage {
     machines: Vec<MachineOption>,
     all_selected: bool,
     log_scale: bool,
+    all_runs: bool,
     charts: Vec<ChartView>,
     runs_href: String,
     json_href: String,
@@ -252,11 +266,13 @@ async fn suite_page(
     Query(params): Query<TrendParams>,
 ) -> Result<Html<String>, AppError> {
     let log_scale = params.log_scale()?;
+    let runs = params.runs()?;
     let trend = trend::load(
-        state.ledger(),
+        &state.ledger(),
         state.trend_cache(),
         &suite,
         &params.machine(),
+        runs,
     )
     .await?;
     let machine_value = trend
@@ -286,6 +302,8 @@ async fn suite_page(
             .map_err(|e| AppError::Internal(format!("the chart task failed: {e}")))??
     };
     let base = view::suite_href(&suite);
+    let all_runs = runs == TrendRuns::Everything;
+    let runs_value = if all_runs { "all" } else { "line" };
     let page = SuitePage {
         machine_label: trend.machine.as_ref().map_or_else(
             || "all machines".to_owned(),
@@ -294,14 +312,19 @@ async fn suite_page(
         all_selected: trend.machine.is_none(),
         machines,
         log_scale,
+        all_runs,
         charts,
-        runs_href: view::url("/runs", &[("suite", &suite)]),
-        json_href: view::url(&format!("/api{base}/trend"), &[("machine", &machine_value)]),
+        runs_href: view::url(&view::href("/runs"), &[("suite", &suite)]),
+        json_href: view::url(
+            &view::href(&format!("/api/suites/{}/trend", view::path_segment(&suite))),
+            &[("machine", &machine_value), ("runs", runs_value)],
+        ),
         scale_href: view::url(
             &base,
             &[
                 ("machine", &machine_value),
                 ("scale", if log_scale { "linear" } else { "log" }),
+                ("runs", runs_value),
             ],
         ),
         suite,

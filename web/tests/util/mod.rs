@@ -6,10 +6,10 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use bench_model::{
-    BenchmarkId, Estimate, GitInfo, Machine, Measurement, NewRun, RunProvenance, RunSource,
+    BenchmarkId, Estimate, GitInfo, Machine, Measurement, NewRun, RunId, RunProvenance, RunSource,
     Samples, SamplingMode, Statistic,
 };
-use bench_store::{Ledger, RunId};
+use bench_store::Ledger;
 use http_body_util::BodyExt;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
