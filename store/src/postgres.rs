@@ -44,6 +44,10 @@ impl Engine for Postgres {
 
     const RUN_ID_IN: &'static str = "run_id = ANY($1)";
 
+    fn run_id_in_select(select: &str) -> String {
+        format!("run_id = ANY(ARRAY({select}))")
+    }
+
     fn bind_runs(query: Query<Self>, runs: &[RunId]) -> Result<Query<Self>, LedgerError> {
         Ok(query.bind(runs.to_vec()))
     }

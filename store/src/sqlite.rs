@@ -40,6 +40,10 @@ impl Engine for Sqlite {
 
     const RUN_ID_IN: &'static str = "run_id IN (SELECT value FROM json_each($1))";
 
+    fn run_id_in_select(select: &str) -> String {
+        format!("run_id IN ({select})")
+    }
+
     fn bind_runs(query: Query<Self>, runs: &[RunId]) -> Result<Query<Self>, LedgerError> {
         Ok(query.bind(json_text(&runs)?))
     }

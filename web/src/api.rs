@@ -5,7 +5,7 @@
 //! | `GET /api/runs?suite=&machine=&branch=&commit=&page=&per_page=` | `{"runs": [...], "page", "per_page", "next_page"}`; each run as in `bench-run list --format json` |
 //! | `GET /api/runs/{ref}` | `bench-run show --format json`: `{"run": {...}, "results": [...]}` |
 //! | `GET /api/compare?base=&head=&threshold=` | `bench-run compare --format json`, plus `mismatches`, `warnings` (a quick run meets a full one) and `threshold_pct` |
-//! | `GET /api/suites/{suite}/trend?machine=` | [`crate::trend::Trend`]: series with points, change points and noise floors |
+//! | `GET /api/suites/{suite}/trend?machine=&runs=&page=&per_page=` | [`crate::trend::Trend`]: series with points, change points and noise floors, 50 series a page (`series_total`, `page`, `per_page`, `next_page`) |
 //! | `GET /api/evidence?base=&head=&suite=&history_runs=` | [`bench_verdicts::evidence::Evidence`]: both runs with their results, the head's history and whether they are paired: what `bench-run gate --server` decides on |
 //! | `GET /api/testbeds` | `{"testbeds": [{"name", "testbed", "fingerprint", "cpu_model", "os", "runs", "latest_run"}]}`: every machine with runs; `testbed` is the `BENCH_MACHINE` name, `null` for a machine known by its hardware, and `name` is what `?testbed=` and `?machine=` take |
 //! | `POST /api/runs` | ingest ([`crate::ingest`]) |
@@ -26,7 +26,7 @@ use crate::pages::resolve_run;
 use crate::pages::runs::{RunsParams, list};
 use crate::pages::suites::TrendParams;
 use crate::trend;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -114,6 +114,7 @@ async fn trend(
         &suite,
         &params.machine(),
         params.runs()?,
+        params.page()?,
     )
     .await?;
     Ok(Json(trend))
@@ -138,7 +139,7 @@ pub const MAX_HISTORY_RUNS: usize = 1000;
 async fn evidence(
     State(state): State<AppState>,
     Query(params): Query<EvidenceParams>,
-) -> Result<Json<bench_verdicts::evidence::Evidence>, AppError> {
+) -> Result<Response, AppError> {
     let history_runs = params
         .history_runs
         .unwrap_or_else(|| bench_analysis::compare::CompareConfig::default().history_runs());
@@ -155,9 +156,28 @@ async fn evidence(
         state.git_dir(),
     )
     .await?;
-    let evidence =
-        bench_verdicts::evidence::gather(&state.ledger(), &base, &head, history_runs).await?;
-    Ok(Json(evidence))
+    let key = (
+        state.ledger().project().to_string(),
+        base.id,
+        head.id,
+        history_runs,
+    );
+    let json = state
+        .evidence_cache()
+        .get_or_compute(key, async {
+            let evidence =
+                bench_verdicts::evidence::gather(&state.ledger(), &base, &head, history_runs)
+                    .await?;
+            serde_json::to_vec(&evidence)
+                .map(Bytes::from)
+                .map_err(|e| AppError::Internal(format!("cannot encode the evidence: {e}")))
+        })
+        .await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        Bytes::clone(&json),
+    )
+        .into_response())
 }
 
 async fn testbeds(State(state): State<AppState>) -> Result<Json<Value>, AppError> {

@@ -57,6 +57,7 @@ pub mod error;
 mod extract;
 pub mod health;
 pub mod ingest;
+pub mod kept;
 pub mod limits;
 pub mod metrics;
 pub(crate) mod pages;
@@ -65,7 +66,6 @@ pub mod serve;
 mod state;
 pub mod ticks;
 pub mod trend;
-pub mod verdict_cache;
 mod view;
 
 use axum::Router;

@@ -3,11 +3,16 @@
 //! import it.
 
 use crate::error::AppError;
+use crate::kept::Kept;
 use crate::limits::{AUTH_WINDOW, AuthThrottle, Limits, PushSlots};
 use crate::metrics::Metrics;
 use crate::{access, trend};
+use axum::body::Bytes;
 use axum::http::HeaderMap;
+use bench_analysis::compare::Comparison;
+use bench_model::RunId;
 use bench_store::Ledger;
+use bench_verdicts::comparison::Compared;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +22,20 @@ pub const TREND_CACHE_CAPACITY: usize = 16;
 
 /// How many dashboard verdicts (a newest run against its baseline) the server keeps.
 pub const VERDICT_CACHE_CAPACITY: usize = 1024;
+
+/// How many comparisons (compare pages and their API) and evidence answers (`gate --server`)
+/// the server keeps, each: both hold every measurement of two runs, a few MB at 1,000
+/// benchmarks.
+pub const COMPARE_CACHE_CAPACITY: usize = 64;
+
+/// A dashboard verdict: project, base run, head run.
+pub type VerdictKey = (String, RunId, RunId);
+
+/// A comparison: project, base, head, threshold (its bits), runs of different suites allowed.
+pub type ComparedKey = (String, RunId, RunId, u64, bool);
+
+/// An evidence answer: project, base, head, runs of history.
+pub type EvidenceKey = (String, RunId, RunId, usize);
 
 /// Shared state of the handlers.
 #[derive(Debug, Clone)]
@@ -29,7 +48,9 @@ pub struct AppState {
     throttle: Arc<AuthThrottle>,
     pushes: PushSlots,
     metrics: Arc<Metrics>,
-    verdicts: Arc<crate::verdict_cache::VerdictCache>,
+    verdicts: Arc<Kept<VerdictKey, Comparison>>,
+    compared: Arc<Kept<ComparedKey, Compared>>,
+    evidence: Arc<Kept<EvidenceKey, Bytes>>,
 }
 
 impl AppState {
@@ -49,9 +70,9 @@ impl AppState {
             )),
             pushes: PushSlots::new(Limits::default().max_concurrent_pushes),
             metrics: Arc::new(Metrics::default()),
-            verdicts: Arc::new(crate::verdict_cache::VerdictCache::new(
-                VERDICT_CACHE_CAPACITY,
-            )),
+            verdicts: Arc::new(Kept::new(VERDICT_CACHE_CAPACITY)),
+            compared: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
+            evidence: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
         }
     }
 
@@ -135,8 +156,20 @@ impl AppState {
 
     /// The dashboard's kept verdicts.
     #[must_use]
-    pub fn verdict_cache(&self) -> &crate::verdict_cache::VerdictCache {
+    pub fn verdict_cache(&self) -> &Kept<VerdictKey, Comparison> {
         &self.verdicts
+    }
+
+    /// The kept comparisons of the compare page and `/api/compare`.
+    #[must_use]
+    pub fn compared_cache(&self) -> &Kept<ComparedKey, Compared> {
+        &self.compared
+    }
+
+    /// The kept answers of `/api/evidence`, as JSON.
+    #[must_use]
+    pub fn evidence_cache(&self) -> &Kept<EvidenceKey, Bytes> {
+        &self.evidence
     }
 
     /// The server's counters.

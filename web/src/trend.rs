@@ -65,6 +65,71 @@ pub struct History {
     pub series: Vec<Series>,
 }
 
+/// Series per page of a trend unless asked otherwise: a suite of 1,000 benchmarks is 20 pages,
+/// each drawn and sent in milliseconds, where one page of all would take seconds.
+pub const SERIES_PER_PAGE: usize = 50;
+
+/// Most series one page may ask for.
+pub const MAX_SERIES_PER_PAGE: usize = 1000;
+
+/// Which of a trend's series are shown: page `page` (from 1) of `per_page`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesPage {
+    /// The page, from 1.
+    pub page: usize,
+    /// Series per page.
+    pub per_page: usize,
+}
+
+impl Default for SeriesPage {
+    fn default() -> Self {
+        Self {
+            page: 1,
+            per_page: SERIES_PER_PAGE,
+        }
+    }
+}
+
+impl SeriesPage {
+    /// Page `page` of `per_page` series (defaults for `None`).
+    ///
+    /// # Errors
+    /// [`AppError::BadRequest`] for page 0 or a page size outside 1 to
+    /// [`MAX_SERIES_PER_PAGE`].
+    pub fn new(page: Option<usize>, per_page: Option<usize>) -> Result<Self, AppError> {
+        let page = page.unwrap_or(1);
+        let per_page = per_page.unwrap_or(SERIES_PER_PAGE);
+        if page == 0 {
+            return Err(AppError::BadRequest(
+                "parameter page starts at 1".to_owned(),
+            ));
+        }
+        if !(1..=MAX_SERIES_PER_PAGE).contains(&per_page) {
+            return Err(AppError::BadRequest(format!(
+                "parameter per_page must be between 1 and {MAX_SERIES_PER_PAGE}, got {per_page}"
+            )));
+        }
+        Ok(Self { page, per_page })
+    }
+
+    /// The indices of this page among `total` series (empty past the last page).
+    #[must_use]
+    pub fn range(self, total: usize) -> std::ops::Range<usize> {
+        let start = (self.page - 1).saturating_mul(self.per_page).min(total);
+        start..start.saturating_add(self.per_page).min(total)
+    }
+
+    /// How many pages `total` series fill (at least 1).
+    #[must_use]
+    pub const fn pages(self, total: usize) -> usize {
+        if total == 0 {
+            1
+        } else {
+            total.div_ceil(self.per_page)
+        }
+    }
+}
+
 /// A suite's trend.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trend {
@@ -80,18 +145,44 @@ pub struct Trend {
     pub history: Arc<History>,
     /// Annotations of the runs shown.
     pub annotations: Vec<RunAnnotation>,
+    /// Which series are shown.
+    pub page: SeriesPage,
+}
+
+impl Trend {
+    /// The series of the page shown.
+    #[must_use]
+    pub fn series(&self) -> &[Series] {
+        &self.history.series[self.page.range(self.history.series.len())]
+    }
+
+    /// The index of the first series shown among all of the history.
+    #[must_use]
+    pub fn first_series(&self) -> usize {
+        self.page.range(self.history.series.len()).start
+    }
+
+    /// The page after this one, if any series are left.
+    #[must_use]
+    pub fn next_page(&self) -> Option<usize> {
+        (self.page.page < self.page.pages(self.history.series.len())).then(|| self.page.page + 1)
+    }
 }
 
 impl Serialize for Trend {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Trend", 7)?;
+        let mut s = serializer.serialize_struct("Trend", 11)?;
         s.serialize_field("suite", &self.suite)?;
         s.serialize_field("drawn", &self.drawn)?;
         s.serialize_field("machines", &self.machines)?;
         s.serialize_field("machine", &self.machine)?;
         s.serialize_field("runs", &self.history.runs)?;
-        s.serialize_field("series", &self.history.series)?;
+        s.serialize_field("series", self.series())?;
+        s.serialize_field("series_total", &self.history.series.len())?;
+        s.serialize_field("page", &self.page.page)?;
+        s.serialize_field("per_page", &self.page.per_page)?;
+        s.serialize_field("next_page", &self.next_page())?;
         s.serialize_field("annotations", &self.annotations)?;
         s.end()
     }
@@ -179,13 +270,15 @@ impl TrendCache {
 /// run of that suite and machine.
 ///
 /// # Errors
-/// [`AppError::NotFound`] for an unknown suite or machine; ledger errors otherwise.
+/// [`AppError::NotFound`] for an unknown suite or machine, or a page past the last; ledger
+/// errors otherwise.
 pub async fn load(
     ledger: &Ledger,
     cache: &TrendCache,
     suite: &str,
     choice: &MachineChoice,
     runs: TrendRuns,
+    page: SeriesPage,
 ) -> Result<Trend, AppError> {
     let machines = ledger.machines(Some(suite)).await?;
     if machines.is_empty() {
@@ -233,8 +326,16 @@ pub async fn load(
         cache.put(key, stamp, &history);
         history
     };
+    let pages = page.pages(history.series.len());
+    if page.page > pages {
+        return Err(AppError::NotFound(format!(
+            "page {} of the trend of {suite:?}: it has {pages} page(s) of {} series",
+            page.page, page.per_page
+        )));
+    }
     let annotations = ledger.suite_annotations(suite, machine_id).await?;
     Ok(Trend {
+        page,
         suite: suite.to_owned(),
         machines,
         machine,
@@ -339,6 +440,7 @@ pub fn shell_single_quote(text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 
@@ -347,6 +449,27 @@ mod tests {
             runs: Vec::with_capacity(n),
             series: Vec::new(),
         })
+    }
+
+    #[test]
+    fn pages_cover_every_series_once() {
+        let page = |n| SeriesPage::new(Some(n), Some(50)).unwrap();
+        assert_eq!(page(1).range(120), 0..50);
+        assert_eq!(page(3).range(120), 100..120);
+        assert_eq!(page(4).range(120), 120..120);
+        assert_eq!(page(1).pages(120), 3);
+        assert_eq!(page(1).pages(0), 1, "an empty trend is one empty page");
+        assert_eq!(SeriesPage::default().per_page, SERIES_PER_PAGE);
+        assert!(SeriesPage::new(Some(0), None).is_err());
+        assert!(SeriesPage::new(None, Some(0)).is_err());
+        assert!(SeriesPage::new(None, Some(MAX_SERIES_PER_PAGE + 1)).is_err());
+        assert_eq!(
+            SeriesPage::new(Some(usize::MAX), Some(MAX_SERIES_PER_PAGE))
+                .unwrap()
+                .range(10),
+            10..10,
+            "no overflow on an absurd page"
+        );
     }
 
     #[test]

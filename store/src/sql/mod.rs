@@ -431,22 +431,14 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         before: RunId,
         runs: usize,
     ) -> Result<History, LedgerError> {
-        let rows = E::query(concat!(
-            "SELECT x.run_id, x.benchmark, x.metric, x.estimate FROM results x
-             JOIN (SELECT id FROM runs WHERE project = $5 AND suite = $1 AND machine_id = $2
-                     AND id < $3 AND NOT quick AND source NOT IN ",
-            kept_out_of_history!(),
-            "
-                   ORDER BY id DESC LIMIT $4) p ON p.id = x.run_id
-             ORDER BY x.run_id"
-        ))
-        .bind(suite)
-        .bind(machine_id)
-        .bind(before)
-        .bind(i64::try_from(runs).unwrap_or(i64::MAX))
-        .bind(self.p())
-        .fetch_all(&mut *self.conn().await?)
-        .await?;
+        let rows = E::query(&E::rendered().history)
+            .bind(suite)
+            .bind(machine_id)
+            .bind(before)
+            .bind(i64::try_from(runs).unwrap_or(i64::MAX))
+            .bind(self.p())
+            .fetch_all(&mut *self.conn().await?)
+            .await?;
         rows::assemble_history(&rows)
     }
 

@@ -75,17 +75,31 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     };
     let head = resolve_run(state, head, None).await?;
     let base = resolve_run(state, base, Some(&head.provenance.suite)).await?;
-    let evidence =
-        bench_verdicts::evidence::gather(&state.ledger(), &base, &head, config.history_runs())
+    let key = (
+        state.ledger().project().to_string(),
+        base.id,
+        head.id,
+        config.threshold_pct.to_bits(),
+        allow_mismatch,
+    );
+    let compared = state
+        .compared_cache()
+        .get_or_compute(key, async {
+            let evidence = bench_verdicts::evidence::gather(
+                &state.ledger(),
+                &base,
+                &head,
+                config.history_runs(),
+            )
             .await?;
-    let compared = match compare_pair(&evidence, &config, allow_mismatch) {
-        CompareOutcome::Refused(refusal) => {
-            return Err(AppError::Refused(format!(
-                "{refusal}; add allow_mismatch=1 to the query to compare anyway"
-            )));
-        }
-        CompareOutcome::Compared(compared) => *compared,
-    };
+            match compare_pair(&evidence, &config, allow_mismatch) {
+                CompareOutcome::Refused(refusal) => Err(AppError::Refused(format!(
+                    "{refusal}; add allow_mismatch=1 to the query to compare anyway"
+                ))),
+                CompareOutcome::Compared(compared) => Ok(*compared),
+            }
+        })
+        .await?;
     let suite_warning = compared
         .suite_differs
         .is_some()
@@ -94,10 +108,10 @@ pub async fn load(state: &AppState, params: &CompareParams) -> Result<Loaded, Ap
     Ok(Loaded {
         base,
         head,
-        comparison: compared.comparison,
-        mismatches: compared.mismatches,
+        comparison: compared.comparison.clone(),
+        mismatches: compared.mismatches.clone(),
         suite_warning,
-        quick_warning: compared.quick_warning,
+        quick_warning: compared.quick_warning.clone(),
         config,
         annotations,
     })

@@ -163,19 +163,13 @@ async fn dashboard(
             bench_verdicts::baseline::resolve_baseline(&ledger, &head, None, None).await?
         {
             let base_id = base.id;
-            let project = ledger.project().to_string();
-            let cache = state.verdict_cache();
-            let comparison = match cache.get(&project, base_id, id) {
-                Some(kept) => kept,
-                None => {
-                    let fresh = std::sync::Arc::new(
-                        bench_verdicts::evidence::compare_runs(&ledger, &base, &head, &config)
-                            .await?,
-                    );
-                    cache.put(&project, base_id, id, std::sync::Arc::clone(&fresh));
-                    fresh
-                }
-            };
+            let comparison = state
+                .verdict_cache()
+                .get_or_compute(
+                    (ledger.project().to_string(), base_id, id),
+                    bench_verdicts::evidence::compare_runs(&ledger, &base, &head, &config),
+                )
+                .await?;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;

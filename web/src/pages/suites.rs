@@ -31,9 +31,18 @@ pub struct TrendParams {
     /// `line` (default: the suite's ordinary full runs) or `all` (`ab` and bisect sides,
     /// profiles, confirmations and quick runs too).
     pub runs: Option<String>,
+    /// The page of series, from 1 ([`trend::SERIES_PER_PAGE`] each unless `per_page`).
+    pub page: Option<usize>,
+    /// Series per page, at most [`trend::MAX_SERIES_PER_PAGE`].
+    pub per_page: Option<usize>,
 }
 
 impl TrendParams {
+    /// Which series to show.
+    pub fn page(&self) -> Result<trend::SeriesPage, AppError> {
+        trend::SeriesPage::new(self.page, self.per_page)
+    }
+
     /// The machine choice.
     pub fn machine(&self) -> MachineChoice {
         MachineChoice::parse(self.machine.as_deref())
@@ -117,6 +126,10 @@ struct SuitePage {
     runs_href: String,
     json_href: String,
     scale_href: String,
+    /// Which series this page shows, 1-based, and of how many.
+    shown: (usize, usize, usize),
+    prev_href: Option<String>,
+    next_href: Option<String>,
 }
 
 fn change_views(suite: &str, series: &Series, runs: &[TrendRun]) -> Vec<ChangeView> {
@@ -220,7 +233,8 @@ fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppErro
         notes_by_run,
         log_scale,
     };
-    let series = &trend.history.series;
+    let series = trend.series();
+    let first = trend.first_series();
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, MAX_CHART_THREADS);
@@ -229,7 +243,7 @@ fn chart_views(trend: &Trend, log_scale: bool) -> Result<Vec<ChartView>, AppErro
         chunk
             .iter()
             .enumerate()
-            .map(|(j, s)| chart_view(&ctx, start + j, s))
+            .map(|(j, s)| chart_view(&ctx, first + start + j, s))
             .collect()
     };
     if threads == 1 || series.len() < 2 * MIN_CHARTS_PER_THREAD {
@@ -273,6 +287,7 @@ async fn suite_page(
         &suite,
         &params.machine(),
         runs,
+        params.page()?,
     )
     .await?;
     let machine_value = trend
@@ -304,7 +319,30 @@ async fn suite_page(
     let base = view::suite_href(&suite);
     let all_runs = runs == TrendRuns::Everything;
     let runs_value = if all_runs { "all" } else { "line" };
+    let total = trend.history.series.len();
+    let first = trend.first_series();
+    let page_href = |n: usize| {
+        let page = n.to_string();
+        let per_page = trend.page.per_page.to_string();
+        let mut query = vec![
+            ("machine", machine_value.as_str()),
+            ("runs", runs_value),
+            ("page", page.as_str()),
+        ];
+        if log_scale {
+            query.push(("scale", "log"));
+        }
+        if trend.page.per_page != trend::SERIES_PER_PAGE {
+            query.push(("per_page", per_page.as_str()));
+        }
+        view::url(&base, &query)
+    };
+    let prev_href = (trend.page.page > 1).then(|| page_href(trend.page.page - 1));
+    let next_href = trend.next_page().map(page_href);
     let page = SuitePage {
+        shown: (first + usize::from(total > 0), first + charts.len(), total),
+        prev_href,
+        next_href,
         machine_label: trend.machine.as_ref().map_or_else(
             || "all machines".to_owned(),
             |m| format!("{} · {}", view::short_machine(&m.fingerprint), m.cpu_model),
