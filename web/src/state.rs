@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use bench_analysis::compare::Comparison;
 use bench_model::RunId;
-use bench_store::Ledger;
+use bench_store::{Ledger, TrendRuns};
 use bench_verdicts::comparison::Compared;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -27,6 +27,20 @@ pub const VERDICT_CACHE_CAPACITY: usize = 1024;
 /// the server keeps, each: both hold every measurement of two runs, a few MB at 1,000
 /// benchmarks.
 pub const COMPARE_CACHE_CAPACITY: usize = 64;
+
+/// How many drawn trend pages the server keeps (50 charts of 1,250 points are about 5 MB).
+pub const TREND_PAGE_CACHE_CAPACITY: usize = 16;
+
+/// A drawn trend page: project, suite, machine, runs drawn, (page, per page, log scale), and
+/// a hash of what else it shows (`pages::suites`).
+pub type TrendPageKey = (
+    String,
+    String,
+    Option<i64>,
+    TrendRuns,
+    (usize, usize, bool),
+    u64,
+);
 
 /// A dashboard verdict: project, base run, head run.
 pub type VerdictKey = (String, RunId, RunId);
@@ -51,6 +65,7 @@ pub struct AppState {
     verdicts: Arc<Kept<VerdictKey, Comparison>>,
     compared: Arc<Kept<ComparedKey, Compared>>,
     evidence: Arc<Kept<EvidenceKey, Bytes>>,
+    trend_pages: Arc<Kept<TrendPageKey, Bytes>>,
 }
 
 impl AppState {
@@ -73,6 +88,7 @@ impl AppState {
             verdicts: Arc::new(Kept::new(VERDICT_CACHE_CAPACITY)),
             compared: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
             evidence: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
+            trend_pages: Arc::new(Kept::new(TREND_PAGE_CACHE_CAPACITY)),
         }
     }
 
@@ -85,10 +101,12 @@ impl AppState {
         self
     }
 
-    /// Keeps at most `capacity` analysed trend histories between requests (0: none).
+    /// Keeps at most `capacity` analysed trend histories between requests, and as many drawn
+    /// trend pages up to [`TREND_PAGE_CACHE_CAPACITY`] (0: none).
     #[must_use]
     pub fn with_trend_cache(mut self, capacity: usize) -> Self {
         self.trends = Arc::new(trend::TrendCache::new(capacity));
+        self.trend_pages = Arc::new(Kept::new(capacity.min(TREND_PAGE_CACHE_CAPACITY)));
         self
     }
 
@@ -164,6 +182,12 @@ impl AppState {
     #[must_use]
     pub fn compared_cache(&self) -> &Kept<ComparedKey, Compared> {
         &self.compared
+    }
+
+    /// The kept drawn trend pages.
+    #[must_use]
+    pub fn trend_pages(&self) -> &Kept<TrendPageKey, Bytes> {
+        &self.trend_pages
     }
 
     /// The kept answers of `/api/evidence`, as JSON.

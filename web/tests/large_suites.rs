@@ -105,6 +105,12 @@ async fn a_wide_trend_comes_in_pages_that_together_are_the_whole_trend() {
     );
     assert!(first.body.contains("wide/b049") && !first.body.contains("wide/b050"));
     assert!(first.body.contains("rel=\"next\"") && !first.body.contains("rel=\"prev\""));
+    assert_eq!(first.content_type(), "text/html; charset=utf-8");
+    assert_eq!(
+        get(&app, "/suites/wide").await.body,
+        first.body,
+        "kept, the same page"
+    );
     let last = get(&app, "/suites/wide?page=3&scale=log").await;
     assert!(
         last.body.contains("Benchmarks 101–120 of 120"),
@@ -121,6 +127,38 @@ async fn a_wide_trend_comes_in_pages_that_together_are_the_whole_trend() {
             .find(|l| l.contains("pager"))
             .unwrap_or_default()
     );
+}
+
+#[tokio::test]
+async fn a_kept_trend_page_is_drawn_again_for_a_new_run_or_note() {
+    let (ledger, ids) = wide(3, 4).await;
+    let app = app(AppState::new(ledger.clone()));
+    let before = get(&app, "/suites/wide").await.body;
+    assert!(before.contains("4 run(s)"), "{before}");
+    ledger.annotate(ids[1], "compiler upgraded").await.unwrap();
+    let noted = get(&app, "/suites/wide").await.body;
+    assert!(
+        noted.contains("compiler upgraded"),
+        "a note on an old run is drawn"
+    );
+    let run = NewRun {
+        source: RunSource::BenchRun,
+        provenance: util::provenance("wide", "m1", 5),
+        measurements: vec![util::timed("wide/b000", 1000.0, 5)],
+    };
+    ledger.record_run(&run).await.unwrap();
+    let newer = get(&app, "/suites/wide").await.body;
+    assert!(newer.contains("5 run(s)"), "a new run is drawn");
+    // A run on another machine changes the machine list of every machine's page.
+    let elsewhere = NewRun {
+        source: RunSource::BenchRun,
+        provenance: util::provenance("wide", "m2", 6),
+        measurements: vec![util::timed("wide/b000", 1000.0, 6)],
+    };
+    let listed = get(&app, "/suites/wide?machine=m1").await.body;
+    ledger.record_run(&elsewhere).await.unwrap();
+    let relisted = get(&app, "/suites/wide?machine=m1").await.body;
+    assert_ne!(listed, relisted, "the other machine's run is counted");
 }
 
 #[tokio::test]

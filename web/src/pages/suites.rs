@@ -9,8 +9,10 @@ use crate::trend::{self, CommitRange, MachineChoice, Series, Trend};
 use crate::view;
 use askama::Template;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::response::Html;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use bench_model::{format, metric};
 use bench_store::{TrendRun, TrendRuns};
@@ -278,7 +280,7 @@ async fn suite_page(
     State(state): State<AppState>,
     Path(suite): Path<String>,
     Query(params): Query<TrendParams>,
-) -> Result<Html<String>, AppError> {
+) -> Result<Response, AppError> {
     let log_scale = params.log_scale()?;
     let runs = params.runs()?;
     let trend = trend::load(
@@ -290,6 +292,52 @@ async fn suite_page(
         params.page()?,
     )
     .await?;
+    // A drawn page is kept until anything it shows changes: a run of the suite on any machine
+    // (the machine list counts them) or a note.
+    let key = (
+        state.ledger().project().to_string(),
+        suite.clone(),
+        trend.machine.as_ref().map(|m| m.id),
+        runs,
+        (trend.page.page, trend.page.per_page, log_scale),
+        drawn_state(&trend),
+    );
+    let html = state
+        .trend_pages()
+        .get_or_compute(key, async {
+            draw_suite_page(trend, suite, log_scale, runs)
+                .await
+                .map(|html| Bytes::from(html.0))
+        })
+        .await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        Bytes::clone(&html),
+    )
+        .into_response())
+}
+
+/// What a drawn trend page depends on besides its query: every machine's runs of the suite and
+/// the notes shown, hashed.
+fn drawn_state(trend: &Trend) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for m in &trend.machines {
+        (m.id, m.runs, m.latest_run).hash(&mut hasher);
+    }
+    for a in &trend.annotations {
+        (a.run_id, &a.created_at, &a.text).hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Draws the trend page.
+async fn draw_suite_page(
+    trend: Trend,
+    suite: String,
+    log_scale: bool,
+    runs: TrendRuns,
+) -> Result<Html<String>, AppError> {
     let machine_value = trend
         .machine
         .as_ref()
