@@ -366,7 +366,7 @@ pub fn mann_whitney_u(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
     };
 
     if !ties && x.len() + y.len() <= MWU_EXACT_MAX_TOTAL {
-        let pmf = u_null_pmf(x.len(), y.len());
+        let pmf = u_null_pmf_kept(x.len(), y.len());
         let u_max = u.max(n * m - u);
         // U is an integer without ties; round away representation noise before indexing.
         let from = u_max.round() as usize;
@@ -392,6 +392,28 @@ pub fn mann_whitney_u(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
         method: MwuMethod::Normal,
         ties,
     })
+}
+
+/// [`u_null_pmf`], computed once per pair of sizes and kept for the process: a comparison of
+/// 1,000 benchmarks of 20 samples asks for the same distribution 2,000 times, and computing it
+/// was most of the comparison's time. Sizes are at most [`MWU_EXACT_MAX_TOTAL`] together, so at
+/// most a few thousand distributions are ever kept.
+fn u_null_pmf_kept(n: usize, m: usize) -> std::sync::Arc<[f64]> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Distributions = HashMap<(usize, usize), Arc<[f64]>>;
+    static KEPT: OnceLock<Mutex<Distributions>> = OnceLock::new();
+    let kept = KEPT.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(pmf) = kept.lock().ok().and_then(|k| k.get(&(n, m)).cloned()) {
+        return pmf;
+    }
+    let pmf: Arc<[f64]> = u_null_pmf(n, m).into();
+    if n + m <= MWU_EXACT_MAX_TOTAL
+        && let Ok(mut k) = kept.lock()
+    {
+        k.insert((n, m), Arc::clone(&pmf));
+    }
+    pmf
 }
 
 /// Null distribution of the Mann-Whitney `U` for sample sizes `n` and `m` (no ties):
@@ -512,11 +534,11 @@ pub fn hodges_lehmann(x: &[f64], y: &[f64], confidence: f64) -> Option<Shift> {
 
     let max_k = pairs.div_ceil(2);
     let (k, coverage, exact) = if n + m <= MWU_EXACT_MAX_TOTAL {
-        let pmf = u_null_pmf(n, m);
+        let pmf = u_null_pmf_kept(n, m);
         // Largest k with P(U <= k - 1) <= alpha/2.
         let mut cumulative = 0.0;
         let mut k = 0;
-        for &p in &pmf {
+        for &p in pmf.iter() {
             if cumulative + p > alpha_half {
                 break;
             }
@@ -828,6 +850,14 @@ mod tests {
         assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
         assert_eq!(normal_quantile(1.0), f64::INFINITY);
         assert!(normal_quantile(1.5).is_nan());
+    }
+
+    #[test]
+    fn kept_distributions_are_the_computed_ones() {
+        for (n, m) in [(5, 5), (20, 20), (3, 7), (7, 3)] {
+            assert_eq!(&*u_null_pmf_kept(n, m), u_null_pmf(n, m).as_slice());
+            assert_eq!(&*u_null_pmf_kept(n, m), u_null_pmf(n, m).as_slice(), "kept");
+        }
     }
 
     #[test]

@@ -13,6 +13,9 @@ use std::sync::{Arc, Mutex};
 pub struct Kept<K, V> {
     capacity: usize,
     entries: Mutex<Entries<K, V>>,
+    /// Keys being computed, each with the lock its computation holds: a request that misses
+    /// while another computes the same answer waits for it instead of computing it again.
+    computing: Mutex<HashMap<K, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A clock of uses, and each answer with its last use.
@@ -32,6 +35,7 @@ impl<K: Eq + Hash + Clone, V> Kept<K, V> {
                 clock: 0,
                 map: HashMap::new(),
             }),
+            computing: Mutex::new(HashMap::new()),
         }
     }
 
@@ -69,11 +73,11 @@ impl<K: Eq + Hash + Clone, V> Kept<K, V> {
         entries.map.insert(key, (clock, value));
     }
 
-    /// The answer kept for `key`, or the one `compute` gives, kept. Two requests that miss at
-    /// once both compute (the answer is the same; the second insert replaces the first).
+    /// The answer kept for `key`, or the one `compute` gives, kept. Requests that miss at once
+    /// compute it once: the others wait for the first and take its answer.
     ///
     /// # Errors
-    /// Whatever `compute` returns; nothing is kept then.
+    /// Whatever `compute` returns; nothing is kept then (a waiting request computes again).
     pub async fn get_or_compute<E, F>(&self, key: K, compute: F) -> Result<Arc<V>, E>
     where
         F: Future<Output = Result<V, E>>,
@@ -81,9 +85,31 @@ impl<K: Eq + Hash + Clone, V> Kept<K, V> {
         if let Some(kept) = self.get(&key) {
             return Ok(kept);
         }
-        let fresh = Arc::new(compute.await?);
-        self.put(key, Arc::clone(&fresh));
-        Ok(fresh)
+        let Some(turn) = self
+            .computing
+            .lock()
+            .ok()
+            .map(|mut computing| Arc::clone(computing.entry(key.clone()).or_default()))
+        else {
+            return compute.await.map(Arc::new);
+        };
+        let answer = {
+            let _turn = turn.lock().await;
+            match self.get(&key) {
+                Some(kept) => Ok(kept),
+                None => compute.await.map(|fresh| {
+                    let fresh = Arc::new(fresh);
+                    self.put(key.clone(), Arc::clone(&fresh));
+                    fresh
+                }),
+            }
+        };
+        if let Ok(mut computing) = self.computing.lock()
+            && computing.get(&key).is_some_and(|t| Arc::ptr_eq(t, &turn))
+        {
+            computing.remove(&key);
+        }
+        answer
     }
 }
 
@@ -123,5 +149,33 @@ mod tests {
         assert_eq!(fresh.as_deref(), Ok(&7));
         let kept = cache.get_or_compute(1, async { Ok::<_, &str>(8) }).await;
         assert_eq!(kept.as_deref(), Ok(&7), "computed once, kept after");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn requests_that_miss_at_once_compute_once() {
+        let cache: Arc<Kept<u8, u8>> = Arc::new(Kept::new(4));
+        let computed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (cache, computed) = (Arc::clone(&cache), Arc::clone(&computed));
+                tokio::spawn(async move {
+                    cache
+                        .get_or_compute(1, async {
+                            computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                            Ok::<_, ()>(9)
+                        })
+                        .await
+                })
+            })
+            .collect();
+        for task in tasks {
+            assert_eq!(task.await.unwrap().as_deref(), Ok(&9));
+        }
+        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(
+            cache.computing.lock().unwrap().is_empty(),
+            "no lock left behind"
+        );
     }
 }
