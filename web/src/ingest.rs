@@ -231,6 +231,7 @@ pub async fn ingest(
     };
     if created {
         state.metrics().ingested(1);
+        crate::warm::after_push(&state, id);
     }
     tracing::info!(
         token = %push.token,

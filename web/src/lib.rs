@@ -67,6 +67,7 @@ mod state;
 pub mod ticks;
 pub mod trend;
 mod view;
+pub mod warm;
 
 use axum::Router;
 use axum::extract::{Request, State};

@@ -66,6 +66,7 @@ pub struct AppState {
     compared: Arc<Kept<ComparedKey, Compared>>,
     evidence: Arc<Kept<EvidenceKey, Bytes>>,
     trend_pages: Arc<Kept<TrendPageKey, Bytes>>,
+    preparing: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -77,7 +78,7 @@ impl AppState {
             ledger,
             access: Arc::new(access::Access::open()),
             git_dir: None,
-            trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
+            trends: Arc::new(Kept::new(TREND_CACHE_CAPACITY)),
             limits: Limits::default(),
             throttle: Arc::new(AuthThrottle::new(
                 Limits::default().auth_failures,
@@ -89,6 +90,7 @@ impl AppState {
             compared: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
             evidence: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
             trend_pages: Arc::new(Kept::new(TREND_PAGE_CACHE_CAPACITY)),
+            preparing: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 
@@ -105,7 +107,7 @@ impl AppState {
     /// trend pages up to [`TREND_PAGE_CACHE_CAPACITY`] (0: none).
     #[must_use]
     pub fn with_trend_cache(mut self, capacity: usize) -> Self {
-        self.trends = Arc::new(trend::TrendCache::new(capacity));
+        self.trends = Arc::new(Kept::new(capacity));
         self.trend_pages = Arc::new(Kept::new(capacity.min(TREND_PAGE_CACHE_CAPACITY)));
         self
     }
@@ -182,6 +184,12 @@ impl AppState {
     #[must_use]
     pub fn compared_cache(&self) -> &Kept<ComparedKey, Compared> {
         &self.compared
+    }
+
+    /// The one permit of preparing a pushed run's views ([`crate::warm`]).
+    #[must_use]
+    pub const fn preparing(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.preparing
     }
 
     /// The kept drawn trend pages.

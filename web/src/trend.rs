@@ -8,8 +8,7 @@ use bench_model::{Direction, HistoryPoint, RunId};
 use bench_store::Ledger;
 use bench_store::{MachineSummary, RunAnnotation, TrendRun, TrendRuns, TrendSeries, TrendValue};
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Which machine's history a trend shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -188,83 +187,13 @@ impl Serialize for Trend {
     }
 }
 
-/// Analysed histories kept between requests, keyed by suite and machine.
-///
-/// The ledger is append-only, so a history changes only when a run of that suite and machine
-/// is added; the newest run id is therefore a complete validity stamp, checked on every
-/// request (it comes with the machine list the page needs anyway). Annotations, which may be
-/// added to old runs, are not cached. At most `capacity` histories are kept; the least
-/// recently used goes first.
-#[derive(Debug, Default)]
-pub struct TrendCache {
-    capacity: usize,
-    entries: Mutex<CacheEntries>,
-}
-
-/// Project, suite, machine, runs drawn.
-type CacheKey = (String, String, Option<i64>, TrendRuns);
-
-#[derive(Debug, Default)]
-struct CacheEntries {
-    clock: u64,
-    map: HashMap<CacheKey, CacheEntry>,
-}
-
-#[derive(Debug)]
-struct CacheEntry {
-    stamp: RunId,
-    last_used: u64,
-    history: Arc<History>,
-}
-
-impl TrendCache {
-    /// A cache of at most `capacity` histories (0 disables caching).
-    #[must_use]
-    pub fn new(capacity: usize) -> Self {
-        Self {
-            capacity,
-            entries: Mutex::new(CacheEntries::default()),
-        }
-    }
-
-    fn get(&self, key: &CacheKey, stamp: RunId) -> Option<Arc<History>> {
-        let mut entries = self.entries.lock().ok()?;
-        entries.clock += 1;
-        let clock = entries.clock;
-        let entry = entries.map.get_mut(key).filter(|e| e.stamp == stamp)?;
-        entry.last_used = clock;
-        Some(Arc::clone(&entry.history))
-    }
-
-    fn put(&self, key: CacheKey, stamp: RunId, history: &Arc<History>) {
-        if self.capacity == 0 {
-            return;
-        }
-        let Ok(mut entries) = self.entries.lock() else {
-            return;
-        };
-        entries.clock += 1;
-        let last_used = entries.clock;
-        if !entries.map.contains_key(&key) && entries.map.len() >= self.capacity {
-            let oldest = entries
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                entries.map.remove(&k);
-            }
-        }
-        entries.map.insert(
-            key,
-            CacheEntry {
-                stamp,
-                last_used,
-                history: Arc::clone(history),
-            },
-        );
-    }
-}
+/// Analysed histories kept between requests: project, suite, machine, runs drawn, and the
+/// newest run of that suite and machine. The ledger is append-only, so a history changes only
+/// when a run of that suite and machine is added, and the newest run id is a complete validity
+/// stamp, checked on every request (it comes with the machine list the page needs anyway); an
+/// entry of an older stamp is never asked for again and ages out. Annotations, which may be
+/// added to old runs, are not kept.
+pub type TrendCache = crate::kept::Kept<(String, String, Option<i64>, TrendRuns, RunId), History>;
 
 /// Loads the trend of `suite` on the chosen machine, from `cache` when the ledger has no newer
 /// run of that suite and machine.
@@ -314,18 +243,17 @@ pub async fn load(
         suite.to_owned(),
         machine_id,
         runs,
+        stamp,
     );
-    let history = if let Some(cached) = cache.get(&key, stamp) {
-        cached
-    } else {
-        let data = ledger.trend(suite, machine_id, runs).await?;
-        let history = Arc::new(History {
-            runs: data.runs,
-            series: data.series.into_iter().map(analyse).collect(),
-        });
-        cache.put(key, stamp, &history);
-        history
-    };
+    let history = cache
+        .get_or_compute(key, async {
+            let data = ledger.trend(suite, machine_id, runs).await?;
+            Ok::<_, AppError>(History {
+                runs: data.runs,
+                series: data.series.into_iter().map(analyse).collect(),
+            })
+        })
+        .await?;
     let pages = page.pages(history.series.len());
     if page.page > pages {
         return Err(AppError::NotFound(format!(
@@ -444,13 +372,6 @@ pub fn shell_single_quote(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn history(n: usize) -> Arc<History> {
-        Arc::new(History {
-            runs: Vec::with_capacity(n),
-            series: Vec::new(),
-        })
-    }
-
     #[test]
     fn pages_cover_every_series_once() {
         let page = |n| SeriesPage::new(Some(n), Some(50)).unwrap();
@@ -470,32 +391,6 @@ mod tests {
             10..10,
             "no overflow on an absurd page"
         );
-    }
-
-    #[test]
-    fn cache_is_stamped_and_bounded() {
-        let cache = TrendCache::new(2);
-        let p = || "default".to_owned();
-        let a = (p(), "a".to_owned(), Some(1), TrendRuns::Line);
-        let b = (p(), "b".to_owned(), None, TrendRuns::Line);
-        let c = (p(), "c".to_owned(), Some(2), TrendRuns::Everything);
-        assert!(cache.get(&a, 5).is_none());
-        cache.put(a.clone(), 5, &history(1));
-        assert!(cache.get(&a, 5).is_some());
-        assert!(cache.get(&a, 6).is_none(), "a newer run invalidates");
-        cache.put(b.clone(), 7, &history(2));
-        assert!(
-            cache.get(&a, 5).is_some(),
-            "a is now more recently used than b"
-        );
-        cache.put(c.clone(), 9, &history(3));
-        assert!(cache.get(&b, 7).is_none(), "b was evicted");
-        assert!(cache.get(&a, 5).is_some());
-        assert!(cache.get(&c, 9).is_some());
-
-        let off = TrendCache::new(0);
-        off.put(a.clone(), 5, &history(1));
-        assert!(off.get(&a, 5).is_none());
     }
 
     #[test]

@@ -10,18 +10,23 @@ mod util;
 use axum::http::StatusCode;
 use bench_model::{NewRun, RunSource};
 use bench_store::Ledger;
-use util::get;
+use util::{get, post_json};
 use web::{AppState, app};
 
 /// `runs` runs of suite `wide` on one machine, each of `benchmarks` benchmarks; the last run
 /// is 30% slower on the first benchmark.
 async fn wide(benchmarks: usize, runs: u32) -> (Ledger, Vec<i64>) {
+    wide_slow_at(benchmarks, runs, runs).await
+}
+
+/// As [`wide`], with run `slow` (from 1) the slower one.
+async fn wide_slow_at(benchmarks: usize, runs: u32, slow: u32) -> (Ledger, Vec<i64>) {
     let ledger = Ledger::in_memory().await.unwrap();
     let mut ids = Vec::new();
     for commit in 1..=runs {
         let measurements = (0..benchmarks)
             .map(|b| {
-                let slow = commit == runs && b == 0;
+                let slow = commit == slow && b == 0;
                 let level = 1000.0 + b as f64 * 10.0;
                 util::timed(
                     &format!("wide/b{b:03}"),
@@ -214,5 +219,53 @@ async fn kept_answers_are_the_answers_of_a_server_that_keeps_nothing() {
     assert_eq!(
         strict["counts"]["regressions"], 0,
         "a 30% step under a 50% threshold"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
+    let (source, ids) = wide(60, 6).await;
+    let (target, _) = wide_slow_at(60, 5, 0).await;
+    let state = AppState::new(target.clone()).with_ingest_token("t0ken");
+    let app = app(state.clone());
+    let body = bench_client::push::push_body(&source, ids[5])
+        .await
+        .unwrap();
+    let pushed = post_json(&app, "/api/runs", Some("t0ken"), &body.to_string()).await;
+    assert_eq!(pushed.status, StatusCode::CREATED, "{}", pushed.body);
+    let run = pushed.json()["id"].as_i64().unwrap();
+    let machine = target.machines(Some("wide")).await.unwrap()[0].id;
+    let key = (
+        "default".to_owned(),
+        "wide".to_owned(),
+        Some(machine),
+        bench_store::TrendRuns::Line,
+        run,
+    );
+    let base = target.previous_run(run).await.unwrap().unwrap();
+    let mut waited = 0;
+    while state.trend_cache().get(&key).is_none()
+        || state
+            .verdict_cache()
+            .get(&("default".to_owned(), base, run))
+            .is_none()
+    {
+        assert!(waited < 200, "nothing was prepared in 20 s");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        waited += 1;
+    }
+    let history = state.trend_cache().get(&key).unwrap();
+    assert_eq!(
+        history.runs.len(),
+        6,
+        "the pushed run is on the prepared line"
+    );
+    let verdict = state
+        .verdict_cache()
+        .get(&("default".to_owned(), base, run))
+        .unwrap();
+    assert_eq!(
+        verdict.counts.regressions, 1,
+        "the slow benchmark of the pushed run"
     );
 }

@@ -13,7 +13,7 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
-use bench_analysis::compare::{CompareConfig, Verdict};
+use bench_analysis::compare::{CompareConfig, Comparison, Verdict};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(dashboard))
@@ -92,6 +92,30 @@ struct Dashboard {
     regressions: Vec<RegressionView>,
 }
 
+/// The dashboard's verdict on `head`: its comparison with its baseline under the default
+/// settings, kept; `None` when it has no baseline.
+///
+/// # Errors
+/// Ledger errors.
+pub async fn verdict(
+    state: &AppState,
+    ledger: &bench_store::Ledger,
+    head: &bench_model::StoredRun,
+) -> Result<Option<(bench_model::RunId, std::sync::Arc<Comparison>)>, AppError> {
+    let Some(base) = bench_verdicts::baseline::resolve_baseline(ledger, head, None, None).await?
+    else {
+        return Ok(None);
+    };
+    let comparison = state
+        .verdict_cache()
+        .get_or_compute(
+            (ledger.project().to_string(), base.id, head.id),
+            bench_verdicts::evidence::compare_runs(ledger, &base, head, &CompareConfig::default()),
+        )
+        .await?;
+    Ok(Some((base.id, comparison)))
+}
+
 async fn dashboard(
     State(state): State<AppState>,
     Query(params): Query<DashboardParams>,
@@ -131,7 +155,6 @@ async fn dashboard(
             name: s.suite,
         })
         .collect();
-    let config = CompareConfig::default();
     let mut latest = Vec::new();
     let mut regressions = Vec::new();
     for id in ledger.latest_runs_per_machine().await? {
@@ -159,17 +182,7 @@ async fn dashboard(
             improvements: 0,
             status: "no baseline",
         };
-        if let Some(base) =
-            bench_verdicts::baseline::resolve_baseline(&ledger, &head, None, None).await?
-        {
-            let base_id = base.id;
-            let comparison = state
-                .verdict_cache()
-                .get_or_compute(
-                    (ledger.project().to_string(), base_id, id),
-                    bench_verdicts::evidence::compare_runs(&ledger, &base, &head, &config),
-                )
-                .await?;
+        if let Some((base_id, comparison)) = verdict(&state, &ledger, &head).await? {
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             row.regressions = comparison.counts.regressions;
