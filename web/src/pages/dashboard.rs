@@ -62,6 +62,8 @@ struct LatestView {
     regressions: usize,
     improvements: usize,
     status: &'static str,
+    /// The verdict is still being computed (a run pushed a moment ago).
+    pending: bool,
 }
 
 struct RegressionView {
@@ -114,6 +116,45 @@ pub async fn verdict(
         )
         .await?;
     Ok(Some((base.id, comparison)))
+}
+
+/// How long a dashboard view waits for a verdict that is not kept yet. A run pushed a moment
+/// ago may take longer to compare (seconds, at 1,000 benchmarks under load); its row says so
+/// and the comparison goes on, kept for the next view.
+pub const VERDICT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The verdict on `head` against `base` if it is kept or computed within [`VERDICT_WAIT`];
+/// else `None`, and the computation goes on in the background.
+async fn verdict_within(
+    state: &AppState,
+    ledger: &bench_store::Ledger,
+    base: bench_model::StoredRun,
+    head: bench_model::StoredRun,
+) -> Result<Option<std::sync::Arc<Comparison>>, AppError> {
+    let key = (ledger.project().to_string(), base.id, head.id);
+    if let Some(kept) = state.verdict_cache().get(&key) {
+        return Ok(Some(kept));
+    }
+    let (state, ledger) = (state.clone(), ledger.clone());
+    let computing = tokio::spawn(async move {
+        state
+            .verdict_cache()
+            .get_or_compute(
+                key,
+                bench_verdicts::evidence::compare_runs(
+                    &ledger,
+                    &base,
+                    &head,
+                    &CompareConfig::default(),
+                ),
+            )
+            .await
+    });
+    match tokio::time::timeout(VERDICT_WAIT, computing).await {
+        Ok(Ok(answer)) => Ok(Some(answer?)),
+        Ok(Err(e)) => Err(AppError::Internal(format!("the comparison failed: {e}"))),
+        Err(_) => Ok(None),
+    }
 }
 
 async fn dashboard(
@@ -181,10 +222,21 @@ async fn dashboard(
             regressions: 0,
             improvements: 0,
             status: "no baseline",
+            pending: false,
         };
-        if let Some((base_id, comparison)) = verdict(&state, &ledger, &head).await? {
+        if let Some(base) =
+            bench_verdicts::baseline::resolve_baseline(&ledger, &head, None, None).await?
+        {
+            let base_id = base.id;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
+            let Some(comparison) = verdict_within(&state, &ledger, base, head.clone()).await?
+            else {
+                row.pending = true;
+                row.status = "pending";
+                latest.push(row);
+                continue;
+            };
             row.regressions = comparison.counts.regressions;
             row.improvements = comparison.counts.improvements;
             row.status = if comparison.counts.regressions > 0 {
