@@ -62,6 +62,10 @@ struct Args {
     /// project). `fill_ledger` writes `project-0`, `project-1`, ...
     #[arg(long, value_name = "NAME")]
     project: Option<String>,
+    /// The suite the readers read (default: the project's suite of most runs, other than the
+    /// pushers' `ingest`).
+    #[arg(long)]
+    suite: Option<String>,
     /// First part of every benchmark name in the BMF output (scenarios of one recording apart).
     #[arg(long, default_value = "loopback")]
     prefix: String,
@@ -185,6 +189,17 @@ async fn client(
     tally
 }
 
+/// This invocation's part of every idempotency key: a ledger that an earlier load test pushed
+/// to takes this one's pushes as new runs, not as repeats.
+static SESSION: std::sync::LazyLock<u128> = std::sync::LazyLock::new(|| {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+});
+
+/// The suite the pushers push to.
+const PUSHED_SUITE: &str = "ingest";
+
 /// The push token of the in-process server.
 const TOKEN: &str = "loadtest-push-token-0123456789";
 
@@ -204,7 +219,7 @@ fn push_body(pusher: usize, n: usize, benchmarks: usize, samples: usize) -> Vec<
         })
         .collect();
     let provenance = RunProvenance {
-        suite: "ingest".to_owned(),
+        suite: PUSHED_SUITE.to_owned(),
         machine: Machine {
             fingerprint: format!("runner-{pusher}"),
             testbed: Some(format!("runner-{pusher}")),
@@ -268,7 +283,7 @@ async fn pusher(
             .header("host", addr.to_string())
             .header("content-type", "application/json")
             .header("authorization", format!("Bearer {TOKEN}"))
-            .header("idempotency-key", format!("loadtest/{id}/{n}"))
+            .header("idempotency-key", format!("loadtest/{}/{id}/{n}", *SESSION))
             .body(http_body_util::Full::new(body))
             .unwrap();
         let start = Instant::now();
@@ -361,8 +376,15 @@ fn main() -> Result<()> {
             .suites()
             .await?
             .into_iter()
+            .filter(|s| match &args.suite {
+                Some(wanted) => &s.suite == wanted,
+                None => s.suite != PUSHED_SUITE,
+            })
             .max_by_key(|s| s.runs)
-            .context("the ledger has no runs")?;
+            .with_context(|| match &args.suite {
+                Some(wanted) => format!("the project has no suite {wanted:?}"),
+                None => "the project has no runs but pushed ones".to_owned(),
+            })?;
         let head = suite.latest_run;
         let base = ledger
             .in_project(&project)

@@ -67,6 +67,7 @@ pub struct AppState {
     evidence: Arc<Kept<EvidenceKey, Bytes>>,
     trend_pages: Arc<Kept<TrendPageKey, Bytes>>,
     preparing: Arc<tokio::sync::Semaphore>,
+    comparing: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -91,6 +92,7 @@ impl AppState {
             evidence: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
             trend_pages: Arc::new(Kept::new(TREND_PAGE_CACHE_CAPACITY)),
             preparing: Arc::new(tokio::sync::Semaphore::new(1)),
+            comparing: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 
@@ -190,6 +192,12 @@ impl AppState {
     #[must_use]
     pub const fn preparing(&self) -> &Arc<tokio::sync::Semaphore> {
         &self.preparing
+    }
+
+    /// The one permit of the dashboard's background comparison (`pages::dashboard`).
+    #[must_use]
+    pub const fn comparing(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.comparing
     }
 
     /// The kept drawn trend pages.

@@ -118,25 +118,32 @@ pub async fn verdict(
     Ok(Some((base.id, comparison)))
 }
 
-/// How long a dashboard view waits for a verdict that is not kept yet. A run pushed a moment
+/// How long a dashboard view waits for the verdicts that are not kept yet, in all. A run pushed a moment
 /// ago may take longer to compare (seconds, at 1,000 benchmarks under load); its row says so
 /// and the comparison goes on, kept for the next view.
 pub const VERDICT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The verdict on `head` against `base` if it is kept or computed within [`VERDICT_WAIT`];
-/// else `None`, and the computation goes on in the background.
-async fn verdict_within(
+/// The verdict on `head` against `base` if it is kept or computed by `deadline`; else `None`.
+/// One comparison runs in the background at a time ([`AppState::comparing`]): it goes on past
+/// the deadline and is kept; while it runs, other verdicts that are not kept are pending, so a
+/// burst of pushes never queues comparisons behind the pages.
+async fn verdict_by(
     state: &AppState,
     ledger: &bench_store::Ledger,
     base: bench_model::StoredRun,
     head: bench_model::StoredRun,
+    deadline: tokio::time::Instant,
 ) -> Result<Option<std::sync::Arc<Comparison>>, AppError> {
     let key = (ledger.project().to_string(), base.id, head.id);
     if let Some(kept) = state.verdict_cache().get(&key) {
         return Ok(Some(kept));
     }
+    let Ok(permit) = std::sync::Arc::clone(state.comparing()).try_acquire_owned() else {
+        return Ok(None);
+    };
     let (state, ledger) = (state.clone(), ledger.clone());
     let computing = tokio::spawn(async move {
+        let _permit = permit;
         state
             .verdict_cache()
             .get_or_compute(
@@ -150,7 +157,7 @@ async fn verdict_within(
             )
             .await
     });
-    match tokio::time::timeout(VERDICT_WAIT, computing).await {
+    match tokio::time::timeout_at(deadline, computing).await {
         Ok(Ok(answer)) => Ok(Some(answer?)),
         Ok(Err(e)) => Err(AppError::Internal(format!("the comparison failed: {e}"))),
         Err(_) => Ok(None),
@@ -198,6 +205,8 @@ async fn dashboard(
         .collect();
     let mut latest = Vec::new();
     let mut regressions = Vec::new();
+    // One wait for all the rows' verdicts, not one per row.
+    let verdicts_by = tokio::time::Instant::now() + VERDICT_WAIT;
     for id in ledger.latest_runs_per_machine().await? {
         let head = ledger.require_run(id).await?;
         let p = &head.provenance;
@@ -230,7 +239,8 @@ async fn dashboard(
             let base_id = base.id;
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
-            let Some(comparison) = verdict_within(&state, &ledger, base, head.clone()).await?
+            let Some(comparison) =
+                verdict_by(&state, &ledger, base, head.clone(), verdicts_by).await?
             else {
                 row.pending = true;
                 row.status = "pending";
