@@ -260,11 +260,12 @@ impl Rendered {
                  ORDER BY run_id",
                 E::run_id_in_select(&history_runs)
             ),
-            // $3 = 1: every run; else the suite's line only.
+            // $3 = 1: every run; else the suite's line only. Runs with ids above $5 only.
             trend_runs: format!(
                 "SELECT id, git_commit, git_commit_time, created_at FROM runs
                  WHERE suite = $1 AND (CAST($2 AS BIGINT) IS NULL OR machine_id = $2)
                    AND project = $4 AND ($3 = 1 OR (NOT quick AND source NOT IN {off}))
+                   AND id > $5
                  ORDER BY {order}, id",
                 off = off_the_line!()
             ),

@@ -211,6 +211,20 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
         runs: TrendRuns,
     ) -> Result<TrendData, LedgerError>;
 
+    /// [`LedgerStore::trend`] of the runs recorded after run `after` only (larger ids): what
+    /// a trend read before gains since. The ledger is append-only, so those runs add points and
+    /// change none.
+    ///
+    /// # Errors
+    /// When the query fails or a row is corrupt.
+    async fn trend_since(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+        runs: TrendRuns,
+        after: RunId,
+    ) -> Result<TrendData, LedgerError>;
+
     /// Annotations on runs of `suite` (on machine `machine_id`, if given), oldest first.
     ///
     /// # Errors

@@ -79,7 +79,7 @@ impl AppState {
             ledger,
             access: Arc::new(access::Access::open()),
             git_dir: None,
-            trends: Arc::new(Kept::new(TREND_CACHE_CAPACITY)),
+            trends: Arc::new(trend::TrendCache::new(TREND_CACHE_CAPACITY)),
             limits: Limits::default(),
             throttle: Arc::new(AuthThrottle::new(
                 Limits::default().auth_failures,
@@ -109,7 +109,7 @@ impl AppState {
     /// trend pages up to [`TREND_PAGE_CACHE_CAPACITY`] (0: none).
     #[must_use]
     pub fn with_trend_cache(mut self, capacity: usize) -> Self {
-        self.trends = Arc::new(Kept::new(capacity));
+        self.trends = Arc::new(trend::TrendCache::new(capacity));
         self.trend_pages = Arc::new(Kept::new(capacity.min(TREND_PAGE_CACHE_CAPACITY)));
         self
     }

@@ -235,16 +235,15 @@ async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
     assert_eq!(pushed.status, StatusCode::CREATED, "{}", pushed.body);
     let run = pushed.json()["id"].as_i64().unwrap();
     let machine = target.machines(Some("wide")).await.unwrap()[0].id;
-    let key = (
+    let line = (
         "default".to_owned(),
         "wide".to_owned(),
         Some(machine),
         bench_store::TrendRuns::Line,
-        run,
     );
     let base = target.previous_run(run).await.unwrap().unwrap();
     let mut waited = 0;
-    while state.trend_cache().get(&key).is_none()
+    while state.trend_cache().get(&line, run).is_none()
         || state
             .verdict_cache()
             .get(&("default".to_owned(), base, run))
@@ -254,7 +253,7 @@ async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         waited += 1;
     }
-    let history = state.trend_cache().get(&key).unwrap();
+    let history = state.trend_cache().get(&line, run).unwrap();
     assert_eq!(
         history.runs.len(),
         6,
@@ -268,4 +267,35 @@ async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
         verdict.counts.regressions, 1,
         "the slow benchmark of the pushed run"
     );
+}
+
+#[tokio::test]
+async fn a_trend_extended_by_new_runs_is_the_trend_read_whole() {
+    let (ledger, _) = wide(60, 6).await;
+    let keeping = app(AppState::new(ledger.clone()));
+    let uri = "/api/suites/wide/trend?per_page=1000";
+    let before = get(&keeping, uri).await;
+    assert_eq!(before.status, StatusCode::OK);
+    let record = |commit: u32, names: &[&str]| {
+        let run = NewRun {
+            source: RunSource::BenchRun,
+            provenance: util::provenance("wide", "m1", commit),
+            measurements: names
+                .iter()
+                .map(|n| util::timed(n, 2000.0, commit))
+                .collect(),
+        };
+        let ledger = ledger.clone();
+        async move { ledger.record_run(&run).await.unwrap() }
+    };
+    // A later commit, with a benchmark the line has not seen.
+    record(7, &["wide/b000", "wide/b999_new"]).await;
+    let fresh = app(AppState::new(ledger.clone()));
+    let extended = get(&keeping, uri).await;
+    assert_eq!(extended.json()["series_total"], 61);
+    assert_eq!(extended.body, get(&fresh, uri).await.body);
+    // An older commit recorded late goes between points.
+    record(2, &["wide/b001"]).await;
+    let fresh = app(AppState::new(ledger.clone()));
+    assert_eq!(get(&keeping, uri).await.body, get(&fresh, uri).await.body);
 }

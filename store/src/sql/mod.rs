@@ -104,6 +104,41 @@ impl<E: Engine> SqlStore<E> {
             .collect()
     }
 
+    /// The trend of the runs with ids above `after` (0: every run).
+    async fn trend_after(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+        runs: TrendRuns,
+        after: RunId,
+    ) -> Result<TrendData, LedgerError> {
+        let runs = E::query(&E::rendered().trend_runs)
+            .bind(suite)
+            .bind(machine_id)
+            .bind(i64::from(runs == TrendRuns::Everything))
+            .bind(self.p())
+            .bind(after)
+            .fetch_all(&mut *self.conn().await?)
+            .await?
+            .iter()
+            .map(rows::trend_run_from_row)
+            .collect::<Result<Vec<_>, LedgerError>>()?;
+        // The results in two halves read concurrently (each pool connection decodes rows on
+        // its own thread).
+        let ids: Vec<RunId> = runs.iter().map(|r| r.id).collect();
+        let (older, newer) = ids.split_at(ids.len() / 2);
+        let (mut values, newer) =
+            tokio::try_join!(self.trend_values(older), self.trend_values(newer))?;
+        values.extend(newer);
+        let (mut trend, keys) = rows::assemble_trend(runs, &values)?;
+        let meta = E::query(&E::rendered().trend_series)
+            .bind_runs(&rows::first_runs(&keys))?
+            .fetch_all(&mut *self.conn().await?)
+            .await?;
+        rows::name_trend_series(&mut trend, &keys, &meta)?;
+        Ok(trend)
+    }
+
     /// Value rows of a trend: see [`rows::assemble_trend`].
     async fn trend_values(&self, runs: &[RunId]) -> Result<Vec<E::Row>, LedgerError> {
         if runs.is_empty() {
@@ -508,30 +543,17 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         machine_id: Option<i64>,
         runs: TrendRuns,
     ) -> Result<TrendData, LedgerError> {
-        let runs = E::query(&E::rendered().trend_runs)
-            .bind(suite)
-            .bind(machine_id)
-            .bind(i64::from(runs == TrendRuns::Everything))
-            .bind(self.p())
-            .fetch_all(&mut *self.conn().await?)
-            .await?
-            .iter()
-            .map(rows::trend_run_from_row)
-            .collect::<Result<Vec<_>, LedgerError>>()?;
-        // The results in two halves read concurrently (each pool connection decodes rows on
-        // its own thread).
-        let ids: Vec<RunId> = runs.iter().map(|r| r.id).collect();
-        let (older, newer) = ids.split_at(ids.len() / 2);
-        let (mut values, newer) =
-            tokio::try_join!(self.trend_values(older), self.trend_values(newer))?;
-        values.extend(newer);
-        let (mut trend, keys) = rows::assemble_trend(runs, &values)?;
-        let meta = E::query(&E::rendered().trend_series)
-            .bind_runs(&rows::first_runs(&keys))?
-            .fetch_all(&mut *self.conn().await?)
-            .await?;
-        rows::name_trend_series(&mut trend, &keys, &meta)?;
-        Ok(trend)
+        self.trend_after(suite, machine_id, runs, 0).await
+    }
+
+    async fn trend_since(
+        &self,
+        suite: &str,
+        machine_id: Option<i64>,
+        runs: TrendRuns,
+        after: RunId,
+    ) -> Result<TrendData, LedgerError> {
+        self.trend_after(suite, machine_id, runs, after).await
     }
 
     async fn suite_annotations(

@@ -678,6 +678,27 @@ pub async fn machines_trend_and_annotations_for_the_web(f: &Fixture) {
             .series
             .is_empty()
     );
+    // Since a run: only the runs recorded after it (larger ids), in commit order.
+    let since = l
+        .trend_since("s", None, TrendRuns::Line, a)
+        .await
+        .expect("since a");
+    assert_eq!(since.runs.iter().map(|r| r.id).collect::<Vec<_>>(), [b, c]);
+    assert_eq!(
+        since.series[0]
+            .values
+            .iter()
+            .map(|v| (v.run, v.run_id))
+            .collect::<Vec<_>>(),
+        [(0, b), (1, c)]
+    );
+    assert!(
+        l.trend_since("s", None, TrendRuns::Line, c)
+            .await
+            .expect("since c")
+            .runs
+            .is_empty()
+    );
     // A run outside git sorts by when it was recorded.
     assert_eq!(
         l.trend("t", None, TrendRuns::Line).await.expect("t").runs[0].id,
