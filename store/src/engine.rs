@@ -151,6 +151,10 @@ pub trait Engine: Driver + Database<Row: Cols> {
     /// commit time, or outside git its recording time, in seconds since the Unix epoch.
     const COMMIT_ORDER: &'static str;
 
+    /// A statement answering `stamp` (text) that changes whenever a write may have been
+    /// committed since ([`crate::LedgerStore::stamp`]).
+    const STAMP: &'static str;
+
     /// The condition that `run_id` is one of the run ids bound as `$1` by
     /// [`Engine::bind_runs`].
     const RUN_ID_IN: &'static str;

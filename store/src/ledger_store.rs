@@ -32,6 +32,15 @@ pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     /// A handle on the same ledger (the same connections) scoped to `project`.
     fn in_project(&self, project: &Project) -> std::sync::Arc<dyn LedgerStore>;
 
+    /// A stamp of the whole ledger (every project) that changes whenever anything may have
+    /// been recorded since it was taken: a stamp taken before a read and equal to one taken
+    /// before a later read means both reads saw the same ledger, so what the first computed
+    /// still holds. Compare stamps for equality only. Cheap (no table is scanned).
+    ///
+    /// # Errors
+    /// When the query fails.
+    async fn stamp(&self) -> Result<String, LedgerError>;
+
     /// Every project holding a run, by name.
     ///
     /// # Errors

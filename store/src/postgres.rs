@@ -44,6 +44,11 @@ impl Engine for Postgres {
 
     const RUN_ID_IN: &'static str = "run_id = ANY($1)";
 
+    // The transactions committed and in flight as a fresh snapshot sees them: any write that
+    // commits after it changes `xmax` or the list in flight (ids alone would not do: a run
+    // whose transaction began first may commit after a run with a larger id).
+    const STAMP: &'static str = "SELECT CAST(pg_current_snapshot() AS TEXT) AS stamp";
+
     fn run_id_in_select(select: &str) -> String {
         format!("run_id = ANY(ARRAY({select}))")
     }

@@ -28,4 +28,5 @@ on_both_engines!(
     bad_artifacts_store_nothing,
     artifacts_are_append_only,
     two_projects_with_the_same_names_never_mix,
+    the_stamp_changes_with_every_write,
 );

@@ -22,9 +22,9 @@ use crate::error::{AppError, PublicError};
 use crate::extract::{Path, Query};
 use crate::ingest;
 use crate::pages::compare::{CompareParams, compare_view_json};
-use crate::pages::resolve_run;
 use crate::pages::runs::{RunsParams, list};
 use crate::pages::suites::TrendParams;
+use crate::pages::{JSON, kept_until_recorded, resolve_run};
 use crate::trend;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -74,14 +74,24 @@ async fn not_found(uri: axum::http::Uri) -> AppError {
 async fn runs(
     State(state): State<AppState>,
     Query(params): Query<RunsParams>,
-) -> Result<Json<Value>, AppError> {
-    let page = list(&state.ledger(), &params).await?;
-    Ok(Json(json!({
-        "runs": page.runs,
-        "page": page.page,
-        "per_page": page.per_page,
-        "next_page": page.has_next.then_some(page.page + 1),
-    })))
+) -> Result<Response, AppError> {
+    kept_until_recorded(&state, format!("/api/runs {params:?}"), JSON, async {
+        let page = list(&state.ledger(), &params).await?;
+        encode(&json!({
+            "runs": page.runs,
+            "page": page.page,
+            "per_page": page.per_page,
+            "next_page": page.has_next.then_some(page.page + 1),
+        }))
+    })
+    .await
+}
+
+/// `value` as the bytes of a JSON answer.
+fn encode(value: &impl serde::Serialize) -> Result<Bytes, AppError> {
+    serde_json::to_vec(value)
+        .map(Bytes::from)
+        .map_err(|e| AppError::Internal(format!("cannot encode the answer: {e}")))
 }
 
 async fn run(
@@ -107,17 +117,22 @@ async fn trend(
     State(state): State<AppState>,
     Path(suite): Path<String>,
     Query(params): Query<TrendParams>,
-) -> Result<impl IntoResponse, AppError> {
-    let trend = trend::load(
-        &state.ledger(),
-        state.trend_cache(),
-        &suite,
-        &params.machine(),
-        params.runs()?,
-        params.page()?,
-    )
-    .await?;
-    Ok(Json(trend))
+) -> Result<Response, AppError> {
+    let (machine, runs, page) = (params.machine(), params.runs()?, params.page()?);
+    let answer = format!("/api/suites/{suite}/trend {params:?}");
+    kept_until_recorded(&state, answer, JSON, async {
+        let trend = trend::load(
+            &state.ledger(),
+            state.trend_cache(),
+            &suite,
+            &machine,
+            runs,
+            page,
+        )
+        .await?;
+        encode(&trend)
+    })
+    .await
 }
 
 /// The query of `GET /api/evidence`.

@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use bench_analysis::compare::Comparison;
 use bench_model::RunId;
-use bench_store::{Ledger, TrendRuns};
+use bench_store::Ledger;
 use bench_verdicts::comparison::Compared;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -28,19 +28,13 @@ pub const VERDICT_CACHE_CAPACITY: usize = 1024;
 /// benchmarks.
 pub const COMPARE_CACHE_CAPACITY: usize = 64;
 
-/// How many drawn trend pages the server keeps (50 charts of 1,250 points are about 5 MB).
-pub const TREND_PAGE_CACHE_CAPACITY: usize = 16;
+/// How many drawn pages (trend, run and compare pages) the server keeps: a trend page of 50
+/// charts of 1,250 points is about 5 MB, a run or compare page of 1,000 benchmarks under 1 MB.
+pub const DRAWN_PAGE_CACHE_CAPACITY: usize = 32;
 
-/// A drawn trend page: project, suite, machine, runs drawn, (page, per page, log scale), and
-/// a hash of what else it shows (`pages::suites`).
-pub type TrendPageKey = (
-    String,
-    String,
-    Option<i64>,
-    TrendRuns,
-    (usize, usize, bool),
-    u64,
-);
+/// A drawn page: project, the page with its query, and a hash of what else it shows
+/// ([`crate::pages::drawn`]).
+pub type DrawnKey = (String, String, u64);
 
 /// A dashboard verdict: project, base run, head run.
 pub type VerdictKey = (String, RunId, RunId);
@@ -65,7 +59,7 @@ pub struct AppState {
     verdicts: Arc<Kept<VerdictKey, Comparison>>,
     compared: Arc<Kept<ComparedKey, Compared>>,
     evidence: Arc<Kept<EvidenceKey, Bytes>>,
-    trend_pages: Arc<Kept<TrendPageKey, Bytes>>,
+    drawn: Arc<Kept<DrawnKey, Bytes>>,
     preparing: Arc<tokio::sync::Semaphore>,
     comparing: Arc<tokio::sync::Semaphore>,
 }
@@ -90,7 +84,7 @@ impl AppState {
             verdicts: Arc::new(Kept::new(VERDICT_CACHE_CAPACITY)),
             compared: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
             evidence: Arc::new(Kept::new(COMPARE_CACHE_CAPACITY)),
-            trend_pages: Arc::new(Kept::new(TREND_PAGE_CACHE_CAPACITY)),
+            drawn: Arc::new(Kept::new(DRAWN_PAGE_CACHE_CAPACITY)),
             preparing: Arc::new(tokio::sync::Semaphore::new(1)),
             comparing: Arc::new(tokio::sync::Semaphore::new(1)),
         }
@@ -106,11 +100,11 @@ impl AppState {
     }
 
     /// Keeps at most `capacity` analysed trend histories between requests, and as many drawn
-    /// trend pages up to [`TREND_PAGE_CACHE_CAPACITY`] (0: none).
+    /// pages up to [`DRAWN_PAGE_CACHE_CAPACITY`] (0: none).
     #[must_use]
     pub fn with_trend_cache(mut self, capacity: usize) -> Self {
         self.trends = Arc::new(trend::TrendCache::new(capacity));
-        self.trend_pages = Arc::new(Kept::new(capacity.min(TREND_PAGE_CACHE_CAPACITY)));
+        self.drawn = Arc::new(Kept::new(capacity.min(DRAWN_PAGE_CACHE_CAPACITY)));
         self
     }
 
@@ -200,10 +194,10 @@ impl AppState {
         &self.comparing
     }
 
-    /// The kept drawn trend pages.
+    /// The kept drawn pages.
     #[must_use]
-    pub fn trend_pages(&self) -> &Kept<TrendPageKey, Bytes> {
-        &self.trend_pages
+    pub fn drawn_pages(&self) -> &Kept<DrawnKey, Bytes> {
+        &self.drawn
     }
 
     /// The kept answers of `/api/evidence`, as JSON.

@@ -169,6 +169,13 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
         })
     }
 
+    async fn stamp(&self) -> Result<String, LedgerError> {
+        E::query(E::STAMP)
+            .fetch_one(&mut *self.conn().await?)
+            .await?
+            .text("stamp")
+    }
+
     async fn projects(&self) -> Result<Vec<ProjectSummary>, LedgerError> {
         E::query(
             "SELECT project, COUNT(*) AS runs, COUNT(DISTINCT suite) AS suites, MAX(id) AS latest
@@ -364,19 +371,23 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn previous_run(&self, run: RunId) -> Result<Option<RunId>, LedgerError> {
+        // Newest first with a limit, not MAX: the scan stops at the first run that qualifies
+        // (as MAX over a join, PostgreSQL read every earlier run: 9 ms at 10k runs).
         E::query(concat!(
-            "SELECT MAX(p.id) AS id FROM runs p JOIN runs r ON r.id = $1 AND r.project = $3
+            "SELECT p.id FROM runs p JOIN runs r ON r.id = $1 AND r.project = $3
              WHERE p.project = r.project AND p.suite = r.suite AND p.machine_id = r.machine_id
-               AND p.id < r.id
+               AND p.id < $1
                AND NOT p.quick AND p.source <> $2 AND p.source NOT IN ",
-            kept_out_of_history!()
+            kept_out_of_history!(),
+            " ORDER BY p.id DESC LIMIT 1"
         ))
         .bind(run)
         .bind(RunSource::Confirmation.code())
         .bind(self.p())
-        .fetch_one(&mut *self.conn().await?)
+        .fetch_optional(&mut *self.conn().await?)
         .await?
-        .opt_int("id")
+        .map(|r| r.int("id"))
+        .transpose()
     }
 
     async fn run_at_commit(

@@ -1,6 +1,6 @@
 //! `/compare?base=&head=`: the before/after table of two runs.
 
-use super::{render, resolve_run};
+use super::{drawn, render, resolve_run, shows};
 use crate::AppState;
 use crate::error::AppError;
 use crate::extract::{Query, non_empty, parse_param};
@@ -8,7 +8,7 @@ use crate::view::{self, RunRow};
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
-use axum::response::Html;
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use bench_analysis::compare::{CompareConfig, Comparison, Mismatch, Row, Verdict};
 use bench_model::{StoredRun, format, metric};
@@ -365,7 +365,7 @@ struct CompareForm {
 async fn compare_page(
     State(state): State<AppState>,
     Query(params): Query<CompareParams>,
-) -> Result<Html<String>, AppError> {
+) -> Result<Response, AppError> {
     if non_empty(params.base.as_ref()).is_none() && non_empty(params.head.as_ref()).is_none() {
         let runs = state
             .ledger()
@@ -374,9 +374,10 @@ async fn compare_page(
                 ..RunFilter::default()
             })
             .await?;
-        return render(&CompareForm {
+        return Ok(render(&CompareForm {
             runs: runs.iter().map(RunRow::new).collect(),
-        });
+        })?
+        .into_response());
     }
     let hide_insignificant = match non_empty(params.hide.as_ref()) {
         None => false,
@@ -388,7 +389,61 @@ async fn compare_page(
         }
     };
     let loaded = load(&state, &params).await?;
-    let profiles = super::profiles::comparison(&state, loaded.base.id, loaded.head.id).await?;
+    let ledger = state.ledger();
+    let artifacts = (
+        ledger.artifacts(loaded.base.id).await?,
+        ledger.artifacts(loaded.head.id).await?,
+    );
+    // Two stored runs compare the same forever; what may still be added is a note on a run
+    // of the span and a profile of either run.
+    let notes: Vec<_> = loaded
+        .annotations
+        .iter()
+        .map(|a| (a.run_id, &a.created_at, &a.text))
+        .collect();
+    let profiles: Vec<_> = artifacts
+        .0
+        .iter()
+        .chain(&artifacts.1)
+        .map(|a| a.id)
+        .collect();
+    let page = format!(
+        "/compare?{}",
+        serde_urlencoded::to_string([
+            ("base", params.base.as_deref().unwrap_or_default()),
+            ("head", params.head.as_deref().unwrap_or_default()),
+            ("threshold", params.threshold.as_deref().unwrap_or_default()),
+            ("hide", params.hide.as_deref().unwrap_or_default()),
+            (
+                "allow_mismatch",
+                params.allow_mismatch.as_deref().unwrap_or_default()
+            ),
+        ])
+        .unwrap_or_default()
+    );
+    let shown = shows(&(loaded.base.id, loaded.head.id, notes, profiles));
+    drawn(
+        &state,
+        page,
+        shown,
+        draw_compare_page(&state, params, hide_insignificant, loaded, artifacts),
+    )
+    .await
+}
+
+async fn draw_compare_page(
+    state: &AppState,
+    params: CompareParams,
+    hide_insignificant: bool,
+    loaded: Loaded,
+    (base_artifacts, head_artifacts): (
+        Vec<bench_model::ArtifactSummary>,
+        Vec<bench_model::ArtifactSummary>,
+    ),
+) -> Result<Html<String>, AppError> {
+    let profiles =
+        super::profiles::comparison(state, loaded.base.id, &base_artifacts, &head_artifacts)
+            .await?;
     let c = &loaded.comparison;
     let base_ref = params.base.clone().unwrap_or_default();
     let head_ref = params.head.clone().unwrap_or_default();

@@ -4,14 +4,15 @@
 //! run named with `BENCH_MACHINE`, or a fingerprint prefix).
 
 use super::compare::{RowView, verdict_class};
-use super::render;
+use super::{HTML, render, respond, shows};
 use crate::AppState;
 use crate::error::AppError;
 use crate::view;
 use askama::Template;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::response::Html;
+use axum::response::{Html, Response};
 use axum::routing::get;
 use bench_analysis::compare::{CompareConfig, Comparison, Verdict};
 
@@ -167,13 +168,37 @@ async fn verdict_by(
 async fn dashboard(
     State(state): State<AppState>,
     Query(params): Query<DashboardParams>,
-) -> Result<Html<String>, AppError> {
-    let ledger = state.ledger();
+) -> Result<Response, AppError> {
     let wanted = params
         .testbed
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty());
+    // Everything the dashboard shows follows from the runs recorded: the same ledger draws
+    // the same page, once every verdict on it is known (the stamp is read first, so a run
+    // recorded while the page is drawn makes the next view draw it again).
+    let stamp = state.ledger().stamp().await?;
+    let key = (
+        state.ledger().project().to_string(),
+        format!("/?testbed={}", wanted.unwrap_or_default()),
+        shows(&stamp),
+    );
+    if let Some(kept) = state.drawn_pages().get(&key) {
+        return Ok(respond(HTML, Bytes::clone(&kept)));
+    }
+    let (page, pending) = draw(&state, wanted).await?;
+    let page = Bytes::from(page.0);
+    if !pending {
+        state
+            .drawn_pages()
+            .put(key, std::sync::Arc::new(page.clone()));
+    }
+    Ok(respond(HTML, page))
+}
+
+/// The dashboard, and whether a verdict on it is still pending.
+async fn draw(state: &AppState, wanted: Option<&str>) -> Result<(Html<String>, bool), AppError> {
+    let ledger = state.ledger();
     let testbeds = ledger
         .machines(None)
         .await?
@@ -240,7 +265,7 @@ async fn dashboard(
             let compare_href = view::compare_href(base_id, id);
             row.baseline = Some((base_id, compare_href.clone()));
             let Some(comparison) =
-                verdict_by(&state, &ledger, base, head.clone(), verdicts_by).await?
+                verdict_by(state, &ledger, base, head.clone(), verdicts_by).await?
             else {
                 row.pending = true;
                 row.status = "pending";
@@ -284,7 +309,8 @@ async fn dashboard(
     if projects.iter().all(|p| p.current) {
         projects.clear();
     }
-    render(&Dashboard {
+    let pending = latest.iter().any(|row| row.pending);
+    let page = render(&Dashboard {
         show_project: current != bench_model::Project::DEFAULT || !projects.is_empty(),
         project: current,
         projects,
@@ -293,5 +319,6 @@ async fn dashboard(
         suites,
         latest,
         regressions,
-    })
+    })?;
+    Ok((page, pending))
 }

@@ -9,7 +9,7 @@ pub(crate) mod suites;
 
 use crate::AppState;
 use axum::Router;
-pub use shared::{render, resolve_run};
+pub use shared::{HTML, JSON, drawn, kept_until_recorded, render, resolve_run, respond, shows};
 
 /// All page routes.
 pub fn router() -> Router<AppState> {

@@ -194,22 +194,21 @@ fn newest(
     out
 }
 
-/// The profiles of a comparison of `base` and `head`, per benchmark that has any: each run's
-/// own flamegraph, and the head's diff and function counts against this base.
+/// The profiles of a comparison of run `base` and its artifacts with the head's, per benchmark
+/// that has any: each run's own flamegraph, and the head's diff and function counts against
+/// this base.
 ///
 /// # Errors
 /// When the ledger fails.
 pub async fn comparison(
     state: &AppState,
     base: i64,
-    head: i64,
+    base_artifacts: &[ArtifactSummary],
+    head_artifacts: &[ArtifactSummary],
 ) -> Result<Vec<BenchmarkProfiles>, AppError> {
-    let ledger = state.ledger();
-    let (base_artifacts, head_artifacts) =
-        (ledger.artifacts(base).await?, ledger.artifacts(head).await?);
-    let base_own = newest(&base_artifacts, |a| a.against.is_none());
-    let head_own = newest(&head_artifacts, |a| a.against.is_none());
-    let against = newest(&head_artifacts, |a| a.against == Some(base));
+    let base_own = newest(base_artifacts, |a| a.against.is_none());
+    let head_own = newest(head_artifacts, |a| a.against.is_none());
+    let against = newest(head_artifacts, |a| a.against == Some(base));
     let mut benchmarks: Vec<&str> = base_own
         .keys()
         .chain(head_own.keys())

@@ -1,6 +1,6 @@
 //! `/runs` (filtered, paginated) and `/runs/{ref}` (one run).
 
-use super::{render, resolve_run};
+use super::{HTML, drawn, kept_until_recorded, render, resolve_run, shows};
 use crate::AppState;
 use crate::error::AppError;
 use crate::extract::{Path, Query, non_empty, parse_param};
@@ -8,7 +8,7 @@ use crate::view::{self, RunRow};
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
-use axum::response::Html;
+use axum::response::{Html, Response};
 use axum::routing::get;
 use bench_model::{Measurement, RunSummary, StoredRun, format};
 use bench_store::{Ledger, RunFilter};
@@ -108,8 +108,18 @@ struct RunsTemplate {
 async fn runs_page(
     State(state): State<AppState>,
     Query(params): Query<RunsParams>,
-) -> Result<Html<String>, AppError> {
-    let listed = list(&state.ledger(), &params).await?;
+) -> Result<Response, AppError> {
+    let page = format!("/runs {params:?}");
+    kept_until_recorded(&state, page, HTML, async {
+        draw_runs_page(&state, &params)
+            .await
+            .map(|html| axum::body::Bytes::from(html.0))
+    })
+    .await
+}
+
+async fn draw_runs_page(state: &AppState, params: &RunsParams) -> Result<Html<String>, AppError> {
+    let listed = list(&state.ledger(), params).await?;
     let suite = non_empty(params.suite.as_ref()).unwrap_or_default();
     let machine = non_empty(params.machine.as_ref()).unwrap_or_default();
     let branch = non_empty(params.branch.as_ref()).unwrap_or_default();
@@ -331,12 +341,38 @@ fn facts(run: &StoredRun) -> Vec<(&'static str, String)> {
 async fn run_page(
     State(state): State<AppState>,
     Path(reference): Path<String>,
-) -> Result<Html<String>, AppError> {
+) -> Result<Response, AppError> {
     let run = resolve_run(&state, &reference, None).await?;
-    let results = state.ledger().measurements(run.id).await?;
     let previous =
         bench_verdicts::baseline::resolve_baseline(&state.ledger(), &run, None, None).await?;
     let artifacts = state.ledger().artifacts(run.id).await?;
+    // Its results never change; what may be added to it are tags, notes and profiles (and
+    // its baseline is fixed once it has one).
+    let tags = &run.tags;
+    let notes: Vec<_> = run
+        .annotations
+        .iter()
+        .map(|a| (&a.created_at, &a.text))
+        .collect();
+    let profiles: Vec<_> = artifacts.iter().map(|a| a.id).collect();
+    let shown = shows(&(tags, notes, previous.as_ref().map(|b| b.id), profiles));
+    let page = format!("/runs/{}", run.id);
+    drawn(
+        &state,
+        page,
+        shown,
+        draw_run_page(&state, run, previous, artifacts),
+    )
+    .await
+}
+
+async fn draw_run_page(
+    state: &AppState,
+    run: StoredRun,
+    previous: Option<StoredRun>,
+    artifacts: Vec<bench_model::ArtifactSummary>,
+) -> Result<Html<String>, AppError> {
+    let results = state.ledger().measurements(run.id).await?;
     let p = &run.provenance;
     render(&RunTemplate {
         id: run.id,

@@ -1,6 +1,6 @@
 //! `/suites/{suite}`: one trend chart per benchmark and metric.
 
-use super::render;
+use super::{drawn, render, shows};
 use crate::AppState;
 use crate::chart::{self, Note, RunLabels};
 use crate::error::AppError;
@@ -9,10 +9,8 @@ use crate::trend::{self, CommitRange, MachineChoice, Series, Trend};
 use crate::view;
 use askama::Template;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{Html, Response};
 use axum::routing::get;
 use bench_model::{format, metric};
 use bench_store::{TrendRun, TrendRuns};
@@ -294,41 +292,30 @@ async fn suite_page(
     .await?;
     // A drawn page is kept until anything it shows changes: a run of the suite on any machine
     // (the machine list counts them) or a note.
-    let key = (
-        state.ledger().project().to_string(),
-        suite.clone(),
+    let page = format!(
+        "/suites/{suite}?machine={:?}&runs={runs:?}&page={}&per_page={}&log={log_scale}",
         trend.machine.as_ref().map(|m| m.id),
-        runs,
-        (trend.page.page, trend.page.per_page, log_scale),
-        drawn_state(&trend),
+        trend.page.page,
+        trend.page.per_page,
     );
-    let html = state
-        .trend_pages()
-        .get_or_compute(key, async {
-            draw_suite_page(trend, suite, log_scale, runs)
-                .await
-                .map(|html| Bytes::from(html.0))
-        })
-        .await?;
-    Ok((
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        Bytes::clone(&html),
+    let machines: Vec<_> = trend
+        .machines
+        .iter()
+        .map(|m| (m.id, m.runs, m.latest_run))
+        .collect();
+    let notes: Vec<_> = trend
+        .annotations
+        .iter()
+        .map(|a| (a.run_id, &a.created_at, &a.text))
+        .collect();
+    let shown = shows(&(machines, notes));
+    drawn(
+        &state,
+        page,
+        shown,
+        draw_suite_page(trend, suite, log_scale, runs),
     )
-        .into_response())
-}
-
-/// What a drawn trend page depends on besides its query: every machine's runs of the suite and
-/// the notes shown, hashed.
-fn drawn_state(trend: &Trend) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for m in &trend.machines {
-        (m.id, m.runs, m.latest_run).hash(&mut hasher);
-    }
-    for a in &trend.annotations {
-        (a.run_id, &a.created_at, &a.text).hash(&mut hasher);
-    }
-    hasher.finish()
+    .await
 }
 
 /// Draws the trend page.
