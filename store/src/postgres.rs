@@ -30,8 +30,10 @@ const HAS_MIGRATIONS: &str = "SELECT 1 AS found FROM information_schema.tables
 
 crate::rows::impl_cols!(PgRow);
 
-/// Connections per store: a CLI needs few; bench-web serves concurrent requests with them.
-const MAX_CONNECTIONS: u32 = 8;
+/// Connections per store: a CLI needs few; bench-web serves concurrent requests with them,
+/// and a push holds one for its whole transaction (tens of milliseconds), so readers need
+/// their own beside the pushes in flight (`bench-web --max-pushes`, 16 by default).
+const MAX_CONNECTIONS: u32 = 32;
 
 /// A ledger on a PostgreSQL server.
 pub type PostgresStore = SqlStore<Postgres>;

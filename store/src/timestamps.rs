@@ -31,3 +31,10 @@ pub(crate) fn check_dated_run(dated: &DatedRun) -> Result<(), LedgerError> {
     }
     Ok(())
 }
+
+/// Seconds since the Unix epoch of a time the ledger wrote; `None` for another form.
+pub(crate) fn epoch_seconds(rfc3339: &str) -> Option<i64> {
+    time::PrimitiveDateTime::parse(rfc3339, TIME_FORMAT)
+        .ok()
+        .map(|t| t.assume_utc().unix_timestamp())
+}

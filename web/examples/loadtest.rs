@@ -4,7 +4,8 @@
 //! `--postgres` in a PostgreSQL server the example starts as the tests do; or `--db PATH|URL`),
 //! then keeps `--connections` keep-alive HTTP/1.1 clients busy for `--duration` seconds (at most
 //! 120, and at most `--max-requests` requests in all) on a mix of pages and API calls, after one
-//! untimed request of each (its latency reported as `latency_cold`), while
+//! untimed request of each (its latency reported as `latency_cold`), each reader pausing
+//! `--think-ms` between requests as a person browsing does (0, the default: no pause), while
 //! `--pushers` clients push runs (`POST /api/runs`, each with its idempotency key) as CI runners
 //! do. Prints a summary on stderr and the latencies and ingest rate as Bencher Metric Format JSON
 //! on stdout (or `--out FILE`), ready for `bench-run import bmf FILE --suite web_load`. Exits 1
@@ -52,9 +53,13 @@ struct Args {
     /// Seconds of load (at most 120).
     #[arg(long, default_value_t = 30)]
     duration: u64,
-    /// Concurrent keep-alive connections.
+    /// Concurrent keep-alive connections (readers).
     #[arg(long, default_value_t = 8)]
     connections: usize,
+    /// Milliseconds each reader waits after an answer before its next request, as a person
+    /// browsing does (0: readers ask without pause, a stress test).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
     /// Stop after this many requests in all, even before the duration.
     #[arg(long, default_value_t = 2_000_000)]
     max_requests: usize,
@@ -112,6 +117,7 @@ async fn client(
     offset: usize,
     deadline: Instant,
     budget: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    think: Duration,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut sender = None;
@@ -184,6 +190,9 @@ async fn client(
                 tally.fail(name, reason);
                 sender = None;
             }
+        }
+        if !think.is_zero() {
+            tokio::time::sleep(think.min(deadline.saturating_duration_since(Instant::now()))).await;
         }
     }
     tally
@@ -430,6 +439,7 @@ fn main() -> Result<()> {
             0,
             Instant::now() + Duration::from_secs(600),
             Arc::new(std::sync::atomic::AtomicUsize::new(routes.len())),
+            Duration::ZERO,
         )
         .await;
         if warm_up.errors > 0 {
@@ -444,7 +454,10 @@ fn main() -> Result<()> {
         let budget = Arc::new(std::sync::atomic::AtomicUsize::new(args.max_requests));
         let started = Instant::now();
         let mut clients: Vec<_> = (0..args.connections)
-            .map(|c| tokio::spawn(client(addr, routes.clone(), c, deadline, budget.clone())))
+            .map(|c| {
+                let think = Duration::from_millis(args.think_ms);
+                tokio::spawn(client(addr, routes.clone(), c, deadline, budget.clone(), think))
+            })
             .collect();
         clients.extend((0..args.pushers).map(|p| {
             let bodies = Arc::new(

@@ -121,13 +121,26 @@ impl AuthThrottle {
 /// Slots for pushes being read and stored; a push that finds none is answered 429 at once
 /// rather than queued, so a flood of pushes cannot hold every connection.
 #[derive(Debug, Clone)]
-pub struct PushSlots(std::sync::Arc<Semaphore>);
+pub struct PushSlots {
+    slots: usize,
+    free: std::sync::Arc<Semaphore>,
+}
 
 impl PushSlots {
     /// `slots` pushes at once (at least one).
     #[must_use]
     pub fn new(slots: usize) -> Self {
-        Self(std::sync::Arc::new(Semaphore::new(slots.max(1))))
+        let slots = slots.max(1);
+        Self {
+            slots,
+            free: std::sync::Arc::new(Semaphore::new(slots)),
+        }
+    }
+
+    /// How many pushes are being received or recorded now.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.slots.saturating_sub(self.free.available_permits())
     }
 
     /// A slot, held until the push is answered.
@@ -135,7 +148,7 @@ impl PushSlots {
     /// # Errors
     /// [`AppError::TooManyRequests`] when every slot is taken.
     pub fn take(&self) -> Result<OwnedSemaphorePermit, AppError> {
-        std::sync::Arc::clone(&self.0)
+        std::sync::Arc::clone(&self.free)
             .try_acquire_owned()
             .map_err(|_| AppError::TooManyRequests {
                 message: "too many pushes at once; retry in a second".to_owned(),

@@ -215,6 +215,12 @@ impl TrendCache {
         }
     }
 
+    /// Whether a history of `line` is kept, as of any run.
+    #[must_use]
+    pub fn holds(&self, line: &LineKey) -> bool {
+        self.newest.get(line).is_some()
+    }
+
     /// The history of `line` as of its newest run `stamp`, if kept.
     #[must_use]
     pub fn get(&self, line: &LineKey, stamp: RunId) -> Option<Arc<History>> {
@@ -258,16 +264,21 @@ impl TrendCache {
 /// `kept` with the runs of `newer` (recorded after it) added, analysed again; `None` when a
 /// newer run does not come after every kept one in commit order (a run of an older commit
 /// recorded late goes between points: the whole line is read again then). Commit order is the
-/// store's: commit time, then run id; a run without a commit time is never extended.
+/// store's ([`bench_store::TrendRun::commit_order`], then run id): a run outside git, placed
+/// by when it was recorded, extends a line of such runs.
 #[must_use]
 pub fn extend(kept: &History, newer: TrendData) -> Option<History> {
-    let last = kept.runs.last();
+    let last = kept
+        .runs
+        .last()
+        .map(|l| l.commit_order().map(|order| (order, l.id)));
     let in_order = newer.runs.iter().all(|r| {
-        r.git_commit_time.is_some()
-            && last.is_none_or(|l| {
-                l.git_commit_time
-                    .is_some_and(|t| (t, l.id) < (r.git_commit_time.unwrap_or(i64::MIN), r.id))
-            })
+        let place = r.commit_order().map(|order| (order, r.id));
+        match (&last, place) {
+            (_, None) | (Some(None), _) => false,
+            (None, Some(_)) => true,
+            (Some(Some(last)), Some(place)) => *last < place,
+        }
     });
     if !in_order {
         return None;
@@ -506,7 +517,8 @@ mod tests {
                 id,
                 git_commit: Some(format!("c{id}")),
                 git_commit_time: time,
-                created_at: "2026-12-05T00:00:00Z".to_owned(),
+                // Recorded a second apart, in id order, as the ledger writes times.
+                created_at: format!("2026-12-05T00:00:{:02}.000Z", id % 60),
             })
             .collect();
         let series = per_run
@@ -574,15 +586,29 @@ mod tests {
     }
 
     #[test]
-    fn a_run_of_an_older_commit_or_without_one_is_not_appended() {
+    fn a_run_of_an_older_commit_is_not_appended_and_one_outside_git_goes_by_its_recording() {
         let first: Vec<_> = (1..=5).map(|id| (id, Some(id * 100))).collect();
         let kept = whole(data(&first, &[("a", 10.0)]));
         assert!(extend(&kept, data(&[(6, Some(250))], &[("a", 10.0)])).is_none());
-        assert!(extend(&kept, data(&[(6, None)], &[("a", 10.0)])).is_none());
         assert!(
             extend(&kept, data(&[(6, Some(500))], &[("a", 10.0)])).is_some(),
             "a tie goes by id"
         );
+        assert!(
+            extend(&kept, data(&[(6, None)], &[("a", 10.0)])).is_some(),
+            "outside git, recorded in 2026: after commits of 1970"
+        );
+        // A line outside git (CI pushes without a checkout): each run after the last.
+        let outside: Vec<_> = (1..=5).map(|id| (id, None)).collect();
+        let kept = whole(data(&outside, &[("a", 10.0)]));
+        assert!(extend(&kept, data(&[(6, None)], &[("a", 10.0)])).is_some());
+        assert!(
+            extend(&kept, data(&[(6, Some(100))], &[("a", 10.0)])).is_none(),
+            "a commit of 1970 goes before runs recorded in 2026"
+        );
+        let mut odd = data(&[(6, None)], &[("a", 10.0)]);
+        odd.runs[0].created_at = "yesterday".to_owned();
+        assert!(extend(&kept, odd).is_none(), "no place, no extension");
         let empty = whole(data(&[], &[]));
         assert!(extend(&empty, data(&[(1, Some(1))], &[("a", 1.0)])).is_some());
     }

@@ -119,9 +119,9 @@ pub async fn verdict(
     Ok(Some((base.id, comparison)))
 }
 
-/// How long a dashboard view waits for the verdicts that are not kept yet, in all. A run pushed a moment
-/// ago may take longer to compare (seconds, at 1,000 benchmarks under load); its row says so
-/// and the comparison goes on, kept for the next view.
+/// How long a dashboard view waits for the verdicts that are not kept yet, in all, when no
+/// push is in flight. A run pushed a moment ago may take longer to compare (seconds, at 1,000
+/// benchmarks under load); its row says so and the comparison goes on, kept for the next view.
 pub const VERDICT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The verdict on `head` against `base` if it is kept or computed by `deadline`; else `None`.
@@ -230,8 +230,14 @@ async fn draw(state: &AppState, wanted: Option<&str>) -> Result<(Html<String>, b
         .collect();
     let mut latest = Vec::new();
     let mut regressions = Vec::new();
-    // One wait for all the rows' verdicts, not one per row.
-    let verdicts_by = tokio::time::Instant::now() + VERDICT_WAIT;
+    // One wait for all the rows' verdicts, not one per row; none while runs are being pushed
+    // (then every view would find a newer run to wait for, and the cores are the pushes').
+    let wait = if state.push_slots().in_flight() > 0 {
+        std::time::Duration::ZERO
+    } else {
+        VERDICT_WAIT
+    };
+    let verdicts_by = tokio::time::Instant::now() + wait;
     for id in ledger.latest_runs_per_machine().await? {
         let head = ledger.require_run(id).await?;
         let p = &head.provenance;

@@ -9,7 +9,9 @@ pub(crate) mod suites;
 
 use crate::AppState;
 use axum::Router;
-pub use shared::{HTML, JSON, drawn, kept_until_recorded, render, resolve_run, respond, shows};
+pub use shared::{
+    HTML, JSON, drawn, kept, kept_until_recorded, render, resolve_run, respond, shows,
+};
 
 /// All page routes.
 pub fn router() -> Router<AppState> {

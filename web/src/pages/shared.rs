@@ -58,8 +58,9 @@ where
     kept(state, page, shows(&stamp), content_type, answer).await
 }
 
-/// `answer` kept under (project, `page`, `shows`).
-async fn kept<F>(
+/// `answer` (of `content_type`) kept under (project, `page`, `shows`), as [`drawn`] keeps a
+/// page.
+pub async fn kept<F>(
     state: &AppState,
     page: String,
     shows: u64,

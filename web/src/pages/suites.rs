@@ -290,14 +290,27 @@ async fn suite_page(
         params.page()?,
     )
     .await?;
-    // A drawn page is kept until anything it shows changes: a run of the suite on any machine
-    // (the machine list counts them) or a note.
+    // A drawn page is kept until anything it shows changes ([`trend_shows`]).
     let page = format!(
         "/suites/{suite}?machine={:?}&runs={runs:?}&page={}&per_page={}&log={log_scale}",
         trend.machine.as_ref().map(|m| m.id),
         trend.page.page,
         trend.page.per_page,
     );
+    let shown = trend_shows(&trend);
+    drawn(
+        &state,
+        page,
+        shown,
+        draw_suite_page(trend, suite, log_scale, runs),
+    )
+    .await
+}
+
+/// What a drawn trend (page or API answer) depends on besides its query: every machine's
+/// runs of the suite (the machine list counts them) and the notes shown, hashed.
+#[must_use]
+pub fn trend_shows(trend: &Trend) -> u64 {
     let machines: Vec<_> = trend
         .machines
         .iter()
@@ -308,14 +321,7 @@ async fn suite_page(
         .iter()
         .map(|a| (a.run_id, &a.created_at, &a.text))
         .collect();
-    let shown = shows(&(machines, notes));
-    drawn(
-        &state,
-        page,
-        shown,
-        draw_suite_page(trend, suite, log_scale, runs),
-    )
-    .await
+    shows(&(machines, notes))
 }
 
 /// Draws the trend page.
