@@ -590,6 +590,7 @@ pub(crate) fn machine_from_row(r: &impl Cols) -> Result<crate::MachineSummary, L
         os: r.text("os")?,
         testbed: r.opt_text("testbed")?,
         runs: r.int("runs")?,
+        line_runs: r.int("line_runs")?,
         latest_run: r.int("latest")?,
     })
 }

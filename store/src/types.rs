@@ -46,6 +46,9 @@ pub struct MachineSummary {
     pub testbed: Option<String>,
     /// Number of runs (of the suite asked about, if any).
     pub runs: i64,
+    /// How many of them are points of their suite's line (not `--quick` runs, confirmations
+    /// or `ab` sides): the runs a trend of the line draws.
+    pub line_runs: i64,
     /// Newest of those runs.
     pub latest_run: RunId,
 }

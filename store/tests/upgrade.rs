@@ -658,9 +658,11 @@ fn machine_summaries(plan: &Plan) -> Vec<MachineSummary> {
     for r in &plan.runs {
         let machine = &r.run.provenance.machine;
         let id = ids[&machine.fingerprint];
+        let on_the_line = i64::from(r.run.source.is_on_the_line() && !r.run.provenance.quick);
         match machines.iter_mut().find(|s| s.id == id) {
             Some(s) => {
                 s.runs += 1;
+                s.line_runs += on_the_line;
                 s.latest_run = s.latest_run.max(r.id);
             }
             None => machines.push(MachineSummary {
@@ -670,6 +672,7 @@ fn machine_summaries(plan: &Plan) -> Vec<MachineSummary> {
                 os: machine.os.clone(),
                 testbed: machine.testbed.clone(),
                 runs: 1,
+                line_runs: on_the_line,
                 latest_run: r.id,
             }),
         }

@@ -192,17 +192,21 @@ impl Serialize for Trend {
 /// A line's history: project, suite, machine (`None`: all), runs drawn.
 pub type LineKey = (String, String, Option<i64>, TrendRuns);
 
-/// Analysed histories kept between requests, by line and the newest run of that suite and
-/// machine. The ledger is append-only, so a history changes only when a run of that suite and
-/// machine is added, and the newest run id is a complete validity stamp, checked on every
-/// request (it comes with the machine list the page needs anyway). When a line gains runs, its
-/// newest kept history is extended by the new runs alone ([`extend`]) instead of read again
-/// whole (at 10M results, 1,000 values against 1.25M). Annotations, which may be added to old
-/// runs, are not kept.
+/// What a line's history is as of: its newest run and how many runs it draws. The ledger is
+/// append-only, so a history changes only when a run of that suite and machine is added; the
+/// count catches a run that commits after a run with a larger id (concurrent pushes on
+/// PostgreSQL), which the newest id alone would miss. Checked on every request (it comes with
+/// the machine list the page needs anyway).
+pub type LineStamp = (RunId, i64);
+
+/// Analysed histories kept between requests, by line and [`LineStamp`]. When a line gains
+/// runs, its newest kept history is extended by the new runs alone ([`extend`]) instead of
+/// read again whole (at 10M results, 1,000 values against 1.25M), if that accounts for every
+/// run the line now has. Annotations, which may be added to old runs, are not kept.
 #[derive(Debug)]
 pub struct TrendCache {
-    kept: crate::kept::Kept<(LineKey, RunId), History>,
-    newest: crate::kept::Kept<LineKey, (RunId, Arc<History>)>,
+    kept: crate::kept::Kept<(LineKey, LineStamp), History>,
+    newest: crate::kept::Kept<LineKey, (LineStamp, Arc<History>)>,
 }
 
 impl TrendCache {
@@ -221,28 +225,33 @@ impl TrendCache {
         self.newest.get(line).is_some()
     }
 
-    /// The history of `line` as of its newest run `stamp`, if kept.
+    /// The history of `line` as of `stamp`, if kept.
     #[must_use]
-    pub fn get(&self, line: &LineKey, stamp: RunId) -> Option<Arc<History>> {
+    pub fn get(&self, line: &LineKey, stamp: LineStamp) -> Option<Arc<History>> {
         self.kept.get(&(line.clone(), stamp))
     }
 
-    /// The history of `line` as of its newest run `stamp`: kept, extended from an older one, or
-    /// read whole.
+    /// The history of `line` as of `stamp`: kept, extended from an older one, or read whole.
     async fn history(
         &self,
         ledger: &Ledger,
         line: LineKey,
-        stamp: RunId,
+        stamp: LineStamp,
     ) -> Result<Arc<History>, AppError> {
         let (_, suite, machine_id, runs) = line.clone();
         let older = self.newest.get(&line).filter(|kept| kept.0 < stamp);
         let history = self
             .kept
             .get_or_compute((line.clone(), stamp), async {
-                if let Some(kept) = older {
-                    let since = ledger.trend_since(&suite, machine_id, runs, kept.0).await?;
-                    if let Some(extended) = extend(&kept.1, since) {
+                // Runs after the newest one kept (not after the stamp: a whole read may hold
+                // runs committed after its stamp was taken).
+                let after = older
+                    .as_ref()
+                    .and_then(|kept| kept.1.runs.iter().map(|r| r.id).max());
+                if let (Some(kept), Some(after)) = (&older, after) {
+                    let since = ledger.trend_since(&suite, machine_id, runs, after).await?;
+                    let complete = |h: &History| i64::try_from(h.runs.len()).ok() >= Some(stamp.1);
+                    if let Some(extended) = extend(&kept.1, since).filter(complete) {
                         return Ok::<_, AppError>(extended);
                     }
                 }
@@ -360,9 +369,18 @@ pub async fn load(
         ),
     };
     let machine_id = machine.as_ref().map(|m| m.id);
-    let stamp = machine.as_ref().map_or_else(
-        || machines.iter().map(|m| m.latest_run).max().unwrap_or(0),
-        |m| m.latest_run,
+    let drawn_runs = |m: &MachineSummary| match runs {
+        TrendRuns::Line => m.line_runs,
+        TrendRuns::Everything => m.runs,
+    };
+    let stamp: LineStamp = machine.as_ref().map_or_else(
+        || {
+            (
+                machines.iter().map(|m| m.latest_run).max().unwrap_or(0),
+                machines.iter().map(drawn_runs).sum(),
+            )
+        },
+        |m| (m.latest_run, drawn_runs(m)),
     );
     let line = (
         ledger.project().to_string(),
@@ -611,6 +629,60 @@ mod tests {
         assert!(extend(&kept, odd).is_none(), "no place, no extension");
         let empty = whole(data(&[], &[]));
         assert!(extend(&empty, data(&[(1, Some(1))], &[("a", 1.0)])).is_some());
+    }
+
+    /// A run that commits after a run with a larger id (two pushes on PostgreSQL) is not
+    /// lost to a kept history: the line's run count says the history misses it, and the line
+    /// is read whole rather than extended.
+    #[tokio::test]
+    async fn a_run_committed_after_a_newer_one_is_not_lost_to_a_kept_history() {
+        let ledger = Ledger::in_memory().await.unwrap();
+        let run = |value: f64| bench_model::NewRun {
+            source: bench_model::RunSource::BenchRun,
+            provenance: bench_model::RunProvenance {
+                suite: "s".to_owned(),
+                machine: bench_model::Machine {
+                    fingerprint: "m".to_owned(),
+                    ..bench_model::Machine::default()
+                },
+                ..bench_model::RunProvenance::default()
+            },
+            measurements: vec![bench_model::Measurement::time_ns("b", value)],
+        };
+        for value in [1.0, 2.0, 3.0, 4.0] {
+            ledger.record_run(&run(value)).await.unwrap();
+        }
+        let whole = ledger.trend("s", None, TrendRuns::Line).await.unwrap();
+        let machine = ledger.machines(Some("s")).await.unwrap()[0].id;
+        let line: LineKey = (
+            "default".to_owned(),
+            "s".to_owned(),
+            Some(machine),
+            TrendRuns::Line,
+        );
+        // Kept as a reader saw it while run 3 was still being recorded: runs 1, 2 and 4.
+        let mut seen = whole.clone();
+        seen.runs.remove(2);
+        for series in &mut seen.series {
+            series.values.retain(|v| v.run_id != 3);
+            for (i, v) in series.values.iter_mut().enumerate() {
+                v.run = i;
+            }
+        }
+        let seen = History {
+            runs: seen.runs,
+            series: seen.series.into_iter().map(analyse).collect(),
+        };
+        let cache = TrendCache::new(4);
+        cache
+            .newest
+            .put(line.clone(), Arc::new(((4, 3), Arc::new(seen))));
+        let history = cache.history(&ledger, line, (4, 4)).await.unwrap();
+        assert_eq!(
+            history.runs.iter().map(|r| r.id).collect::<Vec<_>>(),
+            [1, 2, 3, 4],
+            "run 3 is on the line"
+        );
     }
 
     #[test]

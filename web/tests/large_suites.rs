@@ -223,11 +223,16 @@ async fn kept_answers_are_the_answers_of_a_server_that_keeps_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
+async fn a_push_extends_the_kept_trend_of_its_line_and_prepares_its_verdict() {
     let (source, ids) = wide(60, 6).await;
     let (target, _) = wide_slow_at(60, 5, 0).await;
     let state = AppState::new(target.clone()).with_ingest_token("t0ken");
     let app = app(state.clone());
+    // A viewer reads the line once: from then on pushes extend it in the background.
+    assert_eq!(
+        get(&app, "/api/suites/wide/trend").await.status,
+        StatusCode::OK
+    );
     let body = bench_client::push::push_body(&source, ids[5])
         .await
         .unwrap();
@@ -243,7 +248,7 @@ async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
     );
     let base = target.previous_run(run).await.unwrap().unwrap();
     let mut waited = 0;
-    while state.trend_cache().get(&line, run).is_none()
+    while state.trend_cache().get(&line, (run, 6)).is_none()
         || state
             .verdict_cache()
             .get(&("default".to_owned(), base, run))
@@ -253,7 +258,7 @@ async fn a_push_prepares_the_trend_of_its_line_and_its_verdict() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         waited += 1;
     }
-    let history = state.trend_cache().get(&line, run).unwrap();
+    let history = state.trend_cache().get(&line, (run, 6)).unwrap();
     assert_eq!(
         history.runs.len(),
         6,

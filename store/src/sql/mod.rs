@@ -506,13 +506,15 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError> {
-        E::query(
+        E::query(concat!(
             "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed, COUNT(r.id) AS runs,
-                    MAX(r.id) AS latest
+                    SUM(CASE WHEN NOT r.quick AND r.source NOT IN ",
+            off_the_line!(),
+            " THEN 1 ELSE 0 END) AS line_runs, MAX(r.id) AS latest
              FROM machines m JOIN runs r ON r.machine_id = m.id
              WHERE r.project = $2 AND (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
-             GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id",
-        )
+             GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id"
+        ))
         .bind(suite)
         .bind(self.p())
         .fetch_all(&mut *self.conn().await?)

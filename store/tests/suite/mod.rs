@@ -499,6 +499,12 @@ pub async fn a_trend_draws_the_line_and_leaves_ab_pairs_to_their_compare_page(f:
     let mut all: Vec<RunId> = line.iter().chain(&off_line).copied().collect();
     all.sort_unstable();
     assert_eq!(ids(&everything), all);
+    let machine = &l.machines(Some("s")).await.expect("machines")[0];
+    assert_eq!(
+        (machine.line_runs, machine.runs),
+        (4, i64::try_from(all.len()).expect("count")),
+        "the machine list counts the line's runs apart"
+    );
     // The dashboard's newest run of the suite is the line's, not the last push.
     assert_eq!(
         l.latest_runs_per_machine().await.expect("latest"),

@@ -165,6 +165,70 @@ async fn verdict_by(
     }
 }
 
+/// The dashboard's row of run `id` (the newest of its line) and its regressions; `None` when
+/// its machine is not the testbed `wanted`.
+async fn latest_row(
+    state: &AppState,
+    ledger: &bench_store::Ledger,
+    id: bench_model::RunId,
+    wanted: Option<&str>,
+    verdicts_by: tokio::time::Instant,
+) -> Result<Option<(LatestView, Vec<RegressionView>)>, AppError> {
+    let head = ledger.require_run(id).await?;
+    let p = &head.provenance;
+    if wanted.is_some_and(|w| !is_testbed(&p.machine, w)) {
+        return Ok(None);
+    }
+    let machine = view::machine_label(&p.machine);
+    let mut row = LatestView {
+        suite: p.suite.clone(),
+        suite_href: view::suite_href(&p.suite),
+        machine_href: view::url(
+            &view::suite_href(&p.suite),
+            &[("machine", &p.machine.fingerprint)],
+        ),
+        machine: machine.clone(),
+        cpu: p.machine.cpu_model.clone(),
+        run: id,
+        run_href: view::run_href(id),
+        created: view::datetime(&head.created_at),
+        commit: view::short_commit(p.git.commit.as_deref(), p.git.dirty),
+        baseline: None,
+        regressions: 0,
+        improvements: 0,
+        status: "no baseline",
+        pending: false,
+    };
+    let Some(base) = bench_verdicts::baseline::resolve_baseline(ledger, &head, None, None).await?
+    else {
+        return Ok(Some((row, Vec::new())));
+    };
+    let compare_href = view::compare_href(base.id, id);
+    row.baseline = Some((base.id, compare_href.clone()));
+    let Some(comparison) = verdict_by(state, ledger, base, head.clone(), verdicts_by).await? else {
+        row.pending = true;
+        row.status = "pending";
+        return Ok(Some((row, Vec::new())));
+    };
+    row.regressions = comparison.counts.regressions;
+    row.improvements = comparison.counts.improvements;
+    row.status = if comparison.counts.regressions > 0 {
+        verdict_class(Verdict::Regression)
+    } else {
+        "ok"
+    };
+    let found = comparison
+        .regressions()
+        .map(|r| RegressionView {
+            suite: p.suite.clone(),
+            machine: machine.clone(),
+            compare_href: compare_href.clone(),
+            row: RowView::new(r),
+        })
+        .collect();
+    Ok(Some((row, found)))
+}
+
 async fn dashboard(
     State(state): State<AppState>,
     Query(params): Query<DashboardParams>,
@@ -238,61 +302,17 @@ async fn draw(state: &AppState, wanted: Option<&str>) -> Result<(Html<String>, b
         VERDICT_WAIT
     };
     let verdicts_by = tokio::time::Instant::now() + wait;
-    for id in ledger.latest_runs_per_machine().await? {
-        let head = ledger.require_run(id).await?;
-        let p = &head.provenance;
-        if wanted.is_some_and(|w| !is_testbed(&p.machine, w)) {
-            continue;
-        }
-        let machine = view::machine_label(&p.machine);
-        let mut row = LatestView {
-            suite: p.suite.clone(),
-            suite_href: view::suite_href(&p.suite),
-            machine_href: view::url(
-                &view::suite_href(&p.suite),
-                &[("machine", &p.machine.fingerprint)],
-            ),
-            machine: machine.clone(),
-            cpu: p.machine.cpu_model.clone(),
-            run: id,
-            run_href: view::run_href(id),
-            created: view::datetime(&head.created_at),
-            commit: view::short_commit(p.git.commit.as_deref(), p.git.dirty),
-            baseline: None,
-            regressions: 0,
-            improvements: 0,
-            status: "no baseline",
-            pending: false,
-        };
-        if let Some(base) =
-            bench_verdicts::baseline::resolve_baseline(&ledger, &head, None, None).await?
-        {
-            let base_id = base.id;
-            let compare_href = view::compare_href(base_id, id);
-            row.baseline = Some((base_id, compare_href.clone()));
-            let Some(comparison) =
-                verdict_by(state, &ledger, base, head.clone(), verdicts_by).await?
-            else {
-                row.pending = true;
-                row.status = "pending";
-                latest.push(row);
-                continue;
-            };
-            row.regressions = comparison.counts.regressions;
-            row.improvements = comparison.counts.improvements;
-            row.status = if comparison.counts.regressions > 0 {
-                verdict_class(Verdict::Regression)
-            } else {
-                "ok"
-            };
-            regressions.extend(comparison.regressions().map(|r| RegressionView {
-                suite: p.suite.clone(),
-                machine: machine.clone(),
-                compare_href: compare_href.clone(),
-                row: RowView::new(r),
-            }));
-        }
+    // The rows are read at once: each is a few lookups, which under ingest wait for the cores
+    // more than they use them.
+    let ids = ledger.latest_runs_per_machine().await?;
+    let rows = futures_util::future::try_join_all(
+        ids.into_iter()
+            .map(|id| latest_row(state, &ledger, id, wanted, verdicts_by)),
+    )
+    .await?;
+    for (row, found) in rows.into_iter().flatten() {
         latest.push(row);
+        regressions.extend(found);
     }
     // The other projects of the ledger, when it holds more than the one shown.
     let current = ledger.project().to_string();
