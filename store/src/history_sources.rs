@@ -1,5 +1,5 @@
 //! Which runs never count as history, and which are not points of a suite's line, as SQL the
-//! queries can embed as `&'static str`.
+//! queries can embed as `&'static str`; and the ledger's largest ids, which its stamp reads.
 
 /// The SQL list of the source codes whose runs are never a run's history or its commit's run
 /// ([`bench_model::RunSource::kept_out_of_history`]: paired sides, profiles).
@@ -15,6 +15,18 @@ macro_rules! kept_out_of_history {
 macro_rules! off_the_line {
     () => {
         "(8, 9, 10, 13, 14, 15)"
+    };
+}
+
+/// The largest id of each table the ledger writes on its own (results, samples and the like
+/// come with a run), as one SQL text: the shared part of [`crate::engine::Engine::STAMP`].
+macro_rules! largest_ids {
+    () => {
+        "(SELECT COALESCE(MAX(id), 0) FROM runs) || ':' ||
+         (SELECT COALESCE(MAX(id), 0) FROM tags) || ':' ||
+         (SELECT COALESCE(MAX(id), 0) FROM annotations) || ':' ||
+         (SELECT COALESCE(MAX(id), 0) FROM artifacts) || ':' ||
+         (SELECT COALESCE(MAX(id), 0) FROM pairings)"
     };
 }
 

@@ -46,10 +46,17 @@ impl Engine for Postgres {
 
     const RUN_ID_IN: &'static str = "run_id = ANY($1)";
 
-    // The transactions committed and in flight as a fresh snapshot sees them: any write that
-    // commits after it changes `xmax` or the list in flight (ids alone would not do: a run
-    // whose transaction began first may commit after a run with a larger id).
-    const STAMP: &'static str = "SELECT CAST(pg_current_snapshot() AS TEXT) AS stamp";
+    // The largest ids, and the write transactions in flight: ids alone would not do (a run
+    // whose transaction took its id first may commit after a run with a larger id), but such
+    // a transaction is in flight when the stamp is read, and its end changes the list. A
+    // transaction that begins later takes larger ids. Other writes of the server (vacuum,
+    // other databases) change the stamp only while they are in flight at that moment.
+    const STAMP: &'static str = concat!(
+        "SELECT ",
+        largest_ids!(),
+        " || '/' || COALESCE((SELECT string_agg(CAST(x AS TEXT), ',' ORDER BY x)
+             FROM pg_snapshot_xip(pg_current_snapshot()) x), '') AS stamp"
+    );
 
     fn run_id_in_select(select: &str) -> String {
         format!("run_id = ANY(ARRAY({select}))")

@@ -40,13 +40,9 @@ impl Engine for Sqlite {
 
     const RUN_ID_IN: &'static str = "run_id IN (SELECT value FROM json_each($1))";
 
-    // One writer at a time assigns ids in commit order, and nothing is deleted: the largest id
-    // of each table that is written on its own (results, samples and the like come with a run).
-    const STAMP: &'static str = "SELECT (SELECT COALESCE(MAX(id), 0) FROM runs) || ':' ||
-        (SELECT COALESCE(MAX(id), 0) FROM tags) || ':' ||
-        (SELECT COALESCE(MAX(id), 0) FROM annotations) || ':' ||
-        (SELECT COALESCE(MAX(id), 0) FROM artifacts) || ':' ||
-        (SELECT COALESCE(MAX(id), 0) FROM pairings) AS stamp";
+    // One writer at a time assigns ids in commit order, and nothing is deleted: the largest
+    // ids say everything.
+    const STAMP: &'static str = concat!("SELECT ", largest_ids!(), " AS stamp");
 
     fn run_id_in_select(select: &str) -> String {
         format!("run_id IN ({select})")

@@ -359,9 +359,20 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn latest_run(&self, suite: Option<&str>) -> Result<Option<RunId>, LedgerError> {
+        let Some(suite) = suite else {
+            return E::query("SELECT MAX(id) AS id FROM runs WHERE project = $1")
+                .bind(self.p())
+                .fetch_one(&mut *self.conn().await?)
+                .await?
+                .opt_int("id");
+        };
+        // The newest run of each machine from the (project, suite, machine, id) index, then
+        // the newest of those: as one MAX over the suite, PostgreSQL walked back through every
+        // newer run of other suites (38 ms behind 60k pushed runs).
         E::query(
-            "SELECT MAX(id) AS id FROM runs
-             WHERE project = $2 AND (CAST($1 AS TEXT) IS NULL OR suite = $1)",
+            "SELECT MAX((SELECT MAX(r.id) FROM runs r
+                         WHERE r.project = $2 AND r.suite = $1 AND r.machine_id = m.id)) AS id
+             FROM machines m",
         )
         .bind(suite)
         .bind(self.p())
