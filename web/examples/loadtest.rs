@@ -4,7 +4,8 @@
 //! `--postgres` in a PostgreSQL server the example starts as the tests do; or `--db PATH|URL`),
 //! then keeps `--connections` keep-alive HTTP/1.1 clients busy for `--duration` seconds (at most
 //! 120, and at most `--max-requests` requests in all) on a mix of pages and API calls, after one
-//! untimed request of each (its latency reported as `latency_cold`), each reader pausing
+//! untimed request of each (its latency reported as `latency_cold`) and until the dashboard
+//! has no pending verdict (warm: each line's newest run compared), each reader pausing
 //! `--think-ms` between requests as a person browsing does (0, the default: no pause), while
 //! `--pushers` clients push runs (`POST /api/runs`, each with its idempotency key) as CI runners
 //! do. Prints a summary on stderr and the latencies and ingest rate as Bencher Metric Format JSON
@@ -196,6 +197,36 @@ async fn client(
         }
     }
     tally
+}
+
+/// The body of `GET path`, on a connection of its own.
+async fn fetch_body(addr: SocketAddr, path: &str) -> Result<String> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(conn);
+    let request = hyper::Request::get(path)
+        .header("host", addr.to_string())
+        .body(Empty::<Bytes>::new())?;
+    let response = sender.send_request(request).await?;
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// What the dashboard shows while a verdict on it is still being computed.
+const PENDING: &str = "comparing…";
+
+/// Asks for the dashboard until no verdict on it is pending (each newest run compared with
+/// its baseline: on a ledger of many lines, seconds after a start), at most `limit`; how long
+/// that took.
+async fn settle_dashboard(addr: SocketAddr, path: &str, limit: Duration) -> Result<Duration> {
+    let started = Instant::now();
+    while fetch_body(addr, path).await?.contains(PENDING) {
+        if started.elapsed() > limit {
+            bail!("the dashboard still had pending verdicts after {limit:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok(started.elapsed())
 }
 
 /// This invocation's part of every idempotency key: a ledger that an earlier load test pushed
@@ -445,6 +476,10 @@ fn main() -> Result<()> {
         if warm_up.errors > 0 {
             bail!("the warm-up failed: {:?}", warm_up.reasons);
         }
+        // Warm means every verdict the dashboard shows is known: a server that has run for a
+        // while has compared each line's newest run with its baseline.
+        let settled = settle_dashboard(addr, &format!("{prefix}/"), Duration::from_secs(300)).await?;
+        eprintln!("loadtest: the dashboard's verdicts were all known {:.1} s after the warm-up pass", settled.as_secs_f64());
         let cold: BTreeMap<&str, u64> = warm_up
             .latencies
             .iter()
