@@ -1,7 +1,8 @@
-//! How the ledger writes times, and the check of a run recorded at a given time.
+//! How the ledger writes times, the check of a run recorded at a given time, and a trend run's
+//! place in commit order (read from its recording time outside git).
 
 use crate::rows;
-use crate::{DatedRun, LedgerError};
+use crate::{DatedRun, LedgerError, TrendRun};
 
 /// How the ledger writes times: RFC 3339, UTC, milliseconds (`2026-02-14T17:26:18.000Z`).
 const TIME_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
@@ -32,9 +33,16 @@ pub(crate) fn check_dated_run(dated: &DatedRun) -> Result<(), LedgerError> {
     Ok(())
 }
 
-/// Seconds since the Unix epoch of a time the ledger wrote; `None` for another form.
-pub(crate) fn epoch_seconds(rfc3339: &str) -> Option<i64> {
-    time::PrimitiveDateTime::parse(rfc3339, TIME_FORMAT)
-        .ok()
-        .map(|t| t.assume_utc().unix_timestamp())
+impl TrendRun {
+    /// The run's place in commit order, as the store sorts a trend's runs (with the run id
+    /// after it): its commit time, or outside git the second it was recorded. `None` when the
+    /// recording time is not in the ledger's form.
+    #[must_use]
+    pub fn commit_order(&self) -> Option<i64> {
+        self.git_commit_time.or_else(|| {
+            time::PrimitiveDateTime::parse(&self.created_at, TIME_FORMAT)
+                .ok()
+                .map(|t| t.assume_utc().unix_timestamp())
+        })
+    }
 }

@@ -66,17 +66,6 @@ pub struct TrendRun {
     pub created_at: String,
 }
 
-impl TrendRun {
-    /// The run's place in commit order, as the store sorts a trend's runs (with the run id
-    /// after it): its commit time, or outside git the second it was recorded. `None` when the
-    /// recording time is not in the ledger's form.
-    #[must_use]
-    pub fn commit_order(&self) -> Option<i64> {
-        self.git_commit_time
-            .or_else(|| crate::timestamps::epoch_seconds(&self.created_at))
-    }
-}
-
 /// One headline estimate of a trend series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TrendValue {
