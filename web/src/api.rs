@@ -24,12 +24,12 @@ use crate::ingest;
 use crate::pages::compare::{CompareParams, compare_view_json};
 use crate::pages::runs::{RunsParams, list};
 use crate::pages::suites::{TrendParams, trend_shows};
-use crate::pages::{JSON, kept, kept_until_recorded, resolve_run};
+use crate::pages::{JSON, kept, kept_until_recorded, resolve_run, respond};
 use crate::trend;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router, middleware};
 use serde_json::{Value, json};
@@ -181,16 +181,10 @@ async fn evidence(
             let evidence =
                 bench_verdicts::evidence::gather(&state.ledger(), &base, &head, history_runs)
                     .await?;
-            serde_json::to_vec(&evidence)
-                .map(Bytes::from)
-                .map_err(|e| AppError::Internal(format!("cannot encode the evidence: {e}")))
+            encode(&evidence)
         })
         .await?;
-    Ok((
-        [(header::CONTENT_TYPE, "application/json")],
-        Bytes::clone(&json),
-    )
-        .into_response())
+    Ok(respond(JSON, Bytes::clone(&json)))
 }
 
 async fn testbeds(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
