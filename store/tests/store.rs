@@ -29,4 +29,5 @@ on_both_engines!(
     artifacts_are_append_only,
     two_projects_with_the_same_names_never_mix,
     the_stamp_changes_with_every_write,
+    line_summaries_count_every_run_as_recorded,
 );

@@ -25,9 +25,10 @@
 
 mod upgrades;
 
-use bench_model::{ArtifactKind, ArtifactSummary, NewArtifact, RunSource};
+use bench_model::{ArtifactKind, ArtifactSummary, NewArtifact, Project, RunSource};
 use bench_store::{
-    Ingested, Ledger, LedgerError, Location, MachineSummary, PairIngested, RunFilter,
+    Ingested, Ledger, LedgerError, Location, MachineSummary, PairIngested, ProjectSummary,
+    RunFilter,
 };
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -312,72 +313,34 @@ async fn upgrade_and_check(m: &Migration, fixture: &Fixture, fresh_schema: &[Str
         .await
         .unwrap_or_else(|e| panic!("{m}: read-only after the upgrade: {e}"));
     let runs = again.runs(&RunFilter::default()).await.expect("runs");
-    assert_eq!(runs.len(), plan.runs.len() + 3, "{m}");
+    assert_eq!(runs.len(), plan.runs_in(Project::DEFAULT).len() + 3, "{m}");
     again.close().await;
 }
 
 /// Everything the plan wrote reads back through the store as written.
 async fn reads_back(m: &Migration, ledger: &Ledger, plan: &Plan, identity: Option<String>) {
-    let listed = ledger.runs(&RunFilter::default()).await.expect("runs");
-    let newest_first: Vec<i64> = plan.runs.iter().rev().map(|r| r.id).collect();
-    assert_eq!(
-        listed.iter().map(|r| r.id).collect::<Vec<_>>(),
-        newest_first,
-        "{m}: runs"
-    );
-    let machine_ids = plan.machine_ids();
-    for (p, summary) in plan.runs.iter().rev().zip(&listed) {
-        let what = format!("{m}: run {}", p.id);
-        let stored = ledger.require_run(p.id).await.expect("run");
-        assert_eq!(stored.created_at, p.created_at, "{what}");
-        assert_eq!(stored.source, p.run.source, "{what}");
-        assert_eq!(
-            stored.machine_id, machine_ids[&p.run.provenance.machine.fingerprint],
-            "{what}"
-        );
-        assert_eq!(stored.provenance, p.run.provenance, "{what}");
-        assert_eq!(stored.tags, plan.tags_of(p.id), "{what}");
-        assert_eq!(stored.annotations, plan.annotations_of(p.id), "{what}");
-        let mut measurements = p.run.measurements.clone();
-        measurements
-            .sort_by(|a, b| (&a.benchmark.full, &a.metric).cmp(&(&b.benchmark.full, &b.metric)));
-        assert_eq!(
-            ledger.measurements(p.id).await.expect("measurements"),
-            measurements,
-            "{what}"
-        );
-        assert_eq!(
-            (summary.results, &summary.tags, summary.quick),
-            (
-                i64::try_from(measurements.len()).expect("count"),
-                &plan.tags_of(p.id),
-                p.run.provenance.quick
-            ),
-            "{what}"
-        );
-        assert_eq!(summary.conditions, p.run.provenance.conditions, "{what}");
-        let pairing = plan
-            .pairings
-            .iter()
-            .find(|x| x.base_run == p.id || x.head_run == p.id);
-        assert_eq!(
-            ledger.pairing_of(p.id).await.expect("pairing"),
-            pairing.cloned(),
-            "{what}"
-        );
-        let mut artifacts: Vec<ArtifactSummary> = plan
-            .artifacts
-            .iter()
-            .filter(|a| a.artifact.run == p.id)
-            .map(artifact_summary)
-            .collect();
-        artifacts.sort_by(|a, b| (&a.benchmark, a.kind, a.id).cmp(&(&b.benchmark, b.kind, b.id)));
-        assert_eq!(
-            ledger.artifacts(p.id).await.expect("artifacts"),
-            artifacts,
-            "{what}"
-        );
+    // Each project's runs, and only its own: the same suite on the same machine in another
+    // project is another line.
+    let mut projects = Vec::new();
+    for project in plan.projects() {
+        let in_project = ledger.in_project(&Project::new(project).expect("a project name"));
+        runs_read_back(m, &in_project, plan, project).await;
+        let runs = plan.runs_in(project);
+        projects.push(ProjectSummary {
+            name: project.to_owned(),
+            runs: i64::try_from(runs.len()).expect("count"),
+            suites: i64::try_from(
+                runs.iter()
+                    .map(|r| &r.run.provenance.suite)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len(),
+            )
+            .expect("count"),
+            latest_run: runs.iter().map(|r| r.id).max().expect("a run"),
+        });
     }
+    assert_eq!(ledger.projects().await.expect("projects"), projects, "{m}");
+
     assert_eq!(
         ledger.pairings().await.expect("pairings"),
         plan.pairings,
@@ -413,12 +376,6 @@ async fn reads_back(m: &Migration, ledger: &Ledger, plan: &Plan, identity: Optio
             t.name
         );
     }
-
-    assert_eq!(
-        ledger.machines(None).await.expect("machines"),
-        machine_summaries(plan),
-        "{m}"
-    );
 
     let id = ledger.ledger_id().await.expect("identity");
     match identity {
@@ -489,7 +446,81 @@ async fn reads_back(m: &Migration, ledger: &Ledger, plan: &Plan, identity: Optio
         .await
         .expect("runs")
         .len();
-    assert_eq!(count, plan.runs.len(), "{m}: a retried push stored a run");
+    assert_eq!(
+        count,
+        plan.runs_in(Project::DEFAULT).len(),
+        "{m}: a retried push stored a run"
+    );
+}
+
+/// The runs of `project` read back through `ledger` (in that project) as the plan wrote them.
+async fn runs_read_back(m: &Migration, ledger: &Ledger, plan: &Plan, project: &str) {
+    let planned = plan.runs_in(project);
+    let listed = ledger.runs(&RunFilter::default()).await.expect("runs");
+    let newest_first: Vec<i64> = planned.iter().rev().map(|r| r.id).collect();
+    assert_eq!(
+        listed.iter().map(|r| r.id).collect::<Vec<_>>(),
+        newest_first,
+        "{m}: runs of {project}"
+    );
+    let machine_ids = plan.machine_ids();
+    for (p, summary) in planned.iter().rev().zip(&listed) {
+        let what = format!("{m}: run {}", p.id);
+        let stored = ledger.require_run(p.id).await.expect("run");
+        assert_eq!(stored.created_at, p.created_at, "{what}");
+        assert_eq!(stored.source, p.run.source, "{what}");
+        assert_eq!(
+            stored.machine_id, machine_ids[&p.run.provenance.machine.fingerprint],
+            "{what}"
+        );
+        assert_eq!(stored.provenance, p.run.provenance, "{what}");
+        assert_eq!(stored.tags, plan.tags_of(p.id), "{what}");
+        assert_eq!(stored.annotations, plan.annotations_of(p.id), "{what}");
+        let mut measurements = p.run.measurements.clone();
+        measurements
+            .sort_by(|a, b| (&a.benchmark.full, &a.metric).cmp(&(&b.benchmark.full, &b.metric)));
+        assert_eq!(
+            ledger.measurements(p.id).await.expect("measurements"),
+            measurements,
+            "{what}"
+        );
+        assert_eq!(
+            (summary.results, &summary.tags, summary.quick),
+            (
+                i64::try_from(measurements.len()).expect("count"),
+                &plan.tags_of(p.id),
+                p.run.provenance.quick
+            ),
+            "{what}"
+        );
+        assert_eq!(summary.conditions, p.run.provenance.conditions, "{what}");
+        let pairing = plan
+            .pairings
+            .iter()
+            .find(|x| x.base_run == p.id || x.head_run == p.id);
+        assert_eq!(
+            ledger.pairing_of(p.id).await.expect("pairing"),
+            pairing.cloned(),
+            "{what}"
+        );
+        let mut artifacts: Vec<ArtifactSummary> = plan
+            .artifacts
+            .iter()
+            .filter(|a| a.artifact.run == p.id)
+            .map(artifact_summary)
+            .collect();
+        artifacts.sort_by(|a, b| (&a.benchmark, a.kind, a.id).cmp(&(&b.benchmark, b.kind, b.id)));
+        assert_eq!(
+            ledger.artifacts(p.id).await.expect("artifacts"),
+            artifacts,
+            "{what}"
+        );
+    }
+    assert_eq!(
+        ledger.machines(None).await.expect("machines"),
+        machine_summaries(plan, project),
+        "{m}: machines of {project}"
+    );
 }
 
 /// The upgraded ledger records new runs after its old ones, and its old runs are their
@@ -523,7 +554,8 @@ async fn takes_new_writes(m: &Migration, ledger: &Ledger, plan: &Plan) {
         .runs
         .iter()
         .filter(|r| {
-            r.run.source == RunSource::BenchRun
+            r.project == Project::DEFAULT
+                && r.run.source == RunSource::BenchRun
                 && !r.run.provenance.quick
                 && r.run.provenance.suite == run.provenance.suite
                 && r.run.provenance.machine.fingerprint == run.provenance.machine.fingerprint
@@ -651,11 +683,11 @@ fn artifact_summary(a: &upgrades::plan::PlannedArtifact) -> ArtifactSummary {
     }
 }
 
-/// The machines of the plan's runs, by row id, each with its number of runs and newest run.
-fn machine_summaries(plan: &Plan) -> Vec<MachineSummary> {
+/// The machines of the plan's runs in `project`, by row id, each with its number of runs and newest run.
+fn machine_summaries(plan: &Plan, project: &str) -> Vec<MachineSummary> {
     let ids = plan.machine_ids();
     let mut machines: Vec<MachineSummary> = Vec::new();
-    for r in &plan.runs {
+    for r in plan.runs_in(project) {
         let machine = &r.run.provenance.machine;
         let id = ids[&machine.fingerprint];
         let on_the_line = i64::from(r.run.source.is_on_the_line() && !r.run.provenance.quick);

@@ -178,8 +178,9 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
 
     async fn projects(&self) -> Result<Vec<ProjectSummary>, LedgerError> {
         E::query(
-            "SELECT project, COUNT(*) AS runs, COUNT(DISTINCT suite) AS suites, MAX(id) AS latest
-             FROM runs GROUP BY project ORDER BY project",
+            "SELECT project, CAST(SUM(runs) AS BIGINT) AS runs, COUNT(DISTINCT suite) AS suites,
+                    MAX(latest_run) AS latest
+             FROM line_summaries GROUP BY project ORDER BY project",
         )
         .fetch_all(&mut *self.conn().await?)
         .await?
@@ -341,8 +342,8 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
 
     async fn suites(&self) -> Result<Vec<SuiteSummary>, LedgerError> {
         E::query(
-            "SELECT suite, COUNT(*) AS runs, MAX(id) AS latest FROM runs WHERE project = $1
-             GROUP BY suite ORDER BY suite",
+            "SELECT suite, CAST(SUM(runs) AS BIGINT) AS runs, MAX(latest_run) AS latest
+             FROM line_summaries WHERE project = $1 GROUP BY suite ORDER BY suite",
         )
         .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
@@ -360,19 +361,14 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
 
     async fn latest_run(&self, suite: Option<&str>) -> Result<Option<RunId>, LedgerError> {
         let Some(suite) = suite else {
-            return E::query("SELECT MAX(id) AS id FROM runs WHERE project = $1")
+            return E::query("SELECT MAX(latest_run) AS id FROM line_summaries WHERE project = $1")
                 .bind(self.p())
                 .fetch_one(&mut *self.conn().await?)
                 .await?
                 .opt_int("id");
         };
-        // The newest run of each machine from the (project, suite, machine, id) index, then
-        // the newest of those: as one MAX over the suite, PostgreSQL walked back through every
-        // newer run of other suites (38 ms behind 60k pushed runs).
         E::query(
-            "SELECT MAX((SELECT MAX(r.id) FROM runs r
-                         WHERE r.project = $2 AND r.suite = $1 AND r.machine_id = m.id)) AS id
-             FROM machines m",
+            "SELECT MAX(latest_run) AS id FROM line_summaries WHERE project = $2 AND suite = $1",
         )
         .bind(suite)
         .bind(self.p())
@@ -517,15 +513,14 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn machines(&self, suite: Option<&str>) -> Result<Vec<MachineSummary>, LedgerError> {
-        E::query(concat!(
-            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed, COUNT(r.id) AS runs,
-                    SUM(CASE WHEN NOT r.quick AND r.source NOT IN ",
-            off_the_line!(),
-            " THEN 1 ELSE 0 END) AS line_runs, MAX(r.id) AS latest
-             FROM machines m JOIN runs r ON r.machine_id = m.id
-             WHERE r.project = $2 AND (CAST($1 AS TEXT) IS NULL OR r.suite = $1)
-             GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id"
-        ))
+        E::query(
+            "SELECT m.id, m.fingerprint, m.cpu_model, m.os, m.testbed,
+                    CAST(SUM(l.runs) AS BIGINT) AS runs,
+                    CAST(SUM(l.line_runs) AS BIGINT) AS line_runs, MAX(l.latest_run) AS latest
+             FROM machines m JOIN line_summaries l ON l.machine_id = m.id
+             WHERE l.project = $2 AND (CAST($1 AS TEXT) IS NULL OR l.suite = $1)
+             GROUP BY m.id, m.fingerprint, m.cpu_model, m.os, m.testbed ORDER BY m.id",
+        )
         .bind(suite)
         .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
@@ -536,13 +531,10 @@ impl<E: Engine> LedgerStore for SqlStore<E> {
     }
 
     async fn latest_runs_per_machine(&self) -> Result<Vec<RunId>, LedgerError> {
-        E::query(concat!(
-            "SELECT COALESCE(MAX(CASE WHEN NOT quick AND source NOT IN ",
-            off_the_line!(),
-            " THEN id END), MAX(id)) AS latest
-                 FROM runs WHERE project = $1 GROUP BY suite, machine_id
-                 ORDER BY suite, latest DESC"
-        ))
+        E::query(
+            "SELECT COALESCE(latest_line_run, latest_run) AS latest
+             FROM line_summaries WHERE project = $1 ORDER BY suite, latest DESC",
+        )
         .bind(self.p())
         .fetch_all(&mut *self.conn().await?)
         .await?

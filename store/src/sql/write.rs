@@ -322,7 +322,46 @@ impl<E: Engine> SqlStore<E> {
         .int("id")?;
         Self::insert_run_conditions(tx, run_id, p).await?;
         E::insert_measurements(tx, run_id, measurements).await?;
+        let on_the_line = source.is_on_the_line() && !p.quick;
+        Self::count_in_line(tx, project, &p.suite, machine_id, run_id, on_the_line).await?;
         Ok(run_id)
+    }
+
+    /// Counts run `run` in its line's summary. Last of a run's statements: on PostgreSQL the
+    /// summary's row stays locked until the run commits, and a concurrent push to the same
+    /// line waits here for it, not for the whole insert of its results.
+    async fn count_in_line(
+        tx: &mut E::Connection,
+        project: &str,
+        suite: &str,
+        machine_id: i64,
+        run: RunId,
+        on_the_line: bool,
+    ) -> Result<(), LedgerError> {
+        // Runs commit out of id order on PostgreSQL: the newest is the larger, not the last.
+        E::query(
+            "INSERT INTO line_summaries
+                 (project, suite, machine_id, runs, line_runs, latest_run, latest_line_run)
+             VALUES ($1, $2, $3, 1, $4, $5, $6)
+             ON CONFLICT (project, suite, machine_id) DO UPDATE SET
+                 runs = line_summaries.runs + 1,
+                 line_runs = line_summaries.line_runs + excluded.line_runs,
+                 latest_run = CASE WHEN excluded.latest_run > line_summaries.latest_run
+                     THEN excluded.latest_run ELSE line_summaries.latest_run END,
+                 latest_line_run = COALESCE(CASE
+                     WHEN excluded.latest_line_run > line_summaries.latest_line_run
+                     THEN excluded.latest_line_run ELSE line_summaries.latest_line_run END,
+                     excluded.latest_line_run)",
+        )
+        .bind(project)
+        .bind(suite)
+        .bind(machine_id)
+        .bind(i64::from(on_the_line))
+        .bind(run)
+        .bind(on_the_line.then_some(run))
+        .execute(tx)
+        .await?;
+        Ok(())
     }
 
     /// The id of the machine row of `m`'s fingerprint, inserted if new.

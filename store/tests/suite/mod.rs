@@ -12,12 +12,14 @@ mod artifacts;
 mod ingest;
 mod projects;
 mod stamp;
+mod summaries;
 mod trends;
 
 pub use artifacts::*;
 pub use ingest::*;
 pub use projects::*;
 pub use stamp::*;
+pub use summaries::*;
 pub use trends::*;
 
 /// A run with every field the ledger stores filled in: provenance, toolchain, statistics,

@@ -16,8 +16,8 @@ use super::Db;
 use bench_model::{
     Annotation, ArtifactKind, BenchExe, BenchmarkConditions, BenchmarkId, BuildConfig, CountUnit,
     Direction, Estimate, FunctionCountRow, FunctionCounts, GitInfo, LoadAverage, Machine,
-    Measurement, NewArtifact, NewRun, RunConditions, RunId, RunProvenance, RunSource, Samples,
-    SamplingMode, Statistic, Throughput, ThroughputKind, Toolchain,
+    Measurement, NewArtifact, NewRun, Project, RunConditions, RunId, RunProvenance, RunSource,
+    Samples, SamplingMode, Statistic, Throughput, ThroughputKind, Toolchain,
 };
 use bench_store::{IngestKey, Pairing, PairingPlan};
 use std::collections::BTreeMap;
@@ -39,6 +39,10 @@ pub struct Schema {
     pub layouts: bool,
     /// `artifacts`: profiles of a run's benchmarks.
     pub artifacts: bool,
+    /// `runs.project`: runs of named histories.
+    pub projects: bool,
+    /// `line_summaries`: the runs of each project, suite and machine counted as recorded.
+    pub summaries: bool,
 }
 
 impl Schema {
@@ -54,6 +58,8 @@ impl Schema {
             testbeds: db.columns("machines").await.iter().any(|c| c == "testbed"),
             layouts: has("pairing_layouts"),
             artifacts: has("artifacts"),
+            projects: db.columns("runs").await.iter().any(|c| c == "project"),
+            summaries: has("line_summaries"),
         }
     }
 }
@@ -63,6 +69,7 @@ impl Schema {
 #[derive(Debug, Clone)]
 pub struct PlannedRun {
     pub id: RunId,
+    pub project: &'static str,
     pub created_at: String,
     pub run: NewRun,
 }
@@ -110,6 +117,9 @@ pub struct Plan {
     pub keys: Vec<PlannedKey>,
     pub artifacts: Vec<PlannedArtifact>,
 }
+
+/// The project of the plan's run of another team (the rest are in the default project).
+pub const OTHER_PROJECT: &str = "other-team";
 
 /// The identity of the ledger the copied run comes from.
 pub const ORIGIN_LEDGER: &str = "5f3a9c1e0b7d4a2f8e6c1d3b9a0f7e25";
@@ -387,17 +397,45 @@ impl Plan {
                 ),
             );
         }
+        if schema.summaries {
+            // Another team's project on the same server: the same suite and benchmark names,
+            // measured on the same machine, and never part of the first project's lines.
+            let mut theirs = bench_run(workstation(), &COMMITS[2], false);
+            theirs.measurements = suite_results(2.4, 89);
+            plan.run_in(OTHER_PROJECT, "2026-11-24T10:15:31.904Z", theirs);
+        }
         plan
     }
 
     fn run(&mut self, created_at: &str, run: NewRun) -> RunId {
+        self.run_in(Project::DEFAULT, created_at, run)
+    }
+
+    fn run_in(&mut self, project: &'static str, created_at: &str, run: NewRun) -> RunId {
         let id = RunId::try_from(self.runs.len() + 1).expect("few runs");
         self.runs.push(PlannedRun {
             id,
+            project,
             created_at: created_at.to_owned(),
             run,
         });
         id
+    }
+
+    /// The projects of the plan's runs, the default first.
+    pub fn projects(&self) -> Vec<&'static str> {
+        let mut projects: Vec<&'static str> = Vec::new();
+        for r in &self.runs {
+            if !projects.contains(&r.project) {
+                projects.push(r.project);
+            }
+        }
+        projects
+    }
+
+    /// The runs of `project`, oldest first.
+    pub fn runs_in(&self, project: &str) -> Vec<&PlannedRun> {
+        self.runs.iter().filter(|r| r.project == project).collect()
     }
 
     fn tag(&mut self, run: RunId, name: &'static str, created_at: &'static str) {

@@ -6,7 +6,7 @@
 
 use super::plan::{Plan, Schema};
 use super::{Db, Value, sha256_hex};
-use bench_model::{Machine, Measurement, RunProvenance, Toolchain};
+use bench_model::{Machine, Measurement, Project, RunProvenance, Toolchain};
 use std::collections::BTreeMap;
 
 /// Writes `plan` into `db`, whose schema is `schema`. Panics when the plan holds what the
@@ -21,39 +21,43 @@ pub async fn write(db: &Db, schema: Schema, plan: &Plan) {
             Some(t) => Some(toolchain_id(db, &mut toolchains, t).await),
             None => None,
         };
-        let id = db
-            .insert(
-                "runs",
-                &[
-                    ("created_at", (&planned.created_at).into()),
-                    ("source", planned.run.source.code().into()),
-                    ("suite", (&p.suite).into()),
-                    ("package", (&p.package).into()),
-                    ("command", json(&p.command).into()),
-                    ("cargo_command", p.cargo_command.as_ref().map(json).into()),
-                    ("cwd", (&p.cwd).into()),
-                    ("machine_id", machine.into()),
-                    ("hostname", (&p.machine.hostname).into()),
-                    ("kernel", (&p.machine.kernel).into()),
-                    ("toolchain_id", toolchain.into()),
-                    ("profile", (&p.build.profile).into()),
-                    ("features", json(&p.build.features).into()),
-                    ("feature_flags", json(&p.build.feature_flags).into()),
-                    ("rustflags", (&p.build.rustflags).into()),
-                    ("env", json(&p.env).into()),
-                    ("cpu_governor", (&p.cpu_governor).into()),
-                    ("turbo", (&p.turbo).into()),
-                    ("git_commit", (&p.git.commit).into()),
-                    ("git_branch", (&p.git.branch).into()),
-                    ("git_dirty", p.git.dirty.into()),
-                    ("git_commit_time", p.git.commit_time.into()),
-                    ("git_summary", (&p.git.summary).into()),
-                    ("quick", p.quick.into()),
-                    ("duration_ms", p.duration_ms.into()),
-                ],
-                true,
-            )
-            .await;
+        let mut row: Vec<(&str, Value)> = vec![
+            ("created_at", (&planned.created_at).into()),
+            ("source", planned.run.source.code().into()),
+            ("suite", (&p.suite).into()),
+            ("package", (&p.package).into()),
+            ("command", json(&p.command).into()),
+            ("cargo_command", p.cargo_command.as_ref().map(json).into()),
+            ("cwd", (&p.cwd).into()),
+            ("machine_id", machine.into()),
+            ("hostname", (&p.machine.hostname).into()),
+            ("kernel", (&p.machine.kernel).into()),
+            ("toolchain_id", toolchain.into()),
+            ("profile", (&p.build.profile).into()),
+            ("features", json(&p.build.features).into()),
+            ("feature_flags", json(&p.build.feature_flags).into()),
+            ("rustflags", (&p.build.rustflags).into()),
+            ("env", json(&p.env).into()),
+            ("cpu_governor", (&p.cpu_governor).into()),
+            ("turbo", (&p.turbo).into()),
+            ("git_commit", (&p.git.commit).into()),
+            ("git_branch", (&p.git.branch).into()),
+            ("git_dirty", p.git.dirty.into()),
+            ("git_commit_time", p.git.commit_time.into()),
+            ("git_summary", (&p.git.summary).into()),
+            ("quick", p.quick.into()),
+            ("duration_ms", p.duration_ms.into()),
+        ];
+        if schema.projects {
+            row.push(("project", planned.project.into()));
+        } else {
+            assert_eq!(
+                planned.project,
+                Project::DEFAULT,
+                "projects before their column"
+            );
+        }
+        let id = db.insert("runs", &row, true).await;
         assert_eq!(id, planned.id, "run ids follow the plan");
         write_conditions(db, schema, id, p).await;
         for m in &planned.run.measurements {
@@ -151,6 +155,42 @@ pub async fn write(db: &Db, schema: Schema, plan: &Plan) {
             )
             .await;
         assert_eq!(id, planned.id, "artifact ids follow the plan");
+    }
+    if schema.summaries {
+        write_line_summaries(db, plan, &machines).await;
+    }
+}
+
+/// The summary of each project's suite on each machine, as bench-run keeps it while recording.
+async fn write_line_summaries(db: &Db, plan: &Plan, machines: &BTreeMap<String, i64>) {
+    // (runs, runs on the line, newest run, newest run on the line) per line.
+    let mut lines: BTreeMap<(&str, &str, i64), (i64, i64, i64, Option<i64>)> = BTreeMap::new();
+    for r in &plan.runs {
+        let p = &r.run.provenance;
+        let key = (
+            r.project,
+            p.suite.as_str(),
+            machines[&p.machine.fingerprint],
+        );
+        let line = lines.entry(key).or_insert((0, 0, r.id, None));
+        line.0 += 1;
+        line.2 = line.2.max(r.id);
+        if r.run.source.is_on_the_line() && !p.quick {
+            line.1 += 1;
+            line.3 = Some(r.id);
+        }
+    }
+    for ((project, suite, machine), (runs, line_runs, latest, latest_on_line)) in lines {
+        let row: Vec<(&str, Value)> = vec![
+            ("project", project.into()),
+            ("suite", suite.into()),
+            ("machine_id", machine.into()),
+            ("runs", runs.into()),
+            ("line_runs", line_runs.into()),
+            ("latest_run", latest.into()),
+            ("latest_line_run", latest_on_line.into()),
+        ];
+        db.insert("line_summaries", &row, false).await;
     }
 }
 
