@@ -163,8 +163,9 @@ pub async fn write(db: &Db, schema: Schema, plan: &Plan) {
 
 /// The summary of each project's suite on each machine, as bench-run keeps it while recording.
 async fn write_line_summaries(db: &Db, plan: &Plan, machines: &BTreeMap<String, i64>) {
-    // (runs, runs on the line, newest run, newest run on the line) per line.
-    let mut lines: BTreeMap<(&str, &str, i64), (i64, i64, i64, Option<i64>)> = BTreeMap::new();
+    // Per (project, suite, machine): runs, runs on the line, newest run, newest on the line.
+    type Line = (i64, i64, i64, Option<i64>);
+    let mut lines: BTreeMap<(&str, &str, i64), Line> = BTreeMap::new();
     for r in &plan.runs {
         let p = &r.run.provenance;
         let key = (
