@@ -1,4 +1,5 @@
-//! A throughput measurement in the manner of ROOT's `rootreadspeed`.
+//! A throughput measurement in the manner of ROOT's `rootreadspeed`, of TTree branches (below)
+//! and RNTuple fields (`ntuple.rs`).
 //!
 //! Setup (untimed): open the files, read the trees, list every basket of the selected branches,
 //! map the files (nothing is read yet).
@@ -26,6 +27,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 mod floors;
+mod ntuple;
 mod stages;
 mod steps;
 
@@ -433,6 +435,11 @@ pub fn run(config: &Config) -> Result<Report> {
             });
         }
     };
+    if let Some((path, name)) = pairs.first()
+        && ntuple::is_rntuple(path, name)?
+    {
+        return ntuple::run(config, &pairs, setup, setup_cpu);
+    }
     let mut maps = Vec::new();
     let mut map_of_branch = Vec::new();
     for (path, tree_name) in pairs {

@@ -53,8 +53,10 @@ use crate::compression;
 use crate::error::{Error, Result};
 use crate::file::RootFile;
 use crate::types::{Element, LeafType};
+use rayon::prelude::*;
 
 mod columns;
+pub use columns::StoredPage;
 pub mod descriptor;
 pub mod encoding;
 mod envelope;
@@ -223,6 +225,12 @@ impl RNTuple {
         })
     }
 
+    /// The file the RNTuple is read from.
+    #[must_use]
+    pub fn file(&self) -> &RootFile {
+        &self.file
+    }
+
     /// The key name it was opened under.
     #[must_use]
     pub fn name(&self) -> &str {
@@ -354,7 +362,7 @@ impl RNTuple {
     /// or truncated pages, checksum mismatches.
     pub fn read_field(&self, path: &str) -> Result<Values> {
         let id = self.field_id(path)?;
-        let values = self.read_id(id, path, &(0..self.clusters.len()), 0)?;
+        let values = self.read_clusters(id, path)?;
         if self.is_per_entry(id) && values.len() as u64 != self.entries {
             return Err(Error::corrupt(
                 "RNTuple column",
@@ -427,6 +435,31 @@ impl RNTuple {
                 format!("field {path:?}: inconsistent offsets"),
             )
         })
+    }
+
+    /// Field `id` over every cluster. On a rayon pool of several threads (the global pool,
+    /// or the one a caller installs), runs of neighbouring clusters are read at once, each
+    /// decompressed and decoded on its own, and joined in order. A field with columns added
+    /// after the first entries is read in one pass: its leading zeros are only known from the
+    /// first cluster that lists it.
+    fn read_clusters(&self, id: u32, path: &str) -> Result<Values> {
+        let all = 0..self.clusters.len();
+        let threads = rayon::current_num_threads();
+        if threads < 2 || self.clusters.len() < 2 || self.has_late_columns(id, 0) {
+            return self.read_id(id, path, &all, 0);
+        }
+        let parts: Vec<Result<Values>> = cluster_runs(&self.clusters, threads * 4)
+            .into_par_iter()
+            .map(|span| self.read_id(id, path, &span, 0))
+            .collect();
+        let mut parts = parts.into_iter();
+        let mut out = parts
+            .next()
+            .unwrap_or_else(|| self.read_id(id, path, &all, 0))?;
+        for part in parts {
+            out.append(part?)?;
+        }
+        Ok(out)
     }
 
     /// Whether field `id` or a field below it has columns of the schema extension (absent
@@ -774,6 +807,25 @@ impl RNTuple {
             .get(id as usize)
             .map_or(&[], Vec::as_slice)
     }
+}
+
+/// At most `runs` runs of neighbouring clusters, of about equal entries, covering them all.
+fn cluster_runs(clusters: &[Cluster], runs: usize) -> Vec<Span> {
+    let total: u64 = clusters.iter().map(|c| c.entries).sum();
+    let per_run = total.div_ceil(runs.max(1) as u64).max(1);
+    let mut out = Vec::new();
+    let (mut start, mut held) = (0, 0u64);
+    for (i, c) in clusters.iter().enumerate() {
+        held = held.saturating_add(c.entries);
+        if held >= per_run {
+            out.push(start..i + 1);
+            (start, held) = (i + 1, 0);
+        }
+    }
+    if start < clusters.len() {
+        out.push(start..clusters.len());
+    }
+    out
 }
 
 /// Gives a decompression error the page's file offset.

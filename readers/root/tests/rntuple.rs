@@ -207,6 +207,38 @@ fn entry_ranges_read_only_their_clusters_and_match_full_reads() {
 }
 
 #[test]
+fn clusters_read_on_several_threads_equal_one_thread() {
+    // Four clusters each: on a pool of several threads, runs of clusters are read at once
+    // and joined (collections' offsets shifted), which must give the one-thread read.
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let (one, four) = (pool(1), pool(4));
+    for name in [
+        "rntuple_zstd",
+        "rntuple_none",
+        "rntuple_encodings",
+        "rntuple_classes",
+    ] {
+        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
+        let nt = file.rntuple("events").unwrap();
+        assert!(nt.clusters().len() > 1, "{name}");
+        for field in nt.fields() {
+            let alone = one.install(|| nt.read_field(&field.name));
+            let together = four.install(|| nt.read_field(&field.name));
+            match (alone, together) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{name} {}", field.name),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{name} {}: {a:?} against {b:?}", field.name),
+            }
+        }
+    }
+}
+
+#[test]
 fn zero_entries() {
     assert_eq!(check("rntuple_empty"), 0);
     let file = RootFile::open(util::fixture("rntuple_empty.root")).unwrap();

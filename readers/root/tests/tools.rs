@@ -442,6 +442,81 @@ fn readspeed_reports() {
     assert!(!ok);
 }
 
+/// readspeed on an RNTuple: the same report, the fields' pages counted (decompressed) as the
+/// bytes read, on one and two threads and for the decompress-only ceiling; the TTree floors
+/// are refused by name.
+#[test]
+fn readspeed_reads_rntuples() {
+    let f = fixture("rntuple_zstd.root");
+    let speed = |extra: &[&str]| {
+        let mut args = vec![
+            "readspeed",
+            "--files",
+            &f,
+            "--trees",
+            "events",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = tool(&args);
+        assert!(ok, "{extra:?}: {err}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    // `f`: 120 floats of 4 bytes; `vf`: 120 offsets of 8 bytes and its items.
+    let f_only = speed(&["--branches", "f"]);
+    assert_eq!(f_only["uncompressed_bytes"], 480);
+    assert_eq!(f_only["mode"], "read+decompress+decode");
+    assert_eq!(f_only["branches"], 1);
+    assert!(
+        f_only["baskets"].as_u64().unwrap() >= 4,
+        "a page per cluster at least"
+    );
+    let both = speed(&["--branches", "f", "vf", "--threads", "2"]);
+    assert_eq!(both["threads"], 2);
+    let (_, out, _) = tool(&["dump", &f, "events", "--branches", "vf"]);
+    let items: usize = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["vf"]
+                .as_array()
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(
+        both["uncompressed_bytes"].as_u64().unwrap(),
+        480 + 120 * 8 + 4 * items as u64
+    );
+    let ceiling = speed(&["--branches", "f", "vf", "--decompress-only"]);
+    assert_eq!(ceiling["mode"], "decompress-only");
+    assert_eq!(ceiling["uncompressed_bytes"], both["uncompressed_bytes"]);
+    assert_eq!(ceiling["compressed_bytes"], both["compressed_bytes"]);
+    let all = speed(&["--all-branches"]);
+    assert!(all["branches"].as_u64().unwrap() > 10, "{all}");
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "events",
+        "--branches",
+        "f",
+        "--read-copy",
+    ]);
+    assert!(!ok && err.contains("decompress-only"), "{err}");
+    let (ok, _, err) = tool(&[
+        "readspeed",
+        "--files",
+        &f,
+        "--trees",
+        "events",
+        "--branches",
+        "nope",
+    ]);
+    assert!(!ok && err.contains("nope"), "{err}");
+}
+
 /// `--stages` says where the time went: each stage timed, on one and two threads, in text
 /// and JSON; without it, no stages.
 #[test]

@@ -1,0 +1,153 @@
+//! `readspeed` on RNTuples, with the report it gives for TTrees.
+//!
+//! Setup (untimed, as for trees): open the files and their RNTuples (anchor, header, footer and
+//! page lists, checksums verified), resolve the fields, list their pages; for
+//! [`Mode::DecompressOnly`] also load every page's bytes into memory.
+//! Timed, [`Mode::Full`]: read each field whole as an analysis does ([`RNTuple::read_field`]:
+//! every page read, checksummed, decompressed and decoded into typed values, runs of clusters
+//! at once on `threads` threads). [`Mode::DecompressOnly`], the codec's ceiling: only the
+//! preloaded pages' decompression, spread over the same threads, one reused buffer per thread.
+//! Uncompressed bytes are the fields' pages decompressed (what ROOT's page sizes count).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::{Config, Mode, Report, Selection};
+use crate::compression;
+use crate::error::{Error, Result};
+use crate::file::RootFile;
+use crate::rntuple::{RNTuple, StoredPage};
+
+/// Whether `name` in the file at `path` is an RNTuple (then readspeed reads it as one).
+pub(super) fn is_rntuple(path: &PathBuf, name: &str) -> Result<bool> {
+    let file = RootFile::open_with_cache(path, 0)?;
+    Ok(file.find_key(name)?.is_rntuple())
+}
+
+/// A page loaded for the decompress-only ceiling.
+struct Loaded {
+    page: StoredPage,
+    data: Vec<u8>,
+}
+
+pub(super) fn run(
+    config: &Config,
+    pairs: &[(&PathBuf, &String)],
+    setup: Instant,
+    setup_cpu: cpu_time::ProcessTime,
+) -> Result<Report> {
+    if !matches!(config.mode, Mode::Full | Mode::DecompressOnly) {
+        let field = match &config.branches {
+            Selection::Names(names) => names.first().cloned().unwrap_or_default(),
+            Selection::All => String::new(),
+        };
+        return Err(Error::UnsupportedField {
+            ntuple: pairs
+                .first()
+                .map_or_else(String::new, |(_, n)| (*n).clone()),
+            field,
+            detail: format!(
+                "readspeed measures an RNTuple in full or decompress-only, not {:?} (a floor \
+                 of TTree baskets)",
+                config.mode
+            ),
+        });
+    }
+    // Every (ntuple, field) read, and every page those reads read.
+    let mut reads: Vec<(RNTuple, String)> = Vec::new();
+    let mut pages: Vec<StoredPage> = Vec::new();
+    let mut page_read: Vec<usize> = Vec::new();
+    for (path, name) in pairs {
+        let file = RootFile::open_with_cache(path, 0)?;
+        let ntuple = file.rntuple(name)?;
+        let fields: Vec<String> = match &config.branches {
+            Selection::Names(names) => names.clone(),
+            Selection::All => ntuple.fields().into_iter().map(|f| f.name).collect(),
+        };
+        for field in fields {
+            for p in ntuple.stored_pages(&field)? {
+                pages.push(p);
+                page_read.push(reads.len());
+            }
+            reads.push((ntuple.clone(), field));
+        }
+    }
+    let uncompressed_bytes: u64 = pages.iter().map(|p| p.bytes).sum();
+    let compressed_bytes: u64 = pages.iter().map(|p| p.stored).sum();
+    let loaded: Vec<Loaded> = if config.mode == Mode::DecompressOnly {
+        pages
+            .iter()
+            .zip(&page_read)
+            .map(|(p, &k)| {
+                let stored = usize::try_from(p.stored).map_err(|_| too_big(p))?;
+                let data = reads[k]
+                    .0
+                    .file()
+                    .source()
+                    .read("RNTuple page", p.offset, stored)?
+                    .to_vec();
+                Ok(Loaded { page: *p, data })
+            })
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
+    let threads = config.threads.max(1);
+    // Always a pool of exactly `threads`: the reader spreads clusters over the pool it runs on.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::corrupt("thread pool", 0, e.to_string()))?;
+    let setup_real_time_s = setup.elapsed().as_secs_f64();
+    let setup_cpu_time_s = setup_cpu.elapsed().as_secs_f64();
+
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = Instant::now();
+    pool.install(|| -> Result<()> {
+        if config.mode == Mode::DecompressOnly {
+            loaded
+                .par_iter()
+                .try_for_each_init(Vec::new, |out, l| decompress(l, out))
+        } else {
+            for (ntuple, field) in &reads {
+                std::hint::black_box(ntuple.read_field(field)?);
+            }
+            Ok(())
+        }
+    })?;
+    let real_time_s = t0.elapsed().as_secs_f64();
+    let cpu_time_s = cpu0.elapsed().as_secs_f64();
+    Ok(Report {
+        setup_real_time_s,
+        setup_cpu_time_s,
+        real_time_s,
+        cpu_time_s,
+        uncompressed_bytes,
+        compressed_bytes,
+        threads,
+        baskets: pages.len() as u64,
+        branches: reads.len(),
+        mode: config.mode,
+        stages: None,
+    })
+}
+
+/// Decompresses one preloaded page into `out` (a page stored as is is copied, as the reader
+/// copies it).
+fn decompress(l: &Loaded, out: &mut Vec<u8>) -> Result<()> {
+    let expected = usize::try_from(l.page.bytes).map_err(|_| too_big(&l.page))?;
+    out.clear();
+    if l.page.stored == l.page.bytes {
+        out.extend_from_slice(&l.data);
+    } else {
+        compression::decompress_reusing(&l.data, expected, out, false)?;
+    }
+    std::hint::black_box(&out);
+    Ok(())
+}
+
+fn too_big(p: &StoredPage) -> Error {
+    Error::corrupt("RNTuple page", p.offset, "page larger than memory")
+}
