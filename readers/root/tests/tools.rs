@@ -5,7 +5,7 @@ mod util;
 
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 fn tool(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_root-tool"))
@@ -440,6 +440,68 @@ fn readspeed_reports() {
     assert!(!ok && err.contains("zz"), "{err}");
     let (ok, _, _) = tool(&["readspeed", "--files", &f, "--trees", "t"]);
     assert!(!ok);
+}
+
+/// Splits CSV text (RFC 4180: quoted cells, doubled quotes) into rows of cells.
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let (mut rows, mut row, mut cell) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            (true, '"') | (false, '"') => quoted = !quoted,
+            (false, ',') => row.push(std::mem::take(&mut cell)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            _ => cell.push(c),
+        }
+    }
+    rows
+}
+
+/// An RNTuple dumped as CSV holds what its JSON lines hold: a header of the field names, strings
+/// as their text, numbers and bools as in JSON, collections and records as their JSON text.
+#[test]
+fn rntuples_dump_as_csv() {
+    for name in ["rntuple_zstd.root", "rntuple_classes.root"] {
+        let f = fixture(name);
+        let (ok, jsonl, err) = tool(&["dump", &f, "events"]);
+        assert!(ok, "{err}");
+        let (ok, csv, err) = tool(&["dump", &f, "events", "--format", "csv"]);
+        assert!(ok, "{err}");
+        let rows = csv_rows(&csv);
+        let objects: Vec<Map<String, Value>> = jsonl
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), objects.len() + 1, "{name}");
+        let header = &rows[0];
+        let mut names = header.clone();
+        names.sort();
+        assert_eq!(
+            names,
+            objects[0].keys().cloned().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (row, object) in rows[1..].iter().zip(&objects) {
+            for (cell, key) in row.iter().zip(header) {
+                let want = &object[key];
+                match want {
+                    Value::String(text) => assert_eq!(cell, text, "{name} {key}"),
+                    _ => assert_eq!(
+                        &serde_json::from_str::<Value>(cell).unwrap(),
+                        want,
+                        "{name} {key}"
+                    ),
+                }
+            }
+        }
+    }
 }
 
 /// readspeed on an RNTuple: the same report, the fields' pages counted (decompressed) as the

@@ -186,7 +186,21 @@ enum SpeedFormat {
 }
 
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    match run(Cli::parse()) {
+        // A reader that stopped early (`dump ... | head`) is not a failure of the dump.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     // Scans hold the resident memory near the cache bound only if freed baskets go back to
     // the system (see root_reader::memory).
     root_reader::set_memory_release(root_reader::malloc_trim);

@@ -105,8 +105,8 @@ pub(crate) fn print(out: &mut impl Write, ntuples: &[Value]) -> Result<()> {
     Ok(())
 }
 
-/// `dump` of an RNTuple: one JSON object per entry, fields as `ls` names them; only the
-/// clusters holding the entry range are read.
+/// `dump` of an RNTuple: one JSON object per entry, fields as `ls` names them, or a CSV row
+/// under a header of their names; only the clusters holding the entry range are read.
 pub(crate) fn dump(
     path: &PathBuf,
     spec: &str,
@@ -114,9 +114,6 @@ pub(crate) fn dump(
     range: Option<&str>,
     format: DumpFormat,
 ) -> Result<()> {
-    if let DumpFormat::Csv = format {
-        bail!("RNTuples are dumped as --format jsonl only");
-    }
     let file = RootFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let nt = file
         .rntuple(spec)
@@ -150,21 +147,62 @@ pub(crate) fn dump(
         .iter()
         .map(|(n, _)| root_reader::json::quoted(n))
         .collect();
-    let mut line = String::new();
+    let csv = matches!(format, DumpFormat::Csv);
+    if csv {
+        let mut header = String::new();
+        for (k, (name, _)) in columns.iter().enumerate() {
+            if k > 0 {
+                header.push(',');
+            }
+            csv_quoted(&mut header, name);
+        }
+        writeln!(out, "{header}")?;
+    }
+    let (mut line, mut cell) = (String::new(), String::new());
     for j in 0..usize::try_from(stop - start)? {
         line.clear();
-        line.push('{');
+        if !csv {
+            line.push('{');
+        }
         for (k, (_, values)) in columns.iter().enumerate() {
             if k > 0 {
                 line.push(',');
             }
-            line.push_str(&keys[k]);
-            line.push(':');
-            root_reader::json::write_value(&mut line, values, j);
+            if csv {
+                csv_cell(&mut line, &mut cell, values, j);
+            } else {
+                line.push_str(&keys[k]);
+                line.push(':');
+                root_reader::json::write_value(&mut line, values, j);
+            }
         }
-        line.push('}');
+        if !csv {
+            line.push('}');
+        }
         writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// Entry `j` of `values` as one CSV cell (RFC 4180): a string as its text, a number or bool as
+/// in JSON, a collection or record as its JSON text; quoted when it holds a comma, quote or
+/// line break.
+fn csv_cell(line: &mut String, cell: &mut String, values: &Values, j: usize) {
+    cell.clear();
+    match values {
+        Values::Text(s) => cell.push_str(&s.get_str(j).unwrap_or_default()),
+        _ => root_reader::json::write_value(cell, values, j),
+    }
+    csv_quoted(line, cell);
+}
+
+fn csv_quoted(line: &mut String, text: &str) {
+    if text.contains([',', '"', '\n', '\r']) {
+        line.push('"');
+        line.push_str(&text.replace('"', "\"\""));
+        line.push('"');
+    } else {
+        line.push_str(text);
+    }
 }
