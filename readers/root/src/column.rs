@@ -155,8 +155,20 @@ impl Values {
             Self::F64(v) => v.len(),
             Self::Text(s) => s.len(),
             Self::Lists(l) => l.offsets.len().saturating_sub(1),
-            Self::Record(fields) => fields.first().map_or(0, |f| f.values.len() / f.len.max(1)),
+            // A member of no data (a class without data members) has no length of its own.
+            Self::Record(fields) => fields
+                .iter()
+                .find(|f| !f.values.is_lengthless())
+                .map_or(0, |f| f.values.len() / f.len.max(1)),
         }
+    }
+
+    /// Whether these are records with no data at all (of a class without data members, or
+    /// whose members are all such records): they hold no length of their own, and count as
+    /// many entries or items as their context says.
+    #[must_use]
+    pub fn is_lengthless(&self) -> bool {
+        matches!(self, Self::Record(fields) if fields.iter().all(|f| f.values.is_lengthless()))
     }
 
     /// Whether there are no items.

@@ -210,6 +210,26 @@ impl RNTuple {
                 list.push(u32::try_from(id).unwrap_or(u32::MAX));
             }
         }
+        // A projected field reads the physical columns its alias columns name, as if its own:
+        // one representation, in the order the aliases are listed.
+        for &(physical, field) in header.schema.aliases.iter().chain(&footer.extension.aliases) {
+            let reps = representations
+                .get_mut(field as usize)
+                .filter(|_| (physical as usize) < columns.len())
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        "RNTuple header",
+                        0,
+                        format!("alias column of field {field} names column {physical}"),
+                    )
+                })?;
+            if reps.is_empty() {
+                reps.push(Vec::new());
+            }
+            if let Some(list) = reps.first_mut() {
+                list.push(physical);
+            }
+        }
         Ok(Self {
             file,
             name,
@@ -363,7 +383,7 @@ impl RNTuple {
     pub fn read_field(&self, path: &str) -> Result<Values> {
         let id = self.field_id(path)?;
         let values = self.read_clusters(id, path)?;
-        if self.is_per_entry(id) && values.len() as u64 != self.entries {
+        if self.is_per_entry(id) && values.len() as u64 != self.entries && !values.is_lengthless() {
             return Err(Error::corrupt(
                 "RNTuple column",
                 0,
@@ -417,7 +437,7 @@ impl RNTuple {
             .map(|c| c.entries)
             .sum();
         let values = self.read_id(id, path, &span, 0)?;
-        if values.len() as u64 != expected {
+        if values.len() as u64 != expected && !values.is_lengthless() {
             return Err(Error::corrupt(
                 "RNTuple column",
                 0,
@@ -544,7 +564,9 @@ impl RNTuple {
             return Err(self.unsupported(path, format!("nested deeper than {MAX_DEPTH}")));
         }
         let ty = &f.type_name;
-        if f.flags & FIELD_PROJECTED != 0 {
+        // A cardinality is computed from the offsets it projects; any other projected field
+        // reads its source's columns as its own (`columns_of`).
+        if f.flags & FIELD_PROJECTED != 0 && ty.starts_with("ROOT::RNTupleCardinality<") {
             return self.read_projection(id, ty, path, span);
         }
         let kids = self.subfields(id);
@@ -559,12 +581,15 @@ impl RNTuple {
                 Some(t) => self.read_leaf(id, path, span, t),
                 None => Err(self.unsupported(path, format!("type {ty}"))),
             },
-            Role::Collection if is_list(ty) && kids.len() == 1 => {
+            // Any collection by its role (std::vector, RVec, sets, maps, optional, unique_ptr,
+            // and a class read through its collection proxy, as ATLAS's DataVector): offsets
+            // and the items of its one subfield.
+            Role::Collection if kids.len() == 1 => {
                 let offsets = self.read_offsets(id, path, span)?;
                 let child = kids.first().copied().unwrap_or_default();
                 let child_path = format!("{path}.{}", self.field_name(child));
                 let items = self.read_id(child, &child_path, span, depth + 1)?;
-                if offsets.last().copied() != Some(items.len() as u64) {
+                if offsets.last().copied() != Some(items.len() as u64) && !items.is_lengthless() {
                     return Err(Error::corrupt(
                         "RNTuple column",
                         0,
@@ -577,6 +602,11 @@ impl RNTuple {
                 }
                 Ok(Values::Lists(Box::new(Lists { offsets, items })))
             }
+            // A class without data members (an interface, an empty struct): a record of no
+            // members, of any length.
+            Role::Record if kids.is_empty() && self.columns_of(id).is_empty() => {
+                Ok(Values::Record(Vec::new()))
+            }
             Role::Record if !kids.is_empty() && self.columns_of(id).is_empty() => {
                 let mut members = Vec::with_capacity(kids.len());
                 for &k in kids {
@@ -588,8 +618,10 @@ impl RNTuple {
                         values,
                     });
                 }
-                let n = members.first().map(|m| m.values.len());
-                if members.iter().any(|m| Some(m.values.len()) != n) {
+                // Members without data (lengthless) take the record's length.
+                let sized = || members.iter().filter(|m| !m.values.is_lengthless());
+                let n = sized().next().map(|m| m.values.len());
+                if sized().any(|m| Some(m.values.len()) != n) {
                     return Err(Error::corrupt(
                         "RNTuple column",
                         0,
@@ -613,8 +645,8 @@ impl RNTuple {
         }
     }
 
-    /// A projected field. Only `ROOT::RNTupleCardinality<std::uint32_t|std::uint64_t>` is
-    /// read: the sizes of the collection whose offset column its alias column names.
+    /// A projected `ROOT::RNTupleCardinality<std::uint32_t|std::uint64_t>`: the sizes of the
+    /// collection whose offset column its alias column names.
     fn read_projection(&self, id: u32, ty: &str, path: &str, span: &Span) -> Result<Values> {
         let wide = match ty {
             "ROOT::RNTupleCardinality<std::uint64_t>" => true,
@@ -937,31 +969,6 @@ fn leaf_type(name: &str) -> Option<LeafType> {
     })
 }
 
-/// Whether a collection type is one read as a list: every collection of the format has one
-/// on-disk form (an offset column and a subfield `_0`); sets and maps are lists of their
-/// items (of `std::pair` records for maps), `std::optional` and `std::unique_ptr` lists of
-/// zero or one item, untyped collections lists.
-fn is_list(name: &str) -> bool {
-    const LISTS: [&str; 13] = [
-        "std::vector<",
-        "ROOT::VecOps::RVec<",
-        "ROOT::RVec<",
-        "std::set<",
-        "std::unordered_set<",
-        "std::multiset<",
-        "std::unordered_multiset<",
-        "std::map<",
-        "std::unordered_map<",
-        "std::multimap<",
-        "std::unordered_multimap<",
-        "std::optional<",
-        "std::unique_ptr<",
-    ];
-    name.is_empty()
-        || LISTS
-            .iter()
-            .any(|p| name.starts_with(p) && name.ends_with('>'))
-}
 
 #[cfg(test)]
 mod tests {
@@ -974,13 +981,5 @@ mod tests {
         assert_eq!(leaf_type("char"), Some(LeafType::I8));
         assert_eq!(leaf_type("std::byte"), None);
         assert_eq!(leaf_type("Double32_t"), None);
-        assert!(is_list("std::vector<std::vector<float>>"));
-        assert!(is_list("ROOT::VecOps::RVec<double>"));
-        assert!(is_list("ROOT::RVec<double>"));
-        assert!(is_list("std::set<std::int32_t>"));
-        assert!(is_list("std::optional<float>"));
-        assert!(is_list(""));
-        assert!(!is_list("MyCollection<float>"));
-        assert!(!is_list("std::vector<float"));
     }
 }

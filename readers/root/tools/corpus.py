@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Surveys root-tool against uproot on a corpus of ROOT files with TTrees.
+"""Surveys root-tool against uproot on a corpus of ROOT files with TTrees and RNTuples.
 
   readers/root/tools/corpus.py --root-tool target/release/root-tool --out survey.json DIR...
 
@@ -12,8 +12,15 @@ branch is one leaf of numbers, ROOT itself (PyROOT, TLeaf::GetValue) decides: "e
 (uproot differs)" (uproot unpacks ranged Double32_t with another rounding, for one). Prints a summary and writes
 every file's and branch's outcome to `--out`, so a change in the reader shows up file by file.
 
-Needs uproot (tools/requirements.txt). Files uproot cannot open, and RNTuple-only files, are not
-counted: the measure is "what uproot reads, do we read it, and the same".
+RNTuples are surveyed the same way, apart: for every RNTuple uproot opens, every top-level field
+uproot reads (`ntuple[field].array()`, as Python lists) against `root-tool dump FILE NTUPLE
+--branches FIELD` (records compared member by member in order, floats as the same binary value
+or, where uproot widened an f32, as that f32).
+
+Every line `dump` writes, of trees and RNTuples, is also checked to hold no key twice.
+
+Needs uproot (tools/requirements.txt). Files uproot cannot open are not counted: the measure is
+"what uproot reads, do we read it, and the same".
 """
 
 import argparse
@@ -151,6 +158,160 @@ def uproot_branches(tree):
     return read, failed
 
 
+def parse_line(line, repeated):
+    """One dumped JSON object; a key it holds twice is counted in `repeated` (a list)."""
+
+    def pairs(items):
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            repeated.append(sorted({k for k in keys if keys.count(k) > 1}))
+        return dict(items)
+
+    return json.loads(line, object_pairs_hook=pairs)
+
+
+def rntuples_of(f):
+    """(path without cycle, key) of every RNTuple in the file, highest cycle of each name."""
+    out = {}
+    for key, classname in f.classnames(recursive=True).items():
+        if classname == "ROOT::RNTuple":
+            path = key.rsplit(";", 1)[0]
+            cycle = int(key.rsplit(";", 1)[1]) if ";" in key else 1
+            if path not in out or out[path][0] < cycle:
+                out[path] = (cycle, key)
+    return [(path, key) for path, (_, key) in sorted(out.items())]
+
+
+def members(record):
+    """A record of root-tool's with the members of its base classes (`:_0`, `:_1`, ...) taken
+    in, as uproot gives them."""
+    out = {}
+    for k, v in record.items():
+        if k.startswith(":") and isinstance(v, dict):
+            out.update(members(v))
+        else:
+            out[k] = v
+    return out
+
+
+def variant_shaped(ours):
+    """Whether `ours` is root-tool's `std::variant`: a record of lists `_0`.. `_{n-1}`, at most
+    one item in all."""
+    return (
+        isinstance(ours, dict)
+        and bool(ours)
+        and list(ours) == [f"_{i}" for i in range(len(ours))]
+        and all(isinstance(v, list) for v in ours.values())
+        and sum(len(v) for v in ours.values()) <= 1
+    )
+
+
+def variant_value(ours):
+    """The value a variant holds, as uproot gives it (None: no value)."""
+    held = [v for v in ours.values() if v]
+    return held[0][0] if held else None
+
+
+def same_members(ours, theirs, variants):
+    """Records whose member names differ only as uproot names the members of a base class met
+    twice (`Child::x` beside `x`, diamond inheritance): member by member under the bare name,
+    in order."""
+    def by_name(items):
+        out = {}
+        for k, v in items:
+            out.setdefault(k.split("::")[-1], []).append(v)
+        return out
+
+    def leaves(record):
+        for k, v in record.items():
+            if k.startswith(":") and isinstance(v, dict):
+                yield from leaves(v)
+            else:
+                yield k, v
+
+    a, b = by_name(leaves(ours)), by_name(theirs.items())
+    if set(a) != set(b) or any(len(a[k]) != len(b[k]) for k in a):
+        return False
+    return all(
+        any(same_fields(x, y, variants) for y in b[k]) for k in a for x in a[k]
+    )
+
+
+def same_fields(ours, theirs, variants=False):
+    """An RNTuple value of root-tool's against uproot's: records by member name, base classes'
+    members taken in; `std::pair`/`std::tuple` records against uproot's tuples in order; with
+    `variants` (the field's type holds a std::variant), a variant against the value it holds;
+    floats as in `same`."""
+    if variants and variant_shaped(ours):
+        ours = variant_value(ours)
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        flat = members(ours)
+        if set(flat) == set(theirs):
+            return all(same_fields(flat[k], theirs[k], variants) for k in flat)
+        return same_members(ours, theirs, variants)
+    if isinstance(ours, dict) and isinstance(theirs, tuple):
+        # A pair or tuple, or a class without data (base classes of none: uproot's `()`).
+        flat = members(ours)
+        return len(flat) == len(theirs) and all(
+            same_fields(a, b, variants) for a, b in zip(flat.values(), theirs)
+        )
+    if isinstance(ours, list) and isinstance(theirs, (list, tuple)):
+        return len(ours) == len(theirs) and all(same_fields(a, b, variants) for a, b in zip(ours, theirs))
+    if isinstance(theirs, (dict, list, tuple)) or isinstance(ours, (dict, list)):
+        return False
+    if isinstance(theirs, float) and not math.isfinite(theirs):
+        return ours is None or (isinstance(ours, float) and math.isnan(ours) and math.isnan(theirs))
+    if isinstance(theirs, bool) or isinstance(ours, bool):
+        return ours == theirs
+    return same(ours, theirs, False)
+
+
+def survey_rntuples(path, root_tool, repeated):
+    """Every top-level field uproot reads of every RNTuple in the file: equal, different, or
+    missing (with root-tool's error)."""
+    try:
+        f = uproot.open(path)
+        ntuples = rntuples_of(f)
+    except Exception as e:
+        return {"file": path, "uproot": f"cannot open: {type(e).__name__}: {e}"[:300]}
+    if not ntuples:
+        return None
+    result = {"file": path, "rntuples": []}
+    code, out, err = run([root_tool, "ls", path, "--format", "json"])
+    result["opens"] = code == 0
+    if code != 0:
+        result["error"] = err.strip().splitlines()[-1][:400] if err.strip() else f"exit {code}"
+    types = {}
+    for n in json.loads(out).get("rntuples", []) if code == 0 else []:
+        for field in n.get("fields", []):
+            types[(n.get("path", n.get("name")), field["name"])] = field.get("type", "")
+    for path_in_file, key in ntuples:
+        nt = f[key]
+        entry = {"rntuple": path_in_file, "entries": int(nt.num_entries), "fields": {}}
+        for name in nt.keys(recursive=False):
+            try:
+                theirs = nt[name].array().to_list()[:MAX_ENTRIES]
+            except Exception as e:
+                entry.setdefault("uproot_failed", {})[name] = f"{type(e).__name__}: {e}"[:200]
+                continue
+            stop = min(MAX_ENTRIES, int(nt.num_entries))
+            c2, out2, err2 = run(
+                [root_tool, "dump", path, path_in_file, "--branches", name, "--entries", f":{stop}"]
+            )
+            if c2 != 0:
+                reason = err2.strip().splitlines()[-1] if err2.strip() else f"exit {c2}"
+                entry["fields"][name] = "missing: " + reason[:300]
+                continue
+            ours = [parse_line(line, repeated)[name] for line in out2.splitlines() if line.strip()]
+            variants = "std::variant<" in types.get((path_in_file, name), "")
+            ok = len(ours) == len(theirs) and all(
+                same_fields(a, b, variants) for a, b in zip(ours, theirs)
+            )
+            entry["fields"][name] = "equal" if ok else "DIFFERENT"
+        result["rntuples"].append(entry)
+    return result
+
+
 def run(cmd):
     env = dict(os.environ, RUST_BACKTRACE="0")
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
@@ -197,7 +358,7 @@ def root_says_equal(path, tree_path, name, ours):
     return all(same(a, b, False) for a, b in zip(ours, theirs)) and len(ours) == len(theirs)
 
 
-def survey_file(path, root_tool):
+def survey_file(path, root_tool, repeated):
     try:
         f = uproot.open(path)
         trees = trees_of(f)
@@ -231,7 +392,7 @@ def survey_file(path, root_tool):
                     [root_tool, "dump", path, path_in_file, "--entries", f":{stop}", "--format", "jsonl"]
                 )
             if c2 == 0:
-                rows = [json.loads(line) for line in out2.splitlines() if line.strip()]
+                rows = [parse_line(line, repeated) for line in out2.splitlines() if line.strip()]
                 for name in theirs:
                     column = ours_columns.get((path_in_file, name))
                     if rows and column in rows[0]:
@@ -269,10 +430,13 @@ def main():
     files = sorted(
         os.path.join(d, n) for top in args.dirs for d, _, names in os.walk(top) for n in names if n.endswith(".root")
     )
-    results = []
+    results, rntuple_results, repeated = [], [], []
     for i, path in enumerate(files, 1):
         print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
-        results.append(survey_file(path, args.root_tool))
+        results.append(survey_file(path, args.root_tool, repeated))
+        found = survey_rntuples(path, args.root_tool, repeated)
+        if found is not None:
+            rntuple_results.append(found)
     with_trees = [r for r in results if "trees" in r]
     opened = [r for r in with_trees if r.get("opens")]
     statuses = [s for r in with_trees for t in r["trees"] for s in t["branches"].values()]
@@ -300,8 +464,34 @@ def main():
         if s.startswith("missing"):
             k = s[:80]
             summary["missing_kinds"][k] = summary["missing_kinds"].get(k, 0) + 1
+    summary["dumped_objects_with_a_repeated_key"] = len(repeated)
+    summary["repeated_keys"] = repeated[:20]
+    # RNTuples: files holding one (and no TTree: the corpus's RNTuple-only files), fields.
+    with_ntuples = [r for r in rntuple_results if "rntuples" in r]
+    only = [r for r in with_ntuples if not any(x["file"] == r["file"] and "trees" in x for x in results)]
+    fields = [(r["file"], s) for r in with_ntuples for n in r["rntuples"] for s in n["fields"].values()]
+    def read_equal(r):
+        return r.get("opens") and all(s == "equal" for n in r["rntuples"] for s in n["fields"].values())
+
+    fully_read = [r for r in only if read_equal(r)]
+    summary["rntuple"] = {
+        "files_with_rntuples": len(with_ntuples),
+        "rntuple_only_files": len(only),
+        "rntuple_only_files_read_equal": len(fully_read),
+        "files_with_rntuples_read_equal": sum(1 for r in with_ntuples if read_equal(r)),
+        "files_uproot_cannot_open": sum(1 for r in rntuple_results if "uproot" in r),
+        "fields_uproot_reads": len(fields),
+        "fields_equal": sum(1 for _, s in fields if s == "equal"),
+        "fields_different": sum(1 for _, s in fields if s == "DIFFERENT"),
+        "fields_missing": {},
+    }
+    for _, s in fields:
+        if s.startswith("missing"):
+            # By what is not supported (the type), not by field.
+            k = s.split("is not supported: ", 1)[-1][:100]
+            summary["rntuple"]["fields_missing"][k] = summary["rntuple"]["fields_missing"].get(k, 0) + 1
     with open(args.out, "w") as out:
-        json.dump({"summary": summary, "files": results}, out, indent=1)
+        json.dump({"summary": summary, "files": results, "rntuple_files": rntuple_results}, out, indent=1)
     print(json.dumps(summary, indent=1))
 
 
