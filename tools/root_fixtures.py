@@ -86,6 +86,11 @@ Fixtures (all written by ROOT 6.40 from the pinned venv, tools/requirements.txt)
                    vectors before); clusters of 30 entries
   rntuple_empty.root
                    the fields of rntuple_*.root and no entries
+  rntuple_projections.root
+                   projected fields of type ROOT::RVec<float> (alias columns) onto the items of
+                   a std::vector<float> and onto the member `x` of a std::vector<RntPoint>, as
+                   CMS's RNTupleImporter writes NanoAOD; a class without data members
+                   (RntEmpty) alone and in a vector; clusters of 30 entries
   RNTuples are recorded as ROOT's RNTupleReader reads them back, one RNTupleView per top-level
   field: {"ntuples": {"events": {"entries": N, "fields": {NAME: {"type": T, "values": [...]}}}}}
   with numbers, strings (UTF-8), lists and records ({"_0": ..., "_1": ...}) as JSON values
@@ -1187,6 +1192,35 @@ void write_rntuple_classes(const char *path, int entries) {
   }
 }
 
+// kind 4 (needs RNTUPLE_CLASSES compiled): projected fields of any type, as CMS's
+// RNTupleImporter writes NanoAOD (a RVec<float> projected onto a vector's items and onto a
+// member of a vector of records), and classes without data members, alone and in a vector.
+void write_rntuple_projections(const char *path, int entries) {
+  auto model = ROOT::RNTupleModel::Create();
+  auto jets = model->MakeField<std::vector<float>>("jets");
+  auto points = model->MakeField<std::vector<RntPoint>>("points");
+  model->MakeField<RntEmpty>("nothing");
+  auto nothings = model->MakeField<std::vector<RntEmpty>>("nothings");
+  model->AddProjectedField(std::make_unique<ROOT::RField<ROOT::RVec<float>>>("jet_pt"),
+      [](const std::string &name) { return name == "jet_pt" ? std::string("jets") : std::string("jets._0"); });
+  model->AddProjectedField(std::make_unique<ROOT::RField<ROOT::RVec<float>>>("point_x"),
+      [](const std::string &name) { return name == "point_x" ? std::string("points") : std::string("points._0.x"); });
+  ROOT::RNTupleWriteOptions opts;
+  opts.SetCompression(505);
+  opts.SetInitialUnzippedPageSize(16);
+  opts.SetMaxUnzippedPageSize(128);
+  auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "events", path, opts);
+  for (int i = 0; i < entries; ++i) {
+    jets->clear();
+    for (int k = 0; k < i % 4; ++k) jets->push_back(i * 0.5f + k);
+    points->clear();
+    for (int k = 0; k < i % 3; ++k) { RntPoint p; p.x = i + k * 0.25f; p.y = -k; points->push_back(p); }
+    nothings->assign(i % 2, RntEmpty());
+    writer->Fill();
+    if (i == 29 || i == 59 || i == 89) writer->CommitCluster();
+  }
+}
+
 }  // namespace fixtures
 """
 
@@ -1198,15 +1232,20 @@ struct RntBase { std::int32_t tag = 0; };
 enum class RntColor : std::int16_t { kRed = 1, kGreen = 2, kBlue = 4 };
 struct RntHit : public RntBase { float e = 0; std::vector<std::int16_t> ids; float p[3] = {0, 0, 0}; };
 struct RntEvent { double w = 0; RntHit lead; std::vector<RntHit> hits; std::string label; RntColor color = RntColor::kRed; };
+struct RntPoint { float x = 0; float y = 0; };
+struct RntEmpty {};
 """
 
 
 def write_rntuple(path, setting, kind, entries=RNTUPLE_ENTRIES):
-    if kind == 3:
+    if kind in (3, 4):
         ROOT = compiled(RNTUPLE_CLASSES, "RntClasses")
         ROOT.gInterpreter.Declare(RNTUPLE_WRITER)
         ROOT.gInterpreter.Declare(RNTUPLE_CLASSES_WRITER)
-        ROOT.fixtures.write_rntuple_classes(path, entries)
+        if kind == 3:
+            ROOT.fixtures.write_rntuple_classes(path, entries)
+        else:
+            ROOT.fixtures.write_rntuple_projections(path, entries)
         return
     ROOT = root()
     ROOT.gInterpreter.Declare(RNTUPLE_WRITER)
@@ -1334,8 +1373,10 @@ def read_rntuple(path):
     """Every top-level field of the RNTuple `events` as ROOT's RNTupleReader reads it back, each
     entry through an RNTupleView of the field's own type; a variant as a record of lists, one
     per alternative, holding the value in the list of the alternative it is. Projected
-    fields (which this reader does not read) are recorded as {"type": T} without values."""
-    ROOT = compiled(RNTUPLE_CLASSES, "RntClasses") if path.endswith("rntuple_classes.root") else root()
+    fields are read through views as the others; streamer fields are recorded as {"type": T}
+    without values."""
+    with_classes = path.endswith(("rntuple_classes.root", "rntuple_projections.root"))
+    ROOT = compiled(RNTUPLE_CLASSES, "RntClasses") if with_classes else root()
     reader = ROOT.RNTupleReader.Open("events", path)
     desc = reader.GetDescriptor()
     n = int(reader.GetNEntries())
@@ -1388,6 +1429,8 @@ def main():
             write_rntuple(path, 505, 1)
         elif kind == "rntuple_classes":
             write_rntuple(path, 505, 3)
+        elif kind == "rntuple_projections":
+            write_rntuple(path, 505, 4)
         elif kind == "rntuple_empty":
             write_rntuple(path, 505, 0, entries=0)
         elif kind.startswith("rntuple_"):
@@ -1415,7 +1458,7 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "readers", "root", "tests", "fixtures")
     os.makedirs(out, exist_ok=True)
     names = [f"types_{a}" for a in ALGOS] + ["structure", "embedded", "multiblock", "split", "objects", "versions", "paths"]
-    names += [f"rntuple_{a}" for a in ALGOS] + ["rntuple_encodings", "rntuple_classes", "rntuple_empty"]
+    names += [f"rntuple_{a}" for a in ALGOS] + ["rntuple_encodings", "rntuple_classes", "rntuple_empty", "rntuple_projections"]
     only = os.environ.get("ROOT_FIXTURES")
     if only:
         names = [n for n in names if n in only.split(",")]

@@ -212,7 +212,12 @@ impl RNTuple {
         }
         // A projected field reads the physical columns its alias columns name, as if its own:
         // one representation, in the order the aliases are listed.
-        for &(physical, field) in header.schema.aliases.iter().chain(&footer.extension.aliases) {
+        for &(physical, field) in header
+            .schema
+            .aliases
+            .iter()
+            .chain(&footer.extension.aliases)
+        {
             let reps = representations
                 .get_mut(field as usize)
                 .filter(|_| (physical as usize) < columns.len())
@@ -968,7 +973,6 @@ fn leaf_type(name: &str) -> Option<LeafType> {
         _ => return None,
     })
 }
-
 
 #[cfg(test)]
 mod tests {

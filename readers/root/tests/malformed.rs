@@ -281,7 +281,7 @@ fn readspeed_on_damaged_files_errs_and_never_panics() {
 
 // --- RNTuple ----------------------------------------------------------------------------------
 
-const RNTUPLES: [&str; 8] = [
+const RNTUPLES: [&str; 9] = [
     "rntuple_zlib.root",
     "rntuple_zstd.root",
     "rntuple_lz4.root",
@@ -290,6 +290,7 @@ const RNTUPLES: [&str; 8] = [
     "rntuple_encodings.root",
     "rntuple_classes.root",
     "rntuple_empty.root",
+    "rntuple_projections.root",
 ];
 
 /// Opens every RNTuple and reads every field; returns the first error (other than a field type

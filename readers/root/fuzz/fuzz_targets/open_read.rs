@@ -1,4 +1,5 @@
-//! Open + list + read every branch of arbitrary bytes: must never panic, hang or over-allocate.
+//! Open + list + read every branch and every RNTuple field of arbitrary bytes: must never
+//! panic, hang or over-allocate.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,6 +9,19 @@ fuzz_target!(|data: &[u8]| {
     let Ok(file) = RootFile::from_bytes(data.to_vec()) else {
         return;
     };
+    if let Ok(ntuples) = file.rntuples() {
+        for entry in ntuples {
+            let Ok(ntuple) = file.rntuple(&format!("{};{}", entry.path, entry.key.cycle)) else {
+                continue;
+            };
+            let n = ntuple.entries();
+            for field in ntuple.fields() {
+                let _ = ntuple.read_field(&field.name);
+                let _ = ntuple.read_field_range(&field.name, n / 3, n / 2);
+                let _ = ntuple.stored_pages(&field.name);
+            }
+        }
+    }
     let Ok(trees) = file.trees() else { return };
     for entry in trees {
         let Ok(tree) = file.tree(&format!("{};{}", entry.path, entry.key.cycle)) else {
