@@ -386,8 +386,27 @@ impl RNTuple {
     /// Unknown fields, unsupported types or encodings ([`Error::UnsupportedField`]), corrupt
     /// or truncated pages, checksum mismatches.
     pub fn read_field(&self, path: &str) -> Result<Values> {
+        self.read_whole(path, false)
+    }
+
+    /// [`RNTuple::read_field`] with runs of neighbouring clusters read at once on the rayon
+    /// pool it runs on (the global pool, or one the caller installs), each decompressed and
+    /// decoded on its own and joined in order. Pays on files of several large clusters and
+    /// idle cores; the joining copies the values once more.
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_field`].
+    pub fn read_field_parallel(&self, path: &str) -> Result<Values> {
+        self.read_whole(path, true)
+    }
+
+    fn read_whole(&self, path: &str, parallel: bool) -> Result<Values> {
         let id = self.field_id(path)?;
-        let values = self.read_clusters(id, path)?;
+        let values = if parallel {
+            self.read_clusters(id, path)?
+        } else {
+            self.read_id(id, path, &(0..self.clusters.len()), 0)?
+        };
         if self.is_per_entry(id) && values.len() as u64 != self.entries && !values.is_lengthless() {
             return Err(Error::corrupt(
                 "RNTuple column",
@@ -462,11 +481,9 @@ impl RNTuple {
         })
     }
 
-    /// Field `id` over every cluster. On a rayon pool of several threads (the global pool,
-    /// or the one a caller installs), runs of neighbouring clusters are read at once, each
-    /// decompressed and decoded on its own, and joined in order. A field with columns added
-    /// after the first entries is read in one pass: its leading zeros are only known from the
-    /// first cluster that lists it.
+    /// Field `id` over every cluster, runs of neighbouring clusters at once on a rayon pool of
+    /// several threads. A field with columns added after the first entries is read in one
+    /// pass: its leading zeros are only known from the first cluster that lists it.
     fn read_clusters(&self, id: u32, path: &str) -> Result<Values> {
         let all = 0..self.clusters.len();
         let threads = rayon::current_num_threads();

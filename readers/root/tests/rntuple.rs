@@ -252,8 +252,13 @@ fn clusters_read_on_several_threads_equal_one_thread() {
         let nt = file.rntuple("events").unwrap();
         assert!(nt.clusters().len() > 1, "{name}");
         for field in nt.fields() {
-            let alone = one.install(|| nt.read_field(&field.name));
-            let together = four.install(|| nt.read_field(&field.name));
+            let alone = one.install(|| nt.read_field_parallel(&field.name));
+            let together = four.install(|| nt.read_field_parallel(&field.name));
+            match (&alone, nt.read_field(&field.name)) {
+                (Ok(a), Ok(b)) => assert_eq!(a, &b, "{name} {}", field.name),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{name} {}: {a:?} against {b:?}", field.name),
+            }
             match (alone, together) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b, "{name} {}", field.name),
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),

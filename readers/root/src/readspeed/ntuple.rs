@@ -4,8 +4,8 @@
 //! page lists, checksums verified), resolve the fields, list their pages; for
 //! [`Mode::DecompressOnly`] also load every page's bytes into memory.
 //! Timed, [`Mode::Full`]: read each field whole as an analysis does ([`RNTuple::read_field`]:
-//! every page read, checksummed, decompressed and decoded into typed values, runs of clusters
-//! at once on `threads` threads). [`Mode::DecompressOnly`], the codec's ceiling: only the
+//! every page read, checksummed, decompressed and decoded into typed values; with several
+//! `threads`, [`RNTuple::read_field_parallel`], runs of clusters at once). [`Mode::DecompressOnly`], the codec's ceiling: only the
 //! preloaded pages' decompression, spread over the same threads, one reused buffer per thread.
 //! Uncompressed bytes are the fields' pages decompressed (what ROOT's page sizes count).
 
@@ -112,7 +112,12 @@ pub(super) fn run(
                 .try_for_each_init(Vec::new, |out, l| decompress(l, out))
         } else {
             for (ntuple, field) in &reads {
-                std::hint::black_box(ntuple.read_field(field)?);
+                let values = if threads > 1 {
+                    ntuple.read_field_parallel(field)?
+                } else {
+                    ntuple.read_field(field)?
+                };
+                std::hint::black_box(values);
             }
             Ok(())
         }

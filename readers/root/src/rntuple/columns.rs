@@ -96,7 +96,8 @@ impl RNTuple {
             rep.iter()
                 .all(|&c| c as usize >= self.header.schema.columns.len())
         };
-        let mut buf = Vec::new();
+        // Reused for every page: the stored bytes, and the page decompressed.
+        let (mut raw, mut buf) = (Vec::new(), Vec::new());
         let mut next = None;
         let mut synthetic = 0u64;
         let clusters = self.clusters.get(span.clone()).unwrap_or_default();
@@ -180,7 +181,7 @@ impl RNTuple {
                 }
             }
             for page in &range.pages {
-                self.read_page(col, page, path, &mut buf)?;
+                self.read_page(col, page, path, &mut raw, &mut buf)?;
                 f(ci, col, &buf, page.elements as usize)?;
             }
             next = Some(range.first_element.saturating_add(range.elements()));
@@ -214,12 +215,13 @@ impl RNTuple {
         Ok(())
     }
 
-    /// Reads, checks and decompresses one page into `out`.
+    /// Reads one page's stored bytes into `raw`, checks them and decompresses them into `out`.
     pub(super) fn read_page(
         &self,
         col: &ColumnDesc,
         page: &PageDesc,
         path: &str,
+        raw: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) -> Result<()> {
         let kind = col
@@ -258,10 +260,9 @@ impl RNTuple {
                 need: loc.size,
                 have: self.file.len(),
             })?;
-        let raw = self
-            .file
+        self.file
             .source()
-            .read("RNTuple page", loc.offset, with_sum)?;
+            .read_into("RNTuple page", loc.offset, with_sum, raw)?;
         let (data, tail) = raw.split_at(stored);
         if page.checksum {
             let mut a = [0u8; 8];

@@ -242,27 +242,82 @@ pub(crate) fn decode_words<W: Word, T>(
     out.reserve(n);
     match layout {
         Layout::Plain => out.extend(page.chunks_exact(W::SIZE).map(|c| map(W::from_le(c)))),
-        Layout::Split | Layout::SplitZigzag | Layout::SplitDelta => {
-            let mut buf = [0u8; 8];
+        Layout::Split => unsplit(page, n, out, map)?,
+        Layout::SplitZigzag => unsplit(page, n, out, |w: W| map(w.zigzag()))?,
+        Layout::SplitDelta => {
             let mut prev = W::default();
-            for i in 0..n {
-                for (k, b) in buf.iter_mut().take(W::SIZE).enumerate() {
-                    *b = page.get(k * n + i).copied().unwrap_or_default();
-                }
-                let w = W::from_le(buf.get(..W::SIZE).unwrap_or_default());
-                let w = match layout {
-                    Layout::SplitZigzag => w.zigzag(),
-                    Layout::SplitDelta => {
-                        prev = if i == 0 { w } else { prev.wrapping_add(w) };
-                        prev
-                    }
-                    _ => w,
-                };
-                out.push(map(w));
-            }
+            unsplit(page, n, out, |w: W| {
+                prev = prev.wrapping_add(w);
+                map(prev)
+            })?;
         }
     }
     Ok(())
+}
+
+/// Appends the `n` words of a split page (byte k of word i at `k * n + i`), each through
+/// `f`: the byte streams zipped, so that the loop reads each in order without bounds checks.
+fn unsplit<W: Word, T>(
+    page: &[u8],
+    n: usize,
+    out: &mut Vec<T>,
+    mut f: impl FnMut(W) -> T,
+) -> Result<()> {
+    let bad = || {
+        Error::corrupt(
+            "RNTuple page",
+            0,
+            format!("split page of {} bytes", page.len()),
+        )
+    };
+    let next = |rest| split_stream(rest, n).ok_or_else(bad);
+    match W::SIZE {
+        2 => {
+            let (a, b) = next(page)?;
+            out.extend(a.iter().zip(b).map(|(&x0, &x1)| f(W::from_le(&[x0, x1]))));
+        }
+        4 => {
+            let (a, rest) = next(page)?;
+            let (b, rest) = next(rest)?;
+            let (c, d) = next(rest)?;
+            out.extend(
+                a.iter()
+                    .zip(b)
+                    .zip(c)
+                    .zip(d)
+                    .map(|(((&x0, &x1), &x2), &x3)| f(W::from_le(&[x0, x1, x2, x3]))),
+            );
+        }
+        8 => {
+            let (a, rest) = next(page)?;
+            let (b, rest) = next(rest)?;
+            let (c, rest) = next(rest)?;
+            let (d, rest) = next(rest)?;
+            let (e, rest) = next(rest)?;
+            let (g, rest) = next(rest)?;
+            let (h, k) = next(rest)?;
+            out.extend(
+                a.iter()
+                    .zip(b)
+                    .zip(c)
+                    .zip(d)
+                    .zip(e)
+                    .zip(g)
+                    .zip(h)
+                    .zip(k)
+                    .map(|(((((((&x0, &x1), &x2), &x3), &x4), &x5), &x6), &x7)| {
+                        f(W::from_le(&[x0, x1, x2, x3, x4, x5, x6, x7]))
+                    }),
+            );
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
+}
+
+/// The first `n` bytes of `rest` (one byte stream of a split page) and the bytes after them.
+fn split_stream(rest: &[u8], n: usize) -> Option<(&[u8], &[u8])> {
+    rest.split_at_checked(n)
 }
 
 /// Appends the `n` booleans of a `Bit` page (`ceil(n / 8)` bytes, least significant bit first).
