@@ -56,7 +56,7 @@ use crate::types::{Element, LeafType};
 use rayon::prelude::*;
 
 mod columns;
-pub use columns::StoredPage;
+pub use columns::{PageUnit, StoredPage, UnitScratch};
 pub mod descriptor;
 pub mod encoding;
 mod envelope;

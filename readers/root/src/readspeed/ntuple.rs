@@ -3,9 +3,11 @@
 //! Setup (untimed, as for trees): open the files and their RNTuples (anchor, header, footer and
 //! page lists, checksums verified), resolve the fields, list their pages; for
 //! [`Mode::DecompressOnly`] also load every page's bytes into memory.
-//! Timed, [`Mode::Full`]: read each field whole as an analysis does ([`RNTuple::read_field`]:
-//! every page read, checksummed, decompressed and decoded into typed values; with several
-//! `threads`, [`RNTuple::read_field_parallel`], runs of clusters at once). [`Mode::DecompressOnly`], the codec's ceiling: only the
+//! Timed, [`Mode::Full`]: read the fields as an analysis reading them page by page does, and as
+//! ROOT's views and the TTree measurement do ([`RNTuple::read_unit`]): every page read,
+//! checksummed, decompressed and decoded into typed values in buffers each thread reuses,
+//! pages spread over `threads` threads (largest first), nothing kept. (`read_field`, which
+//! also keeps every value of a field in one column, pays for that memory besides.) [`Mode::DecompressOnly`], the codec's ceiling: only the
 //! preloaded pages' decompression, spread over the same threads, one reused buffer per thread.
 //! Uncompressed bytes are the fields' pages decompressed (what ROOT's page sizes count).
 
@@ -18,7 +20,7 @@ use super::{Config, Mode, Report, Selection};
 use crate::compression;
 use crate::error::{Error, Result};
 use crate::file::RootFile;
-use crate::rntuple::{RNTuple, StoredPage};
+use crate::rntuple::{PageUnit, RNTuple, StoredPage, UnitScratch};
 
 /// Whether `name` in the file at `path` is an RNTuple (then readspeed reads it as one).
 pub(super) fn is_rntuple(path: &PathBuf, name: &str) -> Result<bool> {
@@ -57,8 +59,7 @@ pub(super) fn run(
     }
     // Every (ntuple, field) read, and every page those reads read.
     let mut reads: Vec<(RNTuple, String)> = Vec::new();
-    let mut pages: Vec<StoredPage> = Vec::new();
-    let mut page_read: Vec<usize> = Vec::new();
+    let mut units: Vec<(usize, PageUnit)> = Vec::new();
     for (path, name) in pairs {
         let file = RootFile::open_with_cache(path, 0)?;
         let ntuple = file.rntuple(name)?;
@@ -67,20 +68,28 @@ pub(super) fn run(
             Selection::All => ntuple.fields().into_iter().map(|f| f.name).collect(),
         };
         for field in fields {
-            for p in ntuple.stored_pages(&field)? {
-                pages.push(p);
-                page_read.push(reads.len());
-            }
+            units.extend(
+                ntuple
+                    .page_units(&field)?
+                    .into_iter()
+                    .map(|u| (reads.len(), u)),
+            );
             reads.push((ntuple.clone(), field));
         }
     }
+    let threads = config.threads.max(1);
+    if threads > 1 {
+        // Longest first, so that the last page to start is a short one.
+        units.sort_by_key(|(_, u)| std::cmp::Reverse(u.stored().stored));
+    }
+    let pages: Vec<StoredPage> = units.iter().map(|(_, u)| u.stored()).collect();
     let uncompressed_bytes: u64 = pages.iter().map(|p| p.bytes).sum();
     let compressed_bytes: u64 = pages.iter().map(|p| p.stored).sum();
     let loaded: Vec<Loaded> = if config.mode == Mode::DecompressOnly {
         pages
             .iter()
-            .zip(&page_read)
-            .map(|(p, &k)| {
+            .zip(&units)
+            .map(|(p, &(k, _))| {
                 let stored = usize::try_from(p.stored).map_err(|_| too_big(p))?;
                 let data = reads[k]
                     .0
@@ -94,8 +103,7 @@ pub(super) fn run(
     } else {
         Vec::new()
     };
-    let threads = config.threads.max(1);
-    // Always a pool of exactly `threads`: the reader spreads clusters over the pool it runs on.
+    // A pool of exactly `threads` (1: the measurement stays on one thread).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -111,15 +119,13 @@ pub(super) fn run(
                 .par_iter()
                 .try_for_each_init(Vec::new, |out, l| decompress(l, out))
         } else {
-            for (ntuple, field) in &reads {
-                let values = if threads > 1 {
-                    ntuple.read_field_parallel(field)?
-                } else {
-                    ntuple.read_field(field)?
-                };
-                std::hint::black_box(values);
-            }
-            Ok(())
+            units
+                .par_iter()
+                .try_for_each_init(UnitScratch::default, |scratch, (k, unit)| {
+                    reads[*k].0.read_unit(unit, scratch)?;
+                    std::hint::black_box(&scratch);
+                    Ok(())
+                })
         }
     })?;
     let real_time_s = t0.elapsed().as_secs_f64();

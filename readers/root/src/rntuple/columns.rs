@@ -24,14 +24,54 @@ pub struct StoredPage {
     pub bytes: u64,
 }
 
+/// One page of a field's column as `readspeed` reads it on its own: read, checked,
+/// decompressed and decoded into reused buffers ([`RNTuple::read_unit`]).
+#[derive(Debug, Clone)]
+pub struct PageUnit {
+    col: ColumnDesc,
+    page: PageDesc,
+    /// The type the values decode into (that of the column's field), `None` for offsets,
+    /// characters and switches.
+    leaf: Option<LeafType>,
+}
+
+impl PageUnit {
+    /// Where the page lies and its sizes.
+    #[must_use]
+    pub fn stored(&self) -> StoredPage {
+        let bits = self
+            .col
+            .kind
+            .and_then(ColumnType::bits)
+            .unwrap_or(self.col.bits);
+        StoredPage {
+            offset: self.page.locator.offset,
+            stored: self.page.locator.size,
+            bytes: self
+                .col
+                .kind
+                .map_or(0, |k| k.page_bytes(u64::from(self.page.elements), bits)),
+        }
+    }
+}
+
+/// The buffers [`RNTuple::read_unit`] reuses from page to page (one set per thread).
+#[derive(Debug, Default)]
+pub struct UnitScratch {
+    raw: Vec<u8>,
+    page: Vec<u8>,
+    offsets: Vec<u64>,
+    bytes: Vec<u8>,
+    values: Option<Values>,
+}
+
 impl RNTuple {
-    /// Every page a read of field `path` reads, of every column of the field and the fields
-    /// below it, in the representation each cluster uses: what `root-tool readspeed` counts
-    /// and, for its decompress-only ceiling, loads.
+    /// Every page of every column of field `path` and the fields below it, in the
+    /// representation each cluster uses (projections: their source's pages).
     ///
     /// # Errors
     /// Unknown fields.
-    pub fn stored_pages(&self, path: &str) -> Result<Vec<StoredPage>> {
+    pub fn page_units(&self, path: &str) -> Result<Vec<PageUnit>> {
         let mut fields = vec![self.field_id(path)?];
         let mut next = 0;
         // Parents come before their subfields; a corrupt tree of fields cannot loop here.
@@ -41,13 +81,16 @@ impl RNTuple {
             }
             next += 1;
         }
-        let mut pages = Vec::new();
+        let mut units = Vec::new();
         for id in fields {
             for &c in self.columns_of(id).iter().flatten() {
                 let Some(col) = self.columns.get(c as usize) else {
                     continue;
                 };
-                let bits = col.kind.and_then(ColumnType::bits).unwrap_or(col.bits);
+                let leaf = self
+                    .fields
+                    .get(col.field as usize)
+                    .and_then(|f| super::leaf_type(&f.type_name));
                 for cluster in &self.clusters {
                     let Some(range) = cluster.columns.get(c as usize) else {
                         continue;
@@ -55,19 +98,66 @@ impl RNTuple {
                     if range.suppressed {
                         continue;
                     }
-                    pages.extend(range.pages.iter().map(|p| {
-                        StoredPage {
-                            offset: p.locator.offset,
-                            stored: p.locator.size,
-                            bytes: col
-                                .kind
-                                .map_or(0, |k| k.page_bytes(u64::from(p.elements), bits)),
-                        }
+                    units.extend(range.pages.iter().map(|p| PageUnit {
+                        col: col.clone(),
+                        page: p.clone(),
+                        leaf,
                     }));
                 }
             }
         }
-        Ok(pages)
+        Ok(units)
+    }
+
+    /// Every page a read of field `path` reads ([`RNTuple::page_units`]): what `root-tool
+    /// readspeed` counts and, for its decompress-only ceiling, loads.
+    ///
+    /// # Errors
+    /// Unknown fields.
+    pub fn stored_pages(&self, path: &str) -> Result<Vec<StoredPage>> {
+        Ok(self
+            .page_units(path)?
+            .iter()
+            .map(PageUnit::stored)
+            .collect())
+    }
+
+    /// Reads one page: its bytes, checksum, decompression, and its elements decoded into
+    /// typed values in `scratch` (numbers into the field's type, offsets as 64-bit integers,
+    /// characters and switches copied); nothing is kept past the next page. What an analysis
+    /// reading the field page by page pays.
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_field`].
+    pub fn read_unit(&self, unit: &PageUnit, scratch: &mut UnitScratch) -> Result<()> {
+        let (col, n) = (&unit.col, unit.page.elements as usize);
+        self.read_page(col, &unit.page, "", &mut scratch.raw, &mut scratch.page)?;
+        let page = &scratch.page[..];
+        let layout = col.kind.map(ColumnType::layout);
+        match (col.kind, unit.leaf, layout) {
+            (Some(ColumnType::Index32 | ColumnType::SplitIndex32), _, Some(layout)) => {
+                scratch.offsets.clear();
+                decode_words::<u32, u64>(page, n, layout, &mut scratch.offsets, u64::from)
+            }
+            (Some(ColumnType::Index64 | ColumnType::SplitIndex64), _, Some(layout)) => {
+                scratch.offsets.clear();
+                decode_words::<u64, u64>(page, n, layout, &mut scratch.offsets, |w| w)
+            }
+            (_, Some(t), _) => {
+                let values = scratch.values.get_or_insert_with(|| Values::empty(t));
+                if values.leaf_type() != Some(t) {
+                    *values = Values::empty(t);
+                }
+                values.clear();
+                decode_page(values, col, page, n)
+                    .ok_or_else(|| self.unsupported("", cannot_read(col, t)))?
+            }
+            _ => {
+                scratch.bytes.clear();
+                scratch.bytes.extend_from_slice(page);
+                Ok(())
+            }
+        }
     }
 
     /// Calls `f(cluster, column, page bytes, elements)` for every page of the field's column
