@@ -100,7 +100,7 @@ impl RNTuple {
                     }
                     units.extend(range.pages.iter().map(|p| PageUnit {
                         col: col.clone(),
-                        page: p.clone(),
+                        page: *p,
                         leaf,
                     }));
                 }
