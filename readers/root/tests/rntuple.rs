@@ -45,6 +45,25 @@ fn expected(name: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The RNTuple `events` of fixture `name`.
+fn events(name: &str) -> root_reader::RNTuple {
+    let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
+    file.rntuple("events").unwrap()
+}
+
+/// The fixtures of several clusters and every kind of field, with their RNTuple.
+fn several_clusters() -> Vec<(&'static str, root_reader::RNTuple)> {
+    [
+        "rntuple_zstd",
+        "rntuple_none",
+        "rntuple_encodings",
+        "rntuple_classes",
+    ]
+    .into_iter()
+    .map(|name| (name, events(name)))
+    .collect()
+}
+
 /// Compares every field with values in the fixture's JSON; returns the number of values.
 fn check(name: &str) -> usize {
     let json = expected(name);
@@ -181,14 +200,7 @@ fn fixed_size_arrays_are_lists() {
 fn entry_ranges_read_only_their_clusters_and_match_full_reads() {
     // Clusters of 40, 40, 20, 20 entries (30 each in rntuple_classes, whose late fields start
     // reading at cluster 0).
-    for name in [
-        "rntuple_zstd",
-        "rntuple_none",
-        "rntuple_encodings",
-        "rntuple_classes",
-    ] {
-        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
-        let nt = file.rntuple("events").unwrap();
+    for (name, nt) in several_clusters() {
         for field in nt.fields() {
             let Ok(full) = nt.read_field(&field.name) else {
                 continue;
@@ -242,14 +254,7 @@ fn clusters_read_on_several_threads_equal_one_thread() {
             .unwrap()
     };
     let (one, four) = (pool(1), pool(4));
-    for name in [
-        "rntuple_zstd",
-        "rntuple_none",
-        "rntuple_encodings",
-        "rntuple_classes",
-    ] {
-        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
-        let nt = file.rntuple("events").unwrap();
+    for (name, nt) in several_clusters() {
         assert!(nt.clusters().len() > 1, "{name}");
         for field in nt.fields() {
             let alone = one.install(|| nt.read_field_parallel(&field.name));
@@ -271,15 +276,8 @@ fn clusters_read_on_several_threads_equal_one_thread() {
 #[test]
 fn every_page_of_a_readable_field_reads_on_its_own() {
     // What readspeed times: each page read, checked, decompressed and decoded alone.
-    for name in [
-        "rntuple_zstd",
-        "rntuple_none",
-        "rntuple_encodings",
-        "rntuple_classes",
-        "rntuple_projections",
-    ] {
-        let file = RootFile::open(util::fixture(&format!("{name}.root"))).unwrap();
-        let nt = file.rntuple("events").unwrap();
+    let projections = ("rntuple_projections", events("rntuple_projections"));
+    for (name, nt) in several_clusters().into_iter().chain([projections]) {
         let mut scratch = root_reader::rntuple::UnitScratch::default();
         for field in nt.fields() {
             if nt.read_field(&field.name).is_err() {

@@ -39,16 +39,21 @@ MAX_VALUES = 2_000_000
 MAX_ENTRIES = 20_000
 
 
-def trees_of(f):
-    """(path without cycle, object) of every TTree in the file, highest cycle of each name."""
+def objects_of(f, classes):
+    """(path without cycle, key) of every object of one of `classes` in the file, the highest
+    cycle of each name."""
     out = {}
     for key, classname in f.classnames(recursive=True).items():
-        if classname in ("TTree", "TNtuple", "TNtupleD"):
+        if classname in classes:
             path = key.rsplit(";", 1)[0]
             cycle = int(key.rsplit(";", 1)[1]) if ";" in key else 1
             if path not in out or out[path][0] < cycle:
                 out[path] = (cycle, key)
     return [(path, key) for path, (_, key) in sorted(out.items())]
+
+
+def trees_of(f):
+    return objects_of(f, ("TTree", "TNtuple", "TNtupleD"))
 
 
 def flat(value):
@@ -171,15 +176,7 @@ def parse_line(line, repeated):
 
 
 def rntuples_of(f):
-    """(path without cycle, key) of every RNTuple in the file, highest cycle of each name."""
-    out = {}
-    for key, classname in f.classnames(recursive=True).items():
-        if classname == "ROOT::RNTuple":
-            path = key.rsplit(";", 1)[0]
-            cycle = int(key.rsplit(";", 1)[1]) if ";" in key else 1
-            if path not in out or out[path][0] < cycle:
-                out[path] = (cycle, key)
-    return [(path, key) for path, (_, key) in sorted(out.items())]
+    return objects_of(f, ("ROOT::RNTuple",))
 
 
 def members(record):
