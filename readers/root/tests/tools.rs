@@ -567,6 +567,9 @@ fn readspeed_reads_rntuples() {
         "--read-copy",
     ]);
     assert!(!ok && err.contains("decompress-only"), "{err}");
+    let floor = speed(&["--branches", "f", "vf", "--read-decompress"]);
+    assert_eq!(floor["mode"], "read+decompress");
+    assert_eq!(floor["uncompressed_bytes"], both["uncompressed_bytes"]);
     let (ok, _, err) = tool(&[
         "readspeed",
         "--files",

@@ -6,7 +6,9 @@
 //! Timed, [`Mode::Full`]: read the fields as an analysis reading them page by page does, and as
 //! ROOT's views and the TTree measurement do ([`RNTuple::read_unit`]): every page read,
 //! checksummed, decompressed and decoded into typed values in buffers each thread reuses,
-//! pages spread over `threads` threads (largest first), nothing kept. (`read_field`, which
+//! pages spread over `threads` threads (largest first), nothing kept. [`Mode::ReadDecompress`]:
+//! the same without decoding (the floor any reader of the pages pays: reading, checksums,
+//! decompression). (`read_field`, which
 //! also keeps every value of a field in one column, pays for that memory besides.) [`Mode::DecompressOnly`], the codec's ceiling: only the
 //! preloaded pages' decompression, spread over the same threads, one reused buffer per thread.
 //! Uncompressed bytes are the fields' pages decompressed (what ROOT's page sizes count).
@@ -40,7 +42,10 @@ pub(super) fn run(
     setup: Instant,
     setup_cpu: cpu_time::ProcessTime,
 ) -> Result<Report> {
-    if !matches!(config.mode, Mode::Full | Mode::DecompressOnly) {
+    if !matches!(
+        config.mode,
+        Mode::Full | Mode::DecompressOnly | Mode::ReadDecompress
+    ) {
         let field = match &config.branches {
             Selection::Names(names) => names.first().cloned().unwrap_or_default(),
             Selection::All => String::new(),
@@ -51,8 +56,8 @@ pub(super) fn run(
                 .map_or_else(String::new, |(_, n)| (*n).clone()),
             field,
             detail: format!(
-                "readspeed measures an RNTuple in full or decompress-only, not {:?} (a floor \
-                 of TTree baskets)",
+                "readspeed measures an RNTuple in full, read-decompress or decompress-only, \
+                 not {:?} (a floor of TTree baskets)",
                 config.mode
             ),
         });
@@ -122,7 +127,12 @@ pub(super) fn run(
             units
                 .par_iter()
                 .try_for_each_init(UnitScratch::default, |scratch, (k, unit)| {
-                    reads[*k].0.read_unit(unit, scratch)?;
+                    let ntuple = &reads[*k].0;
+                    if config.mode == Mode::ReadDecompress {
+                        ntuple.read_unit_bytes(unit, scratch)?;
+                    } else {
+                        ntuple.read_unit(unit, scratch)?;
+                    }
                     std::hint::black_box(&scratch);
                     Ok(())
                 })

@@ -122,6 +122,21 @@ impl RNTuple {
             .collect())
     }
 
+    /// Reads one page's bytes, checks its checksum and decompresses it into `scratch`, without
+    /// decoding it: the floor of [`RNTuple::read_unit`] that any reader of the page pays.
+    ///
+    /// # Errors
+    /// Truncated or corrupt pages, checksum mismatches.
+    pub fn read_unit_bytes(&self, unit: &PageUnit, scratch: &mut UnitScratch) -> Result<()> {
+        self.read_page(
+            &unit.col,
+            &unit.page,
+            "",
+            &mut scratch.raw,
+            &mut scratch.page,
+        )
+    }
+
     /// Reads one page: its bytes, checksum, decompression, and its elements decoded into
     /// typed values in `scratch` (numbers into the field's type, offsets as 64-bit integers,
     /// characters and switches copied); nothing is kept past the next page. What an analysis
@@ -131,7 +146,7 @@ impl RNTuple {
     /// As [`RNTuple::read_field`].
     pub fn read_unit(&self, unit: &PageUnit, scratch: &mut UnitScratch) -> Result<()> {
         let (col, n) = (&unit.col, unit.page.elements as usize);
-        self.read_page(col, &unit.page, "", &mut scratch.raw, &mut scratch.page)?;
+        self.read_unit_bytes(unit, scratch)?;
         let page = &scratch.page[..];
         let layout = col.kind.map(ColumnType::layout);
         match (col.kind, unit.leaf, layout) {
