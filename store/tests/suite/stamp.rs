@@ -36,9 +36,17 @@ pub async fn the_stamp_changes_with_every_write(f: &Fixture) {
         .await
         .expect("run in another project");
     changed(stamp().await, "a run of another project");
-    // Reads change nothing.
+    // Reads change nothing. (On PostgreSQL the stamp also lists the server's write
+    // transactions in flight, those of other databases included: the other tests' writes
+    // on the shared test server may come and go between two readings, so only the ledger's
+    // own part is compared.)
     l.runs(&RunFilter::default()).await.expect("runs");
     l.trend("s", None, TrendRuns::Line).await.expect("trend");
     l.measurements(run).await.expect("measurements");
-    assert_eq!(stamp().await, before, "a read changed the stamp");
+    let own = |stamp: &str| stamp.split('/').next().unwrap_or_default().to_owned();
+    assert_eq!(
+        own(&stamp().await),
+        own(&before),
+        "a read changed the stamp"
+    );
 }
