@@ -55,8 +55,7 @@ use crate::file::RootFile;
 use crate::types::{Element, LeafType};
 use rayon::prelude::*;
 
-mod columns;
-pub use columns::{PageUnit, StoredPage, UnitScratch};
+pub mod columns;
 pub mod descriptor;
 pub mod encoding;
 mod envelope;

@@ -278,7 +278,7 @@ fn every_page_of_a_readable_field_reads_on_its_own() {
     // What readspeed times: each page read, checked, decompressed and decoded alone.
     let projections = ("rntuple_projections", events("rntuple_projections"));
     for (name, nt) in several_clusters().into_iter().chain([projections]) {
-        let mut scratch = root_reader::rntuple::UnitScratch::default();
+        let mut scratch = root_reader::rntuple::columns::UnitScratch::default();
         for field in nt.fields() {
             if nt.read_field(&field.name).is_err() {
                 continue;

@@ -18,11 +18,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{Config, Mode, Report, Selection};
+use super::report::{Config, Mode, Report, Selection};
 use crate::compression;
 use crate::error::{Error, Result};
 use crate::file::RootFile;
-use crate::rntuple::{PageUnit, RNTuple, StoredPage, UnitScratch};
+use crate::rntuple::RNTuple;
+use crate::rntuple::columns::{PageUnit, StoredPage, UnitScratch};
 
 /// Whether `name` in the file at `path` is an RNTuple (then readspeed reads it as one).
 pub(super) fn is_rntuple(path: &PathBuf, name: &str) -> Result<bool> {
