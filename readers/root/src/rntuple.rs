@@ -60,6 +60,7 @@ mod composite;
 pub mod descriptor;
 pub mod encoding;
 mod envelope;
+mod unsplit;
 
 pub use descriptor::{
     Anchor, Cluster, ClusterGroup, ColumnDesc, ColumnRange, FieldDesc, Footer, Header, PageDesc,

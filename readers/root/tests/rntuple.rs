@@ -275,10 +275,13 @@ fn clusters_read_on_several_threads_equal_one_thread() {
 
 #[test]
 fn every_page_of_a_readable_field_reads_on_its_own() {
-    // What readspeed times: each page read, checked, decompressed and decoded alone.
+    // What readspeed times: each page read, checked, decompressed and decoded alone, from the
+    // file or from its bytes as they lie in the file (readspeed's memory map).
     let projections = ("rntuple_projections", events("rntuple_projections"));
     for (name, nt) in several_clusters().into_iter().chain([projections]) {
+        let bytes = std::fs::read(util::fixture(&format!("{name}.root"))).unwrap();
         let mut scratch = root_reader::rntuple::columns::UnitScratch::default();
+        let mut lying = root_reader::rntuple::columns::UnitScratch::default();
         for field in nt.fields() {
             if nt.read_field(&field.name).is_err() {
                 continue;
@@ -287,6 +290,20 @@ fn every_page_of_a_readable_field_reads_on_its_own() {
             for unit in &units {
                 nt.read_unit(unit, &mut scratch)
                     .unwrap_or_else(|e| panic!("{name} {}: {e}", field.name));
+                let (offset, len) = nt.unit_extent(unit).unwrap();
+                let stored = &bytes[offset as usize..][..len];
+                nt.unpack_unit(unit, stored, &mut lying).unwrap();
+                assert_eq!(scratch.page(), lying.page(), "{name} {}", field.name);
+                // Another length than the page's, or a flipped bit, is an error.
+                assert!(
+                    nt.unpack_unit(unit, &stored[..len - 1], &mut lying)
+                        .is_err()
+                );
+                if unit.stored().stored != unit.stored().bytes {
+                    let mut flipped = stored.to_vec();
+                    flipped[0] ^= 0x10;
+                    assert!(nt.unpack_unit(unit, &flipped, &mut lying).is_err());
+                }
             }
             let pages: Vec<_> = units.iter().map(|u| u.stored()).collect();
             assert_eq!(pages, nt.stored_pages(&field.name).unwrap());

@@ -505,8 +505,8 @@ fn rntuples_dump_as_csv() {
 }
 
 /// readspeed on an RNTuple: the same report, the fields' pages counted (decompressed) as the
-/// bytes read, on one and two threads and for the decompress-only ceiling; the TTree floors
-/// are refused by name.
+/// bytes read, on one and two threads, for the decompress-only ceiling and the read+decompress
+/// and read+copy floors; the other TTree floors are refused by name.
 #[test]
 fn readspeed_reads_rntuples() {
     let f = fixture("rntuple_zstd.root");
@@ -564,12 +564,15 @@ fn readspeed_reads_rntuples() {
         "events",
         "--branches",
         "f",
-        "--read-copy",
+        "--read-find",
     ]);
     assert!(!ok && err.contains("decompress-only"), "{err}");
     let floor = speed(&["--branches", "f", "vf", "--read-decompress"]);
     assert_eq!(floor["mode"], "read+decompress");
     assert_eq!(floor["uncompressed_bytes"], both["uncompressed_bytes"]);
+    let copied = speed(&["--branches", "f", "vf", "--read-copy"]);
+    assert_eq!(copied["mode"], "read+decompress+copy");
+    assert_eq!(copied["uncompressed_bytes"], both["uncompressed_bytes"]);
     let (ok, _, err) = tool(&[
         "readspeed",
         "--files",

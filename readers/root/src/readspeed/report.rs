@@ -31,6 +31,9 @@ pub enum Mode {
     /// plainly as can be. The least a reader of the file must do to hand out every entry in
     /// memory of its own, before it checks or converts a single value. Where this floor is
     /// under 0.85 of [`Mode::DecompressOnly`], so is the full read of every such reader.
+    /// On RNTuples: each page read, checked and decompressed as the full read does, then its
+    /// bytes copied once into a reused buffer (the least a reader that puts the values of split
+    /// columns back together in memory of its own does).
     ReadCopy,
     /// Read each basket as the full read does (its entry-offset table included), then find
     /// every string where it lies, as plainly as can be and without a copy: in each `char*`,

@@ -65,6 +65,14 @@ pub struct UnitScratch {
     values: Option<Values>,
 }
 
+impl UnitScratch {
+    /// The last page read, decompressed.
+    #[must_use]
+    pub fn page(&self) -> &[u8] {
+        &self.page
+    }
+}
+
 impl RNTuple {
     /// Every page of every column of field `path` and the fields below it, in the
     /// representation each cluster uses (projections: their source's pages).
@@ -122,6 +130,16 @@ impl RNTuple {
             .collect())
     }
 
+    /// Where a unit's page lies in the file: its offset and the bytes to read, its checksum
+    /// included (what [`RNTuple::unpack_unit`] takes).
+    ///
+    /// # Errors
+    /// Columns this reader cannot read, sizes beyond memory.
+    pub fn unit_extent(&self, unit: &PageUnit) -> Result<(u64, usize)> {
+        let len = self.page_extent(&unit.col, &unit.page, "")?;
+        Ok((unit.page.locator.offset, len))
+    }
+
     /// Reads one page's bytes, checks its checksum and decompresses it into `scratch`, without
     /// decoding it: the floor of [`RNTuple::read_unit`] that any reader of the page pays.
     ///
@@ -137,6 +155,20 @@ impl RNTuple {
         )
     }
 
+    /// Checks and decompresses one page from its bytes as they lie in the file (`stored`, at
+    /// [`RNTuple::unit_extent`]: a memory map of the file), without decoding it.
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_unit_bytes`]; `stored` of another length than the page's.
+    pub fn unpack_unit_bytes(
+        &self,
+        unit: &PageUnit,
+        stored: &[u8],
+        scratch: &mut UnitScratch,
+    ) -> Result<()> {
+        self.unpack_page(&unit.col, &unit.page, "", stored, &mut scratch.page)
+    }
+
     /// Reads one page: its bytes, checksum, decompression, and its elements decoded into
     /// typed values in `scratch` (numbers into the field's type, offsets as 64-bit integers,
     /// characters and switches copied); nothing is kept past the next page. What an analysis
@@ -145,8 +177,28 @@ impl RNTuple {
     /// # Errors
     /// As [`RNTuple::read_field`].
     pub fn read_unit(&self, unit: &PageUnit, scratch: &mut UnitScratch) -> Result<()> {
-        let (col, n) = (&unit.col, unit.page.elements as usize);
         self.read_unit_bytes(unit, scratch)?;
+        self.decode_unit(unit, scratch)
+    }
+
+    /// [`RNTuple::read_unit`] on the page's bytes as they lie in the file (see
+    /// [`RNTuple::unpack_unit_bytes`]).
+    ///
+    /// # Errors
+    /// As [`RNTuple::read_unit`].
+    pub fn unpack_unit(
+        &self,
+        unit: &PageUnit,
+        stored: &[u8],
+        scratch: &mut UnitScratch,
+    ) -> Result<()> {
+        self.unpack_unit_bytes(unit, stored, scratch)?;
+        self.decode_unit(unit, scratch)
+    }
+
+    /// Decodes the page decompressed in `scratch`.
+    fn decode_unit(&self, unit: &PageUnit, scratch: &mut UnitScratch) -> Result<()> {
+        let (col, n) = (&unit.col, unit.page.elements as usize);
         let page = &scratch.page[..];
         let layout = col.kind.map(ColumnType::layout);
         match (col.kind, unit.leaf, layout) {
@@ -329,6 +381,32 @@ impl RNTuple {
         raw: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) -> Result<()> {
+        let len = self.page_extent(col, page, path)?;
+        self.file
+            .source()
+            .read_into("RNTuple page", page.locator.offset, len, raw)?;
+        self.unpack_page(col, page, path, raw, out)
+    }
+
+    /// The bytes to read for a page (its checksum included), once its column is known to be
+    /// readable.
+    fn page_extent(&self, col: &ColumnDesc, page: &PageDesc, path: &str) -> Result<usize> {
+        self.readable_width(col, path)?;
+        let loc = page.locator;
+        let truncated = || Error::Truncated {
+            what: "RNTuple page",
+            offset: loc.offset,
+            need: loc.size,
+            have: self.file.len(),
+        };
+        usize::try_from(loc.size)
+            .map_err(|_| truncated())?
+            .checked_add(if page.checksum { 8 } else { 0 })
+            .ok_or_else(truncated)
+    }
+
+    /// The bits per element of a column this reader can read.
+    fn readable_width(&self, col: &ColumnDesc, path: &str) -> Result<(ColumnType, u16)> {
         let kind = col
             .kind
             .ok_or_else(|| self.unsupported(path, format!("column type code {:#x}", col.code)))?;
@@ -349,26 +427,30 @@ impl RNTuple {
                 format!("a {} column of {} bits", kind.name(), col.bits),
             ));
         }
+        Ok((kind, bits))
+    }
+
+    /// Checks a page's stored bytes (`stored`: as they lie in the file, checksum included) and
+    /// decompresses them into `out`.
+    fn unpack_page(
+        &self,
+        col: &ColumnDesc,
+        page: &PageDesc,
+        path: &str,
+        stored: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let (kind, bits) = self.readable_width(col, path)?;
         let expected = kind.page_bytes(u64::from(page.elements), bits);
         let loc = page.locator;
-        let stored = usize::try_from(loc.size).map_err(|_| Error::Truncated {
-            what: "RNTuple page",
-            offset: loc.offset,
-            need: loc.size,
-            have: self.file.len(),
-        })?;
-        let with_sum = stored
-            .checked_add(if page.checksum { 8 } else { 0 })
-            .ok_or(Error::Truncated {
-                what: "RNTuple page",
-                offset: loc.offset,
-                need: loc.size,
-                have: self.file.len(),
-            })?;
-        self.file
-            .source()
-            .read_into("RNTuple page", loc.offset, with_sum, raw)?;
-        let (data, tail) = raw.split_at(stored);
+        if Some(stored.len()) != self.page_extent(col, page, path).ok() {
+            return Err(Error::corrupt(
+                "RNTuple page",
+                loc.offset,
+                format!("{} bytes for a page of {} bytes", stored.len(), loc.size),
+            ));
+        }
+        let (data, tail) = stored.split_at(stored.len() - if page.checksum { 8 } else { 0 });
         if page.checksum {
             let mut a = [0u8; 8];
             a.copy_from_slice(tail);
@@ -385,10 +467,11 @@ impl RNTuple {
         }
         let expected_len = usize::try_from(expected)
             .map_err(|_| Error::corrupt("RNTuple page", loc.offset, "page larger than memory"))?;
-        out.clear();
         if loc.size == expected {
+            out.clear();
             out.extend_from_slice(data);
         } else {
+            // Not cleared first: the decompressor overwrites every byte, only growth is filled.
             compression::decompress_reusing(data, expected_len, out, false)
                 .map_err(|e| at_offset(e, loc.offset))?;
             out.truncate(expected_len);

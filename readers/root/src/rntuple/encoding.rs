@@ -12,6 +12,7 @@
 //!                             split  a0 b0 c0 a1 b1 c1 a2 b2 c2 a3 b3 c3
 //! ```
 
+use super::unsplit;
 use crate::error::{Error, Result};
 
 /// The column types of the format, with their permanent on-disk codes.
@@ -256,68 +257,66 @@ pub(crate) fn decode_words<W: Word, T>(
 }
 
 /// Appends the `n` words of a split page (byte k of word i at `k * n + i`), each through
-/// `f`: the byte streams zipped, so that the loop reads each in order without bounds checks.
+/// `f`: sixteen words at a time put back together by [`unsplit::interleave`], the rest byte
+/// by byte.
 fn unsplit<W: Word, T>(
+    page: &[u8],
+    n: usize,
+    out: &mut Vec<T>,
+    f: impl FnMut(W) -> T,
+) -> Result<()> {
+    match W::SIZE {
+        2 => unsplit_words::<2, W, T>(page, n, out, f),
+        4 => unsplit_words::<4, W, T>(page, n, out, f),
+        8 => unsplit_words::<8, W, T>(page, n, out, f),
+        _ => Err(bad_split(page)),
+    }
+}
+
+fn unsplit_words<const N: usize, W: Word, T>(
     page: &[u8],
     n: usize,
     out: &mut Vec<T>,
     mut f: impl FnMut(W) -> T,
 ) -> Result<()> {
-    let bad = || {
-        Error::corrupt(
-            "RNTuple page",
-            0,
-            format!("split page of {} bytes", page.len()),
-        )
-    };
-    let next = |rest| split_stream(rest, n).ok_or_else(bad);
-    match W::SIZE {
-        2 => {
-            let (a, b) = next(page)?;
-            out.extend(a.iter().zip(b).map(|(&x0, &x1)| f(W::from_le(&[x0, x1]))));
+    let mut streams = [&page[..0]; N];
+    let mut rest = page;
+    for stream in &mut streams {
+        let (this, after) = rest.split_at_checked(n).ok_or_else(|| bad_split(page))?;
+        (*stream, rest) = (this, after);
+    }
+    let blocks = streams.map(|s| s.as_chunks::<{ unsplit::BLOCK }>().0);
+    // Words put together a run of blocks at a time, then handed to `f` in one extend.
+    const RUN: usize = 16;
+    let mut words = [[[0u8; N]; unsplit::BLOCK]; RUN];
+    let mut lanes = [&[0u8; unsplit::BLOCK]; N];
+    for first in (0..n / unsplit::BLOCK).step_by(RUN) {
+        let run = RUN.min(n / unsplit::BLOCK - first);
+        for (i, block) in (first..first + run).zip(&mut words) {
+            for (lane, stream) in lanes.iter_mut().zip(&blocks) {
+                *lane = stream.get(i).ok_or_else(|| bad_split(page))?;
+            }
+            unsplit::interleave(&lanes, block);
         }
-        4 => {
-            let (a, rest) = next(page)?;
-            let (b, rest) = next(rest)?;
-            let (c, d) = next(rest)?;
-            out.extend(
-                a.iter()
-                    .zip(b)
-                    .zip(c)
-                    .zip(d)
-                    .map(|(((&x0, &x1), &x2), &x3)| f(W::from_le(&[x0, x1, x2, x3]))),
-            );
+        let done = words.get(..run).unwrap_or_default().as_flattened();
+        out.extend(done.iter().map(|w| f(W::from_le(w))));
+    }
+    for i in n / unsplit::BLOCK * unsplit::BLOCK..n {
+        let mut word = [0u8; N];
+        for (byte, stream) in word.iter_mut().zip(&streams) {
+            *byte = *stream.get(i).ok_or_else(|| bad_split(page))?;
         }
-        8 => {
-            let (a, rest) = next(page)?;
-            let (b, rest) = next(rest)?;
-            let (c, rest) = next(rest)?;
-            let (d, rest) = next(rest)?;
-            let (e, rest) = next(rest)?;
-            let (g, rest) = next(rest)?;
-            let (h, k) = next(rest)?;
-            out.extend(
-                a.iter()
-                    .zip(b)
-                    .zip(c)
-                    .zip(d)
-                    .zip(e)
-                    .zip(g)
-                    .zip(h)
-                    .zip(k)
-                    .map(|(((((((&x0, &x1), &x2), &x3), &x4), &x5), &x6), &x7)| {
-                        f(W::from_le(&[x0, x1, x2, x3, x4, x5, x6, x7]))
-                    }),
-            );
-        }
-        _ => return Err(bad()),
+        out.push(f(W::from_le(&word)));
     }
     Ok(())
 }
 
-/// The first `n` bytes of `rest` (one byte stream of a split page) and the bytes after them.
-fn split_stream(rest: &[u8], n: usize) -> Option<(&[u8], &[u8])> {
-    rest.split_at_checked(n)
+fn bad_split(page: &[u8]) -> Error {
+    Error::corrupt(
+        "RNTuple page",
+        0,
+        format!("split page of {} bytes", page.len()),
+    )
 }
 
 /// Appends the `n` booleans of a `Bit` page (`ceil(n / 8)` bytes, least significant bit first).
@@ -410,6 +409,50 @@ mod tests {
         assert_eq!(ColumnType::SplitIndex64.code(), 0x1B);
         assert_eq!(ColumnType::Real32Quant.code(), 0x1D);
         assert_eq!(ColumnType::from_code(0x1E), None);
+    }
+
+    /// Splits words as a writer does: byte `k` of word `i` at `k * n + i`.
+    fn split<const N: usize>(words: &[[u8; N]]) -> Vec<u8> {
+        (0..N)
+            .flat_map(|k| words.iter().map(move |w| w[k]))
+            .collect()
+    }
+
+    #[test]
+    fn split_pages_of_any_length_unsplit_as_written() {
+        // Lengths around the 16-word blocks and the runs of 16 blocks, every word size.
+        for n in [0, 1, 15, 16, 17, 255, 256, 257, 300, 4099] {
+            let words: Vec<u64> = (0..n as u64)
+                .map(|i| {
+                    i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        .rotate_left(i as u32 % 64)
+                })
+                .collect();
+            let w8: Vec<[u8; 8]> = words.iter().map(|w| w.to_le_bytes()).collect();
+            let mut out = Vec::new();
+            decode_words::<u64, u64>(&split(&w8), n, Layout::Split, &mut out, |w| w).unwrap();
+            assert_eq!(out, words, "{n} words of 8 bytes");
+            let w4: Vec<[u8; 4]> = words.iter().map(|&w| (w as u32).to_le_bytes()).collect();
+            let mut out = Vec::new();
+            decode_words::<u32, u32>(&split(&w4), n, Layout::Split, &mut out, |w| w).unwrap();
+            assert_eq!(out, words.iter().map(|&w| w as u32).collect::<Vec<_>>());
+            let w2: Vec<[u8; 2]> = words.iter().map(|&w| (w as u16).to_le_bytes()).collect();
+            let mut out = Vec::new();
+            decode_words::<u16, u16>(&split(&w2), n, Layout::Split, &mut out, |w| w).unwrap();
+            assert_eq!(out, words.iter().map(|&w| w as u16).collect::<Vec<_>>());
+            // Deltas add up across blocks.
+            let mut out = Vec::new();
+            decode_words::<u64, u64>(&split(&w8), n, Layout::SplitDelta, &mut out, |w| w).unwrap();
+            let mut sum = 0u64;
+            let sums: Vec<u64> = words
+                .iter()
+                .map(|&w| {
+                    sum = sum.wrapping_add(w);
+                    sum
+                })
+                .collect();
+            assert_eq!(out, sums);
+        }
     }
 
     #[test]

@@ -126,7 +126,8 @@ enum Command {
         /// Time reading the baskets from the files as the full read does, plus one copy of each
         /// payload and one end per entry where entries vary in size (per item in vector<string>
         /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
-        /// hands out entries in its own memory).
+        /// hands out entries in its own memory). On RNTuples: each page read, checked and
+        /// decompressed as the full read does, then copied once.
         #[arg(long, group = "mode")]
         read_copy: bool,
         /// Time reading the baskets from the files as the full read does, plus finding where
