@@ -39,14 +39,15 @@ Usage:
    * `root-tool readspeed --files FILE --trees events --branches FIELD --threads T` (setup
      excluded as well).
    * `root-tool readspeed --read-decompress --threads T`: the pages read from the file,
-     checksummed and decompressed, not decoded: the floor any reader of the file pays.
+     checksummed and decompressed, not decoded: the floor any reader of the file pays;
+     `--read-copy`: the same, each page then copied once.
    * `root-tool readspeed --decompress-only --threads T`: the codec alone on the same pages,
      preloaded in memory: the ceiling.
    Interleaving makes drift on the shared machine hit all alike. The checksums of ROOT and uproot
    must agree (exactly for `n`, to a relative 1e-9 for float sums), else the run fails.
 4. Prints the timings and ratios and writes Bencher Metric Format to --out (default
    DIR/rntuple_read.bmf.json): `rntuple_read/<codec>/<field>/<T>t/<tool>`, tool one of
-   root_rntuplereader, uproot, root_tool, read_decompress, decompress_only, with `latency` (median real time, ns;
+   root_rntuplereader, uproot, root_tool, read_decompress, read_copy, decompress_only, with `latency` (median real time, ns;
    bounds = min and max over the repeats) and `throughput` (MB/s of uncompressed page data; every
    tool counted on the bytes root-tool reports for the field, so all share one byte count; with
    --only-anchors, on the anchor's count from ROOT's descriptor), plus `ratio` measures (higher
@@ -57,7 +58,12 @@ Usage:
      median real time (the share of the file reader's floor reached);
    * `.../<T>t/fraction_of_decompress`: decompress-only median real time / full read median
      real time, at the same thread count;
-   * `rntuple_read/<codec>/<field>/2t_over_1t`: our 1-thread / 2-thread median real time.
+   * `.../<T>t/fraction_of_read_copy`: read+copy (`--read-copy`: pages read, checked,
+     decompressed and copied once) median real time / full read median real time: the floor of
+     a reader that puts split columns back together in memory of its own;
+   * `rntuple_read/<codec>/<field>/2t_over_1t`: our 1-thread / 2-thread median real time, and
+     `2t_over_1t_decompress_only`, `2t_over_1t_read_decompress`: the same for the ceiling and
+     the floor (what two threads can gain on this machine at all).
    Import with `bench-run import bmf --suite rntuple_read --direction throughput=higher
    --direction ratio=higher FILE`.
 """
@@ -428,9 +434,9 @@ def main():
             path = files[codec]
             label = codec_label(codec, args.cluster_mib)
             for field in args.fields:
-                ours_by_threads = {}
+                ours_by_threads, ceiling_by_threads, floor_by_threads = {}, {}, {}
                 for threads in args.threads:
-                    root_t, up_t, ours_t, dec_t, floor_t = [], [], [], [], []
+                    root_t, up_t, ours_t, dec_t, floor_t, copy_t = [], [], [], [], [], []
                     root_cpu, ours_cpu, dec_cpu = [], [], []
                     root_doc = up_doc = ours_doc = None
                     for _ in range(args.repeats):
@@ -450,6 +456,8 @@ def main():
                             dec_cpu.append(doc["cpu_time_s"])
                             doc = run_root_tool(tool, path, field, threads, "--read-decompress")
                             floor_t.append(doc["real_time_s"])
+                            doc = run_root_tool(tool, path, field, threads, "--read-copy")
+                            copy_t.append(doc["real_time_s"])
                     key = f"rntuple_read/{label}/{field}/{threads}t"
                     unc = root_doc["uncompressed_bytes"]
                     if ours_doc is not None:
@@ -477,7 +485,12 @@ def main():
                         f_med = statistics.median(floor_t)
                         bmf[f"{key}/read_decompress"] = summary(floor_t, unc)
                         bmf[f"{key}/fraction_of_read_decompress"] = {"ratio": {"value": f_med / o_med}}
+                        c_med = statistics.median(copy_t)
+                        bmf[f"{key}/read_copy"] = summary(copy_t, unc)
+                        bmf[f"{key}/fraction_of_read_copy"] = {"ratio": {"value": c_med / o_med}}
                         ours_by_threads[threads] = o_med
+                        ceiling_by_threads[threads] = d_med
+                        floor_by_threads[threads] = f_med
                         line += (f", root-tool {o_med:.4f}s (cpu {statistics.median(ours_cpu):.4f}s,"
                                  f" {unc / 1e6 / o_med:.0f} MB/s) -> {r_med / o_med:.2f}x RNTupleReader")
                         if up_t:
@@ -485,14 +498,20 @@ def main():
                             line += f", {u_med / o_med:.2f}x uproot"
                         line += (f"; decompress-only {d_med:.4f}s (cpu {statistics.median(dec_cpu):.4f}s)"
                                  f" -> full read at {100 * frac:.0f}% of codec speed; read+decompress"
-                                 f" {f_med:.4f}s -> full read at {100 * f_med / o_med:.0f}% of that floor")
+                                 f" {f_med:.4f}s -> full read at {100 * f_med / o_med:.0f}% of that floor;"
+                                 f" read+copy {c_med:.4f}s -> {100 * c_med / o_med:.0f}%")
                     elif up_t:
                         line += f"; RNTupleReader {u_med / r_med:.2f}x uproot"
                     note(line)
                 if 1 in ours_by_threads and 2 in ours_by_threads:
                     scale = ours_by_threads[1] / ours_by_threads[2]
                     bmf[f"rntuple_read/{label}/{field}/2t_over_1t"] = {"ratio": {"value": scale}}
-                    note(f"rntuple_read/{label}/{field}: root-tool 2 threads {scale:.2f}x 1 thread")
+                    c_scale = ceiling_by_threads[1] / ceiling_by_threads[2]
+                    f_scale = floor_by_threads[1] / floor_by_threads[2]
+                    bmf[f"rntuple_read/{label}/{field}/2t_over_1t_decompress_only"] = {"ratio": {"value": c_scale}}
+                    bmf[f"rntuple_read/{label}/{field}/2t_over_1t_read_decompress"] = {"ratio": {"value": f_scale}}
+                    note(f"rntuple_read/{label}/{field}: root-tool 2 threads {scale:.2f}x 1 thread"
+                         f" (decompress-only {c_scale:.2f}x, read+decompress {f_scale:.2f}x)")
     except RootToolFailed as e:
         sys.exit(str(e))
     out = args.out or os.path.join(args.scratch, "rntuple_read.bmf.json")

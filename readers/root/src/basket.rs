@@ -354,6 +354,19 @@ impl BasketData {
         Ok(self)
     }
 
+    /// An RNTuple page, decompressed, as the basket cache keeps it: its bytes and the number of
+    /// elements they hold.
+    pub(crate) fn page(payload: Vec<u8>, elements: usize) -> Self {
+        Self {
+            len: payload.len(),
+            border: payload.len(),
+            payload,
+            offsets: None,
+            short_texts: false,
+            entries: elements,
+        }
+    }
+
     /// Bytes held on the heap (what the cache charges for it).
     #[must_use]
     pub fn heap_bytes(&self) -> usize {

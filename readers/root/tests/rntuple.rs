@@ -312,6 +312,35 @@ fn every_page_of_a_readable_field_reads_on_its_own() {
 }
 
 #[test]
+fn pages_go_through_the_files_basket_cache() {
+    // A second read of a field is answered from the LRU the TTree reader uses; a file whose
+    // cache keeps nothing reads the same values.
+    for (name, nt) in several_clusters() {
+        let stats = || nt.file().cache().stats();
+        let field = nt
+            .fields()
+            .into_iter()
+            .find(|f| nt.read_field(&f.name).is_ok());
+        let field = field.unwrap().name;
+        let first = nt.read_field(&field).unwrap();
+        let before = stats();
+        assert!(before.entries > 0, "{name}: no page kept");
+        let again = nt.read_field(&field).unwrap();
+        let after = stats();
+        assert_eq!(first, again, "{name} {field}");
+        assert!(after.hits > before.hits, "{name} {field}: {after:?}");
+        assert_eq!(
+            after.misses, before.misses,
+            "{name} {field}: read again from the file"
+        );
+        let bare = RootFile::open_with_cache(util::fixture(&format!("{name}.root")), 0).unwrap();
+        let bare = bare.rntuple("events").unwrap();
+        assert_eq!(bare.read_field(&field).unwrap(), first, "{name} {field}");
+        assert_eq!(bare.file().cache().stats().entries, 0);
+    }
+}
+
+#[test]
 fn zero_entries() {
     assert_eq!(check("rntuple_empty"), 0);
     let file = RootFile::open(util::fixture("rntuple_empty.root")).unwrap();

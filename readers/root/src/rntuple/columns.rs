@@ -2,11 +2,14 @@
 //! representation each cluster uses), decoded into values; the zeros of a column added after
 //! the first entries; offsets and strings.
 
+use std::sync::Arc;
+
 use super::descriptor::{ColumnDesc, PageDesc};
 use super::encoding::{
     ColumnType, Layout, decode_bits, decode_words, f16_to_f32, unpack_bits, unquantize, untruncate,
 };
 use super::{RNTuple, Span, at_offset};
+use crate::basket::BasketData;
 use crate::column::{Strings, Values};
 use crate::compression;
 use crate::error::{Error, Result};
@@ -253,7 +256,8 @@ impl RNTuple {
             rep.iter()
                 .all(|&c| c as usize >= self.header.schema.columns.len())
         };
-        // Reused for every page: the stored bytes, and the page decompressed.
+        // Reused for every page: the stored bytes, and the page decompressed (when the file's
+        // cache keeps no pages).
         let (mut raw, mut buf) = (Vec::new(), Vec::new());
         let mut next = None;
         let mut synthetic = 0u64;
@@ -338,8 +342,13 @@ impl RNTuple {
                 }
             }
             for page in &range.pages {
-                self.read_page(col, page, path, &mut raw, &mut buf)?;
-                f(ci, col, &buf, page.elements as usize)?;
+                match self.cached_page(col, page, path, &mut raw)? {
+                    Some(kept) => f(ci, col, kept.data(), page.elements as usize)?,
+                    None => {
+                        self.read_page(col, page, path, &mut raw, &mut buf)?;
+                        f(ci, col, &buf, page.elements as usize)?;
+                    }
+                }
             }
             next = Some(range.first_element.saturating_add(range.elements()));
         }
@@ -370,6 +379,37 @@ impl RNTuple {
         out.clear();
         out.resize(usize::try_from(bytes).unwrap_or(usize::MAX), 0);
         Ok(())
+    }
+
+    /// A page through the file's basket cache (the LRU the TTree reader's baskets share, keyed
+    /// by file and offset): kept from an earlier read, or read, decompressed and kept. `None`
+    /// when the cache keeps nothing (a bound of 0: the caller reads into its reused buffer).
+    fn cached_page(
+        &self,
+        col: &ColumnDesc,
+        page: &PageDesc,
+        path: &str,
+        raw: &mut Vec<u8>,
+    ) -> Result<Option<Arc<BasketData>>> {
+        let cache = self.file.cache();
+        if cache.capacity() == 0 {
+            return Ok(None);
+        }
+        let key = (self.file.inner.id, page.locator.offset);
+        if let Some(hit) = cache.get(key) {
+            return Ok(Some(hit));
+        }
+        // The stored and the decompressed bytes count against the bound while in flight.
+        let (kind, bits) = self.readable_width(col, path)?;
+        let expected = kind.page_bytes(u64::from(page.elements), bits);
+        cache.make_room(
+            usize::try_from(page.locator.size.saturating_add(expected)).unwrap_or(usize::MAX),
+        );
+        let mut out = Vec::new();
+        self.read_page(col, page, path, raw, &mut out)?;
+        let kept = Arc::new(BasketData::page(out, page.elements as usize));
+        cache.insert(key, Arc::clone(&kept));
+        Ok(Some(kept))
     }
 
     /// Reads one page's stored bytes into `raw`, checks them and decompresses them into `out`.
