@@ -341,6 +341,42 @@ fn pages_go_through_the_files_basket_cache() {
 }
 
 #[test]
+fn strings_are_lent_where_they_lie() {
+    // Every std::string field of the fixtures, lent page by page, equals its column read (the
+    // strings that run across pages: a unit test of `StringWalk`).
+    let mut compared = 0;
+    let fixtures = several_clusters().into_iter().chain([
+        ("rntuple_projections", events("rntuple_projections")),
+        ("rntuple_empty", events("rntuple_empty")),
+    ]);
+    for (name, nt) in fixtures {
+        for field in nt.fields() {
+            let Ok(Values::Text(column)) = nt.read_field(&field.name) else {
+                continue;
+            };
+            let mut lent = Vec::new();
+            let count = nt
+                .for_each_string(&field.name, |s| {
+                    lent.push(s.to_vec());
+                    Ok(())
+                })
+                .unwrap_or_else(|e| panic!("{name} {}: {e}", field.name));
+            assert_eq!(count as usize, column.len(), "{name} {}", field.name);
+            let read: Vec<Vec<u8>> = (0..column.len())
+                .map(|i| column.get(i).unwrap().to_vec())
+                .collect();
+            assert_eq!(lent, read, "{name} {}", field.name);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 4, "{compared} string fields");
+    // Not a string field: a clear error.
+    let nt = events("rntuple_zstd");
+    let err = nt.for_each_string("f", |_| Ok(())).unwrap_err().to_string();
+    assert!(err.contains("std::string"), "{err}");
+}
+
+#[test]
 fn zero_entries() {
     assert_eq!(check("rntuple_empty"), 0);
     let file = RootFile::open(util::fixture("rntuple_empty.root")).unwrap();

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::descriptor::{ColumnDesc, PageDesc};
+use super::descriptor::{ColumnDesc, PageDesc, Role};
 use super::encoding::{
     ColumnType, Layout, decode_bits, decode_words, f16_to_f32, unpack_bits, unquantize, untruncate,
 };
@@ -583,6 +583,44 @@ impl RNTuple {
         Ok(out)
     }
 
+    /// Calls `f` with every string of the `std::string` field `path` in entry order, lent where
+    /// it lies in its decompressed page (kept by the file's basket cache, or in a buffer reused
+    /// from page to page): only a string that runs across a page boundary is put together in a
+    /// buffer first. What [`RNTuple::read_field`] copies into one [`Strings`] column, this hands
+    /// out in place. Returns the number of strings.
+    ///
+    /// # Errors
+    /// Fields that are not `std::string`; as [`RNTuple::read_field`]; offsets that do not fit
+    /// the characters; errors of `f`, which stop the walk.
+    pub fn for_each_string(
+        &self,
+        path: &str,
+        mut f: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u64> {
+        let id = self.field_id(path)?;
+        let is_string = self
+            .fields
+            .get(id as usize)
+            .is_some_and(|field| field.type_name == "std::string" && field.role == Role::Leaf)
+            && self.subfields(id).is_empty();
+        if !is_string {
+            return Err(self.unsupported(path, "strings lent by a field that is not a std::string"));
+        }
+        let span = 0..self.clusters.len();
+        let offsets = self.read_offsets(id, path, &span)?;
+        let mut walk = StringWalk::new(&offsets, path);
+        self.for_each_page(id, 1, path, &span, |_, col, page, n| {
+            if col.kind != Some(ColumnType::Char) || page.len() != n {
+                return Err(self.unsupported(
+                    path,
+                    format!("string characters in a {} column", col.type_name()),
+                ));
+            }
+            walk.page(page, &mut f)
+        })?;
+        walk.finish(&mut f)
+    }
+
     pub(super) fn read_string(&self, id: u32, path: &str, span: &Span) -> Result<Values> {
         let offsets = self.read_offsets(id, path, span)?;
         let mut bytes = Vec::new();
@@ -608,6 +646,99 @@ impl RNTuple {
             ));
         }
         Ok(Values::Text(Strings { offsets, bytes }))
+    }
+}
+
+/// The strings of a field handed out page by page of its characters: in place where a string
+/// lies within one page, put together in `carry` where it runs across pages.
+struct StringWalk<'a> {
+    /// `strings + 1` ends, from 0.
+    offsets: &'a [u64],
+    path: &'a str,
+    /// The index in `offsets` of the next string's end.
+    next: usize,
+    /// Characters in the pages before this one.
+    at: u64,
+    /// The beginning of a string that runs on into the next page.
+    carry: Vec<u8>,
+}
+
+impl<'a> StringWalk<'a> {
+    fn new(offsets: &'a [u64], path: &'a str) -> Self {
+        Self {
+            offsets,
+            path,
+            next: 1,
+            at: 0,
+            carry: Vec::new(),
+        }
+    }
+
+    fn bad(&self, detail: String) -> Error {
+        Error::corrupt(
+            "RNTuple column",
+            0,
+            format!("string field {:?}: {detail}", self.path),
+        )
+    }
+
+    /// Hands out every string that ends in `page`, the next page of characters.
+    fn page(&mut self, page: &[u8], f: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let (at, end_of_page) = (self.at, self.at.saturating_add(page.len() as u64));
+        let within = |from: u64, to: u64| {
+            let (a, b) = (from.saturating_sub(at), to.saturating_sub(at));
+            page.get(usize::try_from(a).ok()?..usize::try_from(b).ok()?)
+        };
+        while let (Some(&start), Some(&end)) =
+            (self.offsets.get(self.next - 1), self.offsets.get(self.next))
+        {
+            let broken = || self.bad(format!("string {} ends before it starts", self.next));
+            if start > end {
+                return Err(broken());
+            }
+            if end > end_of_page {
+                // Its part in this page (if it starts before the page ends) waits for the rest.
+                if start < end_of_page {
+                    let part = within(start.max(at), end_of_page).ok_or_else(broken)?;
+                    self.carry.extend_from_slice(part);
+                }
+                break;
+            }
+            let part = within(start.max(at), end).ok_or_else(broken)?;
+            if start >= at {
+                f(part)?;
+            } else {
+                self.carry.extend_from_slice(part);
+                f(&self.carry)?;
+                self.carry.clear();
+            }
+            self.next += 1;
+        }
+        self.at = end_of_page;
+        Ok(())
+    }
+
+    /// Hands out the empty strings after the last character (which no page holds) and checks
+    /// that the offsets end where the characters do; the number of strings.
+    fn finish(mut self, f: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+        while let (Some(&start), Some(&end)) =
+            (self.offsets.get(self.next - 1), self.offsets.get(self.next))
+        {
+            if start != self.at || end != self.at {
+                break;
+            }
+            f(&[])?;
+            self.next += 1;
+        }
+        if self.next != self.offsets.len() || self.offsets.last() != Some(&self.at) {
+            return Err(self.bad(format!(
+                "{} strings index {:?} bytes, the characters are {}",
+                self.offsets.len().saturating_sub(1),
+                self.offsets.last(),
+                self.at
+            )));
+        }
+        Ok(self.offsets.len() as u64 - 1)
     }
 }
 
@@ -707,6 +838,41 @@ fn short_page(len: usize, n: usize) -> Error {
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_run_across_any_page_boundary() {
+        // "ab", "", "cdef", "g", "" and "hij" over every way of cutting the characters into
+        // three pages (empty pages included).
+        let chars = b"abcdefghij";
+        let offsets = [0, 2, 2, 6, 7, 7, 10];
+        let expected: Vec<&[u8]> = vec![b"ab", b"", b"cdef", b"g", b"", b"hij"];
+        for i in 0..=chars.len() {
+            for j in i..=chars.len() {
+                let mut walk = StringWalk::new(&offsets, "s");
+                let mut out: Vec<Vec<u8>> = Vec::new();
+                let mut f = |s: &[u8]| {
+                    out.push(s.to_vec());
+                    Ok(())
+                };
+                for page in [&chars[..i], &chars[i..j], &chars[j..]] {
+                    walk.page(page, &mut f).unwrap();
+                }
+                assert_eq!(walk.finish(&mut f).unwrap(), 6);
+                assert_eq!(out, expected, "pages cut at {i} and {j}");
+            }
+        }
+        // Empty strings and no characters at all; offsets past the characters; backwards.
+        let mut none = |_: &[u8]| Ok(());
+        assert_eq!(
+            StringWalk::new(&[0, 0, 0], "s").finish(&mut none).unwrap(),
+            2
+        );
+        let mut walk = StringWalk::new(&[0, 2, 12], "s");
+        walk.page(chars, &mut none).unwrap();
+        assert!(walk.finish(&mut none).is_err());
+        let mut walk = StringWalk::new(&[0, 5, 3, 10], "s");
+        assert!(walk.page(chars, &mut none).is_err());
+    }
 
     #[test]
     fn pages_decode_into_the_field_type() {
