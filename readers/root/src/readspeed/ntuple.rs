@@ -18,9 +18,8 @@
 //! Uncompressed bytes are the fields' pages decompressed (what ROOT's page sizes count).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-use rayon::prelude::*;
 
 use super::report::{Config, Mode, Report, Selection};
 use crate::compression;
@@ -126,33 +125,36 @@ pub(super) fn run(
 
     let cpu0 = cpu_time::ProcessTime::now();
     let t0 = Instant::now();
-    pool.install(|| -> Result<()> {
+    // Each thread takes the next page (longest first) until none is left: one set of buffers
+    // per thread, and no thread idles while another holds several pages.
+    let next = AtomicUsize::new(0);
+    let worked: Vec<Result<()>> = pool.broadcast(|_| {
         if config.mode == Mode::DecompressOnly {
-            loaded
-                .par_iter()
-                .try_for_each_init(Vec::new, |out, l| decompress(l, out))
-        } else {
-            units.par_iter().try_for_each_init(
-                || (UnitScratch::default(), Vec::new()),
-                |(scratch, copy), (k, unit)| {
-                    let (ntuple, _, map) = &reads[*k];
-                    let (offset, len) = ntuple.unit_extent(unit)?;
-                    let stored = maps[*map].get("RNTuple page", offset, len)?;
-                    match config.mode {
-                        Mode::ReadDecompress => ntuple.unpack_unit_bytes(unit, stored, scratch)?,
-                        Mode::ReadCopy => {
-                            ntuple.unpack_unit_bytes(unit, stored, scratch)?;
-                            copy.clear();
-                            copy.extend_from_slice(scratch.page());
-                        }
-                        _ => ntuple.unpack_unit(unit, stored, scratch)?,
-                    }
-                    std::hint::black_box((&scratch, &copy));
-                    Ok(())
-                },
-            )
+            let mut out = Vec::new();
+            while let Some(l) = loaded.get(next.fetch_add(1, Ordering::Relaxed)) {
+                decompress(l, &mut out)?;
+            }
+            return Ok(());
         }
-    })?;
+        let (mut scratch, mut copy) = (UnitScratch::default(), Vec::new());
+        while let Some((k, unit)) = units.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (ntuple, _, map) = &reads[*k];
+            let (offset, len) = ntuple.unit_extent(unit)?;
+            let stored = maps[*map].get("RNTuple page", offset, len)?;
+            match config.mode {
+                Mode::ReadDecompress => ntuple.unpack_unit_bytes(unit, stored, &mut scratch)?,
+                Mode::ReadCopy => {
+                    ntuple.unpack_unit_bytes(unit, stored, &mut scratch)?;
+                    copy.clear();
+                    copy.extend_from_slice(scratch.page());
+                }
+                _ => ntuple.unpack_unit(unit, stored, &mut scratch)?,
+            }
+            std::hint::black_box((&scratch, &copy));
+        }
+        Ok(())
+    });
+    worked.into_iter().collect::<Result<()>>()?;
     let real_time_s = t0.elapsed().as_secs_f64();
     let cpu_time_s = cpu0.elapsed().as_secs_f64();
     Ok(Report {
