@@ -12,7 +12,9 @@ Usage:
    the pinned venv (RNTupleModel / RNTupleWriter, default write options apart from the
    compression): RNTuple `events` with N entries (default 2,000,000) of `pt` (float,
    exponential), `arr` (std::array<float,4>, gaussians), `jets` (std::vector<float>, a Poisson(3)
-   count of gaussians) and `n` (std::int32_t, the number of jets, as NanoAOD's nJet), compression
+   count of gaussians), `n` (std::int32_t, the number of jets, as NanoAOD's nJet), `tag`
+   (std::string, a trigger-like name of 5 to 9 characters) and `pair` (std::pair<float,
+   std::int32_t>, a record), compression
    settings 505 (zstd-5, RNTuple's default) and 101 (zlib-1). The writer cuts the clusters itself
    (the count is printed): about 128 MiB compressed each by default, so the 2,000,000 entries
    (about 55 MB) are one cluster. --cluster-mib M writes clusters of about M MiB compressed
@@ -22,9 +24,10 @@ Usage:
 2. Compiles (once; again when its source changes) DIR/rntuple_anchor, a C++ program against the
    venv's ROOT: `rntuple_anchor FILE NTUPLE FIELD T` opens the RNTuple with
    ROOT::RNTupleReader::Open and makes a typed RNTupleView of the field (float,
-   std::array<float,4>, std::vector<float>, std::int32_t), untimed, as rootreadspeed leaves out
-   the setup; then times reading every entry through the view, summing the values into a
-   checksum. For T > 1 it calls ROOT::EnableImplicitMT(T) before opening: that is how ROOT
+   std::array<float,4>, std::vector<float>, std::int32_t, std::string,
+   std::pair<float,std::int32_t>), untimed, as rootreadspeed leaves out the setup; then times
+   reading every entry through the view, summing the values into a checksum (strings: their
+   lengths; the pair: both members). For T > 1 it calls ROOT::EnableImplicitMT(T) before opening: that is how ROOT
    parallelises a single RNTupleReader. Its cluster pool then unzips all the field's pages of a
    cluster as tasks on the implicit-MT thread pool when it loads the cluster, while the reading
    thread walks the entries; without implicit MT the reading thread decompresses each page when
@@ -44,7 +47,7 @@ Usage:
    * `root-tool readspeed --decompress-only --threads T`: the codec alone on the same pages,
      preloaded in memory: the ceiling.
    Interleaving makes drift on the shared machine hit all alike. The checksums of ROOT and uproot
-   must agree (exactly for `n`, to a relative 1e-9 for float sums), else the run fails.
+   must agree (exactly for `n` and `tag`, to a relative 1e-9 for float sums), else the run fails.
 4. Prints the timings and ratios and writes Bencher Metric Format to --out (default
    DIR/rntuple_read.bmf.json): `rntuple_read/<codec>/<field>/<T>t/<tool>`, tool one of
    root_rntuplereader, uproot, root_tool, read_decompress, read_copy, decompress_only, with `latency` (median real time, ns;
@@ -85,7 +88,7 @@ warnings.filterwarnings("ignore")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT_DIR = os.path.dirname(HERE)
 CODECS = {"zstd": 505, "zlib": 101}
-FIELDS = ["pt", "arr", "jets", "n"]
+FIELDS = ["pt", "arr", "jets", "n", "tag", "pair"]
 NTUPLE = "events"
 # Relative tolerance of float checksums: the sums run in different orders (ROOT entry by entry,
 # NumPy pairwise), each in double precision.
@@ -100,6 +103,7 @@ MAKER = r"""
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 // cluster_bytes 0: ROOT's default approximate zipped cluster size (128 MiB).
@@ -109,6 +113,8 @@ void rntuple_read_make(const char *path, int setting, long n, long cluster_bytes
     auto arr = model->MakeField<std::array<float, 4>>("arr");
     auto jets = model->MakeField<std::vector<float>>("jets");
     auto nj = model->MakeField<std::int32_t>("n");
+    auto tag = model->MakeField<std::string>("tag");
+    auto pair = model->MakeField<std::pair<float, std::int32_t>>("pair");
     ROOT::RNTupleWriteOptions opts;
     opts.SetCompression(setting);
     if (cluster_bytes > 0) opts.SetApproxZippedClusterSize(cluster_bytes);
@@ -121,6 +127,9 @@ void rntuple_read_make(const char *path, int setting, long n, long cluster_bytes
         int m = r.Poisson(3.0);
         for (int k = 0; k < m; ++k) jets->push_back(r.Gaus(50.0, 20.0));
         *nj = m;
+        // A trigger-like name of 5 to 9 characters; a record of a float and an int.
+        *tag = "HLT_" + std::to_string(r.Integer(100000));
+        *pair = {float(r.Gaus(0.0, 3.0)), std::int32_t(r.Integer(1000)) - 500};
         writer->Fill();
     }
 }
@@ -129,7 +138,7 @@ void rntuple_read_make(const char *path, int setting, long n, long cluster_bytes
 std::string rntuple_read_info(const char *path) {
     try {
         auto reader = ROOT::RNTupleReader::Open("events", path);
-        for (const char *f : {"pt", "arr", "jets", "n"})
+        for (const char *f : {"pt", "arr", "jets", "n", "tag", "pair"})
             if (reader->GetDescriptor().FindFieldId(f) == ROOT::kInvalidDescriptorId) return "";
         return std::to_string(reader->GetNEntries()) + " " +
                std::to_string(reader->GetDescriptor().GetNActiveClusters());
@@ -149,6 +158,7 @@ ANCHOR = r"""// ROOT's RNTupleReader reading one field whole: the anchor of tool
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 #include <sys/resource.h>
 
@@ -219,6 +229,12 @@ int main(int argc, char **argv) {
         });
     } else if (field == "n") {
         res = scan<std::int32_t>(*reader, "n", [](double &s, std::int32_t v) { s += v; });
+    } else if (field == "tag") {
+        // Strings: the sum of their lengths.
+        res = scan<std::string>(*reader, "tag", [](double &s, const std::string &v) { s += v.size(); });
+    } else if (field == "pair") {
+        res = scan<std::pair<float, std::int32_t>>(
+            *reader, "pair", [](double &s, const std::pair<float, std::int32_t> &v) { s += double(v.first) + double(v.second); });
     } else {
         std::fprintf(stderr, "no typed view for field %s\n", field.c_str());
         return 2;
@@ -321,15 +337,24 @@ def uproot_worker(path, field):
     col = ntuple[field]
     # NumPy arrays where the field has a NumPy form (arr: shape (N, 4)); jets as an awkward array
     # (NumPy would build an object array, one array per entry: minutes).
-    library = "ak" if field == "jets" else "np"
+    # Strings and records as awkward arrays too.
+    library = "ak" if field in ("jets", "tag", "pair") else "np"
     cpu0 = cpu()
     t0 = time.perf_counter()
     values = col.array(library=library, array_cache=None)
     real = time.perf_counter() - t0
     cpu_s = cpu() - cpu0
     entries = len(values)
-    flat = ak.to_numpy(ak.flatten(values, axis=None)) if library == "ak" else values
-    checksum = float(np.sum(flat, dtype=np.float64))
+    if field == "tag":
+        # As the anchor: the sum of the strings' lengths.
+        checksum = float(np.sum(ak.to_numpy(ak.num(values, axis=1)), dtype=np.float64))
+    elif field == "pair":
+        # uproot reads a std::pair as a tuple: fields "0" and "1".
+        checksum = float(np.sum(ak.to_numpy(values["0"]), dtype=np.float64)
+                         + np.sum(ak.to_numpy(values["1"]), dtype=np.float64))
+    else:
+        flat = ak.to_numpy(ak.flatten(values, axis=None)) if library == "ak" else values
+        checksum = float(np.sum(flat, dtype=np.float64))
     print(json.dumps({"real_time_s": real, "cpu_time_s": cpu_s, "entries": entries, "checksum": checksum}))
     sys.stdout.flush()
 
@@ -445,7 +470,7 @@ def main():
                         root_cpu.append(root_doc["cpu_time_s"])
                         if threads == 1:
                             up_doc = run_uproot(path, field)
-                            check_checksums(f"{label}/{field}", root_doc, up_doc, exact=field == "n")
+                            check_checksums(f"{label}/{field}", root_doc, up_doc, exact=field in ("n", "tag"))
                             up_t.append(up_doc["real_time_s"])
                         if not args.only_anchors:
                             ours_doc = run_root_tool(tool, path, field, threads)
