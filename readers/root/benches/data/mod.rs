@@ -17,11 +17,22 @@ fn data_dir() -> PathBuf {
     target.join("root-bench-data")
 }
 
+/// The Python that writes the files with ROOT; without one, says what to run and exits (a
+/// fresh machine has no venv: a panic's backtrace would not say how to get one).
 fn python() -> PathBuf {
-    std::env::var_os("BENCH_PYTHON")
+    let found = std::env::var_os("BENCH_PYTHON")
         .map(PathBuf::from)
-        .or_else(|| Some(workspace().join("tools/.venv/bin/python")).filter(|p| p.exists()))
-        .expect("the ROOT benchmarks need ROOT: set BENCH_PYTHON or run tools/test.sh")
+        .or_else(|| Some(workspace().join("tools/.venv/bin/python")).filter(|p| p.exists()));
+    found.unwrap_or_else(|| {
+        eprintln!(
+            "error: the ROOT benchmarks write their files with ROOT (PyPI `root`), and there is no \
+             Python with it here.\n\
+             Create the pinned venv once, from the workspace root:\n\
+             \n    tools/venv.sh\n\n\
+             (or set BENCH_PYTHON to a python that can `import ROOT`), then run the benchmark again."
+        );
+        std::process::exit(2)
+    })
 }
 
 /// One branch per type the reader decodes, in the NanoAOD-like file (`root_ceiling` and the
