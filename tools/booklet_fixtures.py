@@ -344,8 +344,9 @@ def typed_values(out_dir):
 
 
 def unsupported_numpy(out_dir):
-    """A value serializer without a Rust codec (numpy_int4): raw int32 bytes stored with
-    encode_value=False, so numpy is not needed to write it."""
+    """Values of the numpy_int4 serializer (named when it had no Rust codec; now read as lists
+    of integers): raw int32 bytes stored with encode_value=False, so numpy is not needed to
+    write it."""
     name = "unsupported_numpy"
     path = fresh(out_dir, name)
     with booklet.open(path, "n", key_serializer="str", value_serializer="numpy_int4", n_buckets=7) as db:

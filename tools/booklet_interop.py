@@ -41,9 +41,12 @@ def e(b):
 
 
 def to_tagged(v):
-    """A Python value as tagged JSON (see the module docs)."""
+    """A Python value as tagged JSON (see the module docs); a 1-D numpy integer array (the
+    numpy serializers) as the list of its integers."""
     if v is None or isinstance(v, (bool, str)):
         return v
+    if type(v).__module__ == "numpy" and hasattr(v, "tolist"):
+        return to_tagged(v.tolist())
     if isinstance(v, int):
         return {"$int": str(v)}
     if isinstance(v, float):
@@ -98,7 +101,7 @@ def typed_read(path):
         items.append([to_tagged(k), to_tagged(v), e(kb)])
         # The key Python re-encodes from the decoded key must find the item: its stored bytes
         # are exactly what Python's serializer writes.
-        if db.get(k) != v:
+        if to_tagged(db.get(k)) != to_tagged(v):
             lookups_ok = False
     doc = {"len": len(db), "items": items, "lookups_ok": lookups_ok}
     db.close()
@@ -108,10 +111,15 @@ def typed_read(path):
 def typed_write(spec_path, out):
     with open(spec_path) as f:
         spec = json.load(f)
+    value = from_tagged
+    if str(spec["value_serializer"]).startswith("numpy_"):
+        # The numpy serializers take arrays (numpy converts the list at its default int64).
+        import numpy as np
+        value = lambda j: np.array(from_tagged(j), dtype=np.int64)  # noqa: E731
     with booklet.open(out, "n", key_serializer=spec["key_serializer"], value_serializer=spec["value_serializer"],
                       n_buckets=spec.get("n_buckets", 12007)) as db:
         for k, v in spec["set"]:
-            db[from_tagged(k)] = from_tagged(v)
+            db[from_tagged(k)] = value(v)
         for k in spec.get("delete", []):
             del db[from_tagged(k)]
         if spec.get("prune"):
@@ -124,7 +132,11 @@ def typed_dumps(name, values_path):
     ser = serializers.serial_dict[name]
     with open(values_path) as f:
         values = json.load(f)
-    print(json.dumps([e(ser.dumps(from_tagged(v))) for v in values]))
+    value = from_tagged
+    if name.startswith("numpy_"):
+        import numpy as np
+        value = lambda j: np.array(from_tagged(j), dtype=np.int64)  # noqa: E731
+    print(json.dumps([e(ser.dumps(value(v))) for v in values]))
 
 
 def run_ops(spec_path, out):

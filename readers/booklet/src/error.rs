@@ -106,13 +106,14 @@ pub enum Error {
         /// The budget of this value, in bytes.
         limit: usize,
     },
-    /// The file's key or value serializer has no typed codec here (numpy, pandas, geopandas,
+    /// The file's key or value serializer has no typed codec here (pandas, geopandas,
     /// shapely, a custom class, or a code this crate does not know). The stored bytes are still
     /// readable through the byte API (`get`, `iter`).
     #[error(
         "{}serializer {name} (code {code}) is not supported for typed values; supported: None, \
          bytes, str, json, orjson, pickle (plain values), msgpack, zstd, pickle_zstd, orjson_zstd, \
-         msgpack_zstd and the integer codes (read the stored bytes with get/iter instead)",
+         msgpack_zstd, the integer codes and the numpy integer codes (read the stored bytes with \
+         get/iter instead)",
         if role.is_empty() { String::new() } else { format!("the file's {role} ") }
     )]
     UnsupportedSerializer {

@@ -26,9 +26,9 @@
 //!
 //! The API works on stored bytes, and on typed [`Value`]s through the serializers the header
 //! names ([`Booklet::get_typed`], [`Booklet::set_typed`], [`Booklet::items_typed`]): `str`,
-//! bytes, the integer codes, `json` and `orjson`, pickle of plain values, msgpack, and their
-//! zstd variants, each writing the bytes Python booklet writes (see [`serial`]). Other
-//! serializers (numpy, pandas, shapely, custom classes) give
+//! bytes, the integer codes, `json` and `orjson`, pickle of plain values, msgpack, numpy
+//! integer arrays, and their zstd variants, each writing the bytes Python booklet writes (see
+//! [`serial`]). Other serializers (pandas, shapely, custom classes) give
 //! [`Error::UnsupportedSerializer`] naming them.
 //!
 //! ```no_run

@@ -21,8 +21,9 @@ use clap::{Parser, Subcommand, ValueEnum};
                   booklet-tool dump data.blt --format jsonl > data.jsonl\n\n\
                   Values are decoded with the file's serializers: None/bytes (raw), str, json, \
                   orjson, pickle (plain values), msgpack, zstd, pickle_zstd, orjson_zstd, \
-                  msgpack_zstd and the integer codes. Other serializers (numpy, pandas, shapely, \
-                  custom classes) show the stored bytes and a note naming the serializer.\n\n\
+                  msgpack_zstd, the integer codes and the numpy integer arrays. Other serializers \
+                  (pandas, shapely, custom classes) show the stored bytes and a note naming the \
+                  serializer.\n\n\
                   Exit codes: 0 success, 1 key not found (get), 2 error."
 )]
 struct Cli {

@@ -11,12 +11,17 @@
 //! | `json` | `json.dumps(v).encode()`, byte for byte ([`JsonValue::to_python_json`]) | JSON values, dicts with str keys |
 //! | `orjson` | `orjson.dumps(v, OPT_NON_STR_KEYS)`, byte for byte | as `json` |
 //! | `uint1` .. `int8` | little-endian integers | `Int` |
+//! | `numpy_int1` .. `numpy_int8` | `array.astype('iN').tobytes()`: little-endian signed integers one after the other | `List` of `Int` (a 1-D array; what `np.frombuffer` returns) |
+//! | `numpy_int2_zstd` .. `numpy_int8_zstd` | zstd level 1 of the same | as above |
 //! | `pickle` | protocol 5 as CPython writes it (module `pickle`) | plain values: None, bool, int, float, str, bytes, list, tuple, dict |
 //! | `msgpack` | `msgpack.dumps(v)` (module `msgpack`, through `rmpv`) | as pickle, arrays as lists, str/bytes map keys |
 //! | `zstd` | zstd level 1 of raw bytes | `Bytes` |
 //! | `pickle_zstd`, `orjson_zstd`, `msgpack_zstd` | zstd level 1 of the inner serializer | as the inner one |
 //!
-//! Not supported, with [`Error::UnsupportedSerializer`]: the numpy codes (18-24), `pd_zstd`,
+//! Encoding a numpy serializer takes a `List` or `Tuple` of `Int`s, each within the width (numpy's
+//! `astype` would wrap an integer out of range silently: here it is an [`Error::Encode`]).
+//!
+//! Not supported, with [`Error::UnsupportedSerializer`]: `pd_zstd`,
 //! `gpd_zstd`, `wkb`, `wkb_zstd`, and code 0 (a custom class, whose identity the file does not
 //! store). Their stored bytes are still readable through the byte API.
 //!
@@ -81,7 +86,7 @@ pub enum Serializer {
     PickleZstd = 16,
     /// 17: zstd (level 1) of orjson.
     OrjsonZstd = 17,
-    /// 18..=24: numpy integer arrays, optionally zstd (not supported here).
+    /// 18..=24: numpy integer arrays (1-D, native little-endian), optionally zstd.
     NumpyInt1 = 18,
     /// 19
     NumpyInt2 = 19,
@@ -241,6 +246,22 @@ impl Serializer {
                 | S::Msgpack
                 | S::MsgpackZstd
         ) || self.int_width().is_some()
+            || self.numpy_width().is_some()
+    }
+
+    /// The element width of a numpy serializer, and whether it is zstd-compressed.
+    fn numpy_width(self) -> Option<(usize, bool)> {
+        use Serializer as S;
+        Some(match self {
+            S::NumpyInt1 => (1, false),
+            S::NumpyInt2 => (2, false),
+            S::NumpyInt4 => (4, false),
+            S::NumpyInt8 => (8, false),
+            S::NumpyInt2Zstd => (2, true),
+            S::NumpyInt4Zstd => (4, true),
+            S::NumpyInt8Zstd => (8, true),
+            _ => return None,
+        })
     }
 
     fn int_width(self) -> Option<(usize, bool)> {
@@ -300,9 +321,13 @@ impl Serializer {
             S::MsgpackZstd => {
                 msgpack::decode(&unzstd(self.name(), bytes, &mut budget)?, &mut budget)
             }
-            s => match s.int_width() {
-                Some((w, signed)) => decode_int(s, bytes, w, signed),
-                None => Err(s.unsupported("")),
+            s => match (s.int_width(), s.numpy_width()) {
+                (Some((w, signed)), _) => decode_int(s, bytes, w, signed),
+                (_, Some((w, false))) => decode_numpy(s, bytes, w, &mut budget),
+                (_, Some((w, true))) => {
+                    decode_numpy(s, &unzstd(s.name(), bytes, &mut budget)?, w, &mut budget)
+                }
+                _ => Err(s.unsupported("")),
             },
         }
     }
@@ -343,12 +368,20 @@ impl Serializer {
                 json(json::Encoder::Orjson)?.to_orjson().as_bytes(),
             ),
             S::MsgpackZstd => zstd_level1(self.name(), &msgpack::encode(v)?),
-            s => match s.int_width() {
-                Some((w, signed)) => {
+            s => match (s.int_width(), s.numpy_width()) {
+                (Some((w, signed)), _) => {
                     let i = v.as_int().ok_or_else(|| wrong("int"))?;
                     encode_int(s, i, w, signed)
                 }
-                None => Err(s.unsupported("")),
+                (_, Some((w, zstd))) => {
+                    let raw = encode_numpy(s, v, w)?;
+                    if zstd {
+                        zstd_level1(s.name(), &raw)
+                    } else {
+                        Ok(raw)
+                    }
+                }
+                _ => Err(s.unsupported("")),
             },
         }
     }
@@ -436,6 +469,42 @@ fn encode_int(s: Serializer, i: i128, w: usize, signed: bool) -> Result<Vec<u8>>
         });
     }
     Ok(i.to_le_bytes().get(..w).unwrap_or_default().to_vec())
+}
+
+/// A numpy array's bytes (`np.frombuffer(bytes, 'iW')`) as a list of its integers.
+fn decode_numpy(s: Serializer, bytes: &[u8], w: usize, budget: &mut Budget) -> Result<Value> {
+    let (items, rest) = (bytes.len() / w, bytes.len() % w);
+    if rest != 0 {
+        return Err(Error::Decode {
+            serializer: s.name(),
+            reason: format!("{} bytes are not whole {w}-byte integers", bytes.len()),
+        });
+    }
+    budget.charge(s.name(), items.saturating_mul(std::mem::size_of::<Value>()))?;
+    bytes
+        .chunks_exact(w)
+        .map(|c| decode_int(s, c, w, true))
+        .collect::<Result<Vec<_>>>()
+        .map(Value::List)
+}
+
+/// A list (or tuple) of integers as the bytes of `np.array(v).astype('iW').tobytes()`.
+fn encode_numpy(s: Serializer, v: &Value, w: usize) -> Result<Vec<u8>> {
+    let (Value::List(items) | Value::Tuple(items)) = v else {
+        return Err(Error::Encode {
+            serializer: s.name(),
+            reason: format!("expects a list of int (a 1-D array), got {}", v.type_name()),
+        });
+    };
+    let mut out = Vec::with_capacity(items.len().saturating_mul(w));
+    for item in items {
+        let i = item.as_int().ok_or_else(|| Error::Encode {
+            serializer: s.name(),
+            reason: format!("expects a list of int, holds a {}", item.type_name()),
+        })?;
+        out.extend(encode_int(s, i, w, true)?);
+    }
+    Ok(out)
 }
 
 /// zstd level 1, as Python booklet's `zstd.compress(data, 1)`: one frame with its content size

@@ -128,7 +128,7 @@ pub fn to_tagged(v: &booklet::Value) -> serde_json::Value {
 pub fn python_with_serializers() -> Option<PathBuf> {
     let py = python()?;
     let ok = Command::new(&py)
-        .args(["-c", "import msgpack, zstandard"])
+        .args(["-c", "import msgpack, zstandard, numpy"])
         .output()
         .is_ok_and(|o| o.status.success());
     if ok {
@@ -136,11 +136,11 @@ pub fn python_with_serializers() -> Option<PathBuf> {
     }
     assert!(
         !testkit::under_ci(),
-        "{}: no msgpack/zstandard; rerun tools/venv.sh (tools/requirements.txt pins them)",
+        "{}: no msgpack/zstandard/numpy; rerun tools/venv.sh (tools/requirements.txt pins them)",
         py.display()
     );
     eprintln!(
-        "SKIPPED: {} lacks msgpack/zstandard (rerun tools/venv.sh)",
+        "SKIPPED: {} lacks msgpack/zstandard/numpy (rerun tools/venv.sh)",
         py.display()
     );
     None
