@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the seeds' own commands as they are printed (../shared/seeds/002 for MATHLDBT, 004 for
-# Riegeli), each in the crate that stands for the seed's project.
+# Riegeli), each in the crate that stands for the seed's project, and checks that seed 000's
+# benchmark ids exist as it prints them.
 #
 # Usage: tools/seed_commands.sh [--full]
 #   default: every command as printed; a `cargo bench` command gets criterion's `--test` after
@@ -77,6 +78,32 @@ flamegraphs() {
         printf 'flamegraph: %s\n' "$svg" >&2
     done
 }
+
+# Seed 000 (the ROOT reader) prints no command, only its benchmark ids: each must be an id of
+# root_branch_read as the seed wrote it (criterion's --list; the bench writes its ROOT files
+# first, with the venv's ROOT).
+seed000_ids=(
+    "single_branch_read/zlib/pt" "single_branch_read/zstd/pt"
+    "repeated_branch_read/zlib/3x_same" "repeated_branch_read/zstd/3x_same"
+    "parallel_vs_sequential/sequential/zlib" "parallel_vs_sequential/parallel/zlib"
+    "parallel_vs_sequential/sequential/zstd" "parallel_vs_sequential/parallel/zstd"
+    "multi_branch_read/zlib/3branches" "multi_branch_read/zstd/3branches"
+    "jagged_branch_read/vector_tree" "indexed_branch_read/vector_tree/njet_pt[0]"
+    "fixed_array_branch_read/fixed_array"
+    "lazy_single_entry/zlib/pt" "lazy_single_entry/zstd/pt"
+    "lazy_range_read/zlib/25%_range" "lazy_range_read/zstd/25%_range"
+    "lazy_range_read/zlib/full_range" "lazy_range_read/zstd/full_range"
+    "lazy_vs_eager/eager/zlib" "lazy_vs_eager/lazy_all/zlib"
+    "lazy_vs_eager/eager/zstd" "lazy_vs_eager/lazy_all/zstd"
+    "chained_slice/sequential_decode_all" "chained_slice/random_access_1000"
+)
+printf '\n==> (.) cargo bench -p root-reader --bench root_branch_read -- --list (seed 000 ids)\n' >&2
+listed="$(cargo bench -p root-reader --bench root_branch_read -- --list)" ||
+    failed . "cargo bench -p root-reader --bench root_branch_read -- --list"
+for id in "${seed000_ids[@]}"; do
+    grep -qxF "$id: benchmark" <<<"$listed" || failed . "seed 000 id $id is not a benchmark"
+done
+printf 'seed 000: %d ids, as the seed prints them\n' "${#seed000_ids[@]}" >&2
 
 # Seed 002 (MATHLDBT).
 m=readers/mathldbt

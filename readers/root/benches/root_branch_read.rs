@@ -1,12 +1,22 @@
-//! `root_branch_read`: seed 000's benchmarks, each with a cold-cache and a warm-cache variant.
+//! `root_branch_read`: seed 000's benchmarks under the seed's own ids, each beside a cold-cache
+//! variant of its own name.
 //!
 //! Data: a 200,000-entry TTree written by real ROOT 6.40 (pt/F, arr[4]/F, jets =
 //! std::vector<float>) under zlib-1 and zstd-5, made once by `tools/root_readspeed_compare.py`'s
 //! writer (through `$BENCH_PYTHON` or `tools/.venv`) into `<target>/root-bench-data/`.
 //!
-//! * `.../cold`: the file's basket cache is emptied before every iteration (outside the timing),
-//!   so each iteration reads and decompresses its baskets (the OS page cache stays warm).
-//! * `.../warm`: the cache already holds the baskets: what seed 000's "post-cache" table timed.
+//! * `<group>/<id>` as the seed prints it (`single_branch_read/zlib/pt`,
+//!   `indexed_branch_read/vector_tree/njet_pt[0]`, ...): the file's basket cache already holds
+//!   the baskets, as in the seed's measurements since its cache (criterion repeats a read, and
+//!   every repetition after the first finds its baskets decompressed).
+//! * `<group>_cold/<id>`: the cache is emptied before every iteration (outside the timing), so
+//!   each iteration reads and decompresses its baskets (the OS page cache stays warm): what the
+//!   seed's first table timed before it had a cache.
+//! * `parallel_by_size/{sequential,parallel}/<entries>`: `pt` of trees of 2,000 to 200,000
+//!   entries (zstd, cold): where reading the baskets on rayon's pool starts to pay (the seed saw
+//!   "rayon overhead > benefit for small data").
+//!
+//! The seed's `njet_pt` is a `std::vector<float>` of jet momenta: here the tree's `jets`.
 //!
 //! `nanoaod_read/every_branch`: every one of the 311 branches of a 100,000-entry NanoAOD-like
 //! file (`tools/root_nanoaod.py`, written by ROOT) read into columns, cold and warm.
@@ -42,7 +52,8 @@ impl Data {
     }
 }
 
-/// Runs `f` as `<group>/<name>/cold` and `<group>/<name>/warm`.
+/// Runs `f` as `<group>_cold/<name>` (cache emptied before each iteration) and, as the seed
+/// names it, `<group>/<name>` (baskets cached).
 fn cold_warm<R>(
     c: &mut Criterion,
     group: &str,
@@ -51,17 +62,20 @@ fn cold_warm<R>(
     file: &RootFile,
     mut f: impl FnMut() -> R,
 ) {
-    let mut g = c.benchmark_group(group);
+    let mut g = c.benchmark_group(format!("{group}_cold"));
     g.throughput(Throughput::Bytes(bytes));
-    g.bench_function(format!("{name}/cold"), |b| {
+    g.bench_function(name, |b| {
         b.iter_batched(
             || file.cache().clear(),
             |()| black_box(f()),
             BatchSize::PerIteration,
         );
     });
+    g.finish();
     black_box(f());
-    g.bench_function(format!("{name}/warm"), |b| b.iter(|| black_box(f())));
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function(name, |b| b.iter(|| black_box(f())));
     g.finish();
 }
 
@@ -179,7 +193,7 @@ fn benches(c: &mut Criterion) {
             cold_warm(
                 c,
                 "indexed_branch_read",
-                "vector_tree/jets[0]",
+                "vector_tree/njet_pt[0]",
                 ENTRIES * 4,
                 file,
                 || {
@@ -222,6 +236,35 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// Tree sizes of `parallel_by_size`: 8 KB to 800 KB of `pt`.
+const SIZES: [u64; 3] = [2_000, 20_000, ENTRIES];
+
+/// `parallel_by_size/{sequential,parallel}/<entries>`: one branch of a small and a large tree,
+/// read cold on one thread and on rayon's pool.
+fn parallel_by_size(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parallel_by_size");
+    for entries in SIZES {
+        let file =
+            RootFile::open(data::readspeed_files(entries).join("readspeed_zstd.root")).unwrap();
+        let tree = file.tree("t").unwrap();
+        let pt = tree.branch("pt").unwrap();
+        g.throughput(Throughput::Bytes(entries * 4));
+        for (mode, par) in [
+            ("sequential", Parallel::Never),
+            ("parallel", Parallel::Always),
+        ] {
+            g.bench_function(format!("{mode}/{entries}"), |b| {
+                b.iter_batched(
+                    || file.cache().clear(),
+                    |()| black_box(pt.reader().parallel(par).read::<f32>().unwrap()),
+                    BatchSize::PerIteration,
+                );
+            });
+        }
+    }
+    g.finish();
+}
+
 /// Entries of the NanoAOD-like file read whole by `nanoaod_read`.
 const NANO_ENTRIES: u64 = 100_000;
 
@@ -260,5 +303,5 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(2))
 }
 
-criterion_group! { name = root_branch_read; config = config(); targets = benches, nanoaod }
+criterion_group! { name = root_branch_read; config = config(); targets = benches, parallel_by_size, nanoaod }
 criterion_main!(root_branch_read);
