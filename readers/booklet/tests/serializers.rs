@@ -34,6 +34,32 @@ fn read_doc(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Python writes `spec` (`typed-write`: key and value serializers, items to set and delete) into
+/// `dir/<name>.blt`; the file and what Python then reads from it.
+fn python_writes(
+    py: &Path,
+    dir: &Path,
+    name: &str,
+    spec: &serde_json::Value,
+) -> (std::path::PathBuf, serde_json::Value) {
+    let spec_path = dir.join(format!("{name}.json"));
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let path = dir.join(format!("{name}.blt"));
+    let (spec_arg, path_arg) = (spec_path.to_str().unwrap(), path.to_str().unwrap());
+    let out = util::interop(py, &["typed-write", spec_arg, path_arg]);
+    (path, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Python's bytes for each of `values` (`serial_dict[ser].dumps`, through `typed-dumps`).
+fn python_dumps(py: &Path, dir: &Path, ser: &str, values: &[&Value]) -> Vec<Vec<u8>> {
+    let tagged: Vec<serde_json::Value> = values.iter().map(|v| util::to_tagged(v)).collect();
+    let values_path = dir.join(format!("{ser}-values.json"));
+    std::fs::write(&values_path, serde_json::to_string(&tagged).unwrap()).unwrap();
+    let out = util::interop(py, &["typed-dumps", ser, values_path.to_str().unwrap()]);
+    let python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+    python.iter().map(|b| util::b64(b)).collect()
+}
+
 /// Compare every item of `path` (read through the typed API, mapped and buffered) with a
 /// `typed-read` document: same items in the same order, every key found by `get_typed`, and
 /// our encoding of every decoded key equal to the stored bytes Python wrote.
@@ -303,18 +329,7 @@ fn python_written_files_decode_here() {
             "key_serializer": ser, "value_serializer": ser, "n_buckets": 7,
             "set": items, "delete": deletes, "prune": n % 2 == 0,
         });
-        let spec_path = dir.path().join(format!("{ser}.json"));
-        std::fs::write(&spec_path, spec.to_string()).unwrap();
-        let path = dir.path().join(format!("{ser}.blt"));
-        let out = util::interop(
-            &py,
-            &[
-                "typed-write",
-                spec_path.to_str().unwrap(),
-                path.to_str().unwrap(),
-            ],
-        );
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (path, doc) = python_writes(&py, dir.path(), ser, &spec);
         assert_eq!(doc["items"].as_array().unwrap().len(), 50 - 8, "{ser}");
         check_against_python(&path, &doc, ser);
     }
@@ -340,17 +355,9 @@ fn encoders_write_pythons_bytes() {
                 }
             })
             .collect();
-        let tagged: Vec<serde_json::Value> = values.iter().map(util::to_tagged).collect();
-        let values_path = dir.path().join(format!("{ser}.json"));
-        std::fs::write(&values_path, serde_json::to_string(&tagged).unwrap()).unwrap();
-        let out = util::interop(&py, &["typed-dumps", ser, values_path.to_str().unwrap()]);
-        let python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let python = python_dumps(&py, dir.path(), ser, &values.iter().collect::<Vec<_>>());
         for (i, (v, want)) in values.iter().zip(&python).enumerate() {
-            assert_eq!(
-                s.encode(v).unwrap(),
-                util::b64(want),
-                "{ser} value {i}: {v}"
-            );
+            assert_eq!(s.encode(v).unwrap(), *want, "{ser} value {i}: {v}");
         }
     }
 }
@@ -412,18 +419,7 @@ fn numpy_arrays_cross_with_python() {
             "key_serializer": "str", "value_serializer": ser, "n_buckets": 7,
             "set": tagged, "delete": deletes,
         });
-        let spec_path = dir.path().join(format!("{ser}.json"));
-        std::fs::write(&spec_path, spec.to_string()).unwrap();
-        let path = dir.path().join(format!("{ser}-python.blt"));
-        let out = util::interop(
-            &py,
-            &[
-                "typed-write",
-                spec_path.to_str().unwrap(),
-                path.to_str().unwrap(),
-            ],
-        );
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (path, doc) = python_writes(&py, dir.path(), &format!("{ser}-python"), &spec);
         assert_eq!(doc["items"].as_array().unwrap().len(), 30 - 5, "{ser}");
         check_against_python(&path, &doc, ser);
         // We write, Python reads.
@@ -449,13 +445,9 @@ fn numpy_arrays_cross_with_python() {
         }
         // Byte for byte what numpy's tobytes (and zstd level 1) writes.
         let values: Vec<&Value> = items.iter().map(|(_, v)| v).collect();
-        let tagged: Vec<serde_json::Value> = values.iter().map(|v| util::to_tagged(v)).collect();
-        let values_path = dir.path().join(format!("{ser}-values.json"));
-        std::fs::write(&values_path, serde_json::to_string(&tagged).unwrap()).unwrap();
-        let out = util::interop(&py, &["typed-dumps", ser, values_path.to_str().unwrap()]);
-        let python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let python = python_dumps(&py, dir.path(), ser, &values);
         for (i, (v, want)) in values.iter().zip(&python).enumerate() {
-            assert_eq!(s.encode(v).unwrap(), util::b64(want), "{ser} value {i}");
+            assert_eq!(s.encode(v).unwrap(), *want, "{ser} value {i}");
         }
     }
 }
