@@ -483,14 +483,15 @@ impl RNTuple {
         let (kind, bits) = self.readable_width(col, path)?;
         let expected = kind.page_bytes(u64::from(page.elements), bits);
         let loc = page.locator;
-        if Some(stored.len()) != self.page_extent(col, page, path).ok() {
+        let sum_len = if page.checksum { 8 } else { 0 };
+        if Some(stored.len() as u64) != loc.size.checked_add(sum_len) {
             return Err(Error::corrupt(
                 "RNTuple page",
                 loc.offset,
                 format!("{} bytes for a page of {} bytes", stored.len(), loc.size),
             ));
         }
-        let (data, tail) = stored.split_at(stored.len() - if page.checksum { 8 } else { 0 });
+        let (data, tail) = stored.split_at(stored.len() - sum_len as usize);
         if page.checksum {
             let mut a = [0u8; 8];
             a.copy_from_slice(tail);
