@@ -50,6 +50,7 @@ pub mod layout;
 pub mod lazy;
 mod mapped;
 mod memory;
+pub mod page_cache;
 pub mod reader;
 pub mod readspeed;
 pub mod rntuple;

@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+pub mod bottleneck;
 mod floors;
 mod ntuple;
 mod report;

@@ -8,16 +8,15 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use root_reader::compression::Algorithm;
-use root_reader::readspeed::{self, Mode, Selection};
 use root_reader::{BasketCache, Chain, Parallel, RootFile};
 
 mod dump_args;
+mod readspeed_cmd;
 mod rntuple;
 mod selection;
 mod selftest;
 
 use dump_args::{DumpFormat, parse_range};
-use selection::resolve_regex;
 
 #[derive(Parser)]
 #[command(
@@ -96,94 +95,13 @@ enum Command {
                             root-tool readspeed --files f.root --trees t --branches name --stages\n  \
                             root-tool readspeed --test"
     )]
-    Readspeed {
-        /// Files to read.
-        #[arg(long, num_args = 1.., required_unless_present = "test")]
-        files: Vec<PathBuf>,
-        /// Trees: one name for every file, or one per file (as rootreadspeed).
-        #[arg(long, num_args = 1.., required_unless_present = "test")]
-        trees: Vec<String>,
-        /// Branches: full paths, column names, or names no other branch has (as `dump`).
-        #[arg(long, num_args = 1.., group = "sel")]
-        branches: Vec<String>,
-        /// Regular expressions selecting branches (matched against each branch's own name and
-        /// its full path).
-        #[arg(long, num_args = 1.., group = "sel")]
-        branches_regex: Vec<String>,
-        /// Every readable branch.
-        #[arg(long, group = "sel")]
-        all_branches: bool,
-        /// Worker threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Time only the decompression of the same baskets, preloaded in memory.
-        #[arg(long, group = "mode")]
-        decompress_only: bool,
-        /// Time the decompression of the preloaded baskets plus one copy of each payload (the
-        /// floor of any reader that hands out values in its own memory).
-        #[arg(long, group = "mode")]
-        decompress_copy: bool,
-        /// Time reading the baskets from the files as the full read does, plus one copy of each
-        /// payload and one end per entry where entries vary in size (per item in vector<string>
-        /// and vector<vector<T>>), without decoding (the floor of any reader of the files that
-        /// hands out entries in its own memory). On RNTuples: each page read, checked and
-        /// decompressed as the full read does, then copied once.
-        #[arg(long, group = "mode")]
-        read_copy: bool,
-        /// Time reading the baskets from the files as the full read does, plus finding where
-        /// each string starts (each item in vector<string> and vector<vector<T>>), nothing
-        /// checked or copied, one at a time (what finding the strings costs a reader that lends
-        /// them where they lie).
-        #[arg(long, group = "mode")]
-        read_find: bool,
-        /// Time reading the baskets from the files as the full read does and decompressing
-        /// them, nothing else (the floor of any reader of the files).
-        #[arg(long, group = "mode")]
-        read_decompress: bool,
-        /// Time reading and decompressing as --read-decompress does, plus touching what any
-        /// reader of every entry must: one byte of every 64-byte line of the entries (of
-        /// char*, std::string and TString branches, each entry's length byte instead), and
-        /// each basket's entry-offset table, its starts converted; summed, nothing else (the
-        /// floor of any reader of the entries).
-        #[arg(long, group = "mode")]
-        read_touch: bool,
-        /// The full read, with the strings of char*, std::string, TString and vector<string>
-        /// branches copied into columns of their own (as `dump` and the library's column reads
-        /// return them) instead of checked and handed out where they lie in the decompressed
-        /// basket.
-        #[arg(long, group = "mode")]
-        copy_strings: bool,
-        /// Also time each basket's stages apart and report where the time went: reading the
-        /// records, decompressing them, reading their entry-offset tables, decoding the
-        /// entries (in thread-seconds; five clock reads a basket, so the stages add up to a
-        /// little more than an untimed run).
-        #[arg(long)]
-        stages: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = SpeedFormat::Text)]
-        format: SpeedFormat,
-        /// Benchmark name used in `--format bmf`.
-        #[arg(long, default_value = "root-tool/readspeed")]
-        bmf_name: String,
-        /// Check this build on this machine instead: read the fixtures built into the tool
-        /// (written by ROOT 6.40) in every mode on one and two threads, and compare the bytes
-        /// read with what ROOT's rootreadspeed reports for them; exits 1 on any difference.
-        #[arg(long, exclusive = true)]
-        test: bool,
-    },
+    Readspeed(readspeed_cmd::ReadspeedArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum LsFormat {
     Text,
     Json,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum SpeedFormat {
-    Text,
-    Json,
-    Bmf,
 }
 
 fn main() -> Result<()> {
@@ -225,63 +143,7 @@ fn run(cli: Cli) -> Result<()> {
             files.extend(chain);
             dump(&files, &tree, &branches, entries.as_deref(), format)
         }
-        Command::Readspeed {
-            files,
-            trees,
-            branches,
-            branches_regex,
-            all_branches,
-            threads,
-            decompress_only,
-            decompress_copy,
-            read_copy,
-            read_find,
-            read_decompress,
-            read_touch,
-            copy_strings,
-            stages,
-            format,
-            bmf_name,
-            test,
-        } => {
-            if test {
-                if !selftest::run()? {
-                    std::process::exit(1);
-                }
-                return Ok(());
-            }
-            let selection = selection(&files, &trees, branches, &branches_regex, all_branches)?;
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
-            let config = readspeed::Config {
-                files,
-                trees,
-                branches: selection,
-                threads,
-                mode: if decompress_only {
-                    Mode::DecompressOnly
-                } else if decompress_copy {
-                    Mode::DecompressCopy
-                } else if read_copy {
-                    Mode::ReadCopy
-                } else if read_find {
-                    Mode::ReadFind
-                } else if read_decompress {
-                    Mode::ReadDecompress
-                } else if read_touch {
-                    Mode::ReadTouch
-                } else if copy_strings {
-                    Mode::FullCopiedStrings
-                } else {
-                    Mode::Full
-                },
-                stages,
-            };
-            let report = readspeed::run(&config).context("readspeed failed")?;
-            print_report(&report, format, &bmf_name);
-            Ok(())
-        }
+        Command::Readspeed(args) => readspeed_cmd::run(args),
     }
 }
 
@@ -472,126 +334,4 @@ fn selected_branches(tree: &root_reader::Tree, names: &[String]) -> Result<Vec<S
         chosen.push((name, &b.column));
     }
     Ok(chosen.into_iter().map(|(_, c)| c.to_string()).collect())
-}
-
-/// The branches chosen on the command line (one way, as rootreadspeed).
-fn selection(
-    files: &[PathBuf],
-    trees: &[String],
-    branches: Vec<String>,
-    branches_regex: &[String],
-    all_branches: bool,
-) -> Result<Selection> {
-    Ok(if all_branches {
-        Selection::All
-    } else if !branches_regex.is_empty() {
-        Selection::Names(resolve_regex(files, trees, branches_regex)?)
-    } else if !branches.is_empty() {
-        Selection::Names(branches)
-    } else {
-        bail!("choose branches with --branches, --branches-regex or --all-branches");
-    })
-}
-
-fn print_report(r: &readspeed::Report, format: SpeedFormat, bmf_name: &str) {
-    let mode = match r.mode {
-        Mode::Full => "read+decompress+decode",
-        Mode::FullCopiedStrings => "read+decompress+decode, strings copied",
-        Mode::DecompressOnly => "decompress-only",
-        Mode::DecompressCopy => "decompress+copy",
-        Mode::ReadCopy => "read+decompress+copy",
-        Mode::ReadFind => "read+decompress+find",
-        Mode::ReadDecompress => "read+decompress",
-        Mode::ReadTouch => "read+decompress+touch",
-    };
-    match format {
-        SpeedFormat::Text => {
-            // rootreadspeed's report first, line for line; then what it does not print.
-            println!(
-                "Real time to setup MT run:      {:.6} s",
-                r.setup_real_time_s
-            );
-            println!(
-                "CPU time to setup MT run:       {:.2} s",
-                r.setup_cpu_time_s
-            );
-            println!("Real time:                      {:.6} s", r.real_time_s);
-            println!("CPU time:                       {:.2} s", r.cpu_time_s);
-            println!(
-                "Uncompressed data read:         {} bytes",
-                r.uncompressed_bytes
-            );
-            println!(
-                "Throughput:                     {:.3} MB/s",
-                r.throughput_mb_s()
-            );
-            println!();
-            println!("Mode:                           {mode}");
-            println!("Threads:                        {}", r.threads);
-            println!(
-                "Throughput per thread:          {:.3} MB/s",
-                r.throughput_per_thread_mb_s()
-            );
-            println!(
-                "Compressed data read:           {} bytes",
-                r.compressed_bytes
-            );
-            println!(
-                "Compressed throughput:          {:.3} MB/s",
-                r.compressed_throughput_mb_s()
-            );
-            println!(
-                "Baskets:                        {} ({} branches)",
-                r.baskets, r.branches
-            );
-            println!(
-                "CPU efficiency:                 {:.1} %",
-                100.0 * r.cpu_efficiency()
-            );
-            println!("{}", r.diagnosis());
-            if let Some(st) = r.stages {
-                println!();
-                println!("Stages (thread-seconds, each basket timed stage by stage):");
-                let total = st.total_s().max(1e-12);
-                for (name, t) in st.named() {
-                    println!("  {name:<12}{t:>12.6} s  {:>5.1} %", 100.0 * t / total);
-                }
-            }
-        }
-        SpeedFormat::Json => {
-            let doc = serde_json::json!({
-                "mode": mode,
-                "setup_real_time_s": r.setup_real_time_s,
-                "setup_cpu_time_s": r.setup_cpu_time_s,
-                "real_time_s": r.real_time_s,
-                "cpu_time_s": r.cpu_time_s,
-                "uncompressed_bytes": r.uncompressed_bytes,
-                "compressed_bytes": r.compressed_bytes,
-                "baskets": r.baskets,
-                "branches": r.branches,
-                "threads": r.threads,
-                "throughput_mb_s": r.throughput_mb_s(),
-                "throughput_per_thread_mb_s": r.throughput_per_thread_mb_s(),
-                "compressed_throughput_mb_s": r.compressed_throughput_mb_s(),
-                "cpu_efficiency": r.cpu_efficiency(),
-                "diagnosis": r.diagnosis(),
-                "stages": r.stages.map(|st| {
-                    st.named()
-                        .iter()
-                        .map(|(name, t)| (format!("{name}_s"), serde_json::json!(t)))
-                        .collect::<serde_json::Map<_, _>>()
-                }),
-            });
-            println!("{doc}");
-        }
-        SpeedFormat::Bmf => {
-            let doc = serde_json::json!({
-                bmf_name: {
-                    "latency": {"value": r.real_time_s * 1e9},
-                    "throughput": {"value": r.throughput_mb_s()},
-                }
-            });
-            println!("{doc}");
-        }
-    }
 }
