@@ -52,6 +52,15 @@ run() {
     (cd "$dir" && "${args[@]}") || failed "$dir" "$printed"
 }
 
+# target_dir DIR: cargo's target directory for DIR.
+target_dir() {
+    local target
+    target="$(cd "$1" && cargo metadata --format-version 1 --no-deps |
+        grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
+    [ -n "$target" ] || failed "$1" "cargo metadata (no target_directory)"
+    printf '%s\n' "$target"
+}
+
 # criterion_dir DIR: where criterion writes for a bench run in DIR ($CRITERION_HOME, else cargo's
 # target directory's criterion/).
 criterion_dir() {
@@ -59,11 +68,7 @@ criterion_dir() {
         (cd "$1" && realpath -m "$CRITERION_HOME")
         return
     fi
-    local target
-    target="$(cd "$1" && cargo metadata --format-version 1 --no-deps |
-        grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
-    [ -n "$target" ] || failed "$1" "cargo metadata (no target_directory)"
-    printf '%s/criterion\n' "$target"
+    printf '%s/criterion\n' "$(target_dir "$1")"
 }
 
 # flamegraphs DIR SVG...: each SVG (removed before the profile run) is a flamegraph with frames of
@@ -79,9 +84,32 @@ flamegraphs() {
     done
 }
 
-# Seed 000 (the ROOT reader) prints no command, only its benchmark ids: each must be an id of
-# root_branch_read as the seed wrote it (criterion's --list; the bench writes its ROOT files
-# first, with the venv's ROOT).
+# A scratch directory for this script's files and ledger.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+
+# recorded SUITE FILTER NAME...: records a quick run of SUITE's benchmarks matching FILTER (a
+# criterion filter) with bench-run, in a scratch ledger, and checks that every NAME is a
+# benchmark of the recorded run, as the seed prints it.
+recorded() {
+    local suite="$1" filter="$2" name csv
+    shift 2
+    printf '\n==> (.) bench-run --suite %s --quick -- %s (names as the seed prints them)\n' "$suite" "$filter" >&2
+    cargo run -q -p bench-run -- --db "$scratch/ledger.sqlite" --suite "$suite" --quick -- "$filter" >&2 ||
+        failed . "bench-run --suite $suite --quick -- $filter"
+    csv="$(cargo run -q -p bench-run -- --db "$scratch/ledger.sqlite" export latest --format csv)" ||
+        failed . "bench-run export latest --format csv"
+    for name in "$@"; do
+        cut -d, -f2 <<<"$csv" | grep -qxF "$name" ||
+            cut -d, -f2 <<<"$csv" | grep -qxF "\"$name\"" ||
+            failed . "$name is not a benchmark of the recorded $suite run"
+    done
+    printf '%s: %d names in the recorded run, as the seed prints them\n' "$suite" "$#" >&2
+}
+
+# Seed 000 (the ROOT reader) prints no command, only its benchmark ids: each must be a benchmark
+# of a recorded root_branch_read run as the seed wrote it (the bench writes its ROOT files first,
+# with the venv's ROOT).
 seed000_ids=(
     "single_branch_read/zlib/pt" "single_branch_read/zstd/pt"
     "repeated_branch_read/zlib/3x_same" "repeated_branch_read/zstd/3x_same"
@@ -97,13 +125,37 @@ seed000_ids=(
     "lazy_vs_eager/eager/zstd" "lazy_vs_eager/lazy_all/zstd"
     "chained_slice/sequential_decode_all" "chained_slice/random_access_1000"
 )
-printf '\n==> (.) cargo bench -p root-reader --bench root_branch_read -- --list (seed 000 ids)\n' >&2
-listed="$(cargo bench -p root-reader --bench root_branch_read -- --list)" ||
-    failed . "cargo bench -p root-reader --bench root_branch_read -- --list"
-for id in "${seed000_ids[@]}"; do
-    grep -qxF "$id: benchmark" <<<"$listed" || failed . "seed 000 id $id is not a benchmark"
+recorded root_branch_read '^(single_branch_read|repeated_branch_read|parallel_vs_sequential|multi_branch_read|jagged_branch_read|indexed_branch_read|fixed_array_branch_read|lazy_single_entry|lazy_range_read|lazy_vs_eager|chained_slice)/' "${seed000_ids[@]}"
+
+# Seed 001 (root-readspeed): its commands as printed, from a directory laid out as the seed's
+# build directory (`./src/root-readspeed`; `root-readspeed` on the PATH for the usage lines), on
+# its example's two files written by ROOT (tree t, branch x: 80,000,000 uncompressed bytes, as
+# the seed's example reads). Not run: the seed's cmake build lines (they build the C++ original;
+# this one is built by cargo, above) and `echo 3 > /proc/sys/vm/drop_caches` (the superuser's,
+# and it empties the page cache of the whole machine; `--evict-cache` drops the files' pages
+# without either, and is run instead).
+s1="$scratch/seed001"
+printf '\n==> (.) cargo build --release -p root-reader --bin root-readspeed\n' >&2
+cargo build --release -p root-reader --bin root-readspeed ||
+    failed . "cargo build --release -p root-reader --bin root-readspeed"
+mkdir -p "$s1/src"
+ln -s "$(target_dir .)/release/root-readspeed" "$s1/src/root-readspeed"
+"${BENCH_PYTHON:-tools/.venv/bin/python}" tools/seed001_files.py "$s1" >/dev/null ||
+    failed . "tools/seed001_files.py (run tools/venv.sh first)"
+export PATH="$s1/src:$PATH"
+run "$s1" root-readspeed --help
+run "$s1" root-readspeed -h
+printf '\n==> (%s) %s\n' "$s1" "./src/root-readspeed --trees t --files test1.root test2.root --threads 2 --branches x" >&2
+report="$(cd "$s1" && ./src/root-readspeed --trees t --files test1.root test2.root --threads 2 --branches x)" ||
+    failed "$s1" "./src/root-readspeed --trees t --files test1.root test2.root --threads 2 --branches x"
+printf '%s\n' "$report" >&2
+grep -qx 'Uncompressed data read: *80000000 bytes' <<<"$report" ||
+    failed "$s1" "the seed's example reads 80000000 bytes"
+for label in "Real time to setup MT run" "CPU time to setup MT run" "Real time" "CPU time" "Throughput"; do
+    grep -q "^$label: " <<<"$report" || failed "$s1" "no '$label:' line in the report"
 done
-printf 'seed 000: %d ids, as the seed prints them\n' "${#seed000_ids[@]}" >&2
+run "$s1" ./src/root-readspeed --trees t --files test1.root test2.root --threads 2 --branches x --evict-cache
+run "$s1" ./src/root-readspeed --test
 
 # Seed 002 (MATHLDBT).
 m=readers/mathldbt

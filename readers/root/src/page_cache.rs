@@ -167,7 +167,10 @@ mod tests {
         std::fs::write(&empty, b"").unwrap();
         let r = residency(&[empty]).unwrap();
         assert_eq!(r.total_bytes, 0);
-        assert!(r.fraction() > 0.999, "no bytes: nothing missing from memory");
+        assert!(
+            r.fraction() > 0.999,
+            "no bytes: nothing missing from memory"
+        );
         let missing = dir.path().join("missing");
         assert!(residency(std::slice::from_ref(&missing)).is_err());
         assert!(evict(&[missing]).is_err());

@@ -143,9 +143,11 @@ fn json_gives_roots_times_and_the_table_decided_by_the_evidence_given() {
         rows[1]["holds"].is_boolean() && rows[2]["holds"].is_boolean(),
         "{doc}"
     );
-    assert_ne!(
-        rows[1]["holds"], rows[2]["holds"],
-        "storage of 1e9 MB/s: {doc}"
+    // Raw I/O and decompression exclude each other (on a busy machine with the file in memory,
+    // neither holds: the wait is for cores).
+    assert!(
+        !(rows[1]["holds"] == true && rows[2]["holds"] == true),
+        "{doc}"
     );
 }
 

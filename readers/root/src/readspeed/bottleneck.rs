@@ -21,7 +21,12 @@ pub struct Evidence {
     /// Cores the machine has; the run used the smaller of these and its threads (the seed's
     /// footnote: more threads than cores do not make more cores).
     pub cores_available: usize,
+    /// Share of the files' bytes the page cache held before the run (0 to 1), when known.
+    pub resident_before: Option<f64>,
 }
+
+/// Files at least this much in the page cache were read from memory, not from the storage.
+pub const IN_MEMORY: f64 = 0.9;
 
 /// The seed's three cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,10 +111,27 @@ pub fn table(report: &Report, evidence: &Evidence) -> Vec<Row> {
             holds: None,
         },
     };
-    let raw_io = Row {
-        case: Case::RawIo,
-        condition: format!("Real time {real:.6} s is much higher (x{SIGNIFICANT}) than {cpu_part}"),
-        holds: Some(io_bound),
+    // Waiting with the files in memory is waiting for cores other processes hold (the seed's
+    // footnote: fewer effective cores than threads), not for the storage.
+    let in_memory = evidence.resident_before.filter(|&f| f >= IN_MEMORY);
+    let raw_io = match in_memory {
+        Some(f) if io_bound => Row {
+            case: Case::RawIo,
+            condition: format!(
+                "Real time {real:.6} s is much higher (x{SIGNIFICANT}) than {cpu_part}; but \
+                 {:.1} % of the files were in memory before the run: the threads waited for \
+                 cores other processes held, not for the storage",
+                100.0 * f
+            ),
+            holds: Some(false),
+        },
+        _ => Row {
+            case: Case::RawIo,
+            condition: format!(
+                "Real time {real:.6} s is much higher (x{SIGNIFICANT}) than {cpu_part}"
+            ),
+            holds: Some(io_bound),
+        },
     };
     let on_disk = report.root_compressed_throughput_mb_s();
     let decompression = match evidence.storage_mb_s {
@@ -169,6 +191,7 @@ mod tests {
             app_real_time_s: app,
             storage_mb_s: storage,
             cores_available: 2,
+            resident_before: None,
         }
     }
 
@@ -197,6 +220,25 @@ mod tests {
         let rows = table(&report(0.0, 1.0, 2.0, 2), &evidence(Some(10.0), None));
         assert_eq!(holding(&rows), [Case::ApplicationLogic]);
         assert_eq!(rows[2].holds, None, "the storage's rate decides");
+    }
+
+    #[test]
+    fn waiting_with_the_files_in_memory_is_not_raw_io() {
+        let mut e = evidence(None, Some(1000.0));
+        e.resident_before = Some(0.996);
+        let rows = table(&report(0.0, 1.0, 0.6, 2), &e);
+        assert!(holding(&rows).is_empty());
+        assert!(
+            rows[1].condition.contains("in memory"),
+            "{}",
+            rows[1].condition
+        );
+        // Read from the storage, the same figures are raw I/O.
+        e.resident_before = Some(0.0);
+        assert_eq!(
+            holding(&table(&report(0.0, 1.0, 0.6, 2), &e)),
+            [Case::RawIo]
+        );
     }
 
     #[test]

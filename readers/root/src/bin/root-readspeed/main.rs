@@ -10,6 +10,8 @@ mod readspeed_cmd;
 mod selection;
 #[path = "../root-tool/selftest.rs"]
 mod selftest;
+#[path = "../root-tool/stopped_reader.rs"]
+mod stopped_reader;
 
 #[derive(Parser)]
 #[command(
@@ -42,5 +44,5 @@ const fn const_format_help() -> &'static str {
 
 fn main() -> Result<()> {
     root_reader::set_memory_release(root_reader::malloc_trim);
-    readspeed_cmd::run(Cli::parse().args)
+    stopped_reader::ok_if_reader_stopped(readspeed_cmd::run(Cli::parse().args))
 }

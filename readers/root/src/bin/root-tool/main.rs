@@ -15,6 +15,7 @@ mod readspeed_cmd;
 mod rntuple;
 mod selection;
 mod selftest;
+mod stopped_reader;
 
 use dump_args::{DumpFormat, parse_range};
 
@@ -105,18 +106,7 @@ enum LsFormat {
 }
 
 fn main() -> Result<()> {
-    match run(Cli::parse()) {
-        // A reader that stopped early (`dump ... | head`) is not a failure of the dump.
-        Err(e)
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) =>
-        {
-            Ok(())
-        }
-        other => other,
-    }
+    stopped_reader::ok_if_reader_stopped(run(Cli::parse()))
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -1,6 +1,7 @@
 //! The readspeed command, shared by `root-tool readspeed` and `root-readspeed` (seed 001's
 //! command, as it prints it): the arguments, the run and the report.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -183,8 +184,18 @@ pub(crate) fn run(args: ReadspeedArgs) -> Result<()> {
         app_real_time_s: args.app_real_time,
         storage_mb_s: args.storage_mb_s,
         cores_available: std::thread::available_parallelism().map_or(1, usize::from),
+        resident_before: cached.map(|c| c.fraction()),
     };
-    print_report(&report, &evidence, cached, args.format, &args.bmf_name);
+    let mut out = std::io::stdout().lock();
+    write_report(
+        &mut out,
+        &report,
+        &evidence,
+        cached,
+        args.format,
+        &args.bmf_name,
+    )?;
+    out.flush()?;
     Ok(())
 }
 
@@ -220,13 +231,14 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-fn print_report(
+fn write_report(
+    out: &mut impl Write,
     r: &readspeed::Report,
     evidence: &Evidence,
     cached: Option<page_cache::Residency>,
     format: SpeedFormat,
     bmf_name: &str,
-) {
+) -> std::io::Result<()> {
     let mode = mode_name(r.mode);
     let rows = bottleneck::table(r, evidence);
     let holding = bottleneck::holding(&rows);
@@ -234,93 +246,109 @@ fn print_report(
         SpeedFormat::Text => {
             // root-readspeed's report first, line for line, its times as ROOT takes them
             // (opening the files included); then what it does not print.
-            println!(
+            writeln!(
+                out,
                 "Real time to setup MT run:      {:.6} s",
                 r.setup_real_time_s
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "CPU time to setup MT run:       {:.2} s",
                 r.setup_cpu_time_s
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Real time:                      {:.6} s",
                 r.root_real_time_s()
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "CPU time:                       {:.2} s",
                 r.root_cpu_time_s()
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Uncompressed data read:         {} bytes",
                 r.uncompressed_bytes
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Throughput:                     {:.3} MB/s",
                 r.root_throughput_mb_s()
-            );
-            println!();
-            println!("Mode:                           {mode}");
-            println!("Threads:                        {}", r.threads);
-            println!(
+            )?;
+            writeln!(out)?;
+            writeln!(out, "Mode:                           {mode}")?;
+            writeln!(out, "Threads:                        {}", r.threads)?;
+            writeln!(
+                out,
                 "Real time reading entries:      {:.6} s (files already open)",
                 r.real_time_s
-            );
-            println!("CPU time reading entries:       {:.2} s", r.cpu_time_s);
-            println!(
+            )?;
+            writeln!(out, "CPU time reading entries:       {:.2} s", r.cpu_time_s)?;
+            writeln!(
+                out,
                 "Throughput reading entries:     {:.3} MB/s (10^6 bytes), {:.3} MB/s per thread",
                 r.throughput_mb_s(),
                 r.throughput_per_thread_mb_s()
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Compressed data read:           {} bytes",
                 r.compressed_bytes
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Compressed throughput:          {:.3} MB/s",
                 r.root_compressed_throughput_mb_s()
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "Baskets:                        {} ({} branches)",
                 r.baskets, r.branches
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "CPU efficiency:                 {:.1} %",
                 100.0 * r.cpu_efficiency()
-            );
+            )?;
             if let Some(c) = cached {
-                println!(
+                writeln!(
+                    out,
                     "In the page cache before:       {:.1} % of {} bytes",
                     100.0 * c.fraction(),
                     c.total_bytes
-                );
+                )?;
                 if c.fraction() > 0.5 {
-                    println!("{CACHE_ADVICE}");
+                    writeln!(out, "{CACHE_ADVICE}")?;
                 }
             }
-            println!();
-            println!("Where is the bottleneck? (MB = 2^20 bytes)");
+            writeln!(out)?;
+            writeln!(out, "Where is the bottleneck? (MB = 2^20 bytes)")?;
             for row in &rows {
                 let mark = match row.holds {
                     Some(true) => "yes",
                     Some(false) => "no ",
                     None => "?  ",
                 };
-                println!("  [{mark}] {}: if {}", row.case.name(), row.condition);
+                writeln!(out, "  [{mark}] {}: if {}", row.case.name(), row.condition)?;
             }
             match holding.as_slice() {
-                [] => println!("No case holds on what is known."),
+                [] => writeln!(out, "No case holds on what is known.")?,
                 cases => {
                     for case in cases {
-                        println!("{}: {}.", case.name(), case.advice());
+                        writeln!(out, "{}: {}.", case.name(), case.advice())?;
                     }
                 }
             }
             if let Some(st) = r.stages {
-                println!();
-                println!("Stages (thread-seconds, each basket timed stage by stage):");
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "Stages (thread-seconds, each basket timed stage by stage):"
+                )?;
                 let total = st.total_s().max(1e-12);
                 for (name, t) in st.named() {
-                    println!("  {name:<12}{t:>12.6} s  {:>5.1} %", 100.0 * t / total);
+                    writeln!(out, "  {name:<12}{t:>12.6} s  {:>5.1} %", 100.0 * t / total)?;
                 }
             }
         }
@@ -356,7 +384,7 @@ fn print_report(
                         .collect::<serde_json::Map<_, _>>()
                 }),
             });
-            println!("{doc}");
+            writeln!(out, "{doc}")?;
         }
         SpeedFormat::Bmf => {
             let doc = serde_json::json!({
@@ -365,7 +393,8 @@ fn print_report(
                     "throughput": {"value": r.throughput_mb_s()},
                 }
             });
-            println!("{doc}");
+            writeln!(out, "{doc}")?;
         }
     }
+    Ok(())
 }
