@@ -65,7 +65,7 @@ fn sample_inspect_decode() {
         let stdout = text(&out.stdout);
         assert!(stdout.starts_with("ok: "), "case {i}: {stdout}");
         assert!(
-            stdout.contains("ts\tsymbol\topen\thigh\tlow\tclose\tvolume"),
+            stdout.contains("pair\ttf\te_ms\topen\thigh\tlow\tclose\tvolume"),
             "{stdout}"
         );
     }
