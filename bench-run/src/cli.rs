@@ -969,7 +969,11 @@ pub enum ImportSource {
     /// times stated as medians become metric `time` in ns under criterion's ids
     /// (`suite/name/rows`, so the log's history continues in the live suite's trend); a value
     /// written `~` is kept as written and marked `approximate_median`; byte counts and other
-    /// columns keep their names; delta columns are left out; templates are skipped.
+    /// columns keep their names; delta columns are left out; templates are skipped. Seed 002's
+    /// names that its live suites spell otherwise are recorded under the live ids and units:
+    /// `encode_zstd_ws (level=3)` as `encode_zstd_ws`, "Owned"/"Fast-path encode" as
+    /// `encode_*_ws`, the estimator's rows as `transport_pipeline/<payload>_<compression>/<rows>`
+    /// with its times as `*_s` in seconds.
     ///
     /// A log with any line that cannot be read is refused whole, nothing recorded, every such
     /// line listed with its number; --skip-unreadable records the readable entries and lists

@@ -1,12 +1,14 @@
 //! `bench-run import markdown-log`: a hand-kept log (the seed's own BENCHMARKS.md) becomes runs
 //! at their entries' dates, once however often it is imported, where the trend pages read them;
-//! a log that cannot be read records nothing unless asked to skip what cannot be read.
+//! a log that cannot be read records nothing unless asked to skip what cannot be read; the
+//! seed's history and the live suites recorded on top are one trend series per benchmark.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
 mod util;
 
-use bench_store::{Ledger, Location};
+use bench_store::{Ledger, Location, TrendRuns};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use util::{Sandbox, assert_exit, json, run_count, stderr, stdout};
 
@@ -28,6 +30,40 @@ const DATES: [&str; 11] = [
     "2026-02-15T18:44:24.000Z",
     "2026-02-16T08:42:54.000Z",
 ];
+
+/// Captured output of the live suites seed 002's log continues (`--list` of the criterion
+/// suites, `--format bmf` of the estimator at 2,000 and 100,000 rows, merged).
+fn live(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../adapters/testdata/mdlog/seed-002-live")
+        .join(name)
+}
+
+/// The ids a criterion suite's `--list` printed (`<id>: benchmark`).
+fn listed(suite: &str) -> Vec<String> {
+    std::fs::read_to_string(live(&format!("{suite}.list")))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_suffix(": benchmark"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A cargo-criterion `benchmark-complete` message: `id` at `ns` per iteration.
+fn completed(id: &str, ns: f64) -> String {
+    let interval = |x: f64| {
+        serde_json::json!({"estimate": x, "lower_bound": x * 0.99, "upper_bound": x * 1.01,
+                           "unit": "ns"})
+    };
+    serde_json::json!({
+        "reason": "benchmark-complete", "id": id, "unit": "ns", "throughput": [],
+        "iteration_count": [10.0, 20.0, 30.0],
+        "measured_values": [10.0 * ns, 20.0 * ns, 30.0 * ns],
+        "typical": interval(ns), "mean": interval(ns), "median": interval(ns),
+        "median_abs_dev": interval(ns * 0.01), "slope": interval(ns), "change": null,
+    })
+    .to_string()
+}
 
 fn import(sandbox: &Sandbox, file: &std::path::Path, extra: &[&str]) -> std::process::Output {
     sandbox
@@ -162,23 +198,16 @@ async fn the_seed_log_imports_once_at_its_dates_and_feeds_the_trends() {
     assert_eq!(into["statistics"]["median"]["estimate"], 798_080.0);
     // Bytes and seconds of the estimator's release entry.
     let estimator = show(&sandbox, "10");
-    let bytes = result(
-        &estimator,
-        "transport_pipeline_estimator/JSON/none/100000",
-        "bytes",
-    );
+    // Under the estimator's own names and units (its `--format bmf` output).
+    let bytes = result(&estimator, "transport_pipeline/json_none/100000", "bytes");
     assert_eq!(
         (bytes["estimate"].as_f64(), bytes["unit"].as_str()),
         (Some(12_700_001.0), Some("bytes"))
     );
-    let enc = result(
-        &estimator,
-        "transport_pipeline_estimator/JSON/none/100000",
-        "enc",
-    );
+    let enc = result(&estimator, "transport_pipeline/json_none/100000", "enc_s");
     assert_eq!(
         (enc["estimate"].as_f64(), enc["unit"].as_str()),
-        (Some(30_358_000.0), Some("ns"))
+        (Some(0.030_358), Some("s"))
     );
 
     // The log entry of an imported run carries its date.
@@ -282,9 +311,11 @@ async fn the_seed_log_imports_once_at_its_dates_and_feeds_the_trends() {
             (6, 5_007.3),
             (8, 4_596.0),
             (9, 4_766.0),
+            // The fast-path entry's "Owned encode" of `Plain` is this benchmark.
+            (11, 4_518.0),
         ]
     );
-    assert_eq!((series.unit.as_str(), series.values.len()), ("ns", 6));
+    assert_eq!((series.unit.as_str(), series.values.len()), ("ns", 7));
     let estimator = ledger
         .trend(
             "transport_pipeline_estimator",
@@ -384,4 +415,147 @@ fn an_unreadable_log_records_nothing_unless_asked_to_skip() {
             "import markdown-log --help lacks {word}:\n{help}"
         );
     }
+}
+
+/// Seed 002 imported and the live suites recorded on top, as they record (criterion ids, the
+/// estimator's BMF names and units): every benchmark and metric of the seed is one series
+/// holding the seed's points and the live point, in one unit.
+#[tokio::test]
+async fn the_seed_history_and_the_live_suites_are_one_series_per_benchmark() {
+    let sandbox = Sandbox::empty();
+    let out = import(&sandbox, &seed_log(), &["--format", "json"]);
+    assert_exit(&out, 0);
+    let imported = json(&out);
+    let mut live_runs: BTreeMap<&str, i64> = BTreeMap::new();
+    for suite in ["mathldbt_transport", "json_vs_mathldbt"] {
+        let messages: String = listed(suite)
+            .iter()
+            .map(|id| completed(id, 1_000.0) + "\n")
+            .collect();
+        let file = sandbox.write(&format!("{suite}.jsonl"), messages.as_bytes());
+        let out = sandbox
+            .bench_run()
+            .args(["import", "cargo-criterion"])
+            .arg(&file)
+            .args(["--suite", suite])
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        live_runs.insert(suite, stdout(&out).trim().parse().unwrap());
+    }
+    let out = sandbox
+        .bench_run()
+        .args(["import", "bmf"])
+        .arg(live("transport_pipeline_estimator.bmf.json"))
+        .args(["--suite", "transport_pipeline_estimator"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    live_runs.insert(
+        "transport_pipeline_estimator",
+        stdout(&out).trim().parse().unwrap(),
+    );
+
+    // The ids the import maps the log's names to are ids the live suite has.
+    let ids = listed("mathldbt_transport");
+    for function in bench_adapters::mdlog::live_functions("mathldbt_transport") {
+        for rows in ["2000", "100000"] {
+            let id = format!("mathldbt_transport/{function}/{rows}");
+            assert!(ids.contains(&id), "{id} is not in the suite's --list");
+        }
+    }
+    let log = bench_adapters::mdlog::parse(&std::fs::read(seed_log()).unwrap()).unwrap();
+    let ledger = Ledger::open(Location::parse(&sandbox.db()).unwrap())
+        .await
+        .unwrap();
+    let mut checked = 0;
+    for (suite, live_run) in &live_runs {
+        let trend = ledger.trend(suite, None, TrendRuns::Line).await.unwrap();
+        // (benchmark, metric) -> the seed's runs that measured it, and its unit.
+        let mut seed: BTreeMap<(&str, &str), (usize, &str)> = BTreeMap::new();
+        for run in log.runs.iter().filter(|r| r.provenance.suite == *suite) {
+            for m in &run.measurements {
+                let entry = seed
+                    .entry((m.benchmark.full.as_str(), m.metric.as_str()))
+                    .or_insert((0, m.unit.as_str()));
+                entry.0 += 1;
+                assert_eq!(
+                    entry.1, m.unit,
+                    "{} {}: one unit in the log",
+                    m.benchmark.full, m.metric
+                );
+            }
+        }
+        assert!(!seed.is_empty(), "{suite}: the seed measured it");
+        for ((benchmark, metric), (seed_points, unit)) in seed {
+            let series: Vec<_> = trend
+                .series
+                .iter()
+                .filter(|s| s.benchmark == benchmark && s.metric == metric)
+                .collect();
+            let [series] = series.as_slice() else {
+                panic!("{benchmark} [{metric}]: {} series", series.len());
+            };
+            assert_eq!(series.unit, unit, "{benchmark} [{metric}]: one unit");
+            let live_points = series
+                .values
+                .iter()
+                .filter(|v| v.run_id == *live_run)
+                .count();
+            assert_eq!(
+                (series.values.len() - live_points, live_points),
+                (seed_points, 1),
+                "{benchmark} [{metric}]: the seed's points and the live one"
+            );
+            checked += 1;
+        }
+        // Nothing the seed measured is left under a name only the log uses.
+        for s in &trend.series {
+            assert!(
+                s.values.iter().any(|v| v.run_id == *live_run),
+                "{suite}: {} [{}] is not measured live",
+                s.benchmark,
+                s.metric
+            );
+        }
+    }
+    // Every result of the seed is in one of those series.
+    let results: usize = imported["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["results"].as_u64().unwrap())
+        .sum::<u64>()
+        .try_into()
+        .unwrap();
+    let in_live_suites: usize = log
+        .runs
+        .iter()
+        .filter(|r| live_runs.contains_key(r.provenance.suite.as_str()))
+        .map(|r| r.measurements.len())
+        .sum();
+    assert_eq!(results, in_live_suites, "every seed suite is a live suite");
+    assert!(checked >= 40, "{checked} series checked");
+
+    // The example of the issue: zstd encode at 100,000 rows, three seed entries and the live run.
+    let trend = ledger
+        .trend("mathldbt_transport", None, TrendRuns::Line)
+        .await
+        .unwrap();
+    let zstd = trend
+        .series
+        .iter()
+        .find(|s| s.benchmark == "mathldbt_transport/encode_zstd_ws/100000")
+        .unwrap();
+    let points: Vec<(i64, f64)> = zstd.values.iter().map(|v| (v.run_id, v.estimate)).collect();
+    assert_eq!(
+        points,
+        [
+            (2, 16_896_000.0),
+            (8, 17_492_000.0),
+            (9, 15_647_000.0),
+            (live_runs["mathldbt_transport"], 1_000.0)
+        ]
+    );
+    ledger.close().await;
 }

@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::fields::{self, LoggedCommand, MachineLines};
+use super::live;
 use super::records::{LogRun, MAX_PROBLEMS, SkippedEntry, UnreadableEntry, heading_level, quoted};
 use super::results::{self, Bullet, Context, Heading, Pending, Statement};
 use super::table;
@@ -431,7 +432,8 @@ fn suites(title: &str, r: &mut Reader) -> Vec<(String, Vec<Measurement>)> {
             });
             continue;
         };
-        let m = p.measurement(&suite);
+        // Under the live suite's id, so that a result given twice is caught as the live id.
+        let m = live::joined(&suite, p.measurement(&suite));
         let key = (m.benchmark.full.clone(), m.metric.clone());
         if let Some(first) = seen.insert(key, p.line) {
             problems.push(LineProblem {

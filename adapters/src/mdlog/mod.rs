@@ -47,6 +47,10 @@
 //! (`rows = 2,000` gives `2000`). So `rows=2,000` / `` `encode_plain_ws` `` of suite
 //! `mathldbt_transport` is `mathldbt_transport/encode_plain_ws/2000`, the id a criterion run of
 //! that suite records: the log's history continues in the trend of the live suite.
+//! Where a log names a benchmark otherwise than its live suite (a qualifier stating the live
+//! settings, `` `encode_zstd_ws` (level=3) ``; the estimator's `MATHLDBT` / `zstd (level=3)` rows and
+//! their times in ns), the result is recorded under the live id and unit instead (the table of
+//! `live.rs`), so that history and live runs are one series.
 //!
 //! | written | metric, unit | statistic |
 //! |---|---|---|
@@ -85,6 +89,7 @@
 
 mod entry;
 mod fields;
+mod live;
 mod records;
 mod results;
 mod table;
@@ -93,6 +98,7 @@ mod tests;
 
 use crate::{AdapterError, LineProblem};
 use entry::{Outcome, entry};
+pub use live::live_functions;
 use records::heading_level;
 pub use records::{LogRun, SkippedEntry, UnreadableEntry};
 

@@ -173,11 +173,7 @@ fn concrete_values_of_the_other_entries() {
         ["compression-gzip", "compression-zstd"]
     );
     assert_eq!(
-        value(
-            zstd,
-            "mathldbt_transport/encode_gzip_ws (level=6)/2000",
-            "time"
-        ),
+        value(zstd, "mathldbt_transport/encode_gzip_ws/2000", "time"),
         (
             2_921_600.0,
             "ns".to_owned(),
@@ -193,20 +189,16 @@ fn concrete_values_of_the_other_entries() {
     let estimator = run(&log, 159, "transport_pipeline_estimator");
     assert_eq!(estimator.provenance.build.profile, "debug");
     assert_eq!(
-        value(
-            estimator,
-            "transport_pipeline_estimator/JSON/none/100000",
-            "bytes"
-        ),
+        value(estimator, "transport_pipeline/json_none/100000", "bytes"),
         (12_700_001.0, "bytes".to_owned(), vec![])
     );
     assert_eq!(
         value(
             estimator,
-            "transport_pipeline_estimator/JSON/none/100000",
-            "t_transfer"
+            "transport_pipeline/json_none/100000",
+            "t_transfer_s"
         ),
-        (1_046_000_000.0, "ns".to_owned(), vec![])
+        (1.046, "s".to_owned(), vec![])
     );
     // Two commands of one suite: one `sh -c` in the order logged.
     let two = estimator.provenance.cargo_command.as_deref().unwrap();
@@ -239,11 +231,7 @@ fn concrete_values_of_the_other_entries() {
     );
     let post = run(&log, 325, "mathldbt_transport");
     assert_eq!(
-        value(
-            post,
-            "mathldbt_transport/encode_zstd_ws (level=3)/2000",
-            "time"
-        ),
+        value(post, "mathldbt_transport/encode_zstd_ws/2000", "time"),
         (332_401.0, "ns".to_owned(), vec![Statistic::Median])
     );
     // The delta column is left out; the operator is a note; `cargo test` is not the command.
@@ -256,23 +244,23 @@ fn concrete_values_of_the_other_entries() {
     );
     // Seconds in `_s` columns; `-` cells are no value.
     let release = run(&log, 435, "transport_pipeline_estimator");
-    let mathldbt = "transport_pipeline_estimator/MATHLDBT/none/2000";
-    assert_eq!(value(release, mathldbt, "enc").0, 688_000.0);
-    assert_eq!(value(release, mathldbt, "t_total").0, 38_276_000.0);
+    let mathldbt = "transport_pipeline/mathldbt_none/2000";
+    assert_eq!(value(release, mathldbt, "enc_s").0, 0.000_688);
+    assert_eq!(value(release, mathldbt, "t_total_s").0, 0.038_276);
     let json_zstd: Vec<&str> = release
         .measurements
         .iter()
-        .filter(|m| m.benchmark.full == "transport_pipeline_estimator/JSON/zstd (level=3)/2000")
+        .filter(|m| m.benchmark.full == "transport_pipeline/json_zstd/2000")
         .map(|m| m.metric.as_str())
         .collect();
-    assert_eq!(json_zstd, ["bytes", "t_transfer"]);
+    assert_eq!(json_zstd, ["bytes", "t_transfer_s"]);
     assert!(release.notes.contains("Note (formatting correction):"));
     // Two median columns per row: the column names the benchmark. No core counts logged.
     let fast = run(&log, 494, "mathldbt_transport");
     assert_eq!(
         value(
             fast,
-            "mathldbt_transport/Dict + Delta/Fast-path encode/100000",
+            "mathldbt_transport/encode_fast_path_dict_delta_ws/100000",
             "time"
         )
         .0,

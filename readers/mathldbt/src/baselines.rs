@@ -29,13 +29,16 @@ pub mod json {
     use super::BaselineError;
     use crate::model::{ColumnValues, ColumnarBatch};
 
-    /// One bar as a JSON object with named fields.
+    /// One bar as a JSON object with named fields, as seed 002's JSON
+    /// baseline wrote it.
     #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct BarRow {
-        /// Microseconds since the Unix epoch.
-        pub ts: i64,
-        /// Ticker symbol.
-        pub symbol: String,
+        /// Trading pair.
+        pub pair: String,
+        /// Timeframe.
+        pub tf: String,
+        /// Bar end, milliseconds since the Unix epoch.
+        pub e_ms: i64,
         /// Open price.
         pub open: f64,
         /// High price.
@@ -44,61 +47,71 @@ pub mod json {
         pub low: f64,
         /// Close price.
         pub close: f64,
-        /// Volume; `null` when missing.
-        pub volume: Option<i64>,
+        /// Volume.
+        pub volume: f64,
     }
 
     fn col<'a>(batch: &'a ColumnarBatch, name: &str) -> Result<&'a ColumnValues, BaselineError> {
-        batch
+        let column = batch
             .column_by_name(name)
-            .map(crate::Column::values)
-            .ok_or_else(|| BaselineError::NotBars(format!("no column {name:?}")))
+            .ok_or_else(|| BaselineError::NotBars(format!("no column {name:?}")))?;
+        // The rows have no nulls to carry.
+        if column.null_count() > 0 {
+            return Err(BaselineError::NotBars(format!("{name} has nulls")));
+        }
+        Ok(column.values())
+    }
+
+    fn mistyped(name: &str, values: &ColumnValues) -> BaselineError {
+        BaselineError::NotBars(format!("{name} is {}", values.data_type()))
     }
 
     fn f64s<'a>(batch: &'a ColumnarBatch, name: &str) -> Result<&'a [f64], BaselineError> {
         match col(batch, name)? {
             ColumnValues::F64(v) => Ok(v),
-            other => Err(BaselineError::NotBars(format!(
-                "{name} is {}",
-                other.data_type()
-            ))),
+            other => Err(mistyped(name, other)),
+        }
+    }
+
+    fn texts<'a>(
+        batch: &'a ColumnarBatch,
+        name: &str,
+    ) -> Result<&'a crate::Utf8Values, BaselineError> {
+        match col(batch, name)? {
+            ColumnValues::Utf8(v) => Ok(v),
+            other => Err(mistyped(name, other)),
         }
     }
 
     /// The rows of a bars batch.
     ///
     /// # Errors
-    /// [`BaselineError::NotBars`] when a bars column is missing or mistyped.
+    /// [`BaselineError::NotBars`] when a bars column is missing, mistyped or
+    /// has nulls.
     pub fn bar_rows(batch: &ColumnarBatch) -> Result<Vec<BarRow>, BaselineError> {
-        let ColumnValues::TimestampTzMicros(ts) = col(batch, "ts")? else {
-            return Err(BaselineError::NotBars("ts is not a timestamp".into()));
+        let (pair, tf) = (texts(batch, "pair")?, texts(batch, "tf")?);
+        let e_ms = match col(batch, "e_ms")? {
+            ColumnValues::I64(v) => v,
+            other => return Err(mistyped("e_ms", other)),
         };
-        let ColumnValues::Utf8(symbol) = col(batch, "symbol")? else {
-            return Err(BaselineError::NotBars("symbol is not utf8".into()));
-        };
-        let ColumnValues::I64(volume) = col(batch, "volume")? else {
-            return Err(BaselineError::NotBars("volume is not i64".into()));
-        };
-        let volume_col = batch
-            .column_by_name("volume")
-            .ok_or_else(|| BaselineError::NotBars("no volume".into()))?;
-        let (open, high, low, close) = (
+        let (open, high, low, close, volume) = (
             f64s(batch, "open")?,
             f64s(batch, "high")?,
             f64s(batch, "low")?,
             f64s(batch, "close")?,
+            f64s(batch, "volume")?,
         );
+        let f = |v: &[f64], i: usize| v.get(i).copied().unwrap_or_default();
         Ok((0..batch.num_rows())
             .map(|i| BarRow {
-                ts: ts.get(i).copied().unwrap_or_default(),
-                symbol: symbol.get(i).unwrap_or_default().to_owned(),
-                open: open.get(i).copied().unwrap_or_default(),
-                high: high.get(i).copied().unwrap_or_default(),
-                low: low.get(i).copied().unwrap_or_default(),
-                close: close.get(i).copied().unwrap_or_default(),
-                volume: (!volume_col.is_null(i))
-                    .then(|| volume.get(i).copied())
-                    .flatten(),
+                pair: pair.get(i).unwrap_or_default().to_owned(),
+                tf: tf.get(i).unwrap_or_default().to_owned(),
+                e_ms: e_ms.get(i).copied().unwrap_or_default(),
+                open: f(open, i),
+                high: f(high, i),
+                low: f(low, i),
+                close: f(close, i),
+                volume: f(volume, i),
             })
             .collect())
     }

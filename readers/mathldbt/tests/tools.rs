@@ -53,8 +53,8 @@ fn sample_inspect_decode() {
         let out = tool(&["inspect", path_str(&file)]);
         assert!(out.status.success(), "case {i}: {}", text(&out.stderr));
         let stdout = text(&out.stdout);
-        assert!(stdout.contains("500 rows, 7 columns"), "case {i}: {stdout}");
-        assert!(stdout.contains("timestamptz_micros"), "case {i}: {stdout}");
+        assert!(stdout.contains("500 rows, 8 columns"), "case {i}: {stdout}");
+        assert!(stdout.contains("e_ms    i64"), "case {i}: {stdout}");
         if extra.contains(&"--dict-delta") {
             assert!(stdout.contains("dict_utf8"), "case {i}: {stdout}");
             assert!(stdout.contains("delta_varint_i64"), "case {i}: {stdout}");
@@ -65,7 +65,7 @@ fn sample_inspect_decode() {
         let stdout = text(&out.stdout);
         assert!(stdout.starts_with("ok: "), "case {i}: {stdout}");
         assert!(
-            stdout.contains("ts\tsymbol\topen\thigh\tlow\tclose\tvolume"),
+            stdout.contains("pair\ttf\te_ms\topen\thigh\tlow\tclose\tvolume"),
             "{stdout}"
         );
     }
