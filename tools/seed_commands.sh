@@ -88,15 +88,18 @@ flamegraphs() {
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-# recorded SUITE FILTER NAME...: records a quick run of SUITE's benchmarks matching FILTER (a
-# criterion filter) with bench-run, in a scratch ledger, and checks that every NAME is a
-# benchmark of the recorded run, as the seed prints it.
+# recorded SUITE FEATURES FILTER NAME...: records a quick run of SUITE's benchmarks matching
+# FILTER (a criterion filter) with bench-run and FEATURES (cargo features, space-separated; may be
+# empty), in a scratch ledger, and checks that every NAME is a benchmark of the recorded run, as
+# the seed prints it.
 recorded() {
-    local suite="$1" filter="$2" name csv
-    shift 2
-    printf '\n==> (.) bench-run --suite %s --quick -- %s (names as the seed prints them)\n' "$suite" "$filter" >&2
-    cargo run -q -p bench-run -- --db "$scratch/ledger.sqlite" --suite "$suite" --quick -- "$filter" >&2 ||
-        failed . "bench-run --suite $suite --quick -- $filter"
+    local suite="$1" features="$2" filter="$3" name csv
+    shift 3
+    local with=()
+    [ -n "$features" ] && with=(--features "$features")
+    printf '\n==> (.) bench-run --suite %s %s --quick -- %s (names as the seed prints them)\n' "$suite" "${with[*]}" "$filter" >&2
+    cargo run -q -p bench-run -- --db "$scratch/ledger.sqlite" --suite "$suite" "${with[@]}" --quick -- "$filter" >&2 ||
+        failed . "bench-run --suite $suite ${with[*]} --quick -- $filter"
     csv="$(cargo run -q -p bench-run -- --db "$scratch/ledger.sqlite" export latest --format csv)" ||
         failed . "bench-run export latest --format csv"
     for name in "$@"; do
@@ -125,7 +128,7 @@ seed000_ids=(
     "lazy_vs_eager/eager/zstd" "lazy_vs_eager/lazy_all/zstd"
     "chained_slice/sequential_decode_all" "chained_slice/random_access_1000"
 )
-recorded root_branch_read '^(single_branch_read|repeated_branch_read|parallel_vs_sequential|multi_branch_read|jagged_branch_read|indexed_branch_read|fixed_array_branch_read|lazy_single_entry|lazy_range_read|lazy_vs_eager|chained_slice)/' "${seed000_ids[@]}"
+recorded root_branch_read "" '^(single_branch_read|repeated_branch_read|parallel_vs_sequential|multi_branch_read|jagged_branch_read|indexed_branch_read|fixed_array_branch_read|lazy_single_entry|lazy_range_read|lazy_vs_eager|chained_slice)/' "${seed000_ids[@]}"
 
 # Seed 001 (root-readspeed): its commands as printed, from a directory laid out as the seed's
 # build directory (`./src/root-readspeed`; `root-readspeed` on the PATH for the usage lines), on
@@ -157,13 +160,37 @@ done
 run "$s1" ./src/root-readspeed --trees t --files test1.root test2.root --threads 2 --branches x --evict-cache
 run "$s1" ./src/root-readspeed --test
 
-# Seed 002 (MATHLDBT).
+# Seed 002 (MATHLDBT): every command its entries print, then the names its tables print, in a
+# recorded run of each suite. Not run as printed: `CARGO_TARGET_DIR=/media/Development/tmp/
+# cargo-target cargo bench ...` (of 2026-02-19), a directory on the seed author's machine; the
+# same command without it runs above, and a target directory elsewhere changes where cargo
+# builds, not what runs.
 m=readers/mathldbt
+z="compression-zstd,compression-gzip"
 run $m cargo test --features "compression-zstd compression-gzip"
+run $m cargo bench --bench mathldbt_transport
 run $m cargo bench --bench mathldbt_transport --features "compression-zstd compression-gzip"
+run $m cargo bench --bench json_vs_mathldbt
 run $m cargo run --bin transport_pipeline_estimator --features "tools-json compression-zstd compression-gzip" -- --rows 2000 --rtt-ms 30 --mbit 100
 run $m cargo run --bin transport_pipeline_estimator --features "tools-json compression-zstd compression-gzip" -- --rows 100000 --rtt-ms 30 --mbit 100
 run $m cargo run --release --bin transport_pipeline_estimator --features "tools-json compression-zstd compression-gzip" -- --rows 2000 --rtt-ms 30 --mbit 100
+run $m cargo run --release --bin transport_pipeline_estimator --features "tools-json compression-zstd compression-gzip" -- --rows 100000 --rtt-ms 30 --mbit 100
+seed002_transport=()
+for rows in 2000 100000; do
+    for op in encode decode; do
+        for enc in plain dict_delta zstd gzip; do
+            seed002_transport+=("mathldbt_transport/${op}_${enc}_ws/$rows")
+        done
+    done
+done
+recorded mathldbt_transport "$z" '^mathldbt_transport/(encode|decode)_(plain|dict_delta|zstd|gzip)_ws/' "${seed002_transport[@]}"
+seed002_json=()
+for rows in 2000 100000; do
+    for name in mathldbt_encode_ws mathldbt_decode_ws json_serialize json_deserialize; do
+        seed002_json+=("json_vs_mathldbt/$name/$rows")
+    done
+done
+recorded json_vs_mathldbt "" '^json_vs_mathldbt/(mathldbt_encode_ws|mathldbt_decode_ws|json_serialize|json_deserialize)/' "${seed002_json[@]}"
 
 # Seed 004 (Riegeli).
 r=readers/riegeli
