@@ -39,7 +39,7 @@ done
 case "$suite" in
     booklet_ops) package=booklet; pairs=() ;;
     head_to_head | throughput)
-        package=riegeli-records
+        package=riegeli
         # Single-threaded against single-threaded, two threads against the wheel's thread pool.
         pairs=(--pair '*/ours_write=*/cpp_write' --pair '*/ours_read=*/cpp_read'
                --pair '*/ours_read_parallel=*/cpp_read_parallel'

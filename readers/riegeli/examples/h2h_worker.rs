@@ -5,12 +5,12 @@
 //!
 //! ```text
 //! cargo build --release -p riegeli --example h2h_worker
-//! cargo build --release --manifest-path readers/riegeli/crates-io-compare/Cargo.toml \
+//! cargo build --release --manifest-path readers/riegeli/crates-io-compare/Cargo.toml --target-dir target \
 //!     --example crate_worker
 //! bench-run interleave --suite head_to_head_interleaved \
 //!     --worker target/release/examples/h2h_worker \
 //!     --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \
-//!     --worker readers/riegeli/crates-io-compare/target/release/examples/crate_worker \
+//!     --worker target/release/examples/crate_worker \
 //!     --pair '*/ours_write_file=*/cpp_write' --pair '*/ours_read_file=*/cpp_read' \
 //!     --pair '*/ours_write=*/riegeli_crate_write' --pair '*/ours_read=*/riegeli_crate_read'
 //! ```
