@@ -306,9 +306,17 @@ mod tests {
         let p = FieldProjection::parse("1, 3.2, 4.0, 5.6.0").unwrap();
         assert!(!p.includes_all());
         assert_eq!(p.resolve(&[], 1, false), Inclusion::Yes);
-        assert_eq!(p.resolve(&[1], 9, false), Inclusion::Yes, "inside a whole field");
+        assert_eq!(
+            p.resolve(&[1], 9, false),
+            Inclusion::Yes,
+            "inside a whole field"
+        );
         assert_eq!(p.resolve(&[], 2, false), Inclusion::No);
-        assert_eq!(p.resolve(&[], 3, false), Inclusion::Yes, "on the way to 3.2");
+        assert_eq!(
+            p.resolve(&[], 3, false),
+            Inclusion::Yes,
+            "on the way to 3.2"
+        );
         assert_eq!(p.resolve(&[3], 2, false), Inclusion::Yes);
         assert_eq!(p.resolve(&[3], 1, false), Inclusion::No);
         assert_eq!(p.resolve(&[], 4, false), Inclusion::Existence);

@@ -109,7 +109,10 @@ pub(super) struct ReadPool {
 }
 
 impl ReadPool {
-    pub(super) fn new(threads: usize, projection: Option<&std::sync::Arc<FieldProjection>>) -> Self {
+    pub(super) fn new(
+        threads: usize,
+        projection: Option<&std::sync::Arc<FieldProjection>>,
+    ) -> Self {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
         let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
         let (done_tx, done) = std::sync::mpsc::channel::<Job>();

@@ -28,9 +28,9 @@ use crate::simple::Values;
 mod chunks;
 mod decoding;
 
+use crate::projection::FieldProjection;
 pub use chunks::SkippedRegion;
 use chunks::{ChunkReader, Failure, Resume};
-use crate::projection::FieldProjection;
 use decoding::{Decoders, Job, Pending, ReadPool, decode_chunk, has_records};
 
 /// The position of a record: its chunk's begin and its index in the chunk.

@@ -149,8 +149,7 @@ impl TransposeDecoder {
                 .saturating_add(num_records)
                 .saturating_add(1)
                 .saturating_mul(64);
-            let resolved =
-                self.resolve(projection, transitions, first_node, noop_budget, limit)?;
+            let resolved = self.resolve(projection, transitions, first_node, noop_budget, limit)?;
             let storage = self.load_buckets(
                 &resolved,
                 data,
@@ -233,9 +232,9 @@ impl TransposeDecoder {
                 }
             } else if closes {
                 if !kept {
-                    skipped = skipped
-                        .checked_sub(1)
-                        .ok_or_else(|| DecodeError::new("skipped submessage start without an end"))?;
+                    skipped = skipped.checked_sub(1).ok_or_else(|| {
+                        DecodeError::new("skipped submessage start without an end")
+                    })?;
                 } else if open.pop().is_none() {
                     return invalid("submessage start without an end");
                 }
