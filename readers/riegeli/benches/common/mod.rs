@@ -168,6 +168,18 @@ pub fn read_ours_from(src: impl Read + Seek, threads: usize) -> usize {
     total
 }
 
+/// Reads every record with `projection` (transposed chunks decode only its fields); returns the
+/// bytes read.
+pub fn read_ours_projected(file: &[u8], projection: &riegeli_records::FieldProjection) -> usize {
+    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_field_projection(projection.clone()).unwrap();
+    let mut total = 0;
+    while let Some(r) = reader.read_record().unwrap() {
+        total += r.len();
+    }
+    total
+}
+
 /// The two streams of each simple chunk our writer makes from `records`, uncompressed: the
 /// record sizes as varints and the records' bytes. The grouping is the writer's: a chunk takes
 /// records while their lengths plus 8 bytes each fit in [`CHUNK_SIZE`].
