@@ -158,9 +158,15 @@ impl TransposeDecoder {
                 num_buffers,
                 decompressor,
             )?;
+            // Uncompressed buckets are read in place: the cursors point into `data`.
+            let buffers: &[u8] = if kind == CompressionType::None {
+                data
+            } else {
+                &storage
+            };
             let result = self.emit(
                 &resolved,
-                &storage,
+                buffers,
                 transitions,
                 first_node,
                 noop_budget,
@@ -244,8 +250,8 @@ impl TransposeDecoder {
         Ok(resolved)
     }
 
-    /// Pass 2's input: the buffers emitted states read, in `self.buffers` over the returned storage
-    /// (the other buffers are left empty and never read).
+    /// Pass 2's input: the buffers emitted states read, in `self.buffers` over the returned storage,
+    /// or over `data` itself when uncompressed (the other buffers are left empty and never read).
     fn load_buckets(
         &mut self,
         resolved: &[Resolved],
@@ -299,12 +305,24 @@ impl TransposeDecoder {
             if !needed[first..buffer].iter().any(|&b| b) {
                 continue;
             }
-            let base = storage.len();
-            decompressor.decompress_into(kind, compressed, &mut self.scratch, size)?;
-            if self.scratch.len() as u64 != size {
-                return invalid("bucket decompresses to another size than its prefix");
-            }
-            storage.extend_from_slice(&self.scratch);
+            let base = if kind == CompressionType::None {
+                range.start
+            } else if storage.is_empty() {
+                // The first bucket needed goes straight to the storage, the others through scratch.
+                decompressor.decompress_into(kind, compressed, &mut storage, size)?;
+                if storage.len() as u64 != size {
+                    return invalid("bucket decompresses to another size than its prefix");
+                }
+                0
+            } else {
+                let base = storage.len();
+                decompressor.decompress_into(kind, compressed, &mut self.scratch, size)?;
+                if self.scratch.len() as u64 != size {
+                    return invalid("bucket decompresses to another size than its prefix");
+                }
+                storage.extend_from_slice(&self.scratch);
+                base
+            };
             let mut off = base;
             for b in first..buffer {
                 let len = self.buffer_lengths[b] as usize;
