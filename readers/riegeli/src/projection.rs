@@ -298,6 +298,7 @@ impl FieldProjection {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -406,11 +406,8 @@ fn damaged_transposed_chunks_with_a_projection_fail_cleanly() {
         }
         reader.set_field_projection(projection.clone()).unwrap();
         let mut n = 0;
-        loop {
-            match reader.read_record() {
-                Ok(Some(_)) => n += 1,
-                Ok(None) | Err(_) => break,
-            }
+        while let Ok(Some(_)) = reader.read_record() {
+            n += 1;
         }
         n
     };

@@ -137,6 +137,10 @@ fn prepend(out: &mut [u8], w: &mut usize, bytes: &[u8]) -> Result<(), DecodeErro
 
 impl TransposeDecoder {
     /// Decodes `data` into `out` (exactly `decoded_data_size` bytes) and the cumulative record ends.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the chunk's fields, the projection and the reused buffers; a struct would only rename them"
+    )]
     pub(crate) fn decode(
         &mut self,
         data: &[u8],
