@@ -119,7 +119,6 @@ fn we_read_riegeli_crate_files() {
     }
 }
 
-
 #[test]
 fn metadata_written_by_the_riegeli_crate() {
     // A serialized RecordsMetadata: file_comment (1) = "hello", record_type_name (2) = "pkg.Rec".
