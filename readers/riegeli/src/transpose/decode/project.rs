@@ -508,3 +508,28 @@ impl TransposeDecoder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prepend_builds_the_output_reversed_within_its_limit() {
+        let mut rev = Vec::new();
+        assert!(prepend(&mut rev, b"cd", 4).is_ok());
+        assert!(prepend(&mut rev, b"ab", 4).is_ok());
+        rev.reverse();
+        assert_eq!(rev, b"abcd");
+        let mut rev = vec![0; 3];
+        assert!(prepend(&mut rev, b"xy", 4).is_err(), "past the decoded size");
+    }
+
+    #[test]
+    fn take_stops_at_the_buffer_end() {
+        let storage = b"0123456789";
+        let mut cursor = (2, 5);
+        assert_eq!(take(storage, &mut cursor, 2).ok(), Some(&b"23"[..]));
+        assert!(take(storage, &mut cursor, 2).is_err());
+        assert_eq!(take(storage, &mut cursor, 1).ok(), Some(&b"4"[..]));
+    }
+}
