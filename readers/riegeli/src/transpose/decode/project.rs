@@ -521,7 +521,10 @@ mod tests {
         rev.reverse();
         assert_eq!(rev, b"abcd");
         let mut rev = vec![0; 3];
-        assert!(prepend(&mut rev, b"xy", 4).is_err(), "past the decoded size");
+        assert!(
+            prepend(&mut rev, b"xy", 4).is_err(),
+            "past the decoded size"
+        );
     }
 
     #[test]
