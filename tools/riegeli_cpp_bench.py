@@ -2,8 +2,12 @@
 """C++ riegeli speed anchor for the `throughput` and `head_to_head` suites of readers/riegeli.
 
 Usage:
-    riegeli_cpp_bench.py throughput OUT.json [--repeats N]
-    riegeli_cpp_bench.py head_to_head OUT.json [--repeats N]
+    riegeli_cpp_bench.py throughput OUT.json [--repeats N] [--cells NAME,...] [--sizes SIZES.json]
+    riegeli_cpp_bench.py head_to_head OUT.json [--repeats N] [--cells NAME,...] [--sizes SIZES.json]
+
+`--cells` measures only the named configurations (`simple_zstd_3_small`, ...); `--sizes` also writes
+{"<config>": file size in bytes} of each file C++ wrote, for the compression ratios of the Rust
+`head_to_head` bench's summary table.
 
 Writes Bencher Metric Format (BMF) JSON for `bench-run import bmf --suite <suite>_anchor OUT.json`:
     {"<config>/cpp_write": {"latency": {...ns...}, "throughput": {...bytes/s...}}, ...}
@@ -100,7 +104,7 @@ def entry(median, lo, hi, nbytes):
     }
 
 
-def bench_cell(name, options, records, repeats, out, tmpdir):
+def bench_cell(name, options, records, repeats, out, tmpdir, sizes):
     nbytes = sum(len(r) for r in records)
     size = len(records[0])
     group = max(1, CHUNK_SIZE // (size + 8))
@@ -128,6 +132,7 @@ def bench_cell(name, options, records, repeats, out, tmpdir):
         raise SystemExit("C++ did not read back %s" % name)
     out[name + "/cpp_read"] = entry(*measure(read_with("max_parallelism:1"), repeats), nbytes)
     out[name + "/cpp_read_parallel"] = entry(*measure(read_with(""), repeats), nbytes)
+    sizes[name] = os.path.getsize(path)
     os.remove(path)
     sys.stderr.write("%s: write %.0f MB/s, read %.0f MB/s, read_parallel %.0f MB/s\n" % (
         name, out[name + "/cpp_write"]["throughput"]["value"] / 1e6,
@@ -139,24 +144,44 @@ def main(argv):
     if len(argv) < 3 or argv[1] not in ("throughput", "head_to_head"):
         sys.stderr.write(__doc__)
         return 2
-    repeats = 10
-    if len(argv) >= 5 and argv[3] == "--repeats":
-        repeats = int(argv[4])
-    out = {}
+    repeats, cells, sizes_path = 10, None, None
+    rest = argv[3:]
+    while rest:
+        if len(rest) < 2 or rest[0] not in ("--repeats", "--cells", "--sizes"):
+            sys.stderr.write(__doc__)
+            return 2
+        if rest[0] == "--repeats":
+            repeats = int(rest[1])
+        elif rest[0] == "--cells":
+            cells = set(c for c in rest[1].split(",") if c)
+        else:
+            sizes_path = rest[1]
+        rest = rest[2:]
+    wanted = lambda name: cells is None or name in cells
+    out, sizes = {}, {}
     tmp_root = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(dir=tmp_root) as tmpdir:
         if argv[1] == "throughput":
             records = [proto_record(i, 1024) for i in range(NUM_RECORDS)]
             for name, options in THROUGHPUT_CONFIGS:
-                bench_cell(name, options, records, repeats, out, tmpdir)
+                if wanted(name):
+                    bench_cell(name, options, records, repeats, out, tmpdir, sizes)
         else:
             for size_name, size in HEAD_TO_HEAD_SIZES:
+                names = [("%s_%s" % (name, size_name), options) for name, options in HEAD_TO_HEAD_CONFIGS]
+                names = [(n, o) for n, o in names if wanted(n)]
+                if not names:
+                    continue
                 records = [json_record(i, size) for i in range(NUM_RECORDS)]
-                for name, options in HEAD_TO_HEAD_CONFIGS:
-                    bench_cell("%s_%s" % (name, size_name), options, records, repeats, out, tmpdir)
+                for name, options in names:
+                    bench_cell(name, options, records, repeats, out, tmpdir, sizes)
     with open(argv[2], "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
+    if sizes_path:
+        with open(sizes_path, "w") as f:
+            json.dump(sizes, f, indent=1)
+            f.write("\n")
     return 0
 
 

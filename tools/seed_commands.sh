@@ -199,6 +199,10 @@ run $r cargo bench --bench throughput -- simple_none/write
 run $r cargo bench --bench throughput -- simple_brotli_6/read
 run $r cargo bench --bench throughput -- transpose_zstd_3
 run $r cargo bench --bench head_to_head
+# As the seed's BENCHMARKS prints it ("Results from `cargo bench -p riegeli --bench head_to_head`"),
+# at the workspace root: `-p riegeli` names our package alone (the crates.io `riegeli` crate lives
+# in readers/riegeli/crates-io-compare, outside this workspace).
+run . cargo bench -p riegeli --bench head_to_head
 # "Flamegraph Profiling": pprof at 100 Hz under criterion's --profile-time, one SVG per benchmark
 # (the seed's two example paths are checked).
 flames="$(criterion_dir $r)"

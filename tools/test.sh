@@ -101,6 +101,15 @@ export BENCH_RUN_BIN="$target_dir/debug/bench-run"
 log "cargo test (workspace)"
 cargo test --workspace --locked
 
+# The crates.io `riegeli` crate against ours: a workspace of its own (both packages are called
+# `riegeli`, which would make `-p riegeli` ambiguous in the main graph), with its own lockfile. It
+# shares the main target directory, so the dependencies both use build once.
+compare=readers/riegeli/crates-io-compare/Cargo.toml
+log "crates-io-compare: fmt, clippy, test ($compare)"
+cargo fmt --manifest-path "$compare" -- --check
+cargo clippy --manifest-path "$compare" --target-dir "$target_dir" --all-targets --locked -- -D warnings
+cargo test --manifest-path "$compare" --target-dir "$target_dir" --locked
+
 # The seeds' own commands, as printed (cargo bench ones once each, in criterion's test mode).
 log "seed commands as printed (tools/seed_commands.sh)"
 tools/seed_commands.sh

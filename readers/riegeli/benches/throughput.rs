@@ -3,6 +3,11 @@
 //! brotli:6, zstd:3 and snappy. Ids read `<config>/write` and `<config>/read`; throughput is the record
 //! bytes (10,240,000). `<config>/write_parallel` adds `parallelism:2` (chunks encoded on two background
 //! threads; the same bytes) and `<config>/read_parallel` decodes chunks ahead on two background threads.
+//! `transpose_*/read_projected` reads the same file with a field projection of the small field 1 (the
+//! index; `FieldProjection`, as C++ `set_field_projection`): the decoder skips the 1 KiB padding
+//! column, so `read_projected` against `read` is the speedup from skipping columns (seed 004's
+//! "projection benefit"). Its throughput is counted in the same record bytes as `read`, so the two
+//! compare directly.
 //!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
@@ -20,17 +25,19 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use riegeli_records::FieldProjection;
 
 // Visible to tests/flamegraph.rs, which includes this file.
 pub(crate) mod common;
 use common::{
-    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours, read_ours_with,
-    write_ours,
+    NUM_RECORDS, THROUGHPUT_CONFIGS, configure, options, proto_record, read_ours,
+    read_ours_projected, read_ours_with, write_ours,
 };
 
 fn bench(c: &mut Criterion) {
     let records: Vec<Vec<u8>> = (0..NUM_RECORDS).map(|i| proto_record(i, 1024)).collect();
     let bytes: usize = records.iter().map(Vec::len).sum();
+    let small_field = FieldProjection::parse("1").unwrap();
     for (name, cpp) in THROUGHPUT_CONFIGS {
         let opts = options(cpp);
         let file = write_ours(&opts, &records);
@@ -50,8 +57,28 @@ fn bench(c: &mut Criterion) {
         group.bench_function("read_parallel", |b| {
             b.iter(|| black_box(read_ours_with(&file, 2)))
         });
+        if name.starts_with("transpose") {
+            // Field 1 of each record: its tag and varint index, all that is left.
+            let projected: usize = records.iter().map(|r| 1 + varint_len(&r[1..])).sum();
+            assert_eq!(
+                read_ours_projected(&file, &small_field),
+                projected,
+                "{name}"
+            );
+            group.bench_function("read_projected", |b| {
+                b.iter(|| black_box(read_ours_projected(&file, &small_field)));
+            });
+        }
         group.finish();
     }
+}
+
+/// Length of the varint at the start of `bytes`.
+fn varint_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .position(|&b| b < 0x80)
+        .map_or(bytes.len(), |p| p + 1)
 }
 
 /// Criterion with seed 004's profiler hook. Criterion calls it only under `--profile-time`, so

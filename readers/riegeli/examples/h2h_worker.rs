@@ -1,12 +1,16 @@
 //! A `bench-run interleave` worker for seed 004's head_to_head cells: this crate's writer and
-//! reader and the `riegeli` crate's, one timed trial per request, on the records of the
-//! `head_to_head` suite (`tools/riegeli_cpp_worker.py` serves C++ on the same records).
+//! reader, one timed trial per request, on the records of the `head_to_head` suite
+//! (`tools/riegeli_cpp_worker.py` serves C++ on the same records, and crates-io-compare's
+//! `crate_worker` the crates.io `riegeli` crate, which cannot live in this package's graph).
 //!
 //! ```text
-//! cargo build --release -p riegeli-records --example h2h_worker
+//! cargo build --release -p riegeli --example h2h_worker
+//! cargo build --release --manifest-path readers/riegeli/crates-io-compare/Cargo.toml --target-dir target \
+//!     --example crate_worker
 //! bench-run interleave --suite head_to_head_interleaved \
 //!     --worker target/release/examples/h2h_worker \
 //!     --worker 'tools/.venv/bin/python tools/riegeli_cpp_worker.py' \
+//!     --worker target/release/examples/crate_worker \
 //!     --pair '*/ours_write_file=*/cpp_write' --pair '*/ours_read_file=*/cpp_read' \
 //!     --pair '*/ours_write=*/riegeli_crate_write' --pair '*/ours_read=*/riegeli_crate_read'
 //! ```
@@ -44,8 +48,7 @@ use bench_worker::TrialLength;
 use bench_worker::{DeclaredThroughput, WorkerBenchmark};
 use common::{
     HEAD_TO_HEAD_CONFIGS, HEAD_TO_HEAD_SIZES, NUM_RECORDS, ZstdOnly, json_record, options,
-    read_crate, read_ours, read_ours_file, scratch_dir, simple_chunk_shapes, write_crate,
-    write_ours, write_ours_file,
+    read_ours, read_ours_file, scratch_dir, simple_chunk_shapes, write_ours, write_ours_file,
 };
 
 /// Shortest time one trial aims at: long enough for the timer, short enough to interleave.
@@ -63,9 +66,7 @@ fn main() -> std::io::Result<()> {
         for (name, cpp) in HEAD_TO_HEAD_CONFIGS {
             let opts = options(cpp);
             let ours_file = write_ours(&opts, &records);
-            let crate_file = write_crate(name, &records);
-            assert_eq!(read_ours(&crate_file) as u64, bytes);
-            assert_eq!(read_crate(&ours_file) as u64, bytes);
+            assert_eq!(read_ours(&ours_file) as u64, bytes);
             let zstd_only = (name == "simple_zstd_3").then(|| {
                 let zstd_only = ZstdOnly::new(&records);
                 assert_eq!(
@@ -80,7 +81,7 @@ fn main() -> std::io::Result<()> {
                 id: format!("{cell}/{op}"),
                 throughput: Some(DeclaredThroughput::Bytes(bytes)),
             };
-            let (r1, r2, r3) = (records.clone(), records.clone(), records.clone());
+            let (r1, r3) = (records.clone(), records.clone());
             let path = scratch.path().join(format!("{cell}.riegeli"));
             // The read reads the file the write leaves (the same bytes every time, checked here).
             let read_path = path.clone();
@@ -100,18 +101,10 @@ fn main() -> std::io::Result<()> {
                 Box::new(move || write_ours_file(&file_opts, &r3, &path) as usize),
             ));
             ops.push((
-                bench("riegeli_crate_write"),
-                Box::new(move || write_crate(name, &r2).len()),
-            ));
-            ops.push((
                 bench("ours_read_file"),
                 Box::new(move || read_ours_file(&read_path)),
             ));
             ops.push((bench("ours_read"), Box::new(move || read_ours(&ours_file))));
-            ops.push((
-                bench("riegeli_crate_read"),
-                Box::new(move || read_crate(&crate_file)),
-            ));
             if let Some(floor) = zstd_only {
                 // libzstd's share alone, for the ceiling of any libzstd-based speedup.
                 let floor = std::rc::Rc::new(floor);

@@ -24,7 +24,8 @@
 //! ```
 //!
 //! Modules: [`block`] (block headers and position arithmetic), [`chunk`] (chunk headers), [`hash`],
-//! [`compression`], [`options`] (C++ option syntax), [`reader`], [`writer`], [`array_record`].
+//! [`compression`], [`options`] (C++ option syntax), [`reader`], [`writer`], [`array_record`],
+//! [`projection`] (reading only some fields of transposed chunks).
 //!
 //! Glossary: *chunk begin* is the file offset of a chunk's header; a *record position* is a chunk begin
 //! plus a record index; its *numeric* form is their sum (unique because a chunk spans at least
@@ -39,6 +40,7 @@ pub mod group;
 pub mod hash;
 pub mod metadata;
 pub mod options;
+pub mod projection;
 pub mod reader;
 mod simple;
 mod transpose;
@@ -52,5 +54,6 @@ pub use error::{Error, Result};
 pub use group::RecordGroup;
 pub use metadata::RecordsMetadata;
 pub use options::WriterOptions;
+pub use projection::{Field, FieldProjection, ProjectionError};
 pub use reader::{ChunkInfo, RecordPosition, RecordReader, SkippedRegion};
 pub use writer::RecordWriter;

@@ -1,5 +1,6 @@
-//! Interoperability: our files read by C++ riegeli (array-record wheel) and by the `riegeli` crate, and
-//! theirs by us; plus our own round trips with every option.
+//! Interoperability: our files read by C++ riegeli (array-record wheel), and theirs by us; plus our own
+//! round trips with every option. The crates.io `riegeli` crate's side is in crates-io-compare/
+//! (`tests/crate_interop.rs`), a workspace of its own.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -159,8 +160,8 @@ fn groups_write_the_same_bytes_as_records() {
 }
 
 /// Chunks above libzstd's 512 KiB job size, compressed by its worker threads (`zstd_workers`, also with
-/// `parallelism`): one standard frame per stream, the same bytes for any number of workers, read by us and
-/// the `riegeli` crate.
+/// `parallelism`): one standard frame per stream, the same bytes for any number of workers, read by us (and
+/// by the `riegeli` crate in crates-io-compare/).
 #[test]
 fn zstd_workers_split_large_chunks() {
     let records: Vec<Vec<u8>> = (0..3000u32)
@@ -187,63 +188,7 @@ fn zstd_workers_split_large_chunks() {
         assert!(single != files[0], "{text}: no workers used");
         for file in [&single, &files[0]] {
             assert!(read_ours(file) == records, "{text}");
-            let mut reader =
-                riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
-                    .unwrap();
-            let mut n = 0;
-            while let Some(r) = reader.read_record().unwrap() {
-                assert!(r == records[n], "{text}: riegeli crate, record {n}");
-                n += 1;
-            }
-            assert_eq!(n, records.len(), "{text}");
         }
-    }
-}
-
-#[test]
-fn riegeli_crate_reads_our_plain_files() {
-    let records = test_records();
-    for text in PLAIN_OPTIONS {
-        let file = write(&WriterOptions::parse(text).unwrap(), &records);
-        let mut reader =
-            riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
-                .unwrap();
-        let mut i = 0;
-        while let Some(r) = reader
-            .read_record()
-            .unwrap_or_else(|e| panic!("{text}: record {i}: {e}"))
-        {
-            assert!(r == records[i], "{text}: record {i}");
-            i += 1;
-        }
-        assert_eq!(i, records.len(), "{text}");
-    }
-}
-
-#[test]
-fn we_read_riegeli_crate_files() {
-    use riegeli::{CompressionType as C, WriterOptions as O};
-    let records = test_records();
-    let configs = [
-        O::new().compression(C::None),
-        O::new().compression(C::Brotli).compression_level(6),
-        O::new().compression(C::Zstd).compression_level(3),
-        O::new().compression(C::Snappy),
-        O::new().compression(C::None).transpose(true),
-        O::new()
-            .compression(C::Zstd)
-            .transpose(true)
-            .chunk_size(20_000),
-        O::new().compression(C::Brotli).transpose(true),
-    ];
-    for (k, options) in configs.into_iter().enumerate() {
-        let mut file = Vec::new();
-        let mut w = riegeli::RecordWriter::new(&mut file, options).unwrap();
-        for r in &records {
-            w.write_record(r).unwrap();
-        }
-        w.close().unwrap();
-        assert_eq!(read_ours(&file), records, "config {k}");
     }
 }
 
@@ -312,35 +257,7 @@ fn empty_files() {
 }
 
 #[test]
-fn metadata_written_by_the_riegeli_crate() {
-    // A serialized RecordsMetadata: file_comment (1) = "hello", record_type_name (2) = "pkg.Rec".
-    let metadata = b"\x0a\x05hello\x12\x07pkg.Rec".to_vec();
-    for compression in [
-        riegeli::CompressionType::None,
-        riegeli::CompressionType::Zstd,
-    ] {
-        let mut file = Vec::new();
-        let options = riegeli::WriterOptions::new()
-            .compression(compression)
-            .set_serialized_metadata(metadata.clone());
-        let mut w = riegeli::RecordWriter::new(&mut file, options).unwrap();
-        w.write_record(b"record").unwrap();
-        w.close().unwrap();
-        let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
-        assert_eq!(
-            reader.read_serialized_metadata().unwrap(),
-            Some(metadata.clone())
-        );
-        assert_eq!(reader.read_record().unwrap(), Some(&b"record"[..]));
-        assert_eq!(reader.read_record().unwrap(), None);
-    }
-    let plain = write(&WriterOptions::parse("zstd:3").unwrap(), &[b"x".to_vec()]);
-    let mut reader = RecordReader::new(Cursor::new(&plain[..])).unwrap();
-    assert_eq!(reader.read_serialized_metadata().unwrap(), None);
-}
-
-#[test]
-fn metadata_we_write_is_read_by_the_riegeli_crate_and_cpp() {
+fn metadata_we_write_is_read_by_cpp() {
     let metadata = riegeli_records::RecordsMetadata {
         file_comment: Some("written by riegeli-records".into()),
         record_type_name: Some("pkg.Rec".into()),
@@ -361,26 +278,10 @@ fn metadata_we_write_is_read_by_the_riegeli_crate_and_cpp() {
             "{text}"
         );
         assert!(read_ours(&file) == records, "{text}");
-        let mut theirs =
-            riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
-                .unwrap();
-        assert_eq!(
-            theirs.read_serialized_metadata().unwrap(),
-            Some(metadata.clone()),
-            "{text}: riegeli crate"
-        );
-        assert!(theirs.read_metadata().unwrap().is_some(), "{text}: parsed");
-        let mut n = 0;
-        while let Some(r) = theirs.read_record().unwrap() {
-            assert!(r == records[n], "{text}: record {n}");
-            n += 1;
-        }
-        assert_eq!(n, records.len(), "{text}");
     }
     // C++ ArrayRecordReader reads an ArrayRecord file that starts with our metadata chunk (the wheel
     // exposes no metadata accessor, so this checks that the chunk is well-formed where C++ meets it).
-    let Some(python) = util::python("metadata_we_write_is_read_by_the_riegeli_crate_and_cpp")
-    else {
+    let Some(python) = util::python("metadata_we_write_is_read_by_cpp") else {
         return;
     };
     let mut options = WriterOptions::parse_array_record("group_size:2,zstd:3").unwrap();

@@ -452,3 +452,45 @@ fn data_chunks(file: &std::path::Path) -> Vec<(String, String, u64, u64)> {
         })
         .collect()
 }
+
+/// `cat --fields` prints what the library's projected read gives; a bad projection is bad usage.
+#[test]
+fn cat_fields_projects_transposed_files() {
+    use riegeli_records::{FieldProjection, RecordReader, RecordWriter, WriterOptions};
+    let records = util::records(21, 200, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.riegeli");
+    let mut w = RecordWriter::new(
+        std::fs::File::create(&path).unwrap(),
+        WriterOptions::parse("transpose,zstd:3").unwrap(),
+    )
+    .unwrap();
+    for r in &records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap();
+    let mut reader = RecordReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    reader
+        .set_field_projection(FieldProjection::parse("1,3.2,4.0").unwrap())
+        .unwrap();
+    let mut projected = Vec::new();
+    while let Some(r) = reader.read_record().unwrap() {
+        projected.push(r.to_vec());
+    }
+    assert!(projected != records, "the projection drops something");
+    let out = tool()
+        .args(["cat", "--fields", "1,3.2,4.0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, len_prefixed(&projected));
+    for bad in ["0", "1..2", "536870912", ""] {
+        let out = tool()
+            .args(["cat", "--fields", bad])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--fields {bad:?}");
+    }
+}

@@ -1,5 +1,6 @@
-//! Data and configurations shared by the `throughput` and `head_to_head` suites. The C++ anchor
-//! (`tools/riegeli_cpp_bench.py`) generates byte-identical records.
+//! Data and configurations shared by the `throughput` and `head_to_head` suites (and by
+//! crates-io-compare/, which includes this file). The C++ anchor (`tools/riegeli_cpp_bench.py`)
+//! generates byte-identical records.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -167,44 +168,11 @@ pub fn read_ours_from(src: impl Read + Seek, threads: usize) -> usize {
     total
 }
 
-/// The `riegeli` crate's options for a head_to_head configuration name (`simple_zstd_3`, ...):
-/// the same codec, level and chunk size as ours.
-pub fn crate_options(name: &str) -> riegeli::WriterOptions {
-    use riegeli::CompressionType as C;
-    let o = riegeli::WriterOptions::new()
-        .chunk_size(CHUNK_SIZE)
-        .transpose(name.starts_with("transpose"));
-    if name.ends_with("brotli_6") {
-        o.compression(C::Brotli).compression_level(6)
-    } else if name.ends_with("zstd_3") {
-        o.compression(C::Zstd).compression_level(3)
-    } else {
-        o.compression(C::None)
-    }
-}
-
-/// The `riegeli` crate's writer, into a fresh buffer like [`write_ours`].
-pub fn write_crate(name: &str, records: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 << 20);
-    write_crate_into(name, records, &mut out);
-    out
-}
-
-/// As [`write_crate`], into `out` (cleared first).
-pub fn write_crate_into(name: &str, records: &[Vec<u8>], out: &mut Vec<u8>) -> usize {
-    out.clear();
-    let mut w = riegeli::RecordWriter::new(&mut *out, crate_options(name)).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    w.close().unwrap();
-    out.len()
-}
-
-/// The `riegeli` crate's reader; returns the bytes read.
-pub fn read_crate(file: &[u8]) -> usize {
-    let mut reader =
-        riegeli::RecordReader::new(Cursor::new(file), riegeli::ReaderOptions::new()).unwrap();
+/// Reads every record with `projection` (transposed chunks decode only its fields); returns the
+/// bytes read.
+pub fn read_ours_projected(file: &[u8], projection: &riegeli_records::FieldProjection) -> usize {
+    let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
+    reader.set_field_projection(projection.clone()).unwrap();
     let mut total = 0;
     while let Some(r) = reader.read_record().unwrap() {
         total += r.len();

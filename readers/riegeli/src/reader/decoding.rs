@@ -3,6 +3,7 @@
 use crate::chunk::{ChunkHeader, ChunkType};
 use crate::compression::Decompressor;
 use crate::error::Result;
+use crate::projection::FieldProjection;
 use crate::simple::{self, Values};
 use crate::transpose::decode::TransposeDecoder;
 
@@ -23,6 +24,8 @@ pub(crate) struct Decoders {
     pub(super) decompressor: Decompressor,
     pub(super) transpose: TransposeDecoder,
     scratch: Vec<u8>,
+    /// The fields transposed chunks keep (`None`: all).
+    pub(super) projection: Option<std::sync::Arc<FieldProjection>>,
 }
 
 /// Decodes the records of a simple or transposed chunk into `values` / `ends`.
@@ -50,6 +53,7 @@ pub(super) fn decode_chunk(
                 data,
                 header.num_records,
                 header.decoded_data_size,
+                d.projection.as_deref(),
                 &mut d.decompressor,
                 values,
                 ends,
@@ -105,7 +109,10 @@ pub(super) struct ReadPool {
 }
 
 impl ReadPool {
-    pub(super) fn new(threads: usize) -> Self {
+    pub(super) fn new(
+        threads: usize,
+        projection: Option<&std::sync::Arc<FieldProjection>>,
+    ) -> Self {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
         let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
         let (done_tx, done) = std::sync::mpsc::channel::<Job>();
@@ -113,8 +120,12 @@ impl ReadPool {
             .map(|_| {
                 let jobs_rx = std::sync::Arc::clone(&jobs_rx);
                 let done_tx = done_tx.clone();
+                let projection = projection.cloned();
                 std::thread::spawn(move || {
-                    let mut decoders = Decoders::default();
+                    let mut decoders = Decoders {
+                        projection,
+                        ..Decoders::default()
+                    };
                     loop {
                         let job = match jobs_rx.lock() {
                             Ok(rx) => rx.recv(),

@@ -28,6 +28,7 @@ use crate::simple::Values;
 mod chunks;
 mod decoding;
 
+use crate::projection::FieldProjection;
 pub use chunks::SkippedRegion;
 use chunks::{ChunkReader, Failure, Resume};
 use decoding::{Decoders, Job, Pending, ReadPool, decode_chunk, has_records};
@@ -130,7 +131,30 @@ impl<R: Read + Seek> RecordReader<R> {
     /// thread). Records and errors come in the same order either way; with recovery, a chunk that does not
     /// decode is reported when its turn comes.
     pub fn set_parallelism(&mut self, threads: usize) {
-        self.pool = (threads > 0).then(|| ReadPool::new(threads.min(256)));
+        self.pool = (threads > 0)
+            .then(|| ReadPool::new(threads.min(256), self.decoders.projection.as_ref()));
+    }
+
+    /// Reads only the fields of `projection` from transposed chunks (see [`crate::projection`]):
+    /// the other fields' columns are skipped and buckets holding none of the kept fields are not
+    /// decompressed. Records of simple chunks and non-proto records come whole, as in C++.
+    /// Applies from the next record on (a chunk already decoded is decoded again).
+    ///
+    /// # Errors
+    /// If the chunk being read, decoded again, is damaged (unless recovery skips it).
+    pub fn set_field_projection(&mut self, projection: FieldProjection) -> Result<()> {
+        let projection = (!projection.includes_all()).then(|| std::sync::Arc::new(projection));
+        self.decoders.projection = projection;
+        if let Some(pool) = &self.pool {
+            let threads = pool.workers.len();
+            self.pool = Some(ReadPool::new(threads, self.decoders.projection.as_ref()));
+        }
+        // Chunks decoded (or queued) under the old projection are decoded again.
+        if !self.ends.is_empty() || self.pool.is_some() {
+            let pos = self.position();
+            self.seek(pos)?;
+        }
+        Ok(())
     }
 
     /// The file size.
@@ -482,6 +506,7 @@ impl<R: Read + Seek> RecordReader<R> {
                 &data[..header.data_size as usize],
                 1,
                 header.decoded_data_size,
+                None,
                 &mut self.decoders.decompressor,
                 &mut out,
                 &mut ends,

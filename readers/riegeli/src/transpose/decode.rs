@@ -26,6 +26,9 @@
 use super::{INLINE_BASE, MAX_INLINE_DECODE, ids};
 use crate::compression::{CompressionType, Decompressor};
 use crate::error::{DecodeError, invalid};
+use crate::projection::FieldProjection;
+
+mod project;
 use crate::varint::{encode_varint64, read_varint32, read_varint64};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,11 +137,16 @@ fn prepend(out: &mut [u8], w: &mut usize, bytes: &[u8]) -> Result<(), DecodeErro
 
 impl TransposeDecoder {
     /// Decodes `data` into `out` (exactly `decoded_data_size` bytes) and the cumulative record ends.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the chunk's fields, the projection and the reused buffers; a struct would only rename them"
+    )]
     pub(crate) fn decode(
         &mut self,
         data: &[u8],
         num_records: u64,
         decoded_data_size: u64,
+        projection: Option<&FieldProjection>,
         decompressor: &mut Decompressor,
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
@@ -168,6 +176,7 @@ impl TransposeDecoder {
             kind,
             num_records,
             decoded_data_size,
+            projection.filter(|p| !p.includes_all()),
             decompressor,
             out,
             ends,
@@ -185,6 +194,7 @@ impl TransposeDecoder {
         kind: CompressionType,
         num_records: u64,
         decoded_data_size: u64,
+        projection: Option<&FieldProjection>,
         decompressor: &mut Decompressor,
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
@@ -346,6 +356,21 @@ impl TransposeDecoder {
             }
         }
         let max_chain = self.check_implicit_loops()?;
+        if let Some(projection) = projection {
+            return self.decode_projected(
+                projection,
+                data,
+                pos,
+                kind,
+                num_records,
+                decoded_data_size,
+                num_buffers,
+                first_node,
+                decompressor,
+                out,
+                ends,
+            );
+        }
 
         // Buckets and buffers. A single bucket (our encoder's layout) is used in place when uncompressed
         // and decompressed straight into `buckets` otherwise.

@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use base64::Engine;
 use clap::{Parser, Subcommand, ValueEnum};
 use riegeli_records::{
-    ArrayRecordReader, ChunkInfo, ChunkType, CompressionType, RecordReader, RecordWriter,
-    SkippedRegion, WriterOptions,
+    ArrayRecordReader, ChunkInfo, ChunkType, CompressionType, FieldProjection, ProjectionError,
+    RecordReader, RecordWriter, SkippedRegion, WriterOptions,
 };
 
 use input::{GroupShape, Input, MappedRecords, NextRecord};
@@ -28,6 +28,7 @@ use output::OutputFile;
   riegeli-tool info --format json data.riegeli
   riegeli-tool cat --format jsonl data.riegeli
   riegeli-tool cat --recover --format hex damaged.riegeli
+  riegeli-tool cat --fields 1,3.2,4.0 --format hex transposed.riegeli
   riegeli-tool cat data.riegeli | riegeli-tool write --options transpose,zstd:3 copy.riegeli
   riegeli-tool cat data.riegeli | riegeli-tool write --array-record --options group_size:64,zstd:3 out.array_record
 
@@ -71,6 +72,12 @@ enum Command {
         /// view).
         #[arg(long)]
         raw: bool,
+        /// Read only these proto fields of transposed chunks (C++ `FieldProjection`): paths of
+        /// field numbers, dots between levels, commas between paths; a trailing `.0` keeps only
+        /// the field's presence. `1,3.2,4.0`: field 1, field 2 of submessage 3, field 4 emptied.
+        /// Records of simple chunks and non-proto records come whole, as in C++.
+        #[arg(long, value_name = "PATHS", value_parser = parse_fields)]
+        fields: Option<FieldProjection>,
     },
     /// Write records read from standard input (len-prefixed, as `cat` writes them) to a new file.
     Write {
@@ -224,13 +231,29 @@ fn info(path: &Path, format: InfoFormat, recover: bool, raw: bool) -> Result<()>
     Ok(())
 }
 
-fn cat(path: &Path, format: CatFormat, recover: bool, raw: bool) -> Result<()> {
+/// `--fields`, checked when the command line is parsed (a bad one exits with 2).
+fn parse_fields(text: &str) -> std::result::Result<FieldProjection, ProjectionError> {
+    FieldProjection::parse(text)
+}
+
+fn cat(
+    path: &Path,
+    format: CatFormat,
+    recover: bool,
+    raw: bool,
+    fields: Option<&FieldProjection>,
+) -> Result<()> {
     let footer = if raw {
         None
     } else {
         array_record_layout(path).map(|l| l.footer_offset)
     };
     let mut reader = open(path, recover)?;
+    if let Some(fields) = fields {
+        reader
+            .set_field_projection(fields.clone())
+            .with_context(|| format!("reading {}", path.display()))?;
+    }
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let b64 = base64::engine::general_purpose::STANDARD;
     let mut index = 0u64;
@@ -381,7 +404,8 @@ fn main() -> std::process::ExitCode {
             format,
             recover,
             raw,
-        } => cat(file, *format, *recover, *raw),
+            fields,
+        } => cat(file, *format, *recover, *raw, fields.as_ref()),
         Command::Write {
             options,
             array_record,
