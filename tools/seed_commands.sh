@@ -211,5 +211,14 @@ svgs=("$flames/simple_brotli_6/write/profile/flamegraph.svg"
 rm -f "${svgs[@]}"
 run $r cargo bench --bench throughput -- --profile-time 5
 flamegraphs $r "${svgs[@]}"
+# The names the seed prints (its matrix of 8 configurations, written and read, and the projection
+# benchmark it plans for transposed files), in a recorded run.
+seed004_names=()
+for config in simple_none simple_brotli_6 simple_zstd_3 simple_snappy \
+    transpose_none transpose_brotli_6 transpose_zstd_3 transpose_snappy; do
+    seed004_names+=("$config/write" "$config/read")
+    [[ $config == transpose_* ]] && seed004_names+=("$config/read_projected")
+done
+recorded throughput snappy '/(write|read|read_projected)$' "${seed004_names[@]}"
 
 printf '\nevery seed command ran\n' >&2

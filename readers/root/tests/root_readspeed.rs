@@ -6,24 +6,12 @@
 
 mod util;
 
-use std::process::Command;
+use util::fixture_arg as fixture;
 
 use serde_json::Value;
 
 fn readspeed(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_root-readspeed"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn fixture(name: &str) -> String {
-    util::fixture(name).display().to_string()
+    util::run(env!("CARGO_BIN_EXE_root-readspeed"), args)
 }
 
 /// The value of a `Label:   value unit` line.

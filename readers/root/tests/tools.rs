@@ -3,24 +3,12 @@
 
 mod util;
 
-use std::process::Command;
+use util::fixture_arg as fixture;
 
 use serde_json::{Map, Value};
 
 fn tool(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_root-tool"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn fixture(name: &str) -> String {
-    util::fixture(name).display().to_string()
+    util::run(env!("CARGO_BIN_EXE_root-tool"), args)
 }
 
 /// A JSON object's members in order, a name given twice kept twice (serde_json's `Map` keeps

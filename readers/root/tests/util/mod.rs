@@ -10,6 +10,24 @@ pub fn fixtures() -> PathBuf {
         .join("fixtures")
 }
 
+/// Runs `program` with `args`: whether it succeeded, its standard output and its standard error.
+pub fn run(program: &str, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A fixture's path as a string, as command lines take it.
+pub fn fixture_arg(name: &str) -> String {
+    fixture(name).display().to_string()
+}
+
 /// A fixture's path.
 pub fn fixture(name: &str) -> PathBuf {
     fixtures().join(name)
