@@ -296,3 +296,19 @@ fn metadata_we_write_is_read_by_cpp() {
     let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
     assert_eq!(reader.read_serialized_metadata().unwrap(), Some(metadata));
 }
+
+/// With the default `bucket_fraction` (one bucket per chunk) transposed files are byte for byte those
+/// this crate wrote before it split buckets (the digest was taken then).
+#[test]
+fn default_bucket_fraction_keeps_the_bytes() {
+    use sha2::{Digest, Sha256};
+    let records = test_records();
+    let mut digest = Sha256::new();
+    for text in PLAIN_OPTIONS.iter().filter(|t| t.contains("transpose")) {
+        digest.update(write(&WriterOptions::parse(text).unwrap(), &records));
+    }
+    assert_eq!(
+        util::hex(&digest.finalize()),
+        "e0684c96585008ae17564d525543c62d2a4d1377a5851e47cb20439f5fb0c52f"
+    );
+}
