@@ -376,3 +376,59 @@ fn cpp_reads_our_multi_bucket_files() {
         );
     }
 }
+
+/// With the same bucket size, our chunks have C++'s buckets byte for byte: the same buffers in C++'s
+/// order, split at the same places, compressed alike. The states differ (ours is a simpler machine), so
+/// the files do not.
+#[test]
+fn bucket_layout_matches_cpp() {
+    let Some(python) = util::python("bucket_layout_matches_cpp") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let records = test_records();
+    let records_path = dir.path().join("records.bin");
+    let mut framed = Vec::new();
+    for r in &records {
+        framed.extend_from_slice(&(r.len() as u32).to_le_bytes());
+        framed.extend_from_slice(r);
+    }
+    std::fs::write(&records_path, framed).unwrap();
+    let cpp_path = dir.path().join("cpp.array_record");
+    let script = r"
+import struct, sys
+from array_record.python.array_record_module import ArrayRecordWriter
+data = open(sys.argv[1], 'rb').read()
+w = ArrayRecordWriter(sys.argv[2], sys.argv[3])
+p = 0
+while p < len(data):
+    (n,) = struct.unpack_from('<I', data, p)
+    w.write(data[p + 4:p + 4 + n])
+    p += 4 + n
+w.close()
+";
+    let cpp_options = "group_size:250,transpose,zstd:3,transpose_bucket_size:1024";
+    let status = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&records_path)
+        .arg(&cpp_path)
+        .arg(cpp_options)
+        .status()
+        .unwrap();
+    assert!(status.success(), "C++ writer failed");
+    let cpp = util::bucket_layouts(&std::fs::read(&cpp_path).unwrap());
+
+    // The chunk size is 1 MiB, so 1/1024 of it is C++'s 1024 bytes.
+    let mut options = WriterOptions::parse_array_record("group_size:250,transpose,zstd:3").unwrap();
+    options.bucket_fraction = 1.0 / 1024.0;
+    assert_eq!(options.bucket_size(), Some(1024));
+    let ours = util::bucket_layouts(&write(&options, &records));
+    assert_eq!(ours.len(), cpp.len());
+    for (i, (a, b)) in ours.iter().zip(&cpp).enumerate() {
+        assert!(a.bucket_lengths.len() > 1, "chunk {i}: one bucket");
+        assert_eq!(a.buffer_lengths, b.buffer_lengths, "chunk {i}: buffers");
+        assert_eq!(a.bucket_lengths, b.bucket_lengths, "chunk {i}: buckets");
+        assert!(a.buckets == b.buckets, "chunk {i}: bucket bytes");
+    }
+}

@@ -103,6 +103,8 @@ impl BackBuf {
 #[derive(Debug)]
 struct Buffer {
     kind: BufferKind,
+    /// Order among buffers of equal length, as C++'s node ids: (parent, tag), top-level parents first.
+    node_key: (u32, u32),
     /// The values, last first.
     bytes: BackBuf,
 }
@@ -110,6 +112,10 @@ struct Buffer {
 /// A (parent message, tag) pair.
 #[derive(Debug, Clone, Copy)]
 struct Node {
+    /// The parent node plus one, 0 at the top level (C++ numbers nodes in creation order too, after
+    /// its root).
+    parent_rank: u32,
+    tag: u32,
     buffer: u32,
     /// State per varint subtype 0..=13 (0..=9 lengths, 10..=13 inline values), or slot 0 for other kinds.
     states: [u32; 14],
@@ -225,9 +231,13 @@ impl TransposeEncoder {
     }
 
     /// A new (empty) buffer; returns its id.
-    fn new_buffer(&mut self, kind: BufferKind) -> u32 {
+    fn new_buffer(&mut self, kind: BufferKind, node_key: (u32, u32)) -> u32 {
         let bytes = self.spare.pop().unwrap_or_default();
-        self.buffers.push(Buffer { kind, bytes });
+        self.buffers.push(Buffer {
+            kind,
+            node_key,
+            bytes,
+        });
         (self.buffers.len() - 1) as u32
     }
 
@@ -242,7 +252,7 @@ impl TransposeEncoder {
             self.walk(record, ROOT, 0);
         } else {
             if self.non_proto == NONE {
-                self.non_proto_buffer = self.new_buffer(BufferKind::NonProto);
+                self.non_proto_buffer = self.new_buffer(BufferKind::NonProto, (0, 0));
                 self.buffers[self.non_proto_buffer as usize]
                     .bytes
                     .reserve(self.non_proto_capacity);
@@ -263,6 +273,8 @@ impl TransposeEncoder {
         let id = *self.node_ids.entry((parent, tag)).or_insert(next);
         if id == next {
             self.nodes.push(Node {
+                parent_rank: if parent == ROOT { 0 } else { parent + 1 },
+                tag,
                 buffer: NONE,
                 states: [NONE; 14],
                 end_state: NONE,
@@ -278,7 +290,8 @@ impl TransposeEncoder {
             debug_assert!(self.buffers[b as usize].kind == kind);
             return b;
         }
-        let b = self.new_buffer(kind);
+        let n = &self.nodes[node as usize];
+        let b = self.new_buffer(kind, (n.parent_rank, n.tag));
         self.nodes[node as usize].buffer = b;
         b
     }
@@ -590,11 +603,13 @@ impl TransposeEncoder {
             }
             return;
         };
-        // As C++: by kind, then by length (ties in creation order, where C++ compares node ids).
+        // As C++: by kind, then by length, then by node.
         self.order.extend(0..self.buffers.len() as u32);
         let buffers = &self.buffers;
-        self.order
-            .sort_by_key(|&id| (buffers[id as usize].kind, buffers[id as usize].bytes.len()));
+        self.order.sort_by_key(|&id| {
+            let b = &buffers[id as usize];
+            (b.kind, b.bytes.len(), b.node_key)
+        });
         let mut start = 0;
         while start < self.order.len() {
             let kind = buffers[self.order[start] as usize].kind;

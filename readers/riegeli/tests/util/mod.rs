@@ -283,10 +283,29 @@ pub fn many_field_records(n: usize) -> Vec<Vec<u8>> {
 /// The number of buckets of every transposed data chunk of `file` (uncompressed or zstd), read from the
 /// chunks' headers.
 pub fn bucket_counts(file: &[u8]) -> Vec<u64> {
+    bucket_layouts(file)
+        .iter()
+        .map(|l| l.bucket_lengths.len() as u64)
+        .collect()
+}
+
+/// How a transposed chunk's buffers lie in buckets.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BucketLayout {
+    /// Stored (compressed) length of each bucket.
+    pub bucket_lengths: Vec<u64>,
+    /// Length of each buffer, in order.
+    pub buffer_lengths: Vec<u64>,
+    /// The buckets' stored bytes.
+    pub buckets: Vec<u8>,
+}
+
+/// The bucket layout of every transposed data chunk of `file` (uncompressed or zstd).
+pub fn bucket_layouts(file: &[u8]) -> Vec<BucketLayout> {
     use riegeli_records::varint::read_varint64;
     use riegeli_records::{ChunkType, CompressionType, RecordReader};
     let mut reader = RecordReader::new(std::io::Cursor::new(file)).unwrap();
-    let mut counts = Vec::new();
+    let mut layouts = Vec::new();
     while let Some(info) = reader.read_chunk_info().unwrap() {
         if info.header.chunk_type != ChunkType::Transposed || info.header.num_records == 0 {
             continue;
@@ -305,9 +324,20 @@ pub fn bucket_counts(file: &[u8]) -> Vec<u64> {
             }
             other => panic!("bucket_counts: unsupported compression {other:?}"),
         };
-        counts.push(read_varint64(&header, &mut 0).unwrap());
+        let mut h = 0;
+        let mut next = || read_varint64(&header, &mut h).unwrap();
+        let (buckets, buffers) = (next(), next());
+        let bucket_lengths: Vec<u64> = (0..buckets).map(|_| next()).collect();
+        let buffer_lengths = (0..buffers).map(|_| next()).collect();
+        let start = p + len;
+        let end = start + bucket_lengths.iter().sum::<u64>() as usize;
+        layouts.push(BucketLayout {
+            bucket_lengths,
+            buffer_lengths,
+            buckets: data[start..end].to_vec(),
+        });
     }
-    counts
+    layouts
 }
 
 /// The bytes of `file[begin..end]` without the block headers among them.
