@@ -759,6 +759,7 @@ fn check_proto(data: &[u8], stack: &mut Vec<u32>, base: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::compression::CompressionOptions;
     use crate::varint::read_varint64;
