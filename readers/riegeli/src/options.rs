@@ -383,6 +383,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bucket_size_as_cpp() {
+        let cases = [
+            ("transpose,zstd:3", None),
+            ("transpose,zstd:3,bucket_fraction:1", None),
+            // round(1 MiB * 0.1)
+            ("transpose,zstd:3,bucket_fraction:0.1", Some(104_858)),
+            (
+                "transpose,brotli:6,chunk_size:1000,bucket_fraction:0.0015",
+                Some(2),
+            ),
+            // At least 1.
+            ("transpose,snappy,bucket_fraction:0", Some(1)),
+            // C++ does not split uncompressed buckets.
+            ("transpose,uncompressed,bucket_fraction:0.1", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            let o = WriterOptions::parse(text).unwrap();
+            assert_eq!(o.bucket_size(), want, "case {i}: {text}");
+        }
+    }
+
+    #[test]
     fn cpp_syntax() {
         let o = WriterOptions::parse("transpose,zstd:5,chunk_size:2M,final_padding").unwrap();
         assert!(o.transpose);
