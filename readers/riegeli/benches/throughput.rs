@@ -9,6 +9,11 @@
 //! "projection benefit"). Its throughput is counted in the same record bytes as `read`, so the two
 //! compare directly.
 //!
+//! `projection_buckets/transpose_zstd_3_bucket_fraction_0.1/{read,read_projected}` do the same on a
+//! file written with `transpose,zstd:3,bucket_fraction:0.1`: the index and the padding fields lie in
+//! buckets of their own, so the projected read also skips decompressing the padding (with the default
+//! one bucket per chunk it decompresses everything and skips only the copies).
+//!
 //! The C++ anchor for the same matrix is `tools/riegeli_cpp_bench.py` (C++ riegeli through the
 //! `array-record` wheel), imported with `bench-run import bmf`.
 //!
@@ -24,7 +29,7 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use riegeli_records::FieldProjection;
 
 // Visible to tests/flamegraph.rs, which includes this file.
@@ -71,6 +76,25 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
     }
+    bench_projection_buckets(c, &records, &small_field);
+}
+
+/// Full and projected reads of a file whose chunks have several buckets.
+fn bench_projection_buckets(c: &mut Criterion, records: &[Vec<u8>], small_field: &FieldProjection) {
+    const NAME: &str = "transpose_zstd_3_bucket_fraction_0.1";
+    let file = write_ours(&options("transpose,zstd:3,bucket_fraction:0.1"), records);
+    let bytes: usize = records.iter().map(Vec::len).sum();
+    assert_eq!(read_ours(&file), bytes);
+    let mut group = c.benchmark_group("projection_buckets");
+    configure(&mut group);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function(BenchmarkId::new(NAME, "read"), |b| {
+        b.iter(|| black_box(read_ours(&file)));
+    });
+    group.bench_function(BenchmarkId::new(NAME, "read_projected"), |b| {
+        b.iter(|| black_box(read_ours_projected(&file, small_field)));
+    });
+    group.finish();
 }
 
 /// Length of the varint at the start of `bytes`.

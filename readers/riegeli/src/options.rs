@@ -48,7 +48,8 @@ pub struct WriterOptions {
     pub transpose: bool,
     /// Target chunk size in bytes (each record counts its size + 8); `None`: 1 MiB compressed, 4 KiB not.
     pub chunk_size: Option<u64>,
-    /// Bucket size as a fraction of the chunk size (accepted for compatibility; our encoder uses one bucket).
+    /// Bucket size of transposed compressed chunks as a fraction of the chunk size: below 1, buffers are
+    /// split into buckets compressed apart, which a projection can skip (see [`Self::bucket_size`]).
     pub bucket_fraction: f64,
     /// Pad to a multiple of this at `flush` and `close` (1: none).
     pub final_padding: u64,
@@ -326,6 +327,21 @@ impl WriterOptions {
             })
     }
 
+    /// Uncompressed bucket size of transposed chunks, as C++ `RecordWriterBase::Worker::MakeChunkEncoder`:
+    /// the chunk size times `bucket_fraction`, rounded, at least 1. `None` (one bucket) when
+    /// `bucket_fraction` is 1 or there is no compression.
+    ///
+    /// At `bucket_fraction` 1 (the default) C++ still starts a bucket per buffer kind; we keep one bucket,
+    /// so that default files stay as this crate has always written them.
+    #[must_use]
+    pub fn bucket_size(&self) -> Option<u64> {
+        if self.bucket_fraction >= 1.0 || self.compression.kind == CompressionType::None {
+            return None;
+        }
+        let size = (self.effective_chunk_size() as f64 * self.bucket_fraction).round();
+        Some((size as u64).max(1))
+    }
+
     /// The codec part in option syntax, e.g. `zstd:3,window_log:20`.
     #[must_use]
     pub fn compression_text(&self) -> String {
@@ -365,6 +381,28 @@ impl WriterOptions {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn bucket_size_as_cpp() {
+        let cases = [
+            ("transpose,zstd:3", None),
+            ("transpose,zstd:3,bucket_fraction:1", None),
+            // round(1 MiB * 0.1)
+            ("transpose,zstd:3,bucket_fraction:0.1", Some(104_858)),
+            (
+                "transpose,brotli:6,chunk_size:1000,bucket_fraction:0.0015",
+                Some(2),
+            ),
+            // At least 1.
+            ("transpose,snappy,bucket_fraction:0", Some(1)),
+            // C++ does not split uncompressed buckets.
+            ("transpose,uncompressed,bucket_fraction:0.1", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            let o = WriterOptions::parse(text).unwrap();
+            assert_eq!(o.bucket_size(), want, "case {i}: {text}");
+        }
+    }
 
     #[test]
     fn cpp_syntax() {

@@ -158,11 +158,13 @@ enum Encoder {
 }
 
 impl Encoder {
-    /// `chunk_size`: the expected decoded size of a chunk, to size the buffers up front.
-    fn new(transpose: bool, chunk_size: u64) -> Self {
-        let hint = chunk_size.min(MAX_BUFFER_HINT) as usize;
-        if transpose {
-            Self::Transpose(Box::new(TransposeEncoder::with_capacity_hint(hint)))
+    /// The chunk size (the expected decoded size of a chunk) sizes the buffers up front.
+    fn new(options: &WriterOptions) -> Self {
+        let hint = options.effective_chunk_size().min(MAX_BUFFER_HINT) as usize;
+        if options.transpose {
+            let mut e = TransposeEncoder::with_capacity_hint(hint);
+            e.set_bucket_size(options.bucket_size());
+            Self::Transpose(Box::new(e))
         } else {
             Self::Simple(SimpleEncoder::with_capacity_hint(hint))
         }
@@ -304,7 +306,7 @@ impl<W: Write> RecordWriter<W> {
     pub fn new(out: W, options: WriterOptions) -> Result<Self> {
         let mut compressor = Compressor::with_workers(options.compression, options.zstd_workers)?;
         let chunk_size = options.effective_chunk_size();
-        let encoder = Encoder::new(options.transpose, chunk_size);
+        let encoder = Encoder::new(&options);
         let pool = match options.parallelism {
             0 => None,
             n => Some(Pool::new(n, options.compression, options.zstd_workers)?),
@@ -461,12 +463,10 @@ impl<W: Write> RecordWriter<W> {
             return Ok(());
         };
         if self.encoder.num_records() > 0 {
-            let (fresh, data) = pool.spare.pop().unwrap_or_else(|| {
-                (
-                    Encoder::new(self.options.transpose, self.chunk_size),
-                    Vec::new(),
-                )
-            });
+            let (fresh, data) = pool
+                .spare
+                .pop()
+                .unwrap_or_else(|| (Encoder::new(&self.options), Vec::new()));
             let encoder = std::mem::replace(&mut self.encoder, fresh);
             let jobs = pool.jobs.as_ref().ok_or(Error::WriterClosed)?;
             jobs.send((pool.submitted, encoder, data))

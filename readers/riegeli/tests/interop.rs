@@ -28,6 +28,10 @@ const PLAIN_OPTIONS: &[&str] = &[
     "transpose,zstd:3,chunk_size:20k,parallelism:2",
     // Many uncompressed transposed chunks: their buffers are reused from chunk to chunk.
     "transpose,uncompressed,chunk_size:4k",
+    // Several buckets per chunk.
+    "transpose,zstd:3,chunk_size:20k,bucket_fraction:0.1",
+    "transpose,brotli:6,chunk_size:100k,bucket_fraction:0.01,parallelism:2",
+    "transpose,snappy,bucket_fraction:0.5",
     "snappy,chunk_size:5k,parallelism:3,final_padding",
     "",
 ];
@@ -295,4 +299,136 @@ fn metadata_we_write_is_read_by_cpp() {
     assert!(random == [records[2].clone(), records[0].clone()]);
     let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
     assert_eq!(reader.read_serialized_metadata().unwrap(), Some(metadata));
+}
+
+/// With the default `bucket_fraction` (one bucket per chunk) transposed files are byte for byte those
+/// this crate wrote before it split buckets (the digest was taken then).
+#[test]
+fn default_bucket_fraction_keeps_the_bytes() {
+    use sha2::{Digest, Sha256};
+    let records = test_records();
+    let mut digest = Sha256::new();
+    for text in PLAIN_OPTIONS
+        .iter()
+        .filter(|t| t.contains("transpose") && !t.contains("bucket_fraction"))
+    {
+        digest.update(write(&WriterOptions::parse(text).unwrap(), &records));
+    }
+    assert_eq!(
+        util::hex(&digest.finalize()),
+        "e0684c96585008ae17564d525543c62d2a4d1377a5851e47cb20439f5fb0c52f"
+    );
+}
+
+/// A `bucket_fraction` below 1 splits transposed chunks into several buckets (one when 1, or when
+/// uncompressed, as C++), and the records read back the same.
+#[test]
+fn bucket_fraction_splits_chunks_into_buckets() {
+    let records = test_records();
+    for (text, more_than_one) in [
+        ("transpose,zstd:3,chunk_size:20k", false),
+        (
+            "transpose,uncompressed,chunk_size:20k,bucket_fraction:0.1",
+            false,
+        ),
+        ("transpose,zstd:3,chunk_size:20k,bucket_fraction:0.5", true),
+        ("transpose,zstd:3,chunk_size:20k,bucket_fraction:0.1", true),
+        ("transpose,zstd:3,chunk_size:20k,bucket_fraction:0.01", true),
+        ("transpose,zstd:3,bucket_fraction:0", true),
+    ] {
+        let file = write(&WriterOptions::parse(text).unwrap(), &records);
+        let counts = util::bucket_counts(&file);
+        assert!(!counts.is_empty(), "{text}");
+        let max = counts.iter().copied().max().unwrap_or(0);
+        assert_eq!(max > 1, more_than_one, "{text}: buckets {counts:?}");
+        assert!(read_ours(&file) == records, "{text}");
+    }
+}
+
+/// C++ `ArrayRecordReader` reads our chunks of several buckets.
+#[test]
+fn cpp_reads_our_multi_bucket_files() {
+    let Some(python) = util::python("cpp_reads_our_multi_bucket_files") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let records = test_records();
+    for (k, (text, fraction)) in [
+        ("group_size:250,transpose,zstd:3", 0.001),
+        ("group_size:100,transpose,brotli:6", 0.01),
+        ("group_size:64,transpose,snappy", 0.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut options = WriterOptions::parse_array_record(text).unwrap();
+        options.bucket_fraction = fraction;
+        let file = write(&options, &records);
+        if text.contains("zstd") {
+            assert!(util::bucket_counts(&file).iter().any(|&n| n > 1), "{text}");
+        }
+        let path = dir.path().join(format!("buckets_{k}.array_record"));
+        std::fs::write(&path, &file).unwrap();
+        let (all, _, _) = util::cpp_read(&python, &path, &[]);
+        assert!(
+            all == records,
+            "{text} bucket_fraction {fraction}: C++ read"
+        );
+    }
+}
+
+/// With the same bucket size, our chunks have C++'s buckets byte for byte: the same buffers in C++'s
+/// order, split at the same places, compressed alike. The states differ (ours is a simpler machine), so
+/// the files do not.
+#[test]
+fn bucket_layout_matches_cpp() {
+    let Some(python) = util::python("bucket_layout_matches_cpp") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let records = test_records();
+    let records_path = dir.path().join("records.bin");
+    let mut framed = Vec::new();
+    for r in &records {
+        framed.extend_from_slice(&(r.len() as u32).to_le_bytes());
+        framed.extend_from_slice(r);
+    }
+    std::fs::write(&records_path, framed).unwrap();
+    let cpp_path = dir.path().join("cpp.array_record");
+    let script = r"
+import struct, sys
+from array_record.python.array_record_module import ArrayRecordWriter
+data = open(sys.argv[1], 'rb').read()
+w = ArrayRecordWriter(sys.argv[2], sys.argv[3])
+p = 0
+while p < len(data):
+    (n,) = struct.unpack_from('<I', data, p)
+    w.write(data[p + 4:p + 4 + n])
+    p += 4 + n
+w.close()
+";
+    let cpp_options = "group_size:250,transpose,zstd:3,transpose_bucket_size:1024";
+    let status = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&records_path)
+        .arg(&cpp_path)
+        .arg(cpp_options)
+        .status()
+        .unwrap();
+    assert!(status.success(), "C++ writer failed");
+    let cpp = util::bucket_layouts(&std::fs::read(&cpp_path).unwrap());
+
+    // The chunk size is 1 MiB, so 1/1024 of it is C++'s 1024 bytes.
+    let mut options = WriterOptions::parse_array_record("group_size:250,transpose,zstd:3").unwrap();
+    options.bucket_fraction = 1.0 / 1024.0;
+    assert_eq!(options.bucket_size(), Some(1024));
+    let ours = util::bucket_layouts(&write(&options, &records));
+    assert_eq!(ours.len(), cpp.len());
+    for (i, (a, b)) in ours.iter().zip(&cpp).enumerate() {
+        assert!(a.bucket_lengths.len() > 1, "chunk {i}: one bucket");
+        assert_eq!(a.buffer_lengths, b.buffer_lengths, "chunk {i}: buffers");
+        assert_eq!(a.bucket_lengths, b.bucket_lengths, "chunk {i}: buckets");
+        assert!(a.buckets == b.buckets, "chunk {i}: bucket bytes");
+    }
 }

@@ -271,9 +271,17 @@ fn projected_reads_of_our_transposed_files_equal_the_filtered_records() {
         "transpose,zstd:3",
         "transpose,brotli:6,chunk_size:5000",
         "transpose,snappy,chunk_size:20k",
+        // Several buckets per chunk: the projection skips some.
+        "transpose,zstd:3,chunk_size:20k,bucket_fraction:0.1",
+        "transpose,zstd:1,bucket_fraction:0",
+        "transpose,brotli:6,chunk_size:5000,bucket_fraction:0.01",
     ] {
         let file = write(options, &records);
         assert!(read_all(&file, None, 0) == records, "{options}: full read");
+        if options.contains("zstd") && options.contains("bucket_fraction") {
+            let counts = util::bucket_counts(&file);
+            assert!(counts.iter().all(|&n| n > 1), "{options}: {counts:?}");
+        }
         for (k, p) in PROJECTIONS.iter().enumerate() {
             let paths = paths(p);
             let text = projection_text(&paths);

@@ -14,7 +14,12 @@
 //!   last executed state, which must stay explicit so that decoding stops;
 //! - zero offsets fold into the previous transition byte's repeat count (up to 3).
 //!
-//! All buffers go into one bucket, written last-value-first as the decoder reads them.
+//! Buffers are written last-value-first, as the decoder reads them. With no bucket size (the default
+//! `bucket_fraction` 1.0, or no compression) they all go into one bucket in creation order. With a bucket
+//! size they are laid out as C++ `TransposeEncoder::WriteBuffers` does: grouped by kind (varint, fixed32,
+//! fixed64, string, non-proto), each group sorted by length and split by [`split_buckets`], the non-proto
+//! lengths in a bucket of their own; every bucket is compressed on its own, so that a projection skips
+//! decompressing the buckets it does not need.
 
 use rustc_hash::FxHashMap;
 
@@ -28,7 +33,7 @@ const NONE: u32 = u32::MAX;
 /// Parent id of top-level fields.
 const ROOT: u32 = u32::MAX - 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum BufferKind {
     Varint,
     Fixed32,
@@ -98,6 +103,8 @@ impl BackBuf {
 #[derive(Debug)]
 struct Buffer {
     kind: BufferKind,
+    /// Order among buffers of equal length, as C++'s node ids: (parent, tag), top-level parents first.
+    node_key: (u32, u32),
     /// The values, last first.
     bytes: BackBuf,
 }
@@ -105,6 +112,10 @@ struct Buffer {
 /// A (parent message, tag) pair.
 #[derive(Debug, Clone, Copy)]
 struct Node {
+    /// The parent node plus one, 0 at the top level (C++ numbers nodes in creation order too, after
+    /// its root).
+    parent_rank: u32,
+    tag: u32,
     buffer: u32,
     /// State per varint subtype 0..=13 (0..=9 lengths, 10..=13 inline values), or slot 0 for other kinds.
     states: [u32; 14],
@@ -143,6 +154,12 @@ pub(crate) struct TransposeEncoder {
     non_proto_capacity: usize,
     /// Emptied buffers kept for the next chunk by [`Self::clear_keeping_buffers`], next to reuse last.
     spare: Vec<BackBuf>,
+    /// Uncompressed bucket size to split buffers at; `None`: one bucket.
+    bucket_size: Option<u64>,
+    /// Buffer ids in written order ([`Self::lengths_id`] for the non-proto lengths), set by `encode_prefix`.
+    order: Vec<u32>,
+    /// Number of buffers in each bucket, in order.
+    bucket_counts: Vec<usize>,
     // Scratch for `encode`.
     header: Vec<u8>,
     transitions: Vec<u8>,
@@ -162,6 +179,11 @@ impl TransposeEncoder {
         let mut e = Self::new();
         e.non_proto_capacity = capacity;
         e
+    }
+
+    /// Splits buffers into buckets of about `bucket_size` uncompressed bytes (`None`: one bucket).
+    pub(crate) fn set_bucket_size(&mut self, bucket_size: Option<u64>) {
+        self.bucket_size = bucket_size;
     }
 
     pub(crate) fn num_records(&self) -> u64 {
@@ -209,9 +231,13 @@ impl TransposeEncoder {
     }
 
     /// A new (empty) buffer; returns its id.
-    fn new_buffer(&mut self, kind: BufferKind) -> u32 {
+    fn new_buffer(&mut self, kind: BufferKind, node_key: (u32, u32)) -> u32 {
         let bytes = self.spare.pop().unwrap_or_default();
-        self.buffers.push(Buffer { kind, bytes });
+        self.buffers.push(Buffer {
+            kind,
+            node_key,
+            bytes,
+        });
         (self.buffers.len() - 1) as u32
     }
 
@@ -226,7 +252,7 @@ impl TransposeEncoder {
             self.walk(record, ROOT, 0);
         } else {
             if self.non_proto == NONE {
-                self.non_proto_buffer = self.new_buffer(BufferKind::NonProto);
+                self.non_proto_buffer = self.new_buffer(BufferKind::NonProto, (0, 0));
                 self.buffers[self.non_proto_buffer as usize]
                     .bytes
                     .reserve(self.non_proto_capacity);
@@ -247,6 +273,8 @@ impl TransposeEncoder {
         let id = *self.node_ids.entry((parent, tag)).or_insert(next);
         if id == next {
             self.nodes.push(Node {
+                parent_rank: if parent == ROOT { 0 } else { parent + 1 },
+                tag,
                 buffer: NONE,
                 states: [NONE; 14],
                 end_state: NONE,
@@ -262,7 +290,8 @@ impl TransposeEncoder {
             debug_assert!(self.buffers[b as usize].kind == kind);
             return b;
         }
-        let b = self.new_buffer(kind);
+        let n = &self.nodes[node as usize];
+        let b = self.new_buffer(kind, (n.parent_rank, n.tag));
         self.nodes[node as usize].buffer = b;
         b
     }
@@ -409,26 +438,20 @@ impl TransposeEncoder {
         let kind = compressor.options().kind;
         out.push(kind.to_byte());
 
-        // Buffers: creation order, the non-proto lengths last. One bucket holds them all; uncompressed it
-        // is written straight into `out` below.
-        let mut buffer_lengths: Vec<u64> =
-            self.buffers.iter().map(|b| b.bytes.len() as u64).collect();
-        if self.non_proto != NONE {
-            buffer_lengths.push(self.non_proto_lengths.len() as u64);
+        // Buffers: laid out in buckets, each compressed on its own; uncompressed they are written
+        // straight into `out` by the caller.
+        self.lay_out_buckets();
+        let buffer_lengths: Vec<u64> = self
+            .order
+            .iter()
+            .map(|&id| self.buffer_bytes(id).len() as u64)
+            .collect();
+        let bucket_lengths = self.write_buckets(compressor, &buffer_lengths)?;
+        // Where each buffer id landed, for the states' buffer indices.
+        let mut position = vec![0u32; self.order.len()];
+        for (i, &id) in self.order.iter().enumerate() {
+            position[id as usize] = i as u32;
         }
-        self.compressed.clear();
-        let bucket_stored_len = if kind == CompressionType::None {
-            buffer_lengths.iter().sum::<u64>()
-        } else {
-            if !buffer_lengths.is_empty() {
-                let mut compressed = std::mem::take(&mut self.compressed);
-                let parts: Vec<&[u8]> = self.bucket_parts().collect();
-                let r = compressor.compress_parts_into(&parts, &mut compressed);
-                self.compressed = compressed;
-                r?;
-            }
-            self.compressed.len() as u64
-        };
 
         // States: NoOp tree levels, then the real states (one per key).
         let num_keys = self.keys.len();
@@ -497,13 +520,9 @@ impl TransposeEncoder {
         // Header.
         self.header.clear();
         let h = &mut self.header;
-        let num_buckets = u64::from(!buffer_lengths.is_empty());
-        write_varint64(h, num_buckets);
+        write_varint64(h, bucket_lengths.len() as u64);
         write_varint64(h, buffer_lengths.len() as u64);
-        if num_buckets == 1 {
-            write_varint64(h, bucket_stored_len);
-        }
-        for &len in &buffer_lengths {
+        for &len in bucket_lengths.iter().chain(&buffer_lengths) {
             write_varint64(h, len);
         }
         write_varint64(h, num_states as u64);
@@ -537,7 +556,7 @@ impl TransposeEncoder {
             }
             for key in &self.keys {
                 if key.buffer != NONE {
-                    write_varint64(h, u64::from(key.buffer));
+                    write_varint64(h, u64::from(position[key.buffer as usize]));
                 }
             }
         }
@@ -556,14 +575,128 @@ impl TransposeEncoder {
         Ok(())
     }
 
-    /// Every buffer (values last-first), then the non-proto lengths (last-first) if any: the bucket.
-    fn bucket_parts(&self) -> impl Iterator<Item = &[u8]> {
-        let lengths = (self.non_proto != NONE).then(|| self.non_proto_lengths.as_slice());
-        self.buffers
-            .iter()
-            .map(|b| b.bytes.as_slice())
-            .chain(lengths)
+    /// The id standing for the non-proto lengths in [`Self::order`].
+    fn lengths_id(&self) -> u32 {
+        self.buffers.len() as u32
     }
+
+    fn buffer_bytes(&self, id: u32) -> &[u8] {
+        match self.buffers.get(id as usize) {
+            Some(b) => b.bytes.as_slice(),
+            None => self.non_proto_lengths.as_slice(),
+        }
+    }
+
+    /// Sets [`Self::order`] and [`Self::bucket_counts`].
+    fn lay_out_buckets(&mut self) {
+        self.order.clear();
+        self.bucket_counts.clear();
+        let has_lengths = self.non_proto != NONE;
+        let Some(bucket_size) = self.bucket_size else {
+            // One bucket in creation order, the non-proto lengths last.
+            self.order.extend(0..self.buffers.len() as u32);
+            if has_lengths {
+                self.order.push(self.lengths_id());
+            }
+            if !self.order.is_empty() {
+                self.bucket_counts.push(self.order.len());
+            }
+            return;
+        };
+        // As C++: by kind, then by length, then by node.
+        self.order.extend(0..self.buffers.len() as u32);
+        let buffers = &self.buffers;
+        self.order.sort_by_key(|&id| {
+            let b = &buffers[id as usize];
+            (b.kind, b.bytes.len(), b.node_key)
+        });
+        let mut start = 0;
+        while start < self.order.len() {
+            let kind = buffers[self.order[start] as usize].kind;
+            let end = start
+                + self.order[start..]
+                    .iter()
+                    .take_while(|&&id| buffers[id as usize].kind == kind)
+                    .count();
+            let sizes: Vec<u64> = self.order[start..end]
+                .iter()
+                .map(|&id| buffers[id as usize].bytes.len() as u64)
+                .collect();
+            self.bucket_counts
+                .extend(split_buckets(&sizes, bucket_size));
+            start = end;
+        }
+        if has_lengths {
+            self.order.push(self.lengths_id());
+            self.bucket_counts.push(1);
+        }
+    }
+
+    /// Compresses every bucket into `self.compressed` (if compressing); returns the buckets' stored lengths.
+    fn write_buckets(
+        &mut self,
+        compressor: &mut Compressor,
+        buffer_lengths: &[u64],
+    ) -> std::io::Result<Vec<u64>> {
+        self.compressed.clear();
+        let mut stored = Vec::with_capacity(self.bucket_counts.len());
+        let mut compressed = std::mem::take(&mut self.compressed);
+        let mut first = 0;
+        for &count in &self.bucket_counts {
+            let ids = &self.order[first..first + count];
+            if compressor.options().kind == CompressionType::None {
+                stored.push(buffer_lengths[first..first + count].iter().sum());
+            } else {
+                let before = compressed.len();
+                let parts: Vec<&[u8]> = ids.iter().map(|&id| self.buffer_bytes(id)).collect();
+                if let Err(e) = compressor.compress_parts_into(&parts, &mut compressed) {
+                    self.compressed = compressed;
+                    return Err(e);
+                }
+                stored.push((compressed.len() - before) as u64);
+            }
+            first += count;
+        }
+        self.compressed = compressed;
+        Ok(stored)
+    }
+
+    /// The buffers in written order (values last-first, the non-proto lengths as the decoder expects).
+    fn bucket_parts(&self) -> impl Iterator<Item = &[u8]> {
+        self.order.iter().map(|&id| self.buffer_bytes(id))
+    }
+}
+
+/// Splits buffers of `sizes` (sorted ascending) into buckets as C++ `TransposeEncoder::WriteBuffers`;
+/// returns the number of buffers in each bucket, in order.
+///
+/// Going from the largest buffer down, a bucket is closed before a buffer when the bucket is non-empty
+/// and its size plus half the buffer's reaches `bucket_size`; as soon as the buffers left total at most
+/// half of `bucket_size`, they all join the current bucket. Small buffers thus share the first bucket
+/// and large ones get buckets of their own.
+fn split_buckets(sizes: &[u64], bucket_size: u64) -> Vec<usize> {
+    let mut remaining: u64 = sizes.iter().sum();
+    let mut counts = Vec::new();
+    let (mut current_size, mut current_count) = (0u64, 0usize);
+    for (i, &size) in sizes.iter().enumerate().rev() {
+        if current_size > 0 && current_size + size / 2 >= bucket_size {
+            counts.push(current_count);
+            (current_size, current_count) = (0, 0);
+        }
+        current_size += size;
+        current_count += 1;
+        remaining -= size;
+        if remaining <= bucket_size / 2 {
+            // The `i` smaller buffers.
+            current_count += i;
+            break;
+        }
+    }
+    if current_count > 0 {
+        counts.push(current_count);
+    }
+    counts.reverse();
+    counts
 }
 
 /// Whether `data` is a protobuf message as C++'s transpose encoder sees it: canonical varints, field
@@ -622,4 +755,80 @@ fn check_proto(data: &[u8], stack: &mut Vec<u32>, base: usize) -> bool {
         }
     }
     stack.len() == base
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::compression::CompressionOptions;
+    use crate::varint::read_varint64;
+
+    #[test]
+    fn split_buckets_follows_cpp() {
+        // (sizes ascending, bucket size, buffers per bucket)
+        let cases: &[(&[u64], u64, &[usize])] = &[
+            (&[], 10, &[]),
+            (&[5], 1, &[1]),
+            // Everything fits in half a bucket: one bucket.
+            (&[1, 2, 3], 12, &[3]),
+            // The largest alone; the small rest joins the next one's bucket once it is at most half
+            // a bucket.
+            (&[1, 1, 2, 50, 60], 10, &[4, 1]),
+            // A bucket closes when its size plus half the next buffer reaches the bucket size.
+            (&[4, 4, 4, 4], 6, &[1, 1, 1, 1]),
+            (&[2, 2, 2, 2, 2], 7, &[2, 3]),
+        ];
+        for (i, &(sizes, bucket_size, want)) in cases.iter().enumerate() {
+            assert_eq!(split_buckets(sizes, bucket_size), want, "case {i}");
+        }
+    }
+
+    /// A proto with a small varint field 1 and a large string field 2 (field 0 first: not a proto).
+    fn record(i: u8) -> Vec<u8> {
+        let mut r = vec![0x08, 0x80 | i, 0x01, 0x12, 100, 0];
+        r.extend(std::iter::repeat_n(i, 99));
+        r
+    }
+
+    /// (number of buckets, number of buffers) from an encoded chunk's header.
+    fn bucket_and_buffer_counts(chunk: &[u8]) -> (u64, u64) {
+        let mut p = 1;
+        let header_len = read_varint64(chunk, &mut p).unwrap() as usize;
+        let stream = &chunk[p..p + header_len];
+        let mut q = 0;
+        let size = read_varint64(stream, &mut q).unwrap() as usize;
+        let header = zstd::bulk::decompress(&stream[q..], size).unwrap();
+        let mut h = 0;
+        let buckets = read_varint64(&header, &mut h).unwrap();
+        (buckets, read_varint64(&header, &mut h).unwrap())
+    }
+
+    fn encode(records: &[Vec<u8>], bucket_size: Option<u64>) -> Vec<u8> {
+        let mut e = TransposeEncoder::new();
+        e.set_bucket_size(bucket_size);
+        for r in records {
+            e.add_record(r);
+        }
+        e.add_record(b"\xff not a proto");
+        let options = CompressionOptions {
+            kind: CompressionType::Zstd,
+            level: 3,
+            window_log: None,
+        };
+        let mut c = Compressor::new(options).unwrap();
+        let mut out = Vec::new();
+        e.encode(&mut c, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn bucket_size_splits_buffers_by_kind_and_size() {
+        let records: Vec<Vec<u8>> = (0..50).map(record).collect();
+        // Buffers: varint field 1, string field 2, non-proto records, non-proto lengths.
+        assert_eq!(bucket_and_buffer_counts(&encode(&records, None)), (1, 4));
+        // A bucket per kind, the non-proto lengths alone.
+        let split = encode(&records, Some(1 << 20));
+        assert_eq!(bucket_and_buffer_counts(&split), (4, 4));
+    }
 }

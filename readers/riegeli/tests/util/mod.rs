@@ -279,3 +279,72 @@ pub fn many_field_records(n: usize) -> Vec<Vec<u8>> {
         })
         .collect()
 }
+
+/// The number of buckets of every transposed data chunk of `file` (uncompressed or zstd), read from the
+/// chunks' headers.
+pub fn bucket_counts(file: &[u8]) -> Vec<u64> {
+    bucket_layouts(file)
+        .iter()
+        .map(|l| l.bucket_lengths.len() as u64)
+        .collect()
+}
+
+/// How a transposed chunk's buffers lie in buckets.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BucketLayout {
+    /// Stored (compressed) length of each bucket.
+    pub bucket_lengths: Vec<u64>,
+    /// Length of each buffer, in order.
+    pub buffer_lengths: Vec<u64>,
+    /// The buckets' stored bytes.
+    pub buckets: Vec<u8>,
+}
+
+/// The bucket layout of every transposed data chunk of `file` (uncompressed or zstd).
+pub fn bucket_layouts(file: &[u8]) -> Vec<BucketLayout> {
+    use riegeli_records::varint::read_varint64;
+    use riegeli_records::{ChunkType, CompressionType, RecordReader};
+    let mut reader = RecordReader::new(std::io::Cursor::new(file)).unwrap();
+    let mut layouts = Vec::new();
+    while let Some(info) = reader.read_chunk_info().unwrap() {
+        if info.header.chunk_type != ChunkType::Transposed || info.header.num_records == 0 {
+            continue;
+        }
+        let chunk = without_block_headers(file, info.begin, info.end);
+        let data = &chunk[40..];
+        let mut p = 1;
+        let len = read_varint64(data, &mut p).unwrap() as usize;
+        let stream = &data[p..p + len];
+        let header = match info.compression {
+            Some(CompressionType::None) => stream.to_vec(),
+            Some(CompressionType::Zstd) => {
+                let mut q = 0;
+                let size = read_varint64(stream, &mut q).unwrap() as usize;
+                zstd::bulk::decompress(&stream[q..], size).unwrap()
+            }
+            other => panic!("bucket_counts: unsupported compression {other:?}"),
+        };
+        let mut h = 0;
+        let mut next = || read_varint64(&header, &mut h).unwrap();
+        let (buckets, buffers) = (next(), next());
+        let bucket_lengths: Vec<u64> = (0..buckets).map(|_| next()).collect();
+        let buffer_lengths = (0..buffers).map(|_| next()).collect();
+        let start = p + len;
+        let end = start + bucket_lengths.iter().sum::<u64>() as usize;
+        layouts.push(BucketLayout {
+            bucket_lengths,
+            buffer_lengths,
+            buckets: data[start..end].to_vec(),
+        });
+    }
+    layouts
+}
+
+/// The bytes of `file[begin..end]` without the block headers among them.
+fn without_block_headers(file: &[u8], begin: u64, end: u64) -> Vec<u8> {
+    use riegeli_records::block::{BLOCK_HEADER_SIZE, BLOCK_SIZE};
+    (begin..end)
+        .filter(|pos| pos % BLOCK_SIZE >= BLOCK_HEADER_SIZE)
+        .map(|pos| file[pos as usize])
+        .collect()
+}
