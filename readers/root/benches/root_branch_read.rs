@@ -12,9 +12,10 @@
 //! * `<group>_cold/<id>`: the cache is emptied before every iteration (outside the timing), so
 //!   each iteration reads and decompresses its baskets (the OS page cache stays warm): what the
 //!   seed's first table timed before it had a cache.
-//! * `parallel_by_size/{sequential,parallel}/<entries>`: `pt` of trees of 2,000 to 200,000
+//! * `parallel_by_size/{sequential,parallel,auto}/<entries>`: `pt` of trees of 2,000 to 200,000
 //!   entries (zstd, cold): where reading the baskets on rayon's pool starts to pay (the seed saw
-//!   "rayon overhead > benefit for small data").
+//!   "rayon overhead > benefit for small data"), and what the library's own choice
+//!   ([`Parallel::Auto`]) makes of it.
 //!
 //! The seed's `njet_pt` is a `std::vector<float>` of jet momenta: here the tree's `jets`.
 //!
@@ -115,6 +116,7 @@ fn benches(c: &mut Criterion) {
         for (mode, par) in [
             ("sequential", Parallel::Never),
             ("parallel", Parallel::Always),
+            ("auto", Parallel::Auto),
         ] {
             cold_warm(
                 c,
@@ -237,10 +239,10 @@ fn benches(c: &mut Criterion) {
 }
 
 /// Tree sizes of `parallel_by_size`: 8 KB to 800 KB of `pt`.
-const SIZES: [u64; 3] = [2_000, 20_000, ENTRIES];
+const SIZES: [u64; 5] = [2_000, 20_000, 50_000, 100_000, ENTRIES];
 
-/// `parallel_by_size/{sequential,parallel}/<entries>`: one branch of a small and a large tree,
-/// read cold on one thread and on rayon's pool.
+/// `parallel_by_size/{sequential,parallel,auto}/<entries>`: one branch of small to large trees,
+/// read cold on one thread, on rayon's pool, and as the library chooses.
 fn parallel_by_size(c: &mut Criterion) {
     let mut g = c.benchmark_group("parallel_by_size");
     for entries in SIZES {
@@ -252,6 +254,7 @@ fn parallel_by_size(c: &mut Criterion) {
         for (mode, par) in [
             ("sequential", Parallel::Never),
             ("parallel", Parallel::Always),
+            ("auto", Parallel::Auto),
         ] {
             g.bench_function(format!("{mode}/{entries}"), |b| {
                 b.iter_batched(

@@ -27,9 +27,11 @@ use crate::types::{Element, LeafType, check_type};
 
 /// Compressed bytes from which [`Parallel::Auto`] decodes baskets on the rayon pool.
 ///
-/// Below this the pool's fork/join overhead costs more than it saves (seed 000's zstd
-/// measurement: 6.5 µs sequential vs 9.8 µs parallel on a few kilobytes).
-pub const PARALLEL_THRESHOLD: u64 = 1 << 20;
+/// Below this the pool's fork/join overhead costs more than it saves. `parallel_by_size` (zstd
+/// `pt`, cold, 2 cores; BENCHMARKS.md, 2026-12-06): 73 KB of baskets read 0.70x as fast in
+/// parallel, 182 KB 1.14x, 364 KB 1.91x, 727 KB 1.61x; so the pool is taken from 256 KiB (it was
+/// 1 MiB, which left 1.6x to 1.9x on the table between the two).
+pub const PARALLEL_THRESHOLD: u64 = 256 << 10;
 
 /// Whether baskets are decoded in parallel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
