@@ -41,28 +41,7 @@ fn live(name: &str) -> PathBuf {
 
 /// The ids a criterion suite's `--list` printed (`<id>: benchmark`).
 fn listed(suite: &str) -> Vec<String> {
-    std::fs::read_to_string(live(&format!("{suite}.list")))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_suffix(": benchmark"))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// A cargo-criterion `benchmark-complete` message: `id` at `ns` per iteration.
-fn completed(id: &str, ns: f64) -> String {
-    let interval = |x: f64| {
-        serde_json::json!({"estimate": x, "lower_bound": x * 0.99, "upper_bound": x * 1.01,
-                           "unit": "ns"})
-    };
-    serde_json::json!({
-        "reason": "benchmark-complete", "id": id, "unit": "ns", "throughput": [],
-        "iteration_count": [10.0, 20.0, 30.0],
-        "measured_values": [10.0 * ns, 20.0 * ns, 30.0 * ns],
-        "typical": interval(ns), "mean": interval(ns), "median": interval(ns),
-        "median_abs_dev": interval(ns * 0.01), "slope": interval(ns), "change": null,
-    })
-    .to_string()
+    testkit::cargo_criterion::listed_ids(&live(&format!("{suite}.list")))
 }
 
 fn import(sandbox: &Sandbox, file: &std::path::Path, extra: &[&str]) -> std::process::Output {
@@ -430,7 +409,7 @@ async fn the_seed_history_and_the_live_suites_are_one_series_per_benchmark() {
     for suite in ["mathldbt_transport", "json_vs_mathldbt"] {
         let messages: String = listed(suite)
             .iter()
-            .map(|id| completed(id, 1_000.0) + "\n")
+            .map(|id| testkit::cargo_criterion::benchmark_complete(id, 1_000.0) + "\n")
             .collect();
         let file = sandbox.write(&format!("{suite}.jsonl"), messages.as_bytes());
         let out = sandbox

@@ -1,7 +1,8 @@
 //! Test-only helpers shared by the workspace's crates: the pinned Python venv of the reference
 //! implementations, a real PostgreSQL server for the store tests ([`postgres`]), and, with the
-//! `ledger` feature, synthetic ledgers of a known shape (`synthetic`), and shell workers of
-//! the interleave protocol ([`worker`]).
+//! `ledger` feature, synthetic ledgers of a known shape (`synthetic`), shell workers of the
+//! interleave protocol ([`worker`]), and criterion output to record runs from
+//! ([`cargo_criterion`]).
 //!
 //! The interop tests run the real implementations (ROOT, C++ riegeli, Python booklet) from the
 //! pinned venv that `tools/venv.sh` creates and `tools/test.sh` exports as `$BENCH_PYTHON`.
@@ -10,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod cargo_criterion;
 pub mod postgres;
 #[cfg(feature = "ledger")]
 pub mod synthetic;

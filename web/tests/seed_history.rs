@@ -38,28 +38,7 @@ fn bench_run(db: &Path, dir: &Path, args: &[&str]) -> Output {
 
 /// The live suite's ids, as its `--list` printed them.
 fn live_ids() -> Vec<String> {
-    std::fs::read_to_string(testdata("mdlog/seed-002-live/mathldbt_transport.list"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_suffix(": benchmark"))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// A cargo-criterion message for `id` at `ns` per iteration.
-fn completed(id: &str, ns: f64) -> String {
-    let interval = |x: f64| {
-        serde_json::json!({"estimate": x, "lower_bound": x * 0.99, "upper_bound": x * 1.01,
-                           "unit": "ns"})
-    };
-    serde_json::json!({
-        "reason": "benchmark-complete", "id": id, "unit": "ns", "throughput": [],
-        "iteration_count": [10.0, 20.0, 30.0],
-        "measured_values": [10.0 * ns, 20.0 * ns, 30.0 * ns],
-        "typical": interval(ns), "mean": interval(ns), "median": interval(ns),
-        "median_abs_dev": interval(ns * 0.01), "slope": interval(ns), "change": null,
-    })
-    .to_string()
+    testkit::cargo_criterion::listed_ids(&testdata("mdlog/seed-002-live/mathldbt_transport.list"))
 }
 
 #[tokio::test]
@@ -74,7 +53,7 @@ async fn the_trend_page_shows_the_seed_history_and_the_live_run_as_one_series() 
     );
     let messages: String = live_ids()
         .iter()
-        .map(|id| completed(id, 14_000_000.0) + "\n")
+        .map(|id| testkit::cargo_criterion::benchmark_complete(id, 14_000_000.0) + "\n")
         .collect();
     let file = work.path().join("live.jsonl");
     std::fs::write(&file, messages).unwrap();
