@@ -47,22 +47,8 @@ fn the_seeds_example_command_runs_as_printed() {
         "f",
     ]);
     assert!(ok, "{err}");
-    let labels: Vec<&str> = out
-        .lines()
-        .take(6)
-        .map(|l| l.split(':').next().unwrap_or(""))
-        .collect();
-    assert_eq!(
-        labels,
-        [
-            "Real time to setup MT run",
-            "CPU time to setup MT run",
-            "Real time",
-            "CPU time",
-            "Uncompressed data read",
-            "Throughput"
-        ]
-    );
+    // The six lines of seed 001's example, in its order.
+    assert_eq!(util::first_six_labels(&out), util::ROOTREADSPEED_LINES);
     // 200 floats in each file.
     assert_eq!(value(&out, "Uncompressed data read"), 1600.0);
     // ROOT's real time holds the opening of the files: the setup plus the reading.
@@ -183,50 +169,18 @@ fn help_self_test_and_bad_arguments() {
     assert!(ok, "{out}\n{err}");
     assert!(out.contains("115 checks: 115 passed, 0 failed"), "{out}");
     let f = fixture("types_zstd.root");
-    for (args, says) in [
-        (vec!["--trees", "t", "--files", &f], "--branches"),
+    // Each case: what follows `--trees t --files`, and what the error must name.
+    for (rest, says) in [
+        (vec![f.as_str()], "--branches"),
+        (vec![&f, "--branches", "zz"], "zz"),
+        (vec![&f, "--branches", "f", "--threads", "0"], "--threads"),
         (
-            vec!["--trees", "t", "--files", &f, "--branches", "zz"],
-            "zz",
-        ),
-        (
-            vec![
-                "--trees",
-                "t",
-                "--files",
-                &f,
-                "--branches",
-                "f",
-                "--threads",
-                "0",
-            ],
-            "--threads",
-        ),
-        (
-            vec![
-                "--trees",
-                "t",
-                "--files",
-                &f,
-                "--branches",
-                "f",
-                "--storage-mb-s",
-                "0",
-            ],
+            vec![&f, "--branches", "f", "--storage-mb-s", "0"],
             "--storage-mb-s",
         ),
-        (
-            vec![
-                "--trees",
-                "t",
-                "--files",
-                "/nonexistent.root",
-                "--branches",
-                "f",
-            ],
-            "nonexistent",
-        ),
+        (vec!["/nonexistent.root", "--branches", "f"], "nonexistent"),
     ] {
+        let args = [&["--trees", "t", "--files"][..], &rest].concat();
         let (ok, _, err) = readspeed(&args);
         assert!(!ok && err.contains(says), "{args:?}: {err}");
     }

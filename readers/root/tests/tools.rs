@@ -703,23 +703,8 @@ fn readspeed_text_starts_with_rootreadspeeds_report_line_for_line() {
         "--all-branches",
     ]);
     assert!(ok, "{err}");
-    let labels: Vec<&str> = out
-        .lines()
-        .take(6)
-        .map(|l| l.split(':').next().unwrap_or(""))
-        .collect();
     // The six lines of seed 001's example, in its order.
-    assert_eq!(
-        labels,
-        [
-            "Real time to setup MT run",
-            "CPU time to setup MT run",
-            "Real time",
-            "CPU time",
-            "Uncompressed data read",
-            "Throughput"
-        ]
-    );
+    assert_eq!(util::first_six_labels(&out), util::ROOTREADSPEED_LINES);
     assert!(out.contains("bottleneck"), "{out}");
 }
 

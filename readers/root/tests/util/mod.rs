@@ -23,6 +23,25 @@ pub fn run(program: &str, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// The labels of seed 001's six report lines, in its order.
+pub const ROOTREADSPEED_LINES: [&str; 6] = [
+    "Real time to setup MT run",
+    "CPU time to setup MT run",
+    "Real time",
+    "CPU time",
+    "Uncompressed data read",
+    "Throughput",
+];
+
+/// The labels (text before the colon) of a report's first six lines.
+pub fn first_six_labels(report: &str) -> Vec<&str> {
+    report
+        .lines()
+        .take(6)
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect()
+}
+
 /// A fixture's path as a string, as command lines take it.
 pub fn fixture_arg(name: &str) -> String {
     fixture(name).display().to_string()
