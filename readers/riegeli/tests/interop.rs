@@ -36,21 +36,6 @@ const PLAIN_OPTIONS: &[&str] = &[
     "",
 ];
 
-fn test_records() -> Vec<Vec<u8>> {
-    let mut r = util::records(7, 600, 97);
-    r.extend(util::many_field_records(150));
-    r.extend(util::records(8, 50, 0));
-    r
-}
-
-fn write(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
-    let mut w = RecordWriter::new(Vec::new(), options.clone()).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    w.close().unwrap()
-}
-
 fn read_ours(file: &[u8]) -> Vec<Vec<u8>> {
     read_ours_with(file, 0)
 }
@@ -67,10 +52,10 @@ fn read_ours_with(file: &[u8], threads: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn roundtrip_every_option() {
-    let records = test_records();
+    let records = util::interop_records();
     for text in PLAIN_OPTIONS {
         let options = WriterOptions::parse(text).unwrap();
-        let file = write(&options, &records);
+        let file = util::write_ours(&options, &records);
         let got = read_ours(&file);
         assert_eq!(got.len(), records.len(), "{text}");
         for (i, (a, b)) in got.iter().zip(&records).enumerate() {
@@ -82,7 +67,7 @@ fn roundtrip_every_option() {
         let mut parallel = options.clone();
         parallel.parallelism = if options.parallelism == 0 { 2 } else { 0 };
         assert!(
-            write(&parallel, &records) == file,
+            util::write_ours(&parallel, &records) == file,
             "{text}: parallelism changed the bytes"
         );
     }
@@ -93,7 +78,7 @@ fn roundtrip_every_option() {
 /// ArrayRecord layout and in plain files.
 #[test]
 fn groups_write_the_same_bytes_as_records() {
-    let records = test_records();
+    let records = util::interop_records();
     let array_record = [
         "group_size:64,snappy",
         "group_size:1,uncompressed",
@@ -116,7 +101,7 @@ fn groups_write_the_same_bytes_as_records() {
             o
         }));
     for options in cases {
-        let expected = write(&options, &records);
+        let expected = util::write_ours(&options, &records);
         let per_chunk = RecordWriter::new(Vec::new(), options.clone())
             .unwrap()
             .records_per_chunk();
@@ -176,13 +161,13 @@ fn zstd_workers_split_large_chunks() {
         })
         .collect();
     for text in ["zstd:3,chunk_size:2M", "transpose,zstd:1,chunk_size:2M"] {
-        let single = write(&WriterOptions::parse(text).unwrap(), &records);
+        let single = util::write_ours(&WriterOptions::parse(text).unwrap(), &records);
         let mut files = Vec::new();
         for threads in 1..=3 {
             let mut options = WriterOptions::parse(text).unwrap();
             options.zstd_workers = threads;
             options.parallelism = 2 - threads % 2;
-            files.push(write(&options, &records));
+            files.push(util::write_ours(&options, &records));
         }
         assert!(
             files.iter().all(|f| *f == files[0]),
@@ -214,10 +199,10 @@ fn cpp_reads_our_array_record_files() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let records = test_records();
+    let records = util::interop_records();
     for (k, text) in ARRAY_RECORD_OPTIONS.iter().enumerate() {
         let options = WriterOptions::parse_array_record(text).unwrap();
-        let file = write(&options, &records);
+        let file = util::write_ours(&options, &records);
         assert_eq!(file.len() % 65_536, 0, "{text}");
         let path = dir.path().join(format!("ours_{k}.array_record"));
         std::fs::write(&path, &file).unwrap();
@@ -249,10 +234,10 @@ fn cpp_reads_our_array_record_files() {
 
 #[test]
 fn empty_files() {
-    let file = write(&WriterOptions::parse("zstd:3").unwrap(), &[]);
+    let file = util::write_ours(&WriterOptions::parse("zstd:3").unwrap(), &[]);
     assert_eq!(file.len(), 64);
     assert!(read_ours(&file).is_empty());
-    let ar = write(
+    let ar = util::write_ours(
         &WriterOptions::parse_array_record("group_size:4").unwrap(),
         &[],
     );
@@ -274,7 +259,7 @@ fn metadata_we_write_is_read_by_cpp() {
     for text in ["uncompressed", "zstd:3", "transpose,brotli:6", "snappy"] {
         let mut options = WriterOptions::parse(text).unwrap();
         options.metadata = Some(metadata.clone());
-        let file = write(&options, &records);
+        let file = util::write_ours(&options, &records);
         let mut reader = RecordReader::new(Cursor::new(&file[..])).unwrap();
         assert_eq!(
             reader.read_serialized_metadata().unwrap(),
@@ -290,7 +275,7 @@ fn metadata_we_write_is_read_by_cpp() {
     };
     let mut options = WriterOptions::parse_array_record("group_size:2,zstd:3").unwrap();
     options.metadata = Some(metadata.clone());
-    let file = write(&options, &records);
+    let file = util::write_ours(&options, &records);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("metadata.array_record");
     std::fs::write(&path, &file).unwrap();
@@ -306,13 +291,16 @@ fn metadata_we_write_is_read_by_cpp() {
 #[test]
 fn default_bucket_fraction_keeps_the_bytes() {
     use sha2::{Digest, Sha256};
-    let records = test_records();
+    let records = util::interop_records();
     let mut digest = Sha256::new();
     for text in PLAIN_OPTIONS
         .iter()
         .filter(|t| t.contains("transpose") && !t.contains("bucket_fraction"))
     {
-        digest.update(write(&WriterOptions::parse(text).unwrap(), &records));
+        digest.update(util::write_ours(
+            &WriterOptions::parse(text).unwrap(),
+            &records,
+        ));
     }
     assert_eq!(
         util::hex(&digest.finalize()),
@@ -324,7 +312,7 @@ fn default_bucket_fraction_keeps_the_bytes() {
 /// uncompressed, as C++), and the records read back the same.
 #[test]
 fn bucket_fraction_splits_chunks_into_buckets() {
-    let records = test_records();
+    let records = util::interop_records();
     for (text, more_than_one) in [
         ("transpose,zstd:3,chunk_size:20k", false),
         (
@@ -336,7 +324,7 @@ fn bucket_fraction_splits_chunks_into_buckets() {
         ("transpose,zstd:3,chunk_size:20k,bucket_fraction:0.01", true),
         ("transpose,zstd:3,bucket_fraction:0", true),
     ] {
-        let file = write(&WriterOptions::parse(text).unwrap(), &records);
+        let file = util::write_ours(&WriterOptions::parse(text).unwrap(), &records);
         let counts = util::bucket_counts(&file);
         assert!(!counts.is_empty(), "{text}");
         let max = counts.iter().copied().max().unwrap_or(0);
@@ -352,7 +340,7 @@ fn cpp_reads_our_multi_bucket_files() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let records = test_records();
+    let records = util::interop_records();
     for (k, (text, fraction)) in [
         ("group_size:250,transpose,zstd:3", 0.001),
         ("group_size:100,transpose,brotli:6", 0.01),
@@ -363,7 +351,7 @@ fn cpp_reads_our_multi_bucket_files() {
     {
         let mut options = WriterOptions::parse_array_record(text).unwrap();
         options.bucket_fraction = fraction;
-        let file = write(&options, &records);
+        let file = util::write_ours(&options, &records);
         if text.contains("zstd") {
             assert!(util::bucket_counts(&file).iter().any(|&n| n > 1), "{text}");
         }
@@ -386,7 +374,7 @@ fn bucket_layout_matches_cpp() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let records = test_records();
+    let records = util::interop_records();
     let records_path = dir.path().join("records.bin");
     let mut framed = Vec::new();
     for r in &records {
@@ -423,7 +411,7 @@ w.close()
     let mut options = WriterOptions::parse_array_record("group_size:250,transpose,zstd:3").unwrap();
     options.bucket_fraction = 1.0 / 1024.0;
     assert_eq!(options.bucket_size(), Some(1024));
-    let ours = util::bucket_layouts(&write(&options, &records));
+    let ours = util::bucket_layouts(&util::write_ours(&options, &records));
     assert_eq!(ours.len(), cpp.len());
     for (i, (a, b)) in ours.iter().zip(&cpp).enumerate() {
         assert!(a.bucket_lengths.len() > 1, "chunk {i}: one bucket");

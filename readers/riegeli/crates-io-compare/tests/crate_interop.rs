@@ -34,21 +34,6 @@ const PLAIN_OPTIONS: &[&str] = &[
     "",
 ];
 
-fn test_records() -> Vec<Vec<u8>> {
-    let mut r = util::records(7, 600, 97);
-    r.extend(util::many_field_records(150));
-    r.extend(util::records(8, 50, 0));
-    r
-}
-
-fn write(options: &WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
-    let mut w = RecordWriter::new(Vec::new(), options.clone()).unwrap();
-    for r in records {
-        w.write_record(r).unwrap();
-    }
-    w.close().unwrap()
-}
-
 fn read_ours(file: &[u8]) -> Vec<Vec<u8>> {
     let mut reader = RecordReader::new(Cursor::new(file)).unwrap();
     let mut out = Vec::new();
@@ -74,9 +59,9 @@ fn read_crate(file: &[u8], context: &str) -> Vec<Vec<u8>> {
 
 #[test]
 fn riegeli_crate_reads_our_plain_files() {
-    let records = test_records();
+    let records = util::interop_records();
     for text in PLAIN_OPTIONS {
-        let file = write(&WriterOptions::parse(text).unwrap(), &records);
+        let file = util::write_ours(&WriterOptions::parse(text).unwrap(), &records);
         let mut reader =
             riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
                 .unwrap();
@@ -95,7 +80,7 @@ fn riegeli_crate_reads_our_plain_files() {
 #[test]
 fn we_read_riegeli_crate_files() {
     use riegeli::{CompressionType as C, WriterOptions as O};
-    let records = test_records();
+    let records = util::interop_records();
     let configs = [
         O::new().compression(C::None),
         O::new().compression(C::Brotli).compression_level(6),
@@ -142,7 +127,7 @@ fn metadata_written_by_the_riegeli_crate() {
         assert_eq!(reader.read_record().unwrap(), Some(&b"record"[..]));
         assert_eq!(reader.read_record().unwrap(), None);
     }
-    let plain = write(&WriterOptions::parse("zstd:3").unwrap(), &[b"x".to_vec()]);
+    let plain = util::write_ours(&WriterOptions::parse("zstd:3").unwrap(), &[b"x".to_vec()]);
     let mut reader = RecordReader::new(Cursor::new(&plain[..])).unwrap();
     assert_eq!(reader.read_serialized_metadata().unwrap(), None);
 }
@@ -162,7 +147,7 @@ fn riegeli_crate_reads_zstd_worker_chunks() {
         for threads in 0..=2u32 {
             let mut options = WriterOptions::parse(text).unwrap();
             options.zstd_workers = threads;
-            let file = write(&options, &records);
+            let file = util::write_ours(&options, &records);
             assert!(read_ours(&file) == records, "{text}");
             assert!(
                 read_crate(&file, text) == records,
@@ -186,7 +171,7 @@ fn riegeli_crate_reads_our_metadata() {
     for text in ["uncompressed", "zstd:3", "transpose,brotli:6", "snappy"] {
         let mut options = WriterOptions::parse(text).unwrap();
         options.metadata = Some(metadata.clone());
-        let file = write(&options, &records);
+        let file = util::write_ours(&options, &records);
         let mut theirs =
             riegeli::RecordReader::new(Cursor::new(&file[..]), riegeli::ReaderOptions::new())
                 .unwrap();

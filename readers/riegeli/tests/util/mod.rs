@@ -280,6 +280,24 @@ pub fn many_field_records(n: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The records the interop tests write and read: small and large protos, messages of many fields
+/// and empty records.
+pub fn interop_records() -> Vec<Vec<u8>> {
+    let mut r = records(7, 600, 97);
+    r.extend(many_field_records(150));
+    r.extend(records(8, 50, 0));
+    r
+}
+
+/// `records` written by our writer with `options`, into memory.
+pub fn write_ours(options: &riegeli_records::WriterOptions, records: &[Vec<u8>]) -> Vec<u8> {
+    let mut w = riegeli_records::RecordWriter::new(Vec::new(), options.clone()).unwrap();
+    for r in records {
+        w.write_record(r).unwrap();
+    }
+    w.close().unwrap()
+}
+
 /// The number of buckets of every transposed data chunk of `file` (uncompressed or zstd), read from the
 /// chunks' headers.
 pub fn bucket_counts(file: &[u8]) -> Vec<u64> {
