@@ -9,7 +9,7 @@ mod util;
 
 use std::io::Cursor;
 
-use riegeli_records::{RecordReader, RecordWriter, WriterOptions};
+use riegeli_records::{RecordReader, WriterOptions};
 
 /// The main crate's `PLAIN_OPTIONS` (tests/interop.rs): every writer option, for the crate to read.
 const PLAIN_OPTIONS: &[&str] = &[
